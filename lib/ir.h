@@ -1,0 +1,315 @@
+/*
+ * The loop IR: expressions, statements, buffers and the lowered kernel.
+ *
+ * One header defines the whole IR (as QBE's all.h does). Compute definitions use the
+ * same expressions (with EXPR_ACCESS and EXPR_REDUCE on tensors); the schedule lowers
+ * them into statements over buffers, and every pass in passes/ maps a kernel to a
+ * kernel. Nodes are immutable once built and live in the arena of their function, so
+ * sharing subtrees is fine and nothing is freed one node at a time.
+ */
+#ifndef TCC_IR_H
+#define TCC_IR_H
+
+#include "tcc/tcc.h"
+
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TCC_MAX_DIMS 8
+
+typedef struct Arena Arena;
+typedef struct Var Var;
+typedef struct tcc_expr Expr;
+typedef struct Stmt Stmt;
+typedef struct Buffer Buffer;
+typedef struct Kernel Kernel;
+typedef struct tcc_tensor Tensor;
+typedef struct tcc_iter_var IterVar;
+
+/* ---- arena --------------------------------------------------------------------------- */
+
+Arena *tcc_arena_create(void);
+void tcc_arena_destroy(Arena *arena);
+/* Zeroed memory; NULL only when the system is out of memory. */
+void *tcc_arena_alloc(Arena *arena, size_t bytes);
+/* While set, an allocation failure longjmps to `recovery` instead of returning NULL. */
+void tcc_arena_set_recovery(Arena *arena, jmp_buf *recovery);
+char *tcc_arena_strdup(Arena *arena, const char *text);
+char *tcc_arena_printf(Arena *arena, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ---- variables and expressions -------------------------------------------------------- */
+
+/* An integer (int32) variable: a loop counter, a thread index or a compute axis.
+ * Variables are compared by identity; the name is only for printing. */
+struct Var {
+    const char *name;
+    int id;
+};
+
+typedef enum ExprKind {
+    EXPR_INT,   /* int_value, of type TCC_INT32 or TCC_BOOL */
+    EXPR_FLOAT, /* float_value, of a floating type */
+    EXPR_VAR,
+    EXPR_ADD,
+    EXPR_SUB,
+    EXPR_MUL,
+    EXPR_DIV, /* floor division */
+    EXPR_MOD, /* floor modulo */
+    EXPR_MIN,
+    EXPR_MAX,
+    EXPR_EQ,
+    EXPR_NE,
+    EXPR_LT,
+    EXPR_LE,
+    EXPR_AND,
+    EXPR_OR,
+    EXPR_NOT,    /* bin.a */
+    EXPR_SELECT, /* if_then_else: only the chosen side is evaluated */
+    EXPR_CAST,
+    EXPR_LOAD,   /* buffer[index...]: several indices before flattening, one after */
+    EXPR_RAMP,   /* base, base + stride, ... (lanes values): a vector index */
+    EXPR_ACCESS, /* compute definitions only: tensor(index...) */
+    EXPR_REDUCE, /* compute definitions only: sum of source over axes */
+} ExprKind;
+
+struct tcc_expr {
+    ExprKind kind;
+    tcc_dtype type;
+    int lanes; /* 1 for scalars; > 1 for vectors made by the vectorize pass */
+    union {
+        int64_t int_value;
+        double float_value;
+        Var *var;
+        struct {
+            Expr *a, *b;
+        } bin;
+        struct {
+            Expr *cond, *then_value, *else_value;
+        } select;
+        struct {
+            Expr *value;
+        } cast;
+        struct {
+            Buffer *buffer;
+            int nindex;
+            Expr **index;
+        } load;
+        struct {
+            Expr *base;
+            int64_t stride;
+        } ramp;
+        struct {
+            Tensor *tensor;
+            int nindex;
+            Expr **index;
+        } access;
+        struct {
+            Expr *source;
+            int naxis;
+            IterVar **axis;
+        } reduce;
+    };
+};
+
+/* ---- buffers ------------------------------------------------------------------------ */
+
+/* Memory a kernel reads or writes: a global parameter, or an allocation in shared
+ * memory, registers or tensor-core fragments. Before flattening, accesses carry one
+ * index per dimension and `min` gives the first index of each dimension (the region
+ * the schedule realized); flattening turns them into one element offset. */
+struct Buffer {
+    const char *name;
+    tcc_dtype type;
+    tcc_scope scope;
+    int ndim;
+    int64_t shape[TCC_MAX_DIMS];
+    Expr *min[TCC_MAX_DIMS]; /* NULL means 0 */
+    int64_t elements;        /* product of shape */
+    int param_index;         /* position among the kernel's parameters, or -1 */
+};
+
+/* ---- statements --------------------------------------------------------------------- */
+
+typedef enum StmtKind {
+    STMT_SEQ,
+    STMT_FOR,
+    STMT_STORE,
+    STMT_IF,
+    STMT_ALLOCATE, /* buffer lives for the body */
+    STMT_BARRIER,  /* __syncthreads() */
+    STMT_WMMA,     /* one warp-wide tensor-core operation */
+} StmtKind;
+
+typedef enum ForKind {
+    FOR_SERIAL,
+    FOR_UNROLLED,   /* the unroll pass replicates the body */
+    FOR_VECTORIZED, /* the vectorize pass turns the body into one vector access */
+    FOR_THREAD,     /* var is a block or thread index (tag); extent is its launch size */
+} ForKind;
+
+typedef enum WmmaOp {
+    WMMA_FILL,   /* fragment[fragment_index] = fill_value */
+    WMMA_LOAD_A, /* fragment[fragment_index] = memory tile at memory_index (row stride) */
+    WMMA_LOAD_B,
+    WMMA_MMA,    /* fragment[fragment_index] = a[a_index] * b[b_index] + c[c_index] */
+    WMMA_STORE,  /* memory tile at memory_index = fragment[fragment_index] */
+} WmmaOp;
+
+typedef struct WmmaStmt {
+    WmmaOp op;
+    int m, n, k;
+    Buffer *fragment; /* the destination (FILL, LOAD, MMA) or the source (STORE) */
+    Expr *fragment_index;
+    Buffer *a, *b, *c; /* MMA operands; c is the accumulator read */
+    Expr *a_index, *b_index, *c_index;
+    Buffer *memory; /* LOAD/STORE: global or shared */
+    int nindex;
+    Expr **memory_index; /* first element of the tile (one per dim until flattened) */
+    int64_t stride;      /* elements between rows of the tile in memory */
+    bool col_major;
+    double fill_value;
+} WmmaStmt;
+
+struct Stmt {
+    StmtKind kind;
+    union {
+        struct {
+            int count;
+            Stmt **items;
+        } seq;
+        struct {
+            Var *var;
+            Expr *min;
+            Expr *extent;
+            ForKind kind;
+            tcc_thread_tag tag; /* FOR_THREAD only */
+            Stmt *body;
+        } loop;
+        struct {
+            Buffer *buffer;
+            int nindex;
+            Expr **index;
+            Expr *value;
+        } store;
+        struct {
+            Expr *cond;
+            Stmt *then_body;
+            Stmt *else_body; /* may be NULL */
+        } branch;
+        struct {
+            Buffer *buffer;
+            Stmt *body;
+        } alloc;
+        WmmaStmt wmma;
+    };
+};
+
+/* ---- kernels ------------------------------------------------------------------------ */
+
+/* A lowered kernel: what the passes transform and codegen translates. */
+struct Kernel {
+    const char *name;
+    Arena *arena; /* owns every node of the kernel (not owned by the kernel) */
+    int nparam;
+    Buffer **params;          /* global tensors, in launch-argument order */
+    Var *thread_var[6];       /* indexed by tcc_thread_tag; NULL if unused */
+    int64_t launch[6];        /* grid x,y,z then block x,y,z; 1 where unused */
+    Stmt *body;
+    int next_var_id;
+};
+
+/* ---- constructors (ir.c) ------------------------------------------------------------ */
+
+Var *tcc_var(Arena *arena, const char *name, int id);
+Var *tcc_kernel_new_var(Kernel *kernel, const char *name);
+
+Expr *tcc_ir_int(Arena *arena, int64_t value);
+Expr *tcc_ir_bool(Arena *arena, bool value);
+Expr *tcc_ir_float(Arena *arena, double value, tcc_dtype type);
+Expr *tcc_ir_var(Arena *arena, Var *var);
+/* Arithmetic and comparisons; the result type is taken from `a` (bool for comparisons).
+ * Constants are folded and x+0, x*1, x*0 removed, nothing more: see simplify.c. */
+Expr *tcc_ir_binary(Arena *arena, ExprKind kind, Expr *a, Expr *b);
+Expr *tcc_ir_not(Arena *arena, Expr *a);
+Expr *tcc_ir_select(Arena *arena, Expr *cond, Expr *then_value, Expr *else_value);
+Expr *tcc_ir_cast(Arena *arena, tcc_dtype type, Expr *value);
+Expr *tcc_ir_load(Arena *arena, Buffer *buffer, int nindex, Expr *const *index);
+Expr *tcc_ir_ramp(Arena *arena, Expr *base, int64_t stride, int lanes);
+Expr *tcc_ir_access(Arena *arena, Tensor *tensor, int nindex, Expr *const *index);
+Expr *tcc_ir_reduce(Arena *arena, Expr *source, int naxis, IterVar *const *axis);
+
+Buffer *tcc_buffer_new(Arena *arena, const char *name, tcc_dtype type, tcc_scope scope, int ndim,
+                       const int64_t *shape);
+
+Stmt *tcc_stmt_seq(Arena *arena, int count, Stmt *const *items); /* flattens nested seqs */
+Stmt *tcc_stmt_seq2(Arena *arena, Stmt *first, Stmt *second);    /* either may be NULL */
+Stmt *tcc_stmt_for(Arena *arena, Var *var, Expr *min, Expr *extent, ForKind kind, Stmt *body);
+Stmt *tcc_stmt_thread(Arena *arena, Var *var, tcc_thread_tag tag, int64_t extent, Stmt *body);
+Stmt *tcc_stmt_store(Arena *arena, Buffer *buffer, int nindex, Expr *const *index, Expr *value);
+Stmt *tcc_stmt_if(Arena *arena, Expr *cond, Stmt *then_body, Stmt *else_body);
+Stmt *tcc_stmt_allocate(Arena *arena, Buffer *buffer, Stmt *body);
+Stmt *tcc_stmt_barrier(Arena *arena);
+Stmt *tcc_stmt_wmma(Arena *arena, const WmmaStmt *wmma);
+
+bool tcc_expr_is_int(const Expr *e, int64_t value);
+bool tcc_expr_is_const(const Expr *e);
+/* Structural equality (variables by identity). */
+bool tcc_expr_equal(const Expr *a, const Expr *b);
+
+/* ---- utilities (ir_util.c) ---------------------------------------------------------- */
+
+/* Replace variables: map[i] is the replacement of vars[i]. */
+Expr *tcc_expr_substitute(Arena *arena, Expr *e, int n, Var *const *vars, Expr *const *map);
+Stmt *tcc_stmt_substitute(Arena *arena, Stmt *s, int n, Var *const *vars, Expr *const *map);
+bool tcc_expr_uses_var(const Expr *e, const Var *var);
+
+/* A generic rewriter: the callbacks return a replacement or NULL to recurse. */
+typedef struct Rewriter {
+    Arena *arena;
+    Expr *(*expr)(struct Rewriter *rw, Expr *e);
+    Stmt *(*stmt)(struct Rewriter *rw, Stmt *s);
+    void *user;
+} Rewriter;
+Expr *tcc_rewrite_expr(Rewriter *rw, Expr *e);
+Stmt *tcc_rewrite_stmt(Rewriter *rw, Stmt *s);
+/* Rebuild an expression's / statement's children through the rewriter (no callback on
+ * the node itself): for callbacks that handle a node and want the default for children. */
+Expr *tcc_rewrite_expr_children(Rewriter *rw, Expr *e);
+Stmt *tcc_rewrite_stmt_children(Rewriter *rw, Stmt *s);
+
+/* ---- simplifier (simplify.c) -------------------------------------------------------- */
+
+/* Canonical integer arithmetic: sums of products folded, like terms merged, and div/mod
+ * by constants removed where the ranges of the variables prove them redundant. */
+typedef struct VarRange {
+    const Var *var;
+    int64_t min, extent;
+} VarRange;
+Expr *tcc_simplify(Arena *arena, Expr *e, int nrange, const VarRange *ranges);
+/* Simplify every expression of a statement, using the ranges of the enclosing loops. */
+Stmt *tcc_simplify_stmt(Arena *arena, Stmt *s);
+/* The largest power of two (at most 1<<30) that provably divides e, given that the
+ * variables are arbitrary integers. */
+int64_t tcc_expr_known_divisor(Arena *arena, Expr *e);
+
+/* ---- printer (ir_print.c) ----------------------------------------------------------- */
+
+typedef struct StrBuf {
+    char *data;
+    size_t len, cap;
+    bool failed; /* an allocation failed; data holds what fit */
+} StrBuf;
+void tcc_strbuf_init(StrBuf *sb);
+void tcc_strbuf_free(StrBuf *sb);
+void tcc_strbuf_printf(StrBuf *sb, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+const char *tcc_scope_name(tcc_scope scope);
+const char *tcc_thread_tag_name(tcc_thread_tag tag);
+void tcc_print_expr(StrBuf *sb, const Expr *e);
+void tcc_print_stmt(StrBuf *sb, const Stmt *s, int indent);
+void tcc_print_kernel(StrBuf *sb, const Kernel *kernel);
+
+#endif

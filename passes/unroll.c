@@ -1,0 +1,104 @@
+/*
+ * unroll: loops marked unrolled, and (TVM's tir.UnrollLoop auto_max_step) innermost
+ * loops of constant extent whose total number of steps is at most auto_max_step, are
+ * replaced by copies of their body. Fragment indices become constants this way, which
+ * lets LLVM keep tensor-core fragments in registers.
+ */
+#include "lower.h"
+
+enum { NOT_UNROLLABLE = 1 << 30 };
+
+typedef struct Unroller {
+    Arena *arena;
+    int max_step;
+} Unroller;
+
+static Stmt *unroll(Unroller *u, Stmt *s, int64_t *steps);
+
+static Stmt *replicate(Unroller *u, Stmt *loop, Stmt *body, int64_t extent)
+{
+    Stmt **copies = tcc_arena_alloc(u->arena, sizeof(Stmt *) * (size_t)extent);
+    for (int64_t i = 0; i < extent; i++) {
+        Expr *value = tcc_ir_binary(u->arena, EXPR_ADD, loop->loop.min, tcc_ir_int(u->arena, i));
+        copies[i] = tcc_stmt_substitute(u->arena, body, 1, &loop->loop.var, &value);
+    }
+    return tcc_stmt_seq(u->arena, (int)extent, copies);
+}
+
+static Stmt *unroll_loop(Unroller *u, Stmt *s, int64_t *steps)
+{
+    int64_t body_steps;
+    Stmt *body = unroll(u, s->loop.body, &body_steps);
+    bool constant = s->loop.extent->kind == EXPR_INT;
+    int64_t extent = constant ? s->loop.extent->int_value : 0;
+    bool marked = s->loop.kind == FOR_UNROLLED && constant;
+    bool automatic = s->loop.kind == FOR_SERIAL && constant && body_steps < NOT_UNROLLABLE &&
+                     extent * body_steps <= u->max_step;
+    if ((marked || automatic) && extent <= 4096) {
+        *steps = extent * body_steps < NOT_UNROLLABLE ? extent * body_steps : NOT_UNROLLABLE;
+        return replicate(u, s, body, extent);
+    }
+    *steps = NOT_UNROLLABLE;
+    if (body == s->loop.body)
+        return s;
+    Stmt *copy = tcc_arena_alloc(u->arena, sizeof *copy);
+    *copy = *s;
+    copy->loop.body = body;
+    if (copy->loop.kind == FOR_UNROLLED)
+        copy->loop.kind = FOR_SERIAL;
+    return copy;
+}
+
+static Stmt *unroll(Unroller *u, Stmt *s, int64_t *steps)
+{
+    switch (s->kind) {
+    case STMT_FOR:
+        if (s->loop.kind == FOR_THREAD || s->loop.kind == FOR_VECTORIZED) {
+            int64_t inner;
+            Stmt *body = unroll(u, s->loop.body, &inner);
+            *steps = NOT_UNROLLABLE;
+            if (body == s->loop.body)
+                return s;
+            Stmt *copy = tcc_arena_alloc(u->arena, sizeof *copy);
+            *copy = *s;
+            copy->loop.body = body;
+            return copy;
+        }
+        return unroll_loop(u, s, steps);
+    case STMT_SEQ: {
+        Stmt **items = tcc_arena_alloc(u->arena, sizeof(Stmt *) * (size_t)s->seq.count);
+        int64_t total = 0;
+        for (int i = 0; i < s->seq.count; i++) {
+            int64_t n;
+            items[i] = unroll(u, s->seq.items[i], &n);
+            total = total + n < NOT_UNROLLABLE ? total + n : NOT_UNROLLABLE;
+        }
+        *steps = total;
+        return tcc_stmt_seq(u->arena, s->seq.count, items);
+    }
+    case STMT_IF: {
+        int64_t a, b = 0;
+        Stmt *then_body = unroll(u, s->branch.then_body, &a);
+        Stmt *else_body = s->branch.else_body ? unroll(u, s->branch.else_body, &b) : NULL;
+        *steps = a + b < NOT_UNROLLABLE ? a + b : NOT_UNROLLABLE;
+        return tcc_stmt_if(u->arena, s->branch.cond, then_body, else_body);
+    }
+    case STMT_ALLOCATE: {
+        Stmt *body = unroll(u, s->alloc.body, steps);
+        return tcc_stmt_allocate(u->arena, s->alloc.buffer, body);
+    }
+    default:
+        *steps = 1;
+        return s;
+    }
+}
+
+tcc_status tcc_pass_unroll(tcc_context *ctx, Kernel *kernel, int auto_max_step)
+{
+    (void)ctx;
+    Unroller u = {kernel->arena, auto_max_step};
+    int64_t steps;
+    kernel->body = unroll(&u, kernel->body, &steps);
+    kernel->body = tcc_simplify_stmt(kernel->arena, kernel->body);
+    return TCC_OK;
+}

@@ -1,0 +1,85 @@
+/*
+ * vectorize: a loop marked vectorized whose body stores a contiguous run of elements
+ * (index = base + v) becomes one vector store of ramp(base, 1, lanes), its loads of
+ * contiguous elements become vector loads. Anything else stays a scalar loop: a vector
+ * is a speed-up, never a change of meaning.
+ */
+#include "lower.h"
+
+typedef struct Vectorizer {
+    Arena *arena;
+    Var *var;
+    int lanes;
+    bool ok;
+} Vectorizer;
+
+/* base if e == base + var (with base free of var), else NULL. */
+static Expr *contiguous_base(Vectorizer *v, Expr *e)
+{
+    Arena *a = v->arena;
+    Expr *zero = tcc_ir_int(a, 0);
+    Expr *base = tcc_simplify(a, tcc_expr_substitute(a, e, 1, &v->var, &zero), 0, NULL);
+    Expr *diff = tcc_simplify(a, tcc_ir_binary(a, EXPR_SUB, e, base), 0, NULL);
+    if (diff->kind != EXPR_VAR || diff->var != v->var || tcc_expr_uses_var(base, v->var))
+        return NULL;
+    return base;
+}
+
+static Expr *vectorize_expr(Rewriter *rw, Expr *e)
+{
+    Vectorizer *v = rw->user;
+    switch (e->kind) {
+    case EXPR_LOAD: {
+        Expr *base = e->load.nindex == 1 ? contiguous_base(v, e->load.index[0]) : NULL;
+        if (!base) {
+            v->ok = false;
+            return e;
+        }
+        Expr *ramp = tcc_ir_ramp(rw->arena, base, 1, v->lanes);
+        return tcc_ir_load(rw->arena, e->load.buffer, 1, &ramp);
+    }
+    case EXPR_CAST:
+        return NULL; /* recurse: a cast of a vector is a vector cast */
+    default:
+        /* Arithmetic on vectors would need broadcasts of scalars: keep it scalar. */
+        v->ok = false;
+        return e;
+    }
+}
+
+static Stmt *vectorize_loop(Arena *a, Stmt *loop)
+{
+    Stmt *body = loop->loop.body;
+    if (loop->loop.extent->kind != EXPR_INT || body->kind != STMT_STORE || body->store.nindex != 1)
+        return NULL;
+    Vectorizer v = {a, loop->loop.var, (int)loop->loop.extent->int_value, true};
+    Expr *base = contiguous_base(&v, body->store.index[0]);
+    Rewriter rw = {.arena = a, .expr = vectorize_expr, .user = &v};
+    Expr *value = tcc_rewrite_expr(&rw, body->store.value);
+    if (!base || !v.ok || value->lanes != v.lanes || !tcc_expr_is_int(loop->loop.min, 0))
+        return NULL;
+    Expr *ramp = tcc_ir_ramp(a, base, 1, v.lanes);
+    return tcc_stmt_store(a, body->store.buffer, 1, &ramp, value);
+}
+
+static Stmt *vectorize_stmt(Rewriter *rw, Stmt *s)
+{
+    if (s->kind != STMT_FOR || s->loop.kind != FOR_VECTORIZED)
+        return NULL;
+    Stmt *vector = vectorize_loop(rw->arena, s);
+    if (vector)
+        return vector;
+    Stmt *scalar = tcc_arena_alloc(rw->arena, sizeof *scalar);
+    *scalar = *s;
+    scalar->loop.kind = FOR_SERIAL;
+    scalar->loop.body = tcc_rewrite_stmt(rw, s->loop.body);
+    return scalar;
+}
+
+tcc_status tcc_pass_vectorize(tcc_context *ctx, Kernel *kernel)
+{
+    (void)ctx;
+    Rewriter rw = {.arena = kernel->arena, .stmt = vectorize_stmt};
+    kernel->body = tcc_rewrite_stmt(&rw, kernel->body);
+    return TCC_OK;
+}
