@@ -1,0 +1,672 @@
+/*
+ * Codegen from hand-built kernels: the LLVM IR and PTX of a scalar/vector kernel and of
+ * a WMMA kernel, the refusals (device limits, archs lacking an intrinsic), and, when a
+ * CUDA toolkit is installed, ptxas accepting the PTX for every arch.
+ */
+#include "codegen/codegen.h"
+#include "ir.h"
+#include "support.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PTXAS "/usr/local/cuda/bin/ptxas"
+
+static const tcc_arch all_archs[] = {TCC_SM_70, TCC_SM_75, TCC_SM_80,
+                                     TCC_SM_86, TCC_SM_89, TCC_SM_90};
+#define NARCH ((int)(sizeof all_archs / sizeof all_archs[0]))
+
+/* ---- building kernels by hand ------------------------------------------------------------ */
+
+static Expr *I(Arena *a, int64_t value)
+{
+    return tcc_ir_int(a, value);
+}
+
+static Expr *V(Arena *a, Var *var)
+{
+    return tcc_ir_var(a, var);
+}
+
+static Expr *B(Arena *a, ExprKind kind, Expr *x, Expr *y)
+{
+    return tcc_ir_binary(a, kind, x, y);
+}
+
+static Expr *load(Arena *a, Buffer *buffer, Expr *index)
+{
+    return tcc_ir_load(a, buffer, 1, &index);
+}
+
+static Stmt *store(Arena *a, Buffer *buffer, Expr *index, Expr *value)
+{
+    return tcc_stmt_store(a, buffer, 1, &index, value);
+}
+
+static Buffer *buffer(Arena *a, const char *name, tcc_dtype type, tcc_scope scope, int64_t elements)
+{
+    return tcc_buffer_new(a, name, type, scope, 1, &elements);
+}
+
+static Kernel *kernel_new(Arena *a, const char *name, int nparam, Buffer *const *params)
+{
+    Kernel *k = tcc_arena_alloc(a, sizeof *k);
+    k->name = name;
+    k->arena = a;
+    k->nparam = nparam;
+    k->params = tcc_arena_alloc(a, sizeof(Buffer *) * (size_t)(nparam ? nparam : 1));
+    for (int i = 0; i < nparam; i++) {
+        k->params[i] = params[i];
+        params[i]->param_index = i;
+    }
+    for (int i = 0; i < 6; i++)
+        k->launch[i] = 1;
+    return k;
+}
+
+/* A raw binary node, bypassing the constructor's constant folding, so LLVM folds it. */
+static Expr *raw_binary(Arena *a, ExprKind kind, int64_t x, int64_t y)
+{
+    Expr *e = tcc_arena_alloc(a, sizeof *e);
+    e->kind = kind;
+    e->type = TCC_INT32;
+    e->lanes = 1;
+    e->bin.a = I(a, x);
+    e->bin.b = I(a, y);
+    return e;
+}
+
+/* A vector-add style kernel: block and thread loops (the thread loop shorter than the
+ * block, so guarded), a guarded store, floor div/mod, an if_then_else guarding a load,
+ * a serial loop over a local buffer, half casts and 4-wide vector accesses. */
+static Kernel *vector_add_kernel(Arena *a)
+{
+    Buffer *A = buffer(a, "A", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 1024);
+    Buffer *Bf = buffer(a, "B", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 1024);
+    Buffer *C = buffer(a, "C", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 1024);
+    Buffer *H = buffer(a, "H", TCC_FLOAT16, TCC_SCOPE_GLOBAL, 1024);
+    Buffer *Q = buffer(a, "Q", TCC_INT32, TCC_SCOPE_GLOBAL, 8);
+    Buffer *params[] = {A, Bf, C, H, Q};
+    Kernel *k = kernel_new(a, "vector_add", 5, params);
+    k->launch[TCC_BLOCK_X] = 8;
+    k->launch[TCC_THREAD_X] = 128;
+    Var *bx = tcc_kernel_new_var(k, "blockIdx.x");
+    Var *tx = tcc_kernel_new_var(k, "threadIdx.x");
+    Var *r = tcc_kernel_new_var(k, "r");
+    k->thread_var[TCC_BLOCK_X] = bx;
+    k->thread_var[TCC_THREAD_X] = tx;
+
+    Expr *i = B(a, EXPR_ADD, B(a, EXPR_MUL, V(a, bx), I(a, 128)), V(a, tx));
+    Expr *prev =
+        tcc_ir_select(a, B(a, EXPR_LE, I(a, 1), i), load(a, Bf, B(a, EXPR_SUB, i, I(a, 1))),
+                      tcc_ir_float(a, 0.0, TCC_FLOAT32));
+    Expr *divmod = B(a, EXPR_SUB, B(a, EXPR_DIV, i, I(a, 4)), B(a, EXPR_MOD, i, I(a, 4)));
+    Expr *sum =
+        B(a, EXPR_ADD, B(a, EXPR_ADD, load(a, A, i), prev), tcc_ir_cast(a, TCC_FLOAT32, divmod));
+    Stmt *c_store = store(a, C, i, sum);
+    Stmt *h_store = store(a, H, i,
+                          B(a, EXPR_ADD, tcc_ir_cast(a, TCC_FLOAT16, load(a, A, i)),
+                            tcc_ir_float(a, 0.5, TCC_FLOAT16)));
+
+    /* acc[0] = sum over r < 4 of A[(i + r) % 1024]; C[i] = C[i] + acc[0] */
+    Buffer *acc = buffer(a, "acc", TCC_FLOAT32, TCC_SCOPE_LOCAL, 1);
+    Stmt *acc_init = store(a, acc, I(a, 0), tcc_ir_float(a, 0.0, TCC_FLOAT32));
+    Expr *ir = B(a, EXPR_MOD, B(a, EXPR_ADD, i, V(a, r)), I(a, 1024));
+    Stmt *acc_add = store(a, acc, I(a, 0), B(a, EXPR_ADD, load(a, acc, I(a, 0)), load(a, A, ir)));
+    Stmt *loop = tcc_stmt_for(a, r, I(a, 0), I(a, 4), FOR_SERIAL, acc_add);
+    Stmt *acc_out = store(a, C, i, B(a, EXPR_ADD, load(a, C, i), load(a, acc, I(a, 0))));
+    Stmt *local_items[] = {acc_init, loop, acc_out};
+    Stmt *local = tcc_stmt_allocate(a, acc, tcc_stmt_seq(a, 3, local_items));
+
+    Stmt *guarded_items[] = {c_store, h_store, local};
+    Stmt *guarded =
+        tcc_stmt_if(a, B(a, EXPR_LT, i, I(a, 1000)), tcc_stmt_seq(a, 3, guarded_items), NULL);
+
+    /* C[4 tx .. 4 tx + 3] = A[4 tx .. 4 tx + 3] * 2 for tx < 100, as one vector access */
+    Expr *ramp = tcc_ir_ramp(a, B(a, EXPR_MUL, V(a, tx), I(a, 4)), 1, 4);
+    Stmt *vec =
+        store(a, C, ramp, B(a, EXPR_MUL, load(a, A, ramp), tcc_ir_float(a, 2.0, TCC_FLOAT32)));
+    Stmt *vec_loop = tcc_stmt_thread(a, tx, TCC_THREAD_X, 100, vec);
+
+    /* Floor division and modulo of constants with every sign, folded by LLVM. */
+    Stmt *folds[] = {
+        store(a, Q, I(a, 0), raw_binary(a, EXPR_DIV, -7, 2)),   /* -4 */
+        store(a, Q, I(a, 1), raw_binary(a, EXPR_MOD, -9, 4)),   /* 3 */
+        store(a, Q, I(a, 2), raw_binary(a, EXPR_DIV, 13, -3)),  /* -5 */
+        store(a, Q, I(a, 3), raw_binary(a, EXPR_MOD, 13, -3)),  /* -2 */
+        store(a, Q, I(a, 4), raw_binary(a, EXPR_DIV, -13, -3)), /* 4 */
+        store(a, Q, I(a, 5), raw_binary(a, EXPR_MOD, -13, -3)), /* -1 */
+    };
+    Stmt *fold_if = tcc_stmt_if(a, B(a, EXPR_EQ, i, I(a, 0)), tcc_stmt_seq(a, 6, folds), NULL);
+
+    Stmt *body_items[] = {tcc_stmt_thread(a, tx, TCC_THREAD_X, 128, guarded), vec_loop, fold_if};
+    Stmt *body = tcc_stmt_seq(a, 3, body_items);
+    k->body =
+        tcc_stmt_thread(a, bx, TCC_BLOCK_X, 8, tcc_stmt_thread(a, tx, TCC_THREAD_X, 128, body));
+    return k;
+}
+
+static Stmt *wmma(Arena *a, WmmaOp op, int m, int n, int k, Buffer *fragment, int64_t index,
+                  Buffer *memory, Expr *offset, int64_t stride, bool col_major)
+{
+    WmmaStmt w = {.op = op, .m = m, .n = n, .k = k, .fragment = fragment};
+    w.fragment_index = I(a, index);
+    w.memory = memory;
+    w.nindex = memory ? 1 : 0;
+    w.memory_index = memory ? &offset : NULL;
+    w.stride = stride;
+    w.col_major = col_major;
+    return tcc_stmt_wmma(a, &w);
+}
+
+static Stmt *wmma_mma(Arena *a, int m, int n, int k, Buffer *acc, Buffer *fa, int64_t ia,
+                      Buffer *fb, int64_t ib)
+{
+    WmmaStmt w = {.op = WMMA_MMA, .m = m, .n = n, .k = k, .fragment = acc};
+    w.fragment_index = I(a, 0);
+    w.a = fa;
+    w.a_index = I(a, ia);
+    w.b = fb;
+    w.b_index = I(a, ib);
+    w.c = acc;
+    w.c_index = I(a, 0);
+    return tcc_stmt_wmma(a, &w);
+}
+
+static Stmt *wmma_fill(Arena *a, int m, int n, int k, Buffer *acc, double value)
+{
+    WmmaStmt w = {.op = WMMA_FILL, .m = m, .n = n, .k = k, .fragment = acc, .fill_value = value};
+    w.fragment_index = I(a, 0);
+    return tcc_stmt_wmma(a, &w);
+}
+
+/* One warp computes C (16x16, f32) = A (16x32, f16) * B (32x16, f16): A and B are copied
+ * into shared memory with 8-wide vector accesses, then two k-steps of load_a, load_b, mma,
+ * and the accumulator is stored to global memory. */
+static Kernel *wmma_kernel(Arena *a, int64_t a_shared_elements)
+{
+    Buffer *A = buffer(a, "A", TCC_FLOAT16, TCC_SCOPE_GLOBAL, 16 * 32);
+    Buffer *Bm = buffer(a, "B", TCC_FLOAT16, TCC_SCOPE_GLOBAL, 32 * 16);
+    Buffer *C = buffer(a, "C", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 16 * 16);
+    Buffer *params[] = {A, Bm, C};
+    Kernel *k = kernel_new(a, "wmma_gemm", 3, params);
+    k->launch[TCC_THREAD_X] = 32;
+    Var *tx = tcc_kernel_new_var(k, "threadIdx.x");
+    Var *j = tcc_kernel_new_var(k, "j");
+    k->thread_var[TCC_THREAD_X] = tx;
+
+    Buffer *As = buffer(a, "A.shared", TCC_FLOAT16, TCC_SCOPE_SHARED, a_shared_elements);
+    Buffer *Bs = buffer(a, "B.shared", TCC_FLOAT16, TCC_SCOPE_SHARED, 32 * 16);
+    Buffer *fa = buffer(a, "A.shared.wmma.matrix_a", TCC_FLOAT16, TCC_SCOPE_WMMA_MATRIX_A, 512);
+    Buffer *fb = buffer(a, "B.shared.wmma.matrix_b", TCC_FLOAT16, TCC_SCOPE_WMMA_MATRIX_B, 512);
+    Buffer *acc = buffer(a, "C.wmma.accumulator", TCC_FLOAT32, TCC_SCOPE_WMMA_ACCUMULATOR, 256);
+
+    /* 512 elements per matrix, 16 per thread: two vectors of 8 */
+    Expr *offset =
+        B(a, EXPR_ADD, B(a, EXPR_MUL, V(a, tx), I(a, 16)), B(a, EXPR_MUL, V(a, j), I(a, 8)));
+    Expr *ramp = tcc_ir_ramp(a, offset, 1, 8);
+    Stmt *copies[] = {store(a, As, ramp, load(a, A, ramp)), store(a, Bs, ramp, load(a, Bm, ramp))};
+    Stmt *copy = tcc_stmt_for(a, j, I(a, 0), I(a, 2), FOR_SERIAL, tcc_stmt_seq(a, 2, copies));
+
+    Stmt *steps[] = {
+        wmma_fill(a, 16, 16, 16, acc, 0.0),
+        wmma(a, WMMA_LOAD_A, 16, 16, 16, fa, 0, As, I(a, 0), 32, false),
+        wmma(a, WMMA_LOAD_B, 16, 16, 16, fb, 0, Bs, I(a, 0), 16, false),
+        wmma_mma(a, 16, 16, 16, acc, fa, 0, fb, 0),
+        wmma(a, WMMA_LOAD_A, 16, 16, 16, fa, 1, As, I(a, 16), 32, false),
+        wmma(a, WMMA_LOAD_B, 16, 16, 16, fb, 1, Bs, I(a, 256), 16, false),
+        wmma_mma(a, 16, 16, 16, acc, fa, 1, fb, 1),
+        wmma(a, WMMA_STORE, 16, 16, 16, acc, 0, C, I(a, 0), 16, false),
+    };
+    Stmt *compute = tcc_stmt_seq(a, 8, steps);
+    compute = tcc_stmt_allocate(a, fb, compute);
+    compute = tcc_stmt_allocate(a, fa, compute);
+    compute = tcc_stmt_allocate(a, acc, compute);
+    Stmt *items[] = {copy, tcc_stmt_barrier(a), compute};
+    Stmt *body = tcc_stmt_seq(a, 3, items);
+    body = tcc_stmt_allocate(a, Bs, body);
+    body = tcc_stmt_allocate(a, As, body);
+    k->body = tcc_stmt_thread(a, tx, TCC_THREAD_X, 32, body);
+    return k;
+}
+
+/* fill, load_a, load_b, mma, store straight from and to global memory, for one row of the
+ * shape/type table. */
+static Kernel *wmma_table_kernel(Arena *a, int m, int n, int k, tcc_dtype in, tcc_dtype out,
+                                 bool a_col_major)
+{
+    Buffer *A = buffer(a, "A", in, TCC_SCOPE_GLOBAL, m * k);
+    Buffer *Bm = buffer(a, "B", in, TCC_SCOPE_GLOBAL, k * n);
+    Buffer *C = buffer(a, "C", out, TCC_SCOPE_GLOBAL, m * n);
+    Buffer *params[] = {A, Bm, C};
+    Kernel *kern = kernel_new(a, "wmma_table", 3, params);
+    kern->launch[TCC_THREAD_X] = 32;
+    Var *tx = tcc_kernel_new_var(kern, "threadIdx.x");
+    Buffer *fa = buffer(a, "a", in, TCC_SCOPE_WMMA_MATRIX_A, m * k);
+    Buffer *fb = buffer(a, "b", in, TCC_SCOPE_WMMA_MATRIX_B, k * n);
+    Buffer *acc = buffer(a, "c", out, TCC_SCOPE_WMMA_ACCUMULATOR, m * n);
+    Stmt *steps[] = {
+        wmma_fill(a, m, n, k, acc, 0.0),
+        wmma(a, WMMA_LOAD_A, m, n, k, fa, 0, A, I(a, 0), a_col_major ? m : k, a_col_major),
+        wmma(a, WMMA_LOAD_B, m, n, k, fb, 0, Bm, I(a, 0), n, false),
+        wmma_mma(a, m, n, k, acc, fa, 0, fb, 0),
+        wmma(a, WMMA_STORE, m, n, k, acc, 0, C, I(a, 0), n, false),
+    };
+    Stmt *body = tcc_stmt_seq(a, 5, steps);
+    body = tcc_stmt_allocate(a, acc, tcc_stmt_allocate(a, fb, tcc_stmt_allocate(a, fa, body)));
+    kern->body = tcc_stmt_thread(a, tx, TCC_THREAD_X, 32, body);
+    return kern;
+}
+
+/* ---- checking the output ------------------------------------------------------------------ */
+
+typedef struct Output {
+    tcc_status status;
+    char *llvm_ir, *ptx;
+    int64_t shared_bytes;
+} Output;
+
+static Output generate(tcc_context *ctx, const Kernel *kernel, tcc_arch arch)
+{
+    Output out;
+    out.status = tcc_codegen(ctx, kernel, arch, &out.llvm_ir, &out.ptx, &out.shared_bytes);
+    return out;
+}
+
+static void output_free(Output *out)
+{
+    free(out->llvm_ir);
+    free(out->ptx);
+}
+
+/* `text` contains "i32 <value>" not followed by another digit. */
+static bool contains_i32(const char *text, int value)
+{
+    char needle[32];
+    int len = snprintf(needle, sizeof needle, "i32 %d", value);
+    for (const char *p = text; (p = strstr(p, needle)); p++)
+        if (p[len] < '0' || p[len] > '9')
+            return true;
+    return false;
+}
+
+/* ptxas lists the archs it accepts in its help; CUDA 13 dropped sm_70. */
+static bool ptxas_knows(int arch)
+{
+    char command[256];
+    snprintf(command, sizeof command, PTXAS " --help 2>/dev/null | grep -q \"'sm_%d'\"", arch);
+    return system(command) == 0;
+}
+
+/* Assembles the PTX with ptxas, for `arch` or the oldest newer arch ptxas still knows
+ * (PTX for sm_XY compiles for any sm_MN with MN >= XY). Skipped without a CUDA toolkit. */
+static void check_ptxas(const char *ptx, tcc_arch arch)
+{
+    if (access(PTXAS, X_OK) != 0)
+        return;
+    int target = -1;
+    for (int i = 0; i < NARCH && target < 0; i++)
+        if (all_archs[i] >= arch && ptxas_knows(all_archs[i]))
+            target = all_archs[i];
+    if (target < 0)
+        return;
+    char path[] = "/tmp/tcc_codegen_test_XXXXXX.ptx";
+    int fd = mkstemps(path, 4);
+    ck_assert_int_ge(fd, 0);
+    size_t len = strlen(ptx);
+    ck_assert_int_eq(write(fd, ptx, len), (ssize_t)len);
+    close(fd);
+    char command[512];
+    snprintf(command, sizeof command, PTXAS " -arch=sm_%d %s -o /dev/null", target, path);
+    int rc = system(command);
+    if (rc != 0)
+        fprintf(stderr, "ptxas rejected the PTX for sm_%d:\n%s\n", (int)arch, ptx);
+    unlink(path);
+    ck_assert_msg(rc == 0, "ptxas -arch=sm_%d rejected the PTX emitted for sm_%d", target,
+                  (int)arch);
+}
+
+/* ---- tests -------------------------------------------------------------------------------- */
+
+START_TEST(test_vector_add)
+{
+    tcc_context *ctx = tcc_test_context();
+    Arena *a = tcc_arena_create();
+    Kernel *k = vector_add_kernel(a);
+    Output out = generate(ctx, k, TCC_SM_80);
+    ck_assert_msg(out.status == TCC_OK, "%s", tcc_last_error(ctx));
+    ck_assert_int_eq(out.shared_bytes, 0);
+    tcc_assert_contains(out.llvm_ir, "define ptx_kernel void @vector_add(ptr addrspace(1) noalias");
+    tcc_assert_contains(out.llvm_ir, "llvm.nvvm.read.ptx.sreg.tid.x");
+    tcc_assert_contains(out.llvm_ir, "llvm.nvvm.read.ptx.sreg.ctaid.x");
+    tcc_assert_contains(out.llvm_ir, "!\"maxntidx\", i32 128, !\"maxntidy\", i32 1");
+    tcc_assert_contains(out.llvm_ir, "\"nvvm.maxntid\"=\"128,1,1\"");
+    tcc_assert_contains(out.llvm_ir, "load <4 x float>");
+    tcc_assert_contains(out.llvm_ir, "store <4 x float>");
+    tcc_assert_contains(out.llvm_ir, "fptrunc float");
+    /* floor division and modulo with every sign combination */
+    int folded[] = {-4, 3, -5, -2, 4, -1};
+    for (int i = 0; i < 6; i++)
+        ck_assert_msg(contains_i32(out.llvm_ir, folded[i]), "no folded i32 %d in\n%s", folded[i],
+                      out.llvm_ir);
+    tcc_assert_contains(out.ptx, ".entry vector_add");
+    tcc_assert_contains(out.ptx, ".maxntid 128, 1, 1");
+    tcc_assert_contains(out.ptx, ".target sm_80");
+    tcc_assert_contains(out.ptx, "ld.global.nc.v4.f32");
+    tcc_assert_contains(out.ptx, "st.global.v4.f32");
+    tcc_assert_contains(out.ptx, "st.global.b16");
+    output_free(&out);
+    tcc_arena_destroy(a);
+    tcc_context_destroy(ctx);
+}
+END_TEST
+
+/* The guarded load B[i - 1] must stay behind its branch: O3 may not hoist it. */
+START_TEST(test_guarded_load_is_branched)
+{
+    tcc_context *ctx = tcc_test_context();
+    Arena *a = tcc_arena_create();
+    Buffer *X = buffer(a, "X", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 64);
+    Buffer *Y = buffer(a, "Y", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 64);
+    Buffer *params[] = {X, Y};
+    Kernel *k = kernel_new(a, "guarded", 2, params);
+    k->launch[TCC_THREAD_X] = 64;
+    Var *tx = tcc_kernel_new_var(k, "tx");
+    Expr *index = B(a, EXPR_SUB, V(a, tx), I(a, 1));
+    Expr *value = tcc_ir_select(a, B(a, EXPR_LE, I(a, 1), V(a, tx)), load(a, X, index),
+                                tcc_ir_float(a, 0.0, TCC_FLOAT32));
+    k->body = tcc_stmt_thread(a, tx, TCC_THREAD_X, 64, store(a, Y, V(a, tx), value));
+    Output out = generate(ctx, k, TCC_SM_80);
+    ck_assert_msg(out.status == TCC_OK, "%s", tcc_last_error(ctx));
+    /* the load lives in a block of its own, reached by a conditional branch */
+    tcc_assert_contains(out.llvm_ir, "br i1");
+    tcc_assert_contains(out.llvm_ir, "phi float");
+    check_ptxas(out.ptx, TCC_SM_80);
+    output_free(&out);
+    tcc_arena_destroy(a);
+    tcc_context_destroy(ctx);
+}
+END_TEST
+
+START_TEST(test_wmma_kernel)
+{
+    tcc_context *ctx = tcc_test_context();
+    Arena *a = tcc_arena_create();
+    Kernel *k = wmma_kernel(a, 16 * 32);
+    Output out = generate(ctx, k, TCC_SM_80);
+    ck_assert_msg(out.status == TCC_OK, "%s", tcc_last_error(ctx));
+    ck_assert_int_eq(out.shared_bytes, 2048);
+    tcc_assert_contains(out.llvm_ir, "@llvm.nvvm.wmma.m16n16k16.load.a.row.stride.f16.p3(");
+    tcc_assert_contains(out.llvm_ir, "@llvm.nvvm.wmma.m16n16k16.load.b.row.stride.f16.p3(");
+    tcc_assert_contains(out.llvm_ir, "@llvm.nvvm.wmma.m16n16k16.mma.row.row.f32.f32(");
+    tcc_assert_contains(out.llvm_ir, "@llvm.nvvm.wmma.m16n16k16.store.d.row.stride.f32.p1(");
+    tcc_assert_contains(out.llvm_ir, "@llvm.nvvm.barrier0()");
+    tcc_assert_contains(out.llvm_ir, "addrspace(3) global [512 x half] undef, align 16");
+    /* fragments end up in registers: no alloca survives O3 */
+    ck_assert_msg(!strstr(out.llvm_ir, "alloca"), "an alloca survived:\n%s", out.llvm_ir);
+    tcc_assert_contains(out.ptx, ".entry wmma_gemm");
+    tcc_assert_contains(out.ptx, "wmma.load.a.sync.aligned.row.m16n16k16.shared.f16");
+    tcc_assert_contains(out.ptx, "wmma.load.b.sync.aligned.row.m16n16k16.shared.f16");
+    tcc_assert_contains(out.ptx, "wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32");
+    tcc_assert_contains(out.ptx, "wmma.store.d.sync.aligned.row.m16n16k16.global.f32");
+    tcc_assert_contains(out.ptx, "bar.sync");
+    tcc_assert_contains(out.ptx, ".maxntid 32, 1, 1");
+    tcc_assert_contains(out.ptx, ".shared .align 16 .b8 A_shared[1024];");
+    tcc_assert_contains(out.ptx, ".shared .align 16 .b8 B_shared[1024];");
+    output_free(&out);
+    tcc_arena_destroy(a);
+    tcc_context_destroy(ctx);
+}
+END_TEST
+
+START_TEST(test_ptxas_all_archs)
+{
+    tcc_context *ctx = tcc_test_context();
+    for (int i = 0; i < NARCH; i++) {
+        Arena *a = tcc_arena_create();
+        Kernel *kernels[] = {vector_add_kernel(a), wmma_kernel(a, 16 * 32)};
+        for (int j = 0; j < 2; j++) {
+            Output out = generate(ctx, kernels[j], all_archs[i]);
+            ck_assert_msg(out.status == TCC_OK, "sm_%d: %s", (int)all_archs[i],
+                          tcc_last_error(ctx));
+            char target[32];
+            snprintf(target, sizeof target, ".target sm_%d", (int)all_archs[i]);
+            tcc_assert_contains(out.ptx, target);
+            check_ptxas(out.ptx, all_archs[i]);
+            output_free(&out);
+        }
+        tcc_arena_destroy(a);
+    }
+    tcc_context_destroy(ctx);
+}
+END_TEST
+
+/* Every shape and type combination of the WMMA table builds, selects, and assembles. */
+START_TEST(test_wmma_table)
+{
+    static const struct {
+        int m, n, k;
+        tcc_dtype in, out;
+        tcc_arch arch;
+        const char *mma;
+    } rows[] = {
+        {16, 16, 16, TCC_FLOAT16, TCC_FLOAT32, TCC_SM_70, "m16n16k16.mma.row.row.f32.f32"},
+        {16, 16, 16, TCC_FLOAT16, TCC_FLOAT16, TCC_SM_70, "m16n16k16.mma.row.row.f16.f16"},
+        {32, 8, 16, TCC_FLOAT16, TCC_FLOAT32, TCC_SM_70, "m32n8k16.mma.row.row.f32.f32"},
+        {8, 32, 16, TCC_FLOAT16, TCC_FLOAT16, TCC_SM_70, "m8n32k16.mma.row.row.f16.f16"},
+        {16, 16, 16, TCC_BFLOAT16, TCC_FLOAT32, TCC_SM_80, "m16n16k16.mma.row.row.bf16"},
+        {32, 8, 16, TCC_BFLOAT16, TCC_FLOAT32, TCC_SM_80, "m32n8k16.mma.row.row.bf16"},
+        {8, 32, 16, TCC_BFLOAT16, TCC_FLOAT32, TCC_SM_80, "m8n32k16.mma.row.row.bf16"},
+        {16, 16, 8, TCC_FLOAT32, TCC_FLOAT32, TCC_SM_80, "m16n16k8.mma.row.row.tf32"},
+        {16, 16, 16, TCC_INT8, TCC_INT32, TCC_SM_75, "m16n16k16.mma.row.row.s8"},
+        {32, 8, 16, TCC_INT8, TCC_INT32, TCC_SM_75, "m32n8k16.mma.row.row.s8"},
+        {8, 32, 16, TCC_INT8, TCC_INT32, TCC_SM_75, "m8n32k16.mma.row.row.s8"},
+    };
+    tcc_context *ctx = tcc_test_context();
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        Arena *a = tcc_arena_create();
+        Kernel *k =
+            wmma_table_kernel(a, rows[i].m, rows[i].n, rows[i].k, rows[i].in, rows[i].out, false);
+        Output out = generate(ctx, k, rows[i].arch);
+        ck_assert_msg(out.status == TCC_OK, "%s: %s", rows[i].mma, tcc_last_error(ctx));
+        tcc_assert_contains(out.llvm_ir, rows[i].mma);
+        check_ptxas(out.ptx, rows[i].arch);
+        output_free(&out);
+        tcc_arena_destroy(a);
+    }
+    tcc_context_destroy(ctx);
+}
+END_TEST
+
+START_TEST(test_wmma_col_major)
+{
+    tcc_context *ctx = tcc_test_context();
+    Arena *a = tcc_arena_create();
+    Kernel *k = wmma_table_kernel(a, 16, 16, 16, TCC_FLOAT16, TCC_FLOAT32, true);
+    Output out = generate(ctx, k, TCC_SM_80);
+    ck_assert_msg(out.status == TCC_OK, "%s", tcc_last_error(ctx));
+    tcc_assert_contains(out.llvm_ir, "llvm.nvvm.wmma.m16n16k16.load.a.col.stride.f16.p1");
+    tcc_assert_contains(out.llvm_ir, "llvm.nvvm.wmma.m16n16k16.mma.col.row.f32.f32");
+    tcc_assert_contains(out.ptx, "wmma.load.a.sync.aligned.col.m16n16k16.global.f16");
+    tcc_assert_contains(out.ptx, "wmma.mma.sync.aligned.col.row.m16n16k16.f32.f32");
+    check_ptxas(out.ptx, TCC_SM_80);
+    output_free(&out);
+    tcc_arena_destroy(a);
+    tcc_context_destroy(ctx);
+}
+END_TEST
+
+START_TEST(test_refuses_too_much_shared_memory)
+{
+    tcc_context *ctx = tcc_test_context();
+    Arena *a = tcc_arena_create();
+    /* 32768 f16 for A plus 1024 bytes for B */
+    Kernel *k = wmma_kernel(a, 32768);
+    Output out = generate(ctx, k, TCC_SM_80);
+    ck_assert_int_eq(out.status, TCC_ERROR_SCHEDULE);
+    ck_assert_ptr_null(out.llvm_ir);
+    ck_assert_ptr_null(out.ptx);
+    ck_assert_str_eq(tcc_last_error(ctx), "schedule needs 66560 bytes of shared memory; the "
+                                          "limit for static shared memory is 49152");
+    tcc_arena_destroy(a);
+    tcc_context_destroy(ctx);
+}
+END_TEST
+
+START_TEST(test_refuses_too_many_threads)
+{
+    tcc_context *ctx = tcc_test_context();
+    Arena *a = tcc_arena_create();
+    Kernel *k = vector_add_kernel(a);
+    k->launch[TCC_THREAD_Y] = 16; /* 128 x 16 = 2048 */
+    Output out = generate(ctx, k, TCC_SM_80);
+    ck_assert_int_eq(out.status, TCC_ERROR_SCHEDULE);
+    tcc_assert_contains(tcc_last_error(ctx), "2048 threads per block");
+    tcc_assert_contains(tcc_last_error(ctx), "the limit is 1024");
+    tcc_assert_one_line(ctx);
+    tcc_arena_destroy(a);
+    tcc_context_destroy(ctx);
+}
+END_TEST
+
+START_TEST(test_refuses_unsupported_arch)
+{
+    tcc_context *ctx = tcc_test_context();
+    Arena *a = tcc_arena_create();
+    /* f16 WMMA before Volta */
+    Output out = generate(ctx, wmma_kernel(a, 16 * 32), (tcc_arch)61);
+    ck_assert_int_eq(out.status, TCC_ERROR_UNSUPPORTED);
+    ck_assert_str_eq(tcc_last_error(ctx),
+                     "tensor cores (WMMA) need sm_70 or newer; the target is sm_61");
+    ck_assert_ptr_null(out.ptx);
+    /* bf16 WMMA on Turing, int8 WMMA on Volta, tf32 on Turing */
+    out = generate(ctx, wmma_table_kernel(a, 16, 16, 16, TCC_BFLOAT16, TCC_FLOAT32, false),
+                   TCC_SM_75);
+    ck_assert_int_eq(out.status, TCC_ERROR_UNSUPPORTED);
+    ck_assert_str_eq(tcc_last_error(ctx),
+                     "WMMA m16n16k16 with bfloat16 inputs needs sm_80 or newer; the target is "
+                     "sm_75");
+    out = generate(ctx, wmma_table_kernel(a, 16, 16, 16, TCC_INT8, TCC_INT32, false), TCC_SM_70);
+    ck_assert_int_eq(out.status, TCC_ERROR_UNSUPPORTED);
+    tcc_assert_contains(tcc_last_error(ctx), "needs sm_75");
+    out =
+        generate(ctx, wmma_table_kernel(a, 16, 16, 8, TCC_FLOAT32, TCC_FLOAT32, false), TCC_SM_75);
+    ck_assert_int_eq(out.status, TCC_ERROR_UNSUPPORTED);
+    /* shapes and type pairs the table lacks */
+    out =
+        generate(ctx, wmma_table_kernel(a, 16, 16, 8, TCC_FLOAT16, TCC_FLOAT32, false), TCC_SM_80);
+    ck_assert_int_eq(out.status, TCC_ERROR_UNSUPPORTED);
+    ck_assert_str_eq(tcc_last_error(ctx), "WMMA m16n16k8 with float16 inputs is not supported");
+    out = generate(ctx, wmma_table_kernel(a, 16, 16, 16, TCC_BFLOAT16, TCC_FLOAT16, false),
+                   TCC_SM_80);
+    ck_assert_int_eq(out.status, TCC_ERROR_UNSUPPORTED);
+    tcc_assert_one_line(ctx);
+    tcc_arena_destroy(a);
+    tcc_context_destroy(ctx);
+}
+END_TEST
+
+/* bfloat16 arithmetic selects sm_80 instructions: refused below, accepted from sm_80. */
+START_TEST(test_bfloat16_needs_sm80)
+{
+    tcc_context *ctx = tcc_test_context();
+    Arena *a = tcc_arena_create();
+    Buffer *X = buffer(a, "X", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 32);
+    Buffer *Y = buffer(a, "Y", TCC_BFLOAT16, TCC_SCOPE_GLOBAL, 32);
+    Buffer *params[] = {X, Y};
+    Kernel *k = kernel_new(a, "to_bf16", 2, params);
+    k->launch[TCC_THREAD_X] = 32;
+    Var *tx = tcc_kernel_new_var(k, "tx");
+    k->body =
+        tcc_stmt_thread(a, tx, TCC_THREAD_X, 32,
+                        store(a, Y, V(a, tx), tcc_ir_cast(a, TCC_BFLOAT16, load(a, X, V(a, tx)))));
+    Output out = generate(ctx, k, TCC_SM_75);
+    ck_assert_int_eq(out.status, TCC_ERROR_UNSUPPORTED);
+    ck_assert_str_eq(tcc_last_error(ctx), "bfloat16 needs sm_80 or newer; the target is sm_75");
+    out = generate(ctx, k, TCC_SM_80);
+    ck_assert_msg(out.status == TCC_OK, "%s", tcc_last_error(ctx));
+    tcc_assert_contains(out.llvm_ir, "fptrunc float");
+    check_ptxas(out.ptx, TCC_SM_80);
+    output_free(&out);
+    tcc_arena_destroy(a);
+    tcc_context_destroy(ctx);
+}
+END_TEST
+
+/* One context per thread: each owns its LLVM context and target machines. */
+static void *compile_in_thread(void *arg)
+{
+    tcc_arch arch = *(const tcc_arch *)arg;
+    tcc_context *ctx = NULL;
+    if (tcc_context_create(&ctx) != TCC_OK)
+        return (void *)"no context";
+    const char *result = NULL;
+    for (int i = 0; i < 4 && !result; i++) {
+        Arena *a = tcc_arena_create();
+        Kernel *k = i % 2 ? vector_add_kernel(a) : wmma_kernel(a, 16 * 32);
+        Output out = generate(ctx, k, arch);
+        if (out.status != TCC_OK || !strstr(out.ptx, ".entry"))
+            result = "codegen failed";
+        output_free(&out);
+        tcc_arena_destroy(a);
+    }
+    tcc_context_destroy(ctx);
+    return (void *)result;
+}
+
+START_TEST(test_two_threads)
+{
+    tcc_arch archs[2] = {TCC_SM_80, TCC_SM_90};
+    pthread_t threads[2];
+    for (int i = 0; i < 2; i++)
+        ck_assert_int_eq(pthread_create(&threads[i], NULL, compile_in_thread, &archs[i]), 0);
+    for (int i = 0; i < 2; i++) {
+        void *result = NULL;
+        ck_assert_int_eq(pthread_join(threads[i], &result), 0);
+        ck_assert_msg(result == NULL, "thread %d: %s", i, (const char *)result);
+    }
+}
+END_TEST
+
+START_TEST(test_build_options_init)
+{
+    tcc_build_options options;
+    memset(&options, 0xff, sizeof options);
+    tcc_build_options_init(&options);
+    ck_assert_int_eq(options.arch, TCC_SM_80);
+    ck_assert_int_eq(options.auto_unroll_max_step, 16);
+    ck_assert_ptr_null(options.print_after_pass);
+    ck_assert_ptr_null(options.print_callback);
+    ck_assert_ptr_null(options.print_user);
+}
+END_TEST
+
+static Suite *codegen_suite(void)
+{
+    Suite *suite = suite_create("codegen");
+    TCase *tc = tcase_create("codegen");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_vector_add);
+    tcase_add_test(tc, test_guarded_load_is_branched);
+    tcase_add_test(tc, test_wmma_kernel);
+    tcase_add_test(tc, test_ptxas_all_archs);
+    tcase_add_test(tc, test_wmma_table);
+    tcase_add_test(tc, test_wmma_col_major);
+    tcase_add_test(tc, test_refuses_too_much_shared_memory);
+    tcase_add_test(tc, test_refuses_too_many_threads);
+    tcase_add_test(tc, test_refuses_unsupported_arch);
+    tcase_add_test(tc, test_bfloat16_needs_sm80);
+    tcase_add_test(tc, test_two_threads);
+    tcase_add_test(tc, test_build_options_init);
+    suite_add_tcase(suite, tc);
+    return suite;
+}
+
+int main(void)
+{
+    return tcc_test_run(codegen_suite());
+}
