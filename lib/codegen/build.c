@@ -7,19 +7,11 @@
 #include "codegen/target.h"
 #include "context.h"
 #include "ir.h"
+#include "kernel.h"
 #include "lower.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-struct tcc_kernel {
-    char *name; /* the PTX entry symbol */
-    char *loop_ir;
-    char *llvm_ir;
-    char *ptx;
-    int64_t grid[3], block[3];
-    int64_t shared_bytes;
-};
 
 void tcc_build_options_init(tcc_build_options *options)
 {
@@ -28,17 +20,6 @@ void tcc_build_options_init(tcc_build_options *options)
     memset(options, 0, sizeof *options);
     options->arch = TCC_SM_80;
     options->auto_unroll_max_step = 16;
-}
-
-void tcc_kernel_destroy(tcc_kernel *kernel)
-{
-    if (!kernel)
-        return;
-    free(kernel->name);
-    free(kernel->loop_ir);
-    free(kernel->llvm_ir);
-    free(kernel->ptx);
-    free(kernel);
 }
 
 /* The final loop IR as a malloc'd string (NULL when out of memory). */
@@ -112,41 +93,4 @@ tcc_status tcc_build(tcc_func *func, int nparam, tcc_tensor *const *params,
     }
     *out = result;
     return TCC_OK;
-}
-
-const char *tcc_kernel_name(const tcc_kernel *kernel)
-{
-    return kernel ? kernel->name : NULL;
-}
-
-const char *tcc_kernel_loop_ir(const tcc_kernel *kernel)
-{
-    return kernel ? kernel->loop_ir : NULL;
-}
-
-const char *tcc_kernel_llvm_ir(const tcc_kernel *kernel)
-{
-    return kernel ? kernel->llvm_ir : NULL;
-}
-
-const char *tcc_kernel_ptx(const tcc_kernel *kernel)
-{
-    return kernel ? kernel->ptx : NULL;
-}
-
-void tcc_kernel_grid(const tcc_kernel *kernel, int64_t grid[3])
-{
-    for (int i = 0; i < 3; i++)
-        grid[i] = kernel ? kernel->grid[i] : 0;
-}
-
-void tcc_kernel_block(const tcc_kernel *kernel, int64_t block[3])
-{
-    for (int i = 0; i < 3; i++)
-        block[i] = kernel ? kernel->block[i] : 0;
-}
-
-int64_t tcc_kernel_shared_bytes(const tcc_kernel *kernel)
-{
-    return kernel ? kernel->shared_bytes : 0;
 }

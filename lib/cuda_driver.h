@@ -1,0 +1,116 @@
+/*
+ * The slice of the CUDA Driver API that the runtime uses, declared by hand.
+ *
+ * tcc must build on machines without the CUDA toolkit and run on machines without a
+ * driver, so <cuda.h> is never included and libcuda.so.1 is never linked: runtime.c
+ * opens it with dlopen and resolves the functions below by name. The numeric values are
+ * copied from cuda.h (CUDA 13.0); they are part of the driver's stable ABI.
+ */
+#ifndef TCC_CUDA_DRIVER_H
+#define TCC_CUDA_DRIVER_H
+
+#include <stddef.h>
+
+/* ---- types --------------------------------------------------------------------------- */
+
+typedef int CUresult; /* enum cudaError_enum */
+typedef int CUdevice;
+typedef unsigned long long CUdeviceptr; /* CUdeviceptr_v2: 64 bits on every target */
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
+/* Enums are passed as int-sized values (and arrays of them) in the C ABI. */
+typedef int CUjit_option;
+typedef int CUdevice_attribute;
+
+/* ---- values -------------------------------------------------------------------------- */
+
+enum {
+    CUDA_SUCCESS = 0,
+};
+
+/* CUjit_option */
+enum {
+    CU_JIT_INFO_LOG_BUFFER = 3,
+    CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
+    CU_JIT_ERROR_LOG_BUFFER = 5,
+    CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+};
+
+/* CUdevice_attribute */
+enum {
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+};
+
+/* CUevent_flags */
+enum {
+    CU_EVENT_DEFAULT = 0,
+};
+
+/* ---- functions ----------------------------------------------------------------------- */
+
+typedef CUresult (*PFN_cuInit)(unsigned int flags);
+typedef CUresult (*PFN_cuGetErrorName)(CUresult error, const char **text);
+typedef CUresult (*PFN_cuGetErrorString)(CUresult error, const char **text);
+typedef CUresult (*PFN_cuDeviceGet)(CUdevice *device, int ordinal);
+typedef CUresult (*PFN_cuDeviceGetName)(char *name, int len, CUdevice device);
+typedef CUresult (*PFN_cuDeviceGetAttribute)(int *value, CUdevice_attribute attribute,
+                                             CUdevice device);
+typedef CUresult (*PFN_cuDevicePrimaryCtxRetain)(CUcontext *context, CUdevice device);
+typedef CUresult (*PFN_cuDevicePrimaryCtxRelease)(CUdevice device);
+typedef CUresult (*PFN_cuCtxSetCurrent)(CUcontext context);
+typedef CUresult (*PFN_cuCtxSynchronize)(void);
+typedef CUresult (*PFN_cuMemAlloc)(CUdeviceptr *pointer, size_t bytes);
+typedef CUresult (*PFN_cuMemFree)(CUdeviceptr pointer);
+typedef CUresult (*PFN_cuMemcpyHtoD)(CUdeviceptr dst, const void *src, size_t bytes);
+typedef CUresult (*PFN_cuMemcpyDtoH)(void *dst, CUdeviceptr src, size_t bytes);
+typedef CUresult (*PFN_cuMemsetD8)(CUdeviceptr dst, unsigned char value, size_t count);
+typedef CUresult (*PFN_cuModuleLoadDataEx)(CUmodule *module, const void *image,
+                                           unsigned int noption, CUjit_option *options,
+                                           void **values);
+typedef CUresult (*PFN_cuModuleUnload)(CUmodule module);
+typedef CUresult (*PFN_cuModuleGetFunction)(CUfunction *function, CUmodule module,
+                                            const char *name);
+typedef CUresult (*PFN_cuLaunchKernel)(CUfunction function, unsigned int grid_x,
+                                       unsigned int grid_y, unsigned int grid_z,
+                                       unsigned int block_x, unsigned int block_y,
+                                       unsigned int block_z, unsigned int shared_bytes,
+                                       CUstream stream, void **params, void **extra);
+typedef CUresult (*PFN_cuEventCreate)(CUevent *event, unsigned int flags);
+typedef CUresult (*PFN_cuEventDestroy)(CUevent event);
+typedef CUresult (*PFN_cuEventRecord)(CUevent event, CUstream stream);
+typedef CUresult (*PFN_cuEventSynchronize)(CUevent event);
+typedef CUresult (*PFN_cuEventElapsedTime)(float *ms, CUevent start, CUevent end);
+
+/* The resolved entry points; runtime.c fills it from the symbols named in its table. */
+typedef struct CudaDriver {
+    PFN_cuInit cuInit;
+    PFN_cuGetErrorName cuGetErrorName;
+    PFN_cuGetErrorString cuGetErrorString;
+    PFN_cuDeviceGet cuDeviceGet;
+    PFN_cuDeviceGetName cuDeviceGetName;
+    PFN_cuDeviceGetAttribute cuDeviceGetAttribute;
+    PFN_cuDevicePrimaryCtxRetain cuDevicePrimaryCtxRetain;
+    PFN_cuDevicePrimaryCtxRelease cuDevicePrimaryCtxRelease;
+    PFN_cuCtxSetCurrent cuCtxSetCurrent;
+    PFN_cuCtxSynchronize cuCtxSynchronize;
+    PFN_cuMemAlloc cuMemAlloc;
+    PFN_cuMemFree cuMemFree;
+    PFN_cuMemcpyHtoD cuMemcpyHtoD;
+    PFN_cuMemcpyDtoH cuMemcpyDtoH;
+    PFN_cuMemsetD8 cuMemsetD8;
+    PFN_cuModuleLoadDataEx cuModuleLoadDataEx;
+    PFN_cuModuleUnload cuModuleUnload;
+    PFN_cuModuleGetFunction cuModuleGetFunction;
+    PFN_cuLaunchKernel cuLaunchKernel;
+    PFN_cuEventCreate cuEventCreate;
+    PFN_cuEventDestroy cuEventDestroy;
+    PFN_cuEventRecord cuEventRecord;
+    PFN_cuEventSynchronize cuEventSynchronize;
+    PFN_cuEventElapsedTime cuEventElapsedTime;
+} CudaDriver;
+
+#endif

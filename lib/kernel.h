@@ -1,0 +1,19 @@
+/*
+ * A built kernel: what tcc_build (lib/codegen/build.c) made and the runtime loads. It is
+ * plain data, so it lives in the core library, where the runtime and its tests see it.
+ */
+#ifndef TCC_KERNEL_H
+#define TCC_KERNEL_H
+
+#include "tcc/tcc.h"
+
+struct tcc_kernel {
+    char *name; /* the PTX entry symbol */
+    char *loop_ir;
+    char *llvm_ir;
+    char *ptx; /* NUL-terminated, as cuModuleLoadDataEx needs */
+    int64_t grid[3], block[3];
+    int64_t shared_bytes;
+};
+
+#endif

@@ -1,0 +1,359 @@
+/*
+ * The CUDA runtime. Without an NVIDIA driver (CI): opening a device fails cleanly, with a
+ * one-line TCC_ERROR_CUDA naming libcuda.so.1, and nothing leaks (checked under ASan). With
+ * a driver: buffers, kernel loading (hand-written PTX), launches, timing and the errors of
+ * each are exercised on device 0.
+ */
+#include "kernel.h"
+#include "support.h"
+
+#include <dlfcn.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+/* ---- a stand-in for the code generator's kernels ---------------------------------------- */
+
+/* A hand-made kernel: the runtime only needs its name, PTX and launch shape. */
+/* out[i] = 2 * in[i] for i = blockIdx.x * blockDim.x + threadIdx.x. */
+static const char double_ptx[] = ".version 7.0\n"
+                                 ".target sm_70\n"
+                                 ".address_size 64\n"
+                                 "\n"
+                                 ".visible .entry tcc_test_double(\n"
+                                 "    .param .u64 in_param,\n"
+                                 "    .param .u64 out_param\n"
+                                 ")\n"
+                                 "{\n"
+                                 "    .reg .b32 %r<5>;\n"
+                                 "    .reg .f32 %f<3>;\n"
+                                 "    .reg .b64 %rd<8>;\n"
+                                 "    ld.param.u64 %rd1, [in_param];\n"
+                                 "    ld.param.u64 %rd2, [out_param];\n"
+                                 "    cvta.to.global.u64 %rd3, %rd1;\n"
+                                 "    cvta.to.global.u64 %rd4, %rd2;\n"
+                                 "    mov.u32 %r1, %ctaid.x;\n"
+                                 "    mov.u32 %r2, %ntid.x;\n"
+                                 "    mov.u32 %r3, %tid.x;\n"
+                                 "    mad.lo.s32 %r4, %r1, %r2, %r3;\n"
+                                 "    mul.wide.s32 %rd5, %r4, 4;\n"
+                                 "    add.s64 %rd6, %rd3, %rd5;\n"
+                                 "    ld.global.f32 %f1, [%rd6];\n"
+                                 "    add.f32 %f2, %f1, %f1;\n"
+                                 "    add.s64 %rd7, %rd4, %rd5;\n"
+                                 "    st.global.f32 [%rd7], %f2;\n"
+                                 "    ret;\n"
+                                 "}\n";
+
+/* Stores through a null pointer: the launch succeeds, the run fails. */
+static const char fault_ptx[] = ".version 7.0\n"
+                                ".target sm_70\n"
+                                ".address_size 64\n"
+                                "\n"
+                                ".visible .entry tcc_test_fault()\n"
+                                "{\n"
+                                "    .reg .b32 %r<2>;\n"
+                                "    .reg .b64 %rd<2>;\n"
+                                "    mov.u32 %r1, 7;\n"
+                                "    mov.u64 %rd1, 0;\n"
+                                "    st.global.u32 [%rd1], %r1;\n"
+                                "    ret;\n"
+                                "}\n";
+
+enum { COUNT = 256 };
+
+static const tcc_kernel double_kernel = {.name = (char *)"tcc_test_double",
+                                         .ptx = (char *)double_ptx,
+                                         .grid = {4, 1, 1},
+                                         .block = {64, 1, 1},
+                                         .shared_bytes = 0};
+
+/* ---- without a driver --------------------------------------------------------------------- */
+
+static bool driver_present(void)
+{
+    void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (library)
+        dlclose(library);
+    return library != NULL;
+}
+
+START_TEST(test_open_without_driver)
+{
+    if (driver_present())
+        return; /* covered by the device tests below */
+    tcc_context *ctx = tcc_test_context();
+    /* Repeated, so a leak on the failure path would stand out under LeakSanitizer. */
+    for (int i = 0; i < 50; i++) {
+        tcc_device *device = (tcc_device *)&device; /* must be reset to NULL */
+        ck_assert_int_eq(tcc_device_open(ctx, 0, &device), TCC_ERROR_CUDA);
+        ck_assert_ptr_null(device);
+        tcc_assert_contains(tcc_last_error(ctx), "cannot load libcuda.so.1");
+        tcc_assert_contains(tcc_last_error(ctx), "no NVIDIA driver");
+        tcc_assert_one_line(ctx);
+    }
+    tcc_context_destroy(ctx);
+}
+END_TEST
+
+START_TEST(test_null_handles)
+{
+    tcc_context *ctx = tcc_test_context();
+    ck_assert_int_eq(tcc_device_open(ctx, 0, NULL), TCC_ERROR_INVALID_ARGUMENT);
+    tcc_assert_contains(tcc_last_error(ctx), "out is NULL");
+    tcc_device_close(NULL);
+    tcc_buffer_free(NULL);
+    tcc_loaded_kernel_destroy(NULL);
+    ck_assert_str_eq(tcc_device_name(NULL), "");
+    ck_assert_int_eq(tcc_device_arch(NULL), 0);
+    char host[4];
+    ck_assert_int_eq(tcc_buffer_upload(NULL, host, 4), TCC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tcc_buffer_download(NULL, host, 4), TCC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tcc_buffer_fill_bytes(NULL, 0), TCC_ERROR_INVALID_ARGUMENT);
+    tcc_device_buffer *buffer = NULL;
+    ck_assert_int_eq(tcc_buffer_alloc(NULL, 4, &buffer), TCC_ERROR_INVALID_ARGUMENT);
+    tcc_loaded_kernel *loaded = NULL;
+    ck_assert_int_eq(tcc_kernel_load(NULL, &double_kernel, &loaded), TCC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tcc_kernel_launch(NULL, 0, NULL), TCC_ERROR_INVALID_ARGUMENT);
+    double ms;
+    ck_assert_int_eq(tcc_kernel_time(NULL, 0, NULL, 1, 1, &ms), TCC_ERROR_INVALID_ARGUMENT);
+    tcc_context_destroy(ctx);
+}
+END_TEST
+
+/* ---- with a driver (skipped without one) -------------------------------------------------- */
+
+typedef struct Gpu {
+    tcc_context *ctx;
+    tcc_device *device;
+} Gpu;
+
+/* Opens device 0, or returns false (the test passes vacuously) where there is no driver. */
+static bool open_gpu(Gpu *gpu)
+{
+    if (!driver_present())
+        return false;
+    gpu->ctx = tcc_test_context();
+    ck_assert_msg(tcc_device_open(gpu->ctx, 0, &gpu->device) == TCC_OK, "%s",
+                  tcc_last_error(gpu->ctx));
+    return true;
+}
+
+static void close_gpu(Gpu *gpu)
+{
+    tcc_device_close(gpu->device);
+    tcc_context_destroy(gpu->ctx);
+}
+
+static tcc_device_buffer *alloc_buffer(Gpu *gpu, size_t bytes)
+{
+    tcc_device_buffer *buffer = NULL;
+    ck_assert_msg(tcc_buffer_alloc(gpu->device, bytes, &buffer) == TCC_OK, "%s",
+                  tcc_last_error(gpu->ctx));
+    return buffer;
+}
+
+START_TEST(test_device_info)
+{
+    Gpu gpu;
+    if (!open_gpu(&gpu))
+        return;
+    ck_assert_int_gt((int)strlen(tcc_device_name(gpu.device)), 0);
+    ck_assert_int_ge(tcc_device_arch(gpu.device), 70);
+    close_gpu(&gpu);
+    /* Opening again after a close works (the driver library is loaded afresh). */
+    ck_assert(open_gpu(&gpu));
+    close_gpu(&gpu);
+}
+END_TEST
+
+START_TEST(test_bad_ordinal)
+{
+    Gpu gpu;
+    if (!open_gpu(&gpu))
+        return;
+    tcc_device *other = NULL;
+    ck_assert_int_eq(tcc_device_open(gpu.ctx, 9999, &other), TCC_ERROR_CUDA);
+    ck_assert_ptr_null(other);
+    tcc_assert_contains(tcc_last_error(gpu.ctx), "cuDeviceGet failed for device 9999: CUDA_ERROR_");
+    tcc_assert_one_line(gpu.ctx);
+    close_gpu(&gpu);
+}
+END_TEST
+
+START_TEST(test_buffers)
+{
+    Gpu gpu;
+    if (!open_gpu(&gpu))
+        return;
+    unsigned char up[100], down[100];
+    for (int i = 0; i < 100; i++)
+        up[i] = (unsigned char)i;
+    tcc_device_buffer *buffer = alloc_buffer(&gpu, sizeof up);
+    ck_assert_int_eq(tcc_buffer_upload(buffer, up, sizeof up), TCC_OK);
+    ck_assert_int_eq(tcc_buffer_download(buffer, down, sizeof down), TCC_OK);
+    ck_assert_mem_eq(up, down, sizeof up);
+    ck_assert_int_eq(tcc_buffer_fill_bytes(buffer, 0xab), TCC_OK);
+    ck_assert_int_eq(tcc_buffer_download(buffer, down, sizeof down), TCC_OK);
+    for (int i = 0; i < 100; i++)
+        ck_assert_uint_eq(down[i], 0xab);
+
+    ck_assert_int_eq(tcc_buffer_upload(buffer, up, 101), TCC_ERROR_INVALID_ARGUMENT);
+    tcc_assert_contains(tcc_last_error(gpu.ctx), "101 bytes do not fit in a buffer of 100");
+    ck_assert_int_eq(tcc_buffer_download(buffer, NULL, 10), TCC_ERROR_INVALID_ARGUMENT);
+    tcc_device_buffer *empty = NULL;
+    ck_assert_int_eq(tcc_buffer_alloc(gpu.device, 0, &empty), TCC_ERROR_INVALID_ARGUMENT);
+    ck_assert_ptr_null(empty);
+    /* More memory than any GPU has: the driver's error comes back. */
+    ck_assert_int_eq(tcc_buffer_alloc(gpu.device, (size_t)1 << 50, &empty), TCC_ERROR_CUDA);
+    tcc_assert_contains(tcc_last_error(gpu.ctx), "cuMemAlloc failed for 1125899906842624 bytes: "
+                                                 "CUDA_ERROR_OUT_OF_MEMORY");
+    ck_assert_ptr_null(empty);
+    tcc_buffer_free(buffer);
+    close_gpu(&gpu);
+}
+END_TEST
+
+START_TEST(test_load_launch_and_time)
+{
+    Gpu gpu;
+    if (!open_gpu(&gpu))
+        return;
+    float in[COUNT], out[COUNT];
+    for (int i = 0; i < COUNT; i++)
+        in[i] = (float)i - 100.0f;
+    tcc_device_buffer *buffers[2] = {alloc_buffer(&gpu, sizeof in), alloc_buffer(&gpu, sizeof out)};
+    ck_assert_int_eq(tcc_buffer_upload(buffers[0], in, sizeof in), TCC_OK);
+    ck_assert_int_eq(tcc_buffer_fill_bytes(buffers[1], 0xff), TCC_OK);
+
+    tcc_loaded_kernel *loaded = NULL;
+    ck_assert_msg(tcc_kernel_load(gpu.device, &double_kernel, &loaded) == TCC_OK, "%s",
+                  tcc_last_error(gpu.ctx));
+    ck_assert_msg(tcc_kernel_launch(loaded, 2, buffers) == TCC_OK, "%s", tcc_last_error(gpu.ctx));
+    ck_assert_int_eq(tcc_buffer_download(buffers[1], out, sizeof out), TCC_OK);
+    for (int i = 0; i < COUNT; i++)
+        ck_assert(out[i] == 2 * in[i]);
+
+    double ms = -1.0;
+    ck_assert_msg(tcc_kernel_time(loaded, 2, buffers, 3, 10, &ms) == TCC_OK, "%s",
+                  tcc_last_error(gpu.ctx));
+    ck_assert(ms > 0.0 && ms < 1000.0);
+    ck_assert_int_eq(tcc_kernel_time(loaded, 2, buffers, 0, 0, &ms), TCC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tcc_kernel_launch(loaded, 2, (tcc_device_buffer *[]){buffers[0], NULL}),
+                     TCC_ERROR_INVALID_ARGUMENT);
+    tcc_loaded_kernel_destroy(loaded);
+    tcc_buffer_free(buffers[0]);
+    tcc_buffer_free(buffers[1]);
+    close_gpu(&gpu);
+}
+END_TEST
+
+START_TEST(test_rejected_module_reports_jit_log)
+{
+    Gpu gpu;
+    if (!open_gpu(&gpu))
+        return;
+    static const char bad_ptx[] = ".version 7.0\n.target sm_70\n.address_size 64\n"
+                                  ".visible .entry broken()\n{\n    bogus.instruction;\n"
+                                  "    ret;\n}\n";
+    tcc_kernel broken = {.name = (char *)"broken",
+                         .ptx = (char *)bad_ptx,
+                         .grid = {1, 1, 1},
+                         .block = {1, 1, 1},
+                         .shared_bytes = 0};
+    tcc_loaded_kernel *loaded = (tcc_loaded_kernel *)&broken;
+    ck_assert_int_eq(tcc_kernel_load(gpu.device, &broken, &loaded), TCC_ERROR_CUDA);
+    ck_assert_ptr_null(loaded);
+    tcc_assert_contains(tcc_last_error(gpu.ctx), "cuModuleLoadDataEx failed for kernel 'broken': "
+                                                 "CUDA_ERROR_INVALID_PTX");
+    tcc_assert_contains(tcc_last_error(gpu.ctx), "bogus");
+    tcc_assert_one_line(gpu.ctx);
+
+    tcc_kernel misnamed = double_kernel;
+    misnamed.name = (char *)"not_in_module";
+    ck_assert_int_eq(tcc_kernel_load(gpu.device, &misnamed, &loaded), TCC_ERROR_CUDA);
+    tcc_assert_contains(tcc_last_error(gpu.ctx), "cuModuleGetFunction failed for kernel "
+                                                 "'not_in_module': CUDA_ERROR_NOT_FOUND");
+    tcc_kernel no_ptx = double_kernel;
+    no_ptx.ptx = (char *)"";
+    ck_assert_int_eq(tcc_kernel_load(gpu.device, &no_ptx, &loaded), TCC_ERROR_INVALID_ARGUMENT);
+    tcc_kernel zero_block = double_kernel;
+    zero_block.block[1] = 0;
+    ck_assert_int_eq(tcc_kernel_load(gpu.device, &zero_block, &loaded), TCC_ERROR_INVALID_ARGUMENT);
+    tcc_assert_contains(tcc_last_error(gpu.ctx), "block dimension 1 is 0");
+    close_gpu(&gpu);
+}
+END_TEST
+
+START_TEST(test_launch_errors)
+{
+    Gpu gpu;
+    if (!open_gpu(&gpu))
+        return;
+    tcc_kernel huge_block = double_kernel;
+    huge_block.block[0] = 4096; /* above every GPU's 1024 threads per block */
+    tcc_loaded_kernel *loaded = NULL;
+    ck_assert_int_eq(tcc_kernel_load(gpu.device, &huge_block, &loaded), TCC_OK);
+    tcc_device_buffer *buffers[2] = {alloc_buffer(&gpu, 4 * COUNT), alloc_buffer(&gpu, 4 * COUNT)};
+    ck_assert_int_eq(tcc_kernel_launch(loaded, 2, buffers), TCC_ERROR_CUDA);
+    tcc_assert_contains(tcc_last_error(gpu.ctx),
+                        "cuLaunchKernel failed for kernel 'tcc_test_double' (grid 4x1x1, block "
+                        "4096x1x1): CUDA_ERROR_INVALID_VALUE");
+    double ms;
+    ck_assert_int_eq(tcc_kernel_time(loaded, 2, buffers, 1, 3, &ms), TCC_ERROR_CUDA);
+    tcc_assert_contains(tcc_last_error(gpu.ctx), "cuLaunchKernel failed");
+    tcc_loaded_kernel_destroy(loaded);
+    tcc_buffer_free(buffers[0]);
+    tcc_buffer_free(buffers[1]);
+    close_gpu(&gpu);
+}
+END_TEST
+
+/* A fault while running is reported by the synchronization after the launch. It leaves the
+ * context unusable, so this test runs last (and, forked, alone). */
+START_TEST(test_fault_is_reported)
+{
+    Gpu gpu;
+    if (!open_gpu(&gpu))
+        return;
+    tcc_kernel fault = {.name = (char *)"tcc_test_fault",
+                        .ptx = (char *)fault_ptx,
+                        .grid = {1, 1, 1},
+                        .block = {1, 1, 1},
+                        .shared_bytes = 0};
+    tcc_loaded_kernel *loaded = NULL;
+    ck_assert_msg(tcc_kernel_load(gpu.device, &fault, &loaded) == TCC_OK, "%s",
+                  tcc_last_error(gpu.ctx));
+    ck_assert_int_eq(tcc_kernel_launch(loaded, 0, NULL), TCC_ERROR_CUDA);
+    tcc_assert_contains(tcc_last_error(gpu.ctx),
+                        "cuCtxSynchronize failed after kernel 'tcc_test_fault': CUDA_ERROR_");
+    tcc_assert_one_line(gpu.ctx);
+    tcc_loaded_kernel_destroy(loaded);
+    close_gpu(&gpu);
+}
+END_TEST
+
+static Suite *runtime_suite(void)
+{
+    Suite *suite = suite_create("runtime");
+    TCase *no_driver = tcase_create("no_driver");
+    tcase_add_test(no_driver, test_open_without_driver);
+    tcase_add_test(no_driver, test_null_handles);
+    suite_add_tcase(suite, no_driver);
+
+    TCase *device = tcase_create("device");
+    tcase_set_timeout(device, 60);
+    tcase_add_test(device, test_device_info);
+    tcase_add_test(device, test_bad_ordinal);
+    tcase_add_test(device, test_buffers);
+    tcase_add_test(device, test_load_launch_and_time);
+    tcase_add_test(device, test_rejected_module_reports_jit_log);
+    tcase_add_test(device, test_launch_errors);
+    tcase_add_test(device, test_fault_is_reported);
+    suite_add_tcase(suite, device);
+    return suite;
+}
+
+int main(void)
+{
+    return tcc_test_run(runtime_suite());
+}
