@@ -46,13 +46,20 @@ tcc_status tcc_fail(tcc_context *ctx, tcc_status status, const char *format, ...
 const char *tcc_dtype_name(tcc_dtype type)
 {
     switch (type) {
-    case TCC_VOID: return "void";
-    case TCC_BOOL: return "bool";
-    case TCC_INT8: return "int8";
-    case TCC_INT32: return "int32";
-    case TCC_FLOAT16: return "float16";
-    case TCC_BFLOAT16: return "bfloat16";
-    case TCC_FLOAT32: return "float32";
+    case TCC_VOID:
+        return "void";
+    case TCC_BOOL:
+        return "bool";
+    case TCC_INT8:
+        return "int8";
+    case TCC_INT32:
+        return "int32";
+    case TCC_FLOAT16:
+        return "float16";
+    case TCC_BFLOAT16:
+        return "bfloat16";
+    case TCC_FLOAT32:
+        return "float32";
     }
     return "unknown";
 }

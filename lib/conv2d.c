@@ -22,15 +22,14 @@ static tcc_expr *padded_body(tcc_func *f, tcc_expr *const *ax, void *user)
     tcc_expr *h = tcc_sub(f, ax[1], tcc_int(f, d->pad_h));
     tcc_expr *w = tcc_sub(f, ax[2], tcc_int(f, d->pad_w));
     tcc_expr *inside = tcc_and(
-        f,
-        tcc_and(f, tcc_le(f, tcc_int(f, d->pad_h), ax[1]), tcc_lt(f, h, tcc_int(f, d->height))),
+        f, tcc_and(f, tcc_le(f, tcc_int(f, d->pad_h), ax[1]), tcc_lt(f, h, tcc_int(f, d->height))),
         tcc_and(f, tcc_le(f, tcc_int(f, d->pad_w), ax[2]), tcc_lt(f, w, tcc_int(f, d->width))));
     tcc_expr *index[6] = {ax[0], h, w, ax[3], ax[4], ax[5]};
-    return tcc_select(f, inside, tcc_access(f, c->input, 6, index),
-                      tcc_float(f, 0, d->input_type));
+    return tcc_select(f, inside, tcc_access(f, c->input, 6, index), tcc_float(f, 0, d->input_type));
 }
 
-/* Conv[n, p, q, o, nn, oo] = sum(Apad[n, p*s + kh, q*s + kw, ic, nn, ii] * W[kh, kw, ic, o, ii, oo]) */
+/* Conv[n, p, q, o, nn, oo] = sum(Apad[n, p*s + kh, q*s + kw, ic, nn, ii] * W[kh, kw, ic, o, ii,
+ * oo]) */
 static tcc_expr *conv_body(tcc_func *f, tcc_expr *const *ax, void *user)
 {
     const ConvBodies *c = user;
@@ -54,12 +53,13 @@ tcc_status tcc_conv2d_define(tcc_func *func, const tcc_conv2d_desc *desc, tcc_co
     tcc_status status = tcc_conv2d_validate(func->ctx, desc);
     if (status != TCC_OK)
         return status;
-    const int64_t b = 16, n = desc->batch / b, c = desc->in_channels / b, k = desc->out_channels / b;
+    const int64_t b = 16, n = desc->batch / b, c = desc->in_channels / b,
+                  k = desc->out_channels / b;
     const int64_t p = tcc_conv2d_out_height(desc), q = tcc_conv2d_out_width(desc);
     const int64_t input_shape[6] = {n, desc->height, desc->width, c, b, b};
     const int64_t filter_shape[6] = {desc->kernel_h, desc->kernel_w, c, k, b, b};
-    const int64_t padded_shape[6] = {n, desc->height + 2 * desc->pad_h,
-                                     desc->width + 2 * desc->pad_w, c, b, b};
+    const int64_t padded_shape[6] = {
+        n, desc->height + 2 * desc->pad_h, desc->width + 2 * desc->pad_w, c, b, b};
     const int64_t output_shape[6] = {n, p, q, k, b, b};
     static const char *const padded_axes[6] = {"n", "h", "w", "i", "nn", "ii"};
     static const char *const output_axes[6] = {"n", "h", "w", "o", "nn", "oo"};
@@ -73,8 +73,8 @@ tcc_status tcc_conv2d_define(tcc_func *func, const tcc_conv2d_desc *desc, tcc_co
     bodies.ii = tcc_reduce_axis(func, "ii", b);
     bodies.padded = tcc_compute(func, "Apad", 6, padded_shape, padded_axes, desc->input_type,
                                 padded_body, &bodies);
-    tcc_tensor *output = tcc_compute(func, "Conv", 6, output_shape, output_axes,
-                                     desc->output_type, conv_body, &bodies);
+    tcc_tensor *output = tcc_compute(func, "Conv", 6, output_shape, output_axes, desc->output_type,
+                                     conv_body, &bodies);
     if (!output)
         return tcc_fail(func->ctx, TCC_ERROR_INVALID_ARGUMENT, "%s", func->ctx->error);
     *out = (tcc_conv2d){.input = bodies.input,

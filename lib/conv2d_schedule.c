@@ -116,8 +116,15 @@ tcc_status tcc_conv2d_schedule_tutorial(tcc_func *func, const tcc_conv2d *conv,
     TRY(tcc_split(s, nc, p->block_row_warps, &block_i, &nc));
     TRY(tcc_split(s, tcc_tensor_axis(out, 3), p->warp_col_tiles, &oc, &oci));
     TRY(tcc_split(s, oc, p->block_col_warps, &block_j, &oc));
-    tcc_iter_var *order[9] = {block_k, block_i, block_j, nc, oc, nci, oci,
-                              tcc_tensor_axis(out, 4), tcc_tensor_axis(out, 5)};
+    tcc_iter_var *order[9] = {block_k,
+                              block_i,
+                              block_j,
+                              nc,
+                              oc,
+                              nci,
+                              oci,
+                              tcc_tensor_axis(out, 4),
+                              tcc_tensor_axis(out, 5)};
     TRY(tcc_reorder(s, 9, order));
     TRY(tcc_bind(s, block_i, TCC_BLOCK_X));
     TRY(tcc_bind(s, block_j, TCC_BLOCK_Y));

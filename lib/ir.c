@@ -83,20 +83,51 @@ static bool is_comparison(ExprKind kind)
 static bool fold_ints(ExprKind kind, int64_t a, int64_t b, int64_t *out)
 {
     switch (kind) {
-    case EXPR_ADD: *out = a + b; return true;
-    case EXPR_SUB: *out = a - b; return true;
-    case EXPR_MUL: *out = a * b; return true;
-    case EXPR_DIV: if (b == 0) return false; *out = floor_div(a, b); return true;
-    case EXPR_MOD: if (b == 0) return false; *out = floor_mod(a, b); return true;
-    case EXPR_MIN: *out = a < b ? a : b; return true;
-    case EXPR_MAX: *out = a > b ? a : b; return true;
-    case EXPR_EQ: *out = a == b; return true;
-    case EXPR_NE: *out = a != b; return true;
-    case EXPR_LT: *out = a < b; return true;
-    case EXPR_LE: *out = a <= b; return true;
-    case EXPR_AND: *out = a && b; return true;
-    case EXPR_OR: *out = a || b; return true;
-    default: return false;
+    case EXPR_ADD:
+        *out = a + b;
+        return true;
+    case EXPR_SUB:
+        *out = a - b;
+        return true;
+    case EXPR_MUL:
+        *out = a * b;
+        return true;
+    case EXPR_DIV:
+        if (b == 0)
+            return false;
+        *out = floor_div(a, b);
+        return true;
+    case EXPR_MOD:
+        if (b == 0)
+            return false;
+        *out = floor_mod(a, b);
+        return true;
+    case EXPR_MIN:
+        *out = a < b ? a : b;
+        return true;
+    case EXPR_MAX:
+        *out = a > b ? a : b;
+        return true;
+    case EXPR_EQ:
+        *out = a == b;
+        return true;
+    case EXPR_NE:
+        *out = a != b;
+        return true;
+    case EXPR_LT:
+        *out = a < b;
+        return true;
+    case EXPR_LE:
+        *out = a <= b;
+        return true;
+    case EXPR_AND:
+        *out = a && b;
+        return true;
+    case EXPR_OR:
+        *out = a || b;
+        return true;
+    default:
+        return false;
     }
 }
 
@@ -108,16 +139,22 @@ static Expr *fold_identity(ExprKind kind, Expr *a, Expr *b)
         return NULL;
     switch (kind) {
     case EXPR_ADD:
-        if (tcc_expr_is_int(a, 0)) return b;
-        if (tcc_expr_is_int(b, 0)) return a;
+        if (tcc_expr_is_int(a, 0))
+            return b;
+        if (tcc_expr_is_int(b, 0))
+            return a;
         return NULL;
     case EXPR_SUB:
         return tcc_expr_is_int(b, 0) ? a : NULL;
     case EXPR_MUL:
-        if (tcc_expr_is_int(a, 1)) return b;
-        if (tcc_expr_is_int(b, 1)) return a;
-        if (tcc_expr_is_int(a, 0)) return a;
-        if (tcc_expr_is_int(b, 0)) return b;
+        if (tcc_expr_is_int(a, 1))
+            return b;
+        if (tcc_expr_is_int(b, 1))
+            return a;
+        if (tcc_expr_is_int(a, 0))
+            return a;
+        if (tcc_expr_is_int(b, 0))
+            return b;
         return NULL;
     case EXPR_DIV:
         return tcc_expr_is_int(b, 1) ? a : NULL;
@@ -134,8 +171,10 @@ Expr *tcc_ir_binary(Arena *arena, ExprKind kind, Expr *a, Expr *b)
             return is_comparison(kind) ? tcc_ir_bool(arena, value) : tcc_ir_int(arena, value);
     }
     if (kind == EXPR_AND) {
-        if (tcc_expr_is_int(a, 1)) return b;
-        if (tcc_expr_is_int(b, 1)) return a;
+        if (tcc_expr_is_int(a, 1))
+            return b;
+        if (tcc_expr_is_int(b, 1))
+            return a;
     }
     if (kind == EXPR_MOD && tcc_expr_is_int(b, 1))
         return tcc_ir_int(arena, 0);
@@ -278,8 +317,8 @@ Stmt *tcc_stmt_for(Arena *arena, Var *var, Expr *min, Expr *extent, ForKind kind
 
 Stmt *tcc_stmt_thread(Arena *arena, Var *var, tcc_thread_tag tag, int64_t extent, Stmt *body)
 {
-    Stmt *s = tcc_stmt_for(arena, var, tcc_ir_int(arena, 0), tcc_ir_int(arena, extent),
-                           FOR_THREAD, body);
+    Stmt *s =
+        tcc_stmt_for(arena, var, tcc_ir_int(arena, 0), tcc_ir_int(arena, extent), FOR_THREAD, body);
     s->loop.tag = tag;
     return s;
 }
@@ -340,15 +379,20 @@ bool tcc_expr_equal(const Expr *a, const Expr *b)
     if (!a || !b || a->kind != b->kind || a->type != b->type || a->lanes != b->lanes)
         return false;
     switch (a->kind) {
-    case EXPR_INT: return a->int_value == b->int_value;
-    case EXPR_FLOAT: return a->float_value == b->float_value;
-    case EXPR_VAR: return a->var == b->var;
-    case EXPR_NOT: return tcc_expr_equal(a->bin.a, b->bin.a);
+    case EXPR_INT:
+        return a->int_value == b->int_value;
+    case EXPR_FLOAT:
+        return a->float_value == b->float_value;
+    case EXPR_VAR:
+        return a->var == b->var;
+    case EXPR_NOT:
+        return tcc_expr_equal(a->bin.a, b->bin.a);
     case EXPR_SELECT:
         return tcc_expr_equal(a->select.cond, b->select.cond) &&
                tcc_expr_equal(a->select.then_value, b->select.then_value) &&
                tcc_expr_equal(a->select.else_value, b->select.else_value);
-    case EXPR_CAST: return tcc_expr_equal(a->cast.value, b->cast.value);
+    case EXPR_CAST:
+        return tcc_expr_equal(a->cast.value, b->cast.value);
     case EXPR_LOAD:
         return a->load.buffer == b->load.buffer && a->load.nindex == b->load.nindex &&
                exprs_equal(a->load.nindex, a->load.index, b->load.index);
@@ -357,7 +401,8 @@ bool tcc_expr_equal(const Expr *a, const Expr *b)
     case EXPR_ACCESS:
         return a->access.tensor == b->access.tensor && a->access.nindex == b->access.nindex &&
                exprs_equal(a->access.nindex, a->access.index, b->access.index);
-    case EXPR_REDUCE: return false;
+    case EXPR_REDUCE:
+        return false;
     default:
         return tcc_expr_equal(a->bin.a, b->bin.a) && tcc_expr_equal(a->bin.b, b->bin.b);
     }

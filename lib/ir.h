@@ -37,8 +37,7 @@ void *tcc_arena_alloc(Arena *arena, size_t bytes);
 /* While set, an allocation failure longjmps to `recovery` instead of returning NULL. */
 void tcc_arena_set_recovery(Arena *arena, jmp_buf *recovery);
 char *tcc_arena_strdup(Arena *arena, const char *text);
-char *tcc_arena_printf(Arena *arena, const char *format, ...)
-    __attribute__((format(printf, 2, 3)));
+char *tcc_arena_printf(Arena *arena, const char *format, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- variables and expressions -------------------------------------------------------- */
 
@@ -154,8 +153,8 @@ typedef enum WmmaOp {
     WMMA_FILL,   /* fragment[fragment_index] = fill_value */
     WMMA_LOAD_A, /* fragment[fragment_index] = memory tile at memory_index (row stride) */
     WMMA_LOAD_B,
-    WMMA_MMA,    /* fragment[fragment_index] = a[a_index] * b[b_index] + c[c_index] */
-    WMMA_STORE,  /* memory tile at memory_index = fragment[fragment_index] */
+    WMMA_MMA,   /* fragment[fragment_index] = a[a_index] * b[b_index] + c[c_index] */
+    WMMA_STORE, /* memory tile at memory_index = fragment[fragment_index] */
 } WmmaOp;
 
 typedef struct WmmaStmt {
@@ -214,9 +213,9 @@ struct Kernel {
     const char *name;
     Arena *arena; /* owns every node of the kernel (not owned by the kernel) */
     int nparam;
-    Buffer **params;          /* global tensors, in launch-argument order */
-    Var *thread_var[6];       /* indexed by tcc_thread_tag; NULL if unused */
-    int64_t launch[6];        /* grid x,y,z then block x,y,z; 1 where unused */
+    Buffer **params;    /* global tensors, in launch-argument order */
+    Var *thread_var[6]; /* indexed by tcc_thread_tag; NULL if unused */
+    int64_t launch[6];  /* grid x,y,z then block x,y,z; 1 where unused */
     Stmt *body;
     int next_var_id;
 };

@@ -230,18 +230,27 @@ bool tcc_expr_uses_var(const Expr *e, const Var *var)
         return false;
     switch (e->kind) {
     case EXPR_INT:
-    case EXPR_FLOAT: return false;
-    case EXPR_VAR: return e->var == var;
-    case EXPR_NOT: return tcc_expr_uses_var(e->bin.a, var);
+    case EXPR_FLOAT:
+        return false;
+    case EXPR_VAR:
+        return e->var == var;
+    case EXPR_NOT:
+        return tcc_expr_uses_var(e->bin.a, var);
     case EXPR_SELECT:
         return tcc_expr_uses_var(e->select.cond, var) ||
                tcc_expr_uses_var(e->select.then_value, var) ||
                tcc_expr_uses_var(e->select.else_value, var);
-    case EXPR_CAST: return tcc_expr_uses_var(e->cast.value, var);
-    case EXPR_LOAD: return uses_list(e->load.nindex, e->load.index, var);
-    case EXPR_RAMP: return tcc_expr_uses_var(e->ramp.base, var);
-    case EXPR_ACCESS: return uses_list(e->access.nindex, e->access.index, var);
-    case EXPR_REDUCE: return tcc_expr_uses_var(e->reduce.source, var);
-    default: return tcc_expr_uses_var(e->bin.a, var) || tcc_expr_uses_var(e->bin.b, var);
+    case EXPR_CAST:
+        return tcc_expr_uses_var(e->cast.value, var);
+    case EXPR_LOAD:
+        return uses_list(e->load.nindex, e->load.index, var);
+    case EXPR_RAMP:
+        return tcc_expr_uses_var(e->ramp.base, var);
+    case EXPR_ACCESS:
+        return uses_list(e->access.nindex, e->access.index, var);
+    case EXPR_REDUCE:
+        return tcc_expr_uses_var(e->reduce.source, var);
+    default:
+        return tcc_expr_uses_var(e->bin.a, var) || tcc_expr_uses_var(e->bin.b, var);
     }
 }

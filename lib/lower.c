@@ -78,7 +78,8 @@ static tcc_status bind_params(Lowering *lw, int nparam, tcc_tensor *const *param
         if (t->buffer)
             return tcc_fail(lw->ctx, TCC_ERROR_INVALID_ARGUMENT, "parameter %s is listed twice",
                             t->name);
-        t->buffer = tcc_buffer_new(lw->arena, t->name, t->type, TCC_SCOPE_GLOBAL, t->ndim, t->shape);
+        t->buffer =
+            tcc_buffer_new(lw->arena, t->name, t->type, TCC_SCOPE_GLOBAL, t->ndim, t->shape);
         t->buffer->param_index = i;
         k->params[i] = t->buffer;
     }
@@ -105,8 +106,7 @@ static void bind_thread_vars(Lowering *lw, bool extents_known)
             if (!leaf->bound)
                 continue;
             if (!k->thread_var[leaf->tag])
-                k->thread_var[leaf->tag] =
-                    tcc_kernel_new_var(k, tcc_thread_tag_name(leaf->tag));
+                k->thread_var[leaf->tag] = tcc_kernel_new_var(k, tcc_thread_tag_name(leaf->tag));
             leaf->loop_var = k->thread_var[leaf->tag];
             if (extents_known && leaf->extent > k->launch[leaf->tag])
                 k->launch[leaf->tag] = leaf->extent;

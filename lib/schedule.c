@@ -67,13 +67,16 @@ bool tcc_expr_reads(const Expr *e, const Tensor *tensor)
     switch (e->kind) {
     case EXPR_INT:
     case EXPR_FLOAT:
-    case EXPR_VAR: return false;
-    case EXPR_NOT: return tcc_expr_reads(e->bin.a, tensor);
+    case EXPR_VAR:
+        return false;
+    case EXPR_NOT:
+        return tcc_expr_reads(e->bin.a, tensor);
     case EXPR_SELECT:
         return tcc_expr_reads(e->select.cond, tensor) ||
                tcc_expr_reads(e->select.then_value, tensor) ||
                tcc_expr_reads(e->select.else_value, tensor);
-    case EXPR_CAST: return tcc_expr_reads(e->cast.value, tensor);
+    case EXPR_CAST:
+        return tcc_expr_reads(e->cast.value, tensor);
     case EXPR_ACCESS:
         if (e->access.tensor == tensor)
             return true;
@@ -81,10 +84,13 @@ bool tcc_expr_reads(const Expr *e, const Tensor *tensor)
             if (tcc_expr_reads(e->access.index[i], tensor))
                 return true;
         return false;
-    case EXPR_REDUCE: return tcc_expr_reads(e->reduce.source, tensor);
+    case EXPR_REDUCE:
+        return tcc_expr_reads(e->reduce.source, tensor);
     case EXPR_LOAD:
-    case EXPR_RAMP: return false;
-    default: return tcc_expr_reads(e->bin.a, tensor) || tcc_expr_reads(e->bin.b, tensor);
+    case EXPR_RAMP:
+        return false;
+    default:
+        return tcc_expr_reads(e->bin.a, tensor) || tcc_expr_reads(e->bin.b, tensor);
     }
 }
 
@@ -262,8 +268,10 @@ static tcc_status split(tcc_stage *stage, tcc_iter_var *axis, int64_t factor, in
     rel->parent = axis;
     rel->factor = factor;
     rel->nparts = nparts;
-    rel->outer = derived_axis(stage, tcc_arena_printf(arena, "%s.outer", axis->var->name), axis->reduce);
-    rel->inner = derived_axis(stage, tcc_arena_printf(arena, "%s.inner", axis->var->name), axis->reduce);
+    rel->outer =
+        derived_axis(stage, tcc_arena_printf(arena, "%s.outer", axis->var->name), axis->reduce);
+    rel->inner =
+        derived_axis(stage, tcc_arena_printf(arena, "%s.inner", axis->var->name), axis->reduce);
     stage->leaf[at] = rel->outer;
     tcc_push(arena, (void ***)&stage->leaf, &stage->nleaf, &stage->leaf_cap, NULL);
     memmove(&stage->leaf[at + 2], &stage->leaf[at + 1],
@@ -320,7 +328,8 @@ tcc_status tcc_fuse(tcc_stage *stage, tcc_iter_var *outer, tcc_iter_var *inner,
         stage, tcc_arena_printf(arena, "%s.%s.fused", outer->var->name, inner->var->name),
         outer->reduce);
     stage->leaf[a] = rel->fused;
-    memmove(&stage->leaf[b], &stage->leaf[b + 1], sizeof(IterVar *) * (size_t)(stage->nleaf - b - 1));
+    memmove(&stage->leaf[b], &stage->leaf[b + 1],
+            sizeof(IterVar *) * (size_t)(stage->nleaf - b - 1));
     stage->nleaf--;
     if (fused)
         *fused = rel->fused;

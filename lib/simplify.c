@@ -192,8 +192,8 @@ static void divide_linear(Simplifier *s, const Linear *l, int64_t c, bool modulo
             out->constant += rest.constant % c;
             return;
         }
-        Expr *atom = tcc_ir_binary(s->arena, EXPR_MOD, linear_to_expr(s, &rest),
-                                   tcc_ir_int(s->arena, c));
+        Expr *atom =
+            tcc_ir_binary(s->arena, EXPR_MOD, linear_to_expr(s, &rest), tcc_ir_int(s->arena, c));
         linear_add_term(s, out, atom, 1);
         return;
     }
@@ -235,7 +235,8 @@ static void linear_of(Simplifier *s, Expr *e, Linear *out)
             linear_add(s, out, &b, a.constant);
             return;
         }
-        Expr *atom = tcc_ir_binary(s->arena, EXPR_MUL, linear_to_expr(s, &a), linear_to_expr(s, &b));
+        Expr *atom =
+            tcc_ir_binary(s->arena, EXPR_MUL, linear_to_expr(s, &a), linear_to_expr(s, &b));
         linear_add_term(s, out, atom, 1);
         return;
     }
@@ -248,7 +249,8 @@ static void linear_of(Simplifier *s, Expr *e, Linear *out)
             divide_linear(s, &num, den.constant, e->kind == EXPR_MOD, out);
             return;
         }
-        Expr *atom = tcc_ir_binary(s->arena, e->kind, linear_to_expr(s, &num), linear_to_expr(s, &den));
+        Expr *atom =
+            tcc_ir_binary(s->arena, e->kind, linear_to_expr(s, &num), linear_to_expr(s, &den));
         linear_add_term(s, out, atom, 1);
         return;
     }
@@ -305,9 +307,8 @@ static int64_t constant_term(Simplifier *s, Expr *x, Expr *y)
     return linear_is_const(&l) ? 0 : l.constant;
 }
 
-static Expr *move_constant(Simplifier *s, ExprKind kind, Expr *x, Expr *y)
+static Expr *move_constant(Simplifier *s, Expr *x, Expr *y)
 {
-    (void)kind;
     int64_t c = constant_term(s, x, y);
     if (c == 0)
         return x;
@@ -337,27 +338,35 @@ static Expr *simplify_compare(Simplifier *s, Expr *e)
         if (linear_bounds(s, &diff, &lo, &hi)) {
             switch (e->kind) {
             case EXPR_LT:
-                if (hi < 0) return tcc_ir_bool(a, true);
-                if (lo >= 0) return tcc_ir_bool(a, false);
+                if (hi < 0)
+                    return tcc_ir_bool(a, true);
+                if (lo >= 0)
+                    return tcc_ir_bool(a, false);
                 break;
             case EXPR_LE:
-                if (hi <= 0) return tcc_ir_bool(a, true);
-                if (lo > 0) return tcc_ir_bool(a, false);
+                if (hi <= 0)
+                    return tcc_ir_bool(a, true);
+                if (lo > 0)
+                    return tcc_ir_bool(a, false);
                 break;
             case EXPR_EQ:
-                if (lo == 0 && hi == 0) return tcc_ir_bool(a, true);
-                if (lo > 0 || hi < 0) return tcc_ir_bool(a, false);
+                if (lo == 0 && hi == 0)
+                    return tcc_ir_bool(a, true);
+                if (lo > 0 || hi < 0)
+                    return tcc_ir_bool(a, false);
                 break;
             case EXPR_NE:
-                if (lo == 0 && hi == 0) return tcc_ir_bool(a, false);
-                if (lo > 0 || hi < 0) return tcc_ir_bool(a, true);
+                if (lo == 0 && hi == 0)
+                    return tcc_ir_bool(a, false);
+                if (lo > 0 || hi < 0)
+                    return tcc_ir_bool(a, true);
                 break;
             default:
                 break;
             }
         }
     }
-    return tcc_ir_binary(a, e->kind, move_constant(s, e->kind, x, y), move_constant_rhs(s, x, y));
+    return tcc_ir_binary(a, e->kind, move_constant(s, x, y), move_constant_rhs(s, x, y));
 }
 
 static Expr *simplify_logic(Simplifier *s, Expr *e)
@@ -459,7 +468,7 @@ static Stmt *simplify_stmt_rewrite(Rewriter *rw, Stmt *s)
     if (s->kind == STMT_IF) {
         Expr *cond = tcc_simplify(ss->arena, s->branch.cond, ss->nrange, ss->ranges);
         if (cond->kind == EXPR_INT)
-            return cond->int_value ? simplify_stmt(ss, s->branch.then_body)
+            return cond->int_value       ? simplify_stmt(ss, s->branch.then_body)
                    : s->branch.else_body ? simplify_stmt(ss, s->branch.else_body)
                                          : tcc_stmt_seq(ss->arena, 0, NULL);
     }
@@ -468,10 +477,8 @@ static Stmt *simplify_stmt_rewrite(Rewriter *rw, Stmt *s)
 
 static Stmt *simplify_stmt(StmtSimplifier *ss, Stmt *s)
 {
-    Rewriter rw = {.arena = ss->arena,
-                   .expr = simplify_in_scope,
-                   .stmt = simplify_stmt_rewrite,
-                   .user = ss};
+    Rewriter rw = {
+        .arena = ss->arena, .expr = simplify_in_scope, .stmt = simplify_stmt_rewrite, .user = ss};
     return tcc_rewrite_stmt(&rw, s);
 }
 

@@ -64,8 +64,8 @@ IterVar *tcc_iter_var_new(Func *func, const char *name, int64_t extent, bool red
 static bool valid_shape(Func *func, const char *name, int ndim, const int64_t *shape)
 {
     if (ndim < 1 || ndim > TCC_MAX_DIMS) {
-        tcc_func_fail(func, TCC_ERROR_INVALID_ARGUMENT, "tensor %s: %d dimensions (1 to %d allowed)",
-                      name, ndim, TCC_MAX_DIMS);
+        tcc_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
+                      "tensor %s: %d dimensions (1 to %d allowed)", name, ndim, TCC_MAX_DIMS);
         return false;
     }
     int64_t elements = 1;
@@ -223,14 +223,38 @@ static tcc_expr *binary(tcc_func *func, ExprKind kind, tcc_expr *a, tcc_expr *b)
     return tcc_ir_binary(func->arena, kind, a, b);
 }
 
-tcc_expr *tcc_add(tcc_func *f, tcc_expr *a, tcc_expr *b) { return binary(f, EXPR_ADD, a, b); }
-tcc_expr *tcc_sub(tcc_func *f, tcc_expr *a, tcc_expr *b) { return binary(f, EXPR_SUB, a, b); }
-tcc_expr *tcc_mul(tcc_func *f, tcc_expr *a, tcc_expr *b) { return binary(f, EXPR_MUL, a, b); }
-tcc_expr *tcc_div(tcc_func *f, tcc_expr *a, tcc_expr *b) { return binary(f, EXPR_DIV, a, b); }
-tcc_expr *tcc_mod(tcc_func *f, tcc_expr *a, tcc_expr *b) { return binary(f, EXPR_MOD, a, b); }
-tcc_expr *tcc_lt(tcc_func *f, tcc_expr *a, tcc_expr *b) { return binary(f, EXPR_LT, a, b); }
-tcc_expr *tcc_le(tcc_func *f, tcc_expr *a, tcc_expr *b) { return binary(f, EXPR_LE, a, b); }
-tcc_expr *tcc_and(tcc_func *f, tcc_expr *a, tcc_expr *b) { return binary(f, EXPR_AND, a, b); }
+tcc_expr *tcc_add(tcc_func *f, tcc_expr *a, tcc_expr *b)
+{
+    return binary(f, EXPR_ADD, a, b);
+}
+tcc_expr *tcc_sub(tcc_func *f, tcc_expr *a, tcc_expr *b)
+{
+    return binary(f, EXPR_SUB, a, b);
+}
+tcc_expr *tcc_mul(tcc_func *f, tcc_expr *a, tcc_expr *b)
+{
+    return binary(f, EXPR_MUL, a, b);
+}
+tcc_expr *tcc_div(tcc_func *f, tcc_expr *a, tcc_expr *b)
+{
+    return binary(f, EXPR_DIV, a, b);
+}
+tcc_expr *tcc_mod(tcc_func *f, tcc_expr *a, tcc_expr *b)
+{
+    return binary(f, EXPR_MOD, a, b);
+}
+tcc_expr *tcc_lt(tcc_func *f, tcc_expr *a, tcc_expr *b)
+{
+    return binary(f, EXPR_LT, a, b);
+}
+tcc_expr *tcc_le(tcc_func *f, tcc_expr *a, tcc_expr *b)
+{
+    return binary(f, EXPR_LE, a, b);
+}
+tcc_expr *tcc_and(tcc_func *f, tcc_expr *a, tcc_expr *b)
+{
+    return binary(f, EXPR_AND, a, b);
+}
 
 tcc_expr *tcc_select(tcc_func *func, tcc_expr *cond, tcc_expr *then_value, tcc_expr *else_value)
 {

@@ -24,7 +24,7 @@ struct tcc_iter_var {
     int64_t dom_extent; /* root axes: extent of the compute domain */
     Stage *stage;       /* set when the axis belongs to a stage */
     /* schedule annotations */
-    ForKind for_kind;   /* FOR_SERIAL, FOR_UNROLLED or FOR_VECTORIZED */
+    ForKind for_kind; /* FOR_SERIAL, FOR_UNROLLED or FOR_VECTORIZED */
     bool bound;
     tcc_thread_tag tag;
     bool tensorized;

@@ -20,8 +20,8 @@
 
 typedef struct AxisValues {
     int count;
-    const IterVar *axis[64];
-    Expr *value[64];
+    const IterVar **axis;
+    Expr **value;
 } AxisValues;
 
 static Expr *lookup(const AxisValues *av, const IterVar *iv)
@@ -32,18 +32,19 @@ static Expr *lookup(const AxisValues *av, const IterVar *iv)
     return NULL;
 }
 
+/* The arrays have room for every axis of the stage (leaves + relation outputs). */
 static void bind(AxisValues *av, const IterVar *iv, Expr *value)
 {
-    if (av->count < 64) {
-        av->axis[av->count] = iv;
-        av->value[av->count++] = value;
-    }
+    av->axis[av->count] = iv;
+    av->value[av->count++] = value;
 }
 
 Expr *tcc_axis_value(Lowering *lw, const Stage *stage, const IterVar *root)
 {
     Arena *a = lw->arena;
-    AxisValues av = {0};
+    size_t room = (size_t)(stage->nleaf + 2 * stage->nrel);
+    AxisValues av = {0, tcc_arena_alloc(a, sizeof(IterVar *) * room),
+                     tcc_arena_alloc(a, sizeof(Expr *) * room)};
     for (int i = 0; i < stage->nleaf; i++)
         bind(&av, stage->leaf[i], tcc_ir_var(a, stage->leaf[i]->loop_var));
     for (int r = stage->nrel - 1; r >= 0; r--) {
@@ -256,7 +257,7 @@ static tcc_status relaxation_for(Lowering *lw, const Stage *target, const Stage 
             break; /* the consumer runs outside loop v */
         for (int i = 0; i < x->nleaf; i++) {
             IterVar *leaf = x->leaf[i];
-            bool relaxed = leaf->bound  ? thread_relaxed(target->scope, leaf->tag)
+            bool relaxed = leaf->bound ? thread_relaxed(target->scope, leaf->tag)
                            : in_parent ? i > at
                                        : below;
             if (relaxed)
@@ -268,16 +269,17 @@ static tcc_status relaxation_for(Lowering *lw, const Stage *target, const Stage 
     if (below)
         return tcc_fail(lw->ctx, TCC_ERROR_SCHEDULE,
                         "%s is computed at %s of %s, but its consumer %s is not inside that loop",
-                        target->tensor->name, target->attach_axis->var->name,
-                        parent->tensor->name, consumer->tensor->name);
+                        target->tensor->name, target->attach_axis->var->name, parent->tensor->name,
+                        consumer->tensor->name);
     return TCC_OK;
 }
 
 /* ---- the pass ------------------------------------------------------------------------- */
 
 typedef struct Accesses {
-    int count;
-    Expr *items[16];
+    Arena *arena;
+    int count, cap;
+    Expr **items;
 } Accesses;
 
 static void collect_accesses(Expr *e, const Tensor *t, Accesses *out)
@@ -286,8 +288,8 @@ static void collect_accesses(Expr *e, const Tensor *t, Accesses *out)
         return;
     switch (e->kind) {
     case EXPR_ACCESS:
-        if (e->access.tensor == t && out->count < 16)
-            out->items[out->count++] = e;
+        if (e->access.tensor == t)
+            tcc_push(out->arena, (void ***)&out->items, &out->count, &out->cap, e);
         for (int i = 0; i < e->access.nindex; i++)
             collect_accesses(e->access.index[i], t, out);
         return;
@@ -297,9 +299,15 @@ static void collect_accesses(Expr *e, const Tensor *t, Accesses *out)
     case EXPR_LOAD:
     case EXPR_RAMP:
         return;
-    case EXPR_NOT: collect_accesses(e->bin.a, t, out); return;
-    case EXPR_CAST: collect_accesses(e->cast.value, t, out); return;
-    case EXPR_REDUCE: collect_accesses(e->reduce.source, t, out); return;
+    case EXPR_NOT:
+        collect_accesses(e->bin.a, t, out);
+        return;
+    case EXPR_CAST:
+        collect_accesses(e->cast.value, t, out);
+        return;
+    case EXPR_REDUCE:
+        collect_accesses(e->reduce.source, t, out);
+        return;
     case EXPR_SELECT:
         collect_accesses(e->select.cond, t, out);
         collect_accesses(e->select.then_value, t, out);
@@ -343,7 +351,7 @@ static tcc_status infer_attached(Lowering *lw, Stage *st)
         Stage *c = func->stages[i];
         if (!c->tensor->is_compute || c->attach == ATTACH_INLINE || c == st)
             continue;
-        Accesses acc = {0};
+        Accesses acc = {.arena = lw->arena};
         collect_accesses(c->tensor->lowered_body, t, &acc);
         if (acc.count == 0)
             continue;

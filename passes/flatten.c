@@ -55,7 +55,9 @@ static void clear_region_starts(Stmt *s)
         for (int i = 0; i < s->seq.count; i++)
             clear_region_starts(s->seq.items[i]);
         return;
-    case STMT_FOR: clear_region_starts(s->loop.body); return;
+    case STMT_FOR:
+        clear_region_starts(s->loop.body);
+        return;
     case STMT_IF:
         clear_region_starts(s->branch.then_body);
         clear_region_starts(s->branch.else_body);
@@ -65,7 +67,8 @@ static void clear_region_starts(Stmt *s)
             s->alloc.buffer->min[d] = NULL;
         clear_region_starts(s->alloc.body);
         return;
-    default: return;
+    default:
+        return;
     }
 }
 

@@ -55,7 +55,8 @@ static Expr *split_guards(Lowering *lw, const Stage *st)
     Expr *cond = tcc_ir_bool(a, true);
     for (int r = 0; r < st->nrel; r++) {
         const Relation *rel = &st->rel[r];
-        if (rel->kind != REL_SPLIT || rel->outer->extent * rel->inner->extent == rel->parent->extent)
+        if (rel->kind != REL_SPLIT ||
+            rel->outer->extent * rel->inner->extent == rel->parent->extent)
             continue;
         Expr *offset = tcc_ir_binary(a, EXPR_ADD,
                                      tcc_ir_binary(a, EXPR_MUL, tcc_ir_var(a, rel->outer->loop_var),
@@ -91,7 +92,7 @@ static tcc_status attach_children(Lowering *lw, const Stage *st, const IterVar *
 {
     Func *func = lw->func;
     Stmt *produce = NULL;
-    Buffer *allocated[64];
+    Buffer **allocated = tcc_arena_alloc(lw->arena, sizeof(Buffer *) * (size_t)func->nstage);
     int nalloc = 0;
     for (int i = 0; i < func->nstage; i++) {
         Stage *child = func->stages[i];
@@ -102,8 +103,7 @@ static tcc_status attach_children(Lowering *lw, const Stage *st, const IterVar *
         if (status != TCC_OK)
             return status;
         produce = tcc_stmt_seq2(lw->arena, produce, body);
-        if (nalloc < 64)
-            allocated[nalloc++] = child->tensor->buffer;
+        allocated[nalloc++] = child->tensor->buffer;
     }
     if (!produce)
         return TCC_OK;
@@ -127,15 +127,17 @@ static int tensorized_leaf(const Stage *st)
 static tcc_status build_init(Lowering *lw, const Stage *st, int first, Stmt *store, Stmt **out)
 {
     Arena *a = lw->arena;
-    Var *from[64], *to[64];
-    Expr *to_expr[64];
+    Var **from = tcc_arena_alloc(a, sizeof(Var *) * (size_t)st->nleaf);
+    Var **to = tcc_arena_alloc(a, sizeof(Var *) * (size_t)st->nleaf);
+    Expr **to_expr = tcc_arena_alloc(a, sizeof(Expr *) * (size_t)st->nleaf);
     int n = 0;
-    for (int i = first; i < st->nleaf && n < 64; i++) {
+    for (int i = first; i < st->nleaf; i++) {
         IterVar *leaf = st->leaf[i];
         if (leaf->reduce || leaf->bound)
             continue;
         from[n] = leaf->loop_var;
-        to[n] = tcc_kernel_new_var(lw->kernel, tcc_arena_printf(a, "%s.init", leaf->loop_var->name));
+        to[n] =
+            tcc_kernel_new_var(lw->kernel, tcc_arena_printf(a, "%s.init", leaf->loop_var->name));
         to_expr[n] = tcc_ir_var(a, to[n]);
         n++;
     }
@@ -216,7 +218,7 @@ tcc_status tcc_build_stage(Lowering *lw, const Stage *st, Stmt **out)
             s = make_loop(lw, leaf, leaf->loop_var, s);
         }
         if (status == TCC_OK && init && i == first_reduce) {
-            Stmt *init_nest;
+            Stmt *init_nest = NULL;
             status = build_init(lw, st, first_reduce, init, &init_nest);
             s = tcc_stmt_seq2(lw->arena, init_nest, s);
         }

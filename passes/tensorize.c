@@ -74,8 +74,8 @@ static tcc_status tile_region(Lowering *lw, const Stage *st, const Buffer *b, co
 }
 
 /* Which fragment of `frag` the region is: its offset over the fragment size. */
-static tcc_status fragment_index(Lowering *lw, const Stage *st, const Buffer *frag,
-                                 const Region *r, Tile tile, Expr **out)
+static tcc_status fragment_index(Lowering *lw, const Stage *st, const Buffer *frag, const Region *r,
+                                 Tile tile, Expr **out)
 {
     Arena *a = lw->arena;
     int n = frag->ndim;
@@ -88,7 +88,8 @@ static tcc_status fragment_index(Lowering *lw, const Stage *st, const Buffer *fr
     Expr *offset = tcc_ir_int(a, 0);
     int64_t tiles = 1;
     for (int d = n - 3; d >= 0; d--) {
-        Expr *start = frag->min[d] ? tcc_ir_binary(a, EXPR_SUB, r->min[d], frag->min[d]) : r->min[d];
+        Expr *start =
+            frag->min[d] ? tcc_ir_binary(a, EXPR_SUB, r->min[d], frag->min[d]) : r->min[d];
         offset = tcc_ir_binary(a, EXPR_ADD, offset,
                                tcc_ir_binary(a, EXPR_MUL, start, tcc_ir_int(a, tiles)));
         tiles *= frag->shape[d];
@@ -210,8 +211,8 @@ static tcc_status build_mma(Lowering *lw, const Stage *st, bool init, const Rela
     status = operand(lw, st, product->bin.a, TCC_SCOPE_WMMA_MATRIX_A, relax, (Tile){w->m, w->k},
                      &w->a, &w->a_index);
     if (status == TCC_OK)
-        status = operand(lw, st, product->bin.b, TCC_SCOPE_WMMA_MATRIX_B, relax,
-                         (Tile){w->k, w->n}, &w->b, &w->b_index);
+        status = operand(lw, st, product->bin.b, TCC_SCOPE_WMMA_MATRIX_B, relax, (Tile){w->k, w->n},
+                         &w->b, &w->b_index);
     return status;
 }
 

@@ -15,23 +15,30 @@ enum { MAX_TRACKED = 32 };
 typedef struct Accesses {
     int nread, nwrite;
     const Buffer *read[MAX_TRACKED], *write[MAX_TRACKED];
+    bool overflow; /* more buffers than tracked: assume every access conflicts */
 } Accesses;
 
-static void add(const Buffer **set, int *n, const Buffer *b)
+static void add_to(Accesses *acc, const Buffer **set, int *n, const Buffer *b)
 {
     for (int i = 0; i < *n; i++)
         if (set[i] == b)
             return;
     if (*n < MAX_TRACKED)
         set[(*n)++] = b;
+    else
+        acc->overflow = true;
 }
+
+#define add_read(acc, b) add_to((acc), (acc)->read, &(acc)->nread, (b))
+#define add_write(acc, b) add_to((acc), (acc)->write, &(acc)->nwrite, (b))
 
 static void merge(Accesses *into, const Accesses *from)
 {
     for (int i = 0; i < from->nread; i++)
-        add(into->read, &into->nread, from->read[i]);
+        add_read(into, from->read[i]);
     for (int i = 0; i < from->nwrite; i++)
-        add(into->write, &into->nwrite, from->write[i]);
+        add_write(into, from->write[i]);
+    into->overflow = into->overflow || from->overflow;
 }
 
 static bool contains(const Buffer *const *set, int n, const Buffer *b)
@@ -44,6 +51,9 @@ static bool contains(const Buffer *const *set, int n, const Buffer *b)
 
 static bool conflict(const Accesses *pending, const Accesses *next)
 {
+    bool any = pending->nread + pending->nwrite > 0 && next->nread + next->nwrite > 0;
+    if ((pending->overflow || next->overflow) && any)
+        return true;
     for (int i = 0; i < next->nread; i++)
         if (contains(pending->write, pending->nwrite, next->read[i]))
             return true;
@@ -66,13 +76,19 @@ static void expr_reads(const Expr *e, Accesses *acc)
         return;
     case EXPR_LOAD:
         if (e->load.buffer->scope == TCC_SCOPE_SHARED)
-            add(acc->read, &acc->nread, e->load.buffer);
+            add_read(acc, e->load.buffer);
         for (int i = 0; i < e->load.nindex; i++)
             expr_reads(e->load.index[i], acc);
         return;
-    case EXPR_RAMP: expr_reads(e->ramp.base, acc); return;
-    case EXPR_CAST: expr_reads(e->cast.value, acc); return;
-    case EXPR_NOT: expr_reads(e->bin.a, acc); return;
+    case EXPR_RAMP:
+        expr_reads(e->ramp.base, acc);
+        return;
+    case EXPR_CAST:
+        expr_reads(e->cast.value, acc);
+        return;
+    case EXPR_NOT:
+        expr_reads(e->bin.a, acc);
+        return;
     case EXPR_SELECT:
         expr_reads(e->select.cond, acc);
         expr_reads(e->select.then_value, acc);
@@ -93,13 +109,13 @@ static void leaf_accesses(const Stmt *s, Accesses *acc)
         for (int i = 0; i < s->store.nindex; i++)
             expr_reads(s->store.index[i], acc);
         if (s->store.buffer->scope == TCC_SCOPE_SHARED)
-            add(acc->write, &acc->nwrite, s->store.buffer);
+            add_write(acc, s->store.buffer);
     } else if (s->kind == STMT_WMMA && s->wmma.memory &&
                s->wmma.memory->scope == TCC_SCOPE_SHARED) {
         if (s->wmma.op == WMMA_STORE)
-            add(acc->write, &acc->nwrite, s->wmma.memory);
+            add_write(acc, s->wmma.memory);
         else
-            add(acc->read, &acc->nread, s->wmma.memory);
+            add_read(acc, s->wmma.memory);
     }
 }
 
