@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs what building and testing tcc needs (Debian 12 / Ubuntu with LLVM 19 packages).
+# Used by .ci/run and scripts/setup_and_run.sh. Runs apt-get as root, through sudo when
+# not root; does nothing when every package is already installed, so that a prepared
+# machine (or a user without root) is not stopped here.
+set -euo pipefail
+
+packages=(cmake make gcc g++ pkg-config check llvm-19-dev llvm-19-tools libzstd-dev zlib1g-dev
+          python3)
+
+missing=()
+for package in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed'; then
+        missing+=("$package")
+    fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "install_deps: all build dependencies are installed"
+    exit 0
+fi
+
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "install_deps: no apt-get; install these yourself: ${packages[*]}" >&2
+    exit 1
+fi
+if [ "$(id -u)" -eq 0 ]; then
+    sudo=()
+elif command -v sudo >/dev/null 2>&1; then
+    sudo=(sudo)
+else
+    echo "install_deps: missing ${missing[*]}; run as root or install sudo" >&2
+    exit 1
+fi
+
+echo "install_deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+${sudo[@]+"${sudo[@]}"} apt-get update
+${sudo[@]+"${sudo[@]}"} apt-get install -y --no-install-recommends "${packages[@]}"

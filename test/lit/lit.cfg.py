@@ -1,0 +1,54 @@
+# lit configuration of tcc's tests of the tcc-conv tool: *.test files run tcc-conv and
+# match its output (loop IR, LLVM IR, PTX, error messages) with FileCheck.
+#
+# Substitutions:
+#   %tcc-conv      the tcc-conv of this build
+#   FileCheck      LLVM's FileCheck (found by CMake next to llvm-config)
+#   %ptxas         the CUDA toolkit's ptxas; only present with the lit feature `ptxas`,
+#                  so tests that assemble PTX say `REQUIRES: ptxas`
+#   %expect-exit   `%expect-exit N CMD ARGS...` runs CMD and succeeds only if it exited
+#                  with status exactly N (see expect_exit.py). lit's builtin `not` accepts
+#                  any non-zero status, and `! CMD` or `CMD; test $? -eq 1` are not
+#                  portable in lit's internal shell; error tests need "exit 1 and a
+#                  message", not "failed somehow", so they use this instead:
+#
+#                    RUN: %expect-exit 1 %tcc-conv --batch 0 > %t.out 2> %t.err
+#                    RUN: FileCheck %s < %t.err
+#
+# Sanitizer builds: ASAN_OPTIONS, UBSAN_OPTIONS and LSAN_OPTIONS pass through, and a
+# sanitizer report exits with status 86 (not the default 1), so a tool that dies in
+# AddressSanitizer can never pass for one that failed cleanly with status 1.
+import os
+import shlex
+import sys
+
+import lit.formats
+
+config.name = "tcc"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".test"]
+config.test_source_root = os.path.dirname(os.path.abspath(__file__))
+config.test_exec_root = os.path.join(config.tcc_binary_dir, "test", "lit")
+
+if not config.filecheck or config.filecheck.endswith("NOTFOUND"):
+    lit_config.fatal("FileCheck not found: install llvm-19-tools and re-run cmake")
+
+tcc_conv = os.path.join(config.tcc_binary_dir, "tcc-conv")
+expect_exit = os.path.join(config.test_source_root, "expect_exit.py")
+
+# Config substitutions are applied before lit's own (%s, %t, ...), so %tcc-conv is
+# replaced whole before %t could match its first two characters.
+config.substitutions.append(("%tcc-conv", shlex.quote(tcc_conv)))
+config.substitutions.append(
+    ("%expect-exit", shlex.quote(sys.executable) + " " + shlex.quote(expect_exit)))
+# A whole word only, so that e.g. a --check-prefix value containing it stays as it is.
+config.substitutions.append((r"(?<![-\w/.])FileCheck(?![-\w.])", shlex.quote(config.filecheck)))
+if config.ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", shlex.quote(config.ptxas)))
+
+for name in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
+    value = os.environ.get(name, "")
+    if name != "LSAN_OPTIONS" and "exitcode=" not in value:
+        value = (value + ":" if value else "") + "exitcode=86"
+    config.environment[name] = value
