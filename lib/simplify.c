@@ -204,8 +204,15 @@ static void divide_linear(Simplifier *s, const Linear *l, int64_t c, bool modulo
         out->constant += floor_div(rest.constant, c);
         return;
     }
-    Expr *atom =
-        tcc_ir_binary(s->arena, EXPR_DIV, linear_to_expr(s, &rest), tcc_ir_int(s->arena, c));
+    Expr *numerator = linear_to_expr(s, &rest);
+    /* floor(floor(x / a) / c) = floor(x / (a * c)) for positive a and c: keep one form. */
+    if (numerator->kind == EXPR_DIV && numerator->bin.b->kind == EXPR_INT &&
+        numerator->bin.b->int_value > 0) {
+        int64_t a = numerator->bin.b->int_value;
+        numerator = numerator->bin.a;
+        c *= a;
+    }
+    Expr *atom = tcc_ir_binary(s->arena, EXPR_DIV, numerator, tcc_ir_int(s->arena, c));
     linear_add_term(s, out, atom, 1);
 }
 
@@ -260,28 +267,41 @@ static void linear_of(Simplifier *s, Expr *e, Linear *out)
     }
 }
 
-/* k*c*(x/c) + k*(x%c) is k*x: merge such pairs of terms back into x. */
+/* Whether d is floor(y / c): d = y / c itself, or d = x / (c1 * c) with y = x / c1
+ * (nested divisions are kept flattened, see divide_linear). */
+static bool is_div_of(const Expr *d, const Expr *y, int64_t c)
+{
+    if (d->kind != EXPR_DIV || d->bin.b->kind != EXPR_INT)
+        return false;
+    if (d->bin.b->int_value == c && tcc_expr_equal(d->bin.a, y))
+        return true;
+    return y->kind == EXPR_DIV && y->bin.b->kind == EXPR_INT &&
+           d->bin.b->int_value == y->bin.b->int_value * c && tcc_expr_equal(d->bin.a, y->bin.a);
+}
+
+/* k*c*(y/c) + k*(y%c) is k*y: merge such pairs back into y, repeatedly, so that a fused
+ * index ((x/(P*Q))*P*Q + ((x/Q)%P)*Q + x%Q) folds back to x. */
 static void merge_div_mod(Simplifier *s, Linear *l)
 {
-    for (int i = 0; i < l->count; i++) {
-        Expr *d = l->terms[i].atom;
-        if (d->kind != EXPR_DIV || d->bin.b->kind != EXPR_INT || l->terms[i].coef == 0)
-            continue;
-        int64_t c = d->bin.b->int_value;
-        for (int j = 0; j < l->count; j++) {
+    for (bool merged = true; merged;) {
+        merged = false;
+        for (int j = 0; j < l->count && !merged; j++) {
             Expr *m = l->terms[j].atom;
-            if (m->kind != EXPR_MOD || !tcc_expr_equal(m->bin.b, d->bin.b) ||
-                !tcc_expr_equal(m->bin.a, d->bin.a))
-                continue;
             int64_t k = l->terms[j].coef;
-            if (k == 0 || l->terms[i].coef != k * c)
+            if (m->kind != EXPR_MOD || m->bin.b->kind != EXPR_INT || k == 0)
                 continue;
-            l->terms[i].coef = 0;
-            l->terms[j].coef = 0;
-            Linear x = {0};
-            linear_of(s, d->bin.a, &x);
-            linear_add(s, l, &x, k);
-            break;
+            int64_t c = m->bin.b->int_value;
+            for (int i = 0; i < l->count; i++) {
+                if (l->terms[i].coef != k * c || !is_div_of(l->terms[i].atom, m->bin.a, c))
+                    continue;
+                l->terms[i].coef = 0;
+                l->terms[j].coef = 0;
+                Linear y = {0};
+                linear_of(s, m->bin.a, &y);
+                linear_add(s, l, &y, k);
+                merged = true;
+                break;
+            }
         }
     }
 }

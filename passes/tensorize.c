@@ -73,28 +73,43 @@ static tcc_status tile_region(Lowering *lw, const Stage *st, const Buffer *b, co
     return TCC_OK;
 }
 
-/* Which fragment of `frag` the region is: its offset over the fragment size. */
+/* Which fragment of `frag` the region is. The buffer is a grid of tiles: along each
+ * dimension the tile spans the region's extent (1 outside the tile's two dimensions), so
+ * the region's start over that extent is its tile coordinate. */
 static tcc_status fragment_index(Lowering *lw, const Stage *st, const Buffer *frag, const Region *r,
                                  Tile tile, Expr **out)
 {
     Arena *a = lw->arena;
-    int n = frag->ndim;
-    if (n < 2 || frag->shape[n - 2] != tile.rows || frag->shape[n - 1] != tile.cols ||
-        r->extent[n - 2] != tile.rows || r->extent[n - 1] != tile.cols)
+    int varying = 0;
+    int64_t elements = 1;
+    for (int d = 0; d < frag->ndim; d++) {
+        varying += r->extent[d] > 1;
+        elements *= r->extent[d];
+        if (frag->shape[d] % r->extent[d] != 0)
+            varying = 3;
+    }
+    if (varying > 2 || elements != tile.rows * tile.cols)
         return tcc_fail(lw->ctx, TCC_ERROR_SCHEDULE,
-                        "tensorize %s: the fragment %s must end in %lldx%lld tiles",
+                        "tensorize %s: the region of fragment %s is not a %lldx%lld tile of it",
                         st->tensor->name, frag->name, (long long)tile.rows, (long long)tile.cols);
-    /* Count in whole tiles: the last two dimensions are one tile. */
-    Expr *offset = tcc_ir_int(a, 0);
+    Expr *index = tcc_ir_int(a, 0);
     int64_t tiles = 1;
-    for (int d = n - 3; d >= 0; d--) {
+    for (int d = frag->ndim - 1; d >= 0; d--) {
         Expr *start =
             frag->min[d] ? tcc_ir_binary(a, EXPR_SUB, r->min[d], frag->min[d]) : r->min[d];
-        offset = tcc_ir_binary(a, EXPR_ADD, offset,
-                               tcc_ir_binary(a, EXPR_MUL, start, tcc_ir_int(a, tiles)));
-        tiles *= frag->shape[d];
+        Expr *extent = tcc_ir_int(a, r->extent[d]);
+        if (!tcc_expr_is_int(tcc_simplify(a, tcc_ir_binary(a, EXPR_MOD, start, extent), 0, NULL),
+                             0))
+            return tcc_fail(lw->ctx, TCC_ERROR_SCHEDULE,
+                            "tensorize %s: a tile of fragment %s does not start at a multiple of "
+                            "its extent %lld in dimension %d",
+                            st->tensor->name, frag->name, (long long)r->extent[d], d);
+        Expr *coordinate = tcc_ir_binary(a, EXPR_DIV, start, extent);
+        index = tcc_ir_binary(a, EXPR_ADD, index,
+                              tcc_ir_binary(a, EXPR_MUL, coordinate, tcc_ir_int(a, tiles)));
+        tiles *= frag->shape[d] / r->extent[d];
     }
-    *out = tcc_simplify(a, offset, 0, NULL);
+    *out = tcc_simplify(a, index, 0, NULL);
     return TCC_OK;
 }
 
