@@ -19,11 +19,12 @@ static tcc_expr *padded_body(tcc_func *f, tcc_expr *const *ax, void *user)
 {
     const ConvBodies *c = user;
     const tcc_conv2d_desc *d = c->desc;
-    tcc_expr *h = tcc_sub(f, ax[1], tcc_int(f, d->pad_h));
-    tcc_expr *w = tcc_sub(f, ax[2], tcc_int(f, d->pad_w));
+    tcc_expr *h = tcc_sub(f, ax[1], tcc_int(f, d->pad_top));
+    tcc_expr *w = tcc_sub(f, ax[2], tcc_int(f, d->pad_left));
     tcc_expr *inside = tcc_and(
-        f, tcc_and(f, tcc_le(f, tcc_int(f, d->pad_h), ax[1]), tcc_lt(f, h, tcc_int(f, d->height))),
-        tcc_and(f, tcc_le(f, tcc_int(f, d->pad_w), ax[2]), tcc_lt(f, w, tcc_int(f, d->width))));
+        f,
+        tcc_and(f, tcc_le(f, tcc_int(f, d->pad_top), ax[1]), tcc_lt(f, h, tcc_int(f, d->height))),
+        tcc_and(f, tcc_le(f, tcc_int(f, d->pad_left), ax[2]), tcc_lt(f, w, tcc_int(f, d->width))));
     tcc_expr *index[6] = {ax[0], h, w, ax[3], ax[4], ax[5]};
     return tcc_select(f, inside, tcc_access(f, c->input, 6, index), tcc_float(f, 0, d->input_type));
 }
@@ -46,11 +47,30 @@ static tcc_expr *conv_body(tcc_func *f, tcc_expr *const *ax, void *user)
     return tcc_sum(f, tcc_mul(f, a, b), 4, axes);
 }
 
+/* The tutorial's definition is its one convolution's: everything else goes through the
+ * implicit GEMM (tcc_conv2d_compile). */
+static tcc_status check_tutorial_form(tcc_context *ctx, const tcc_conv2d_desc *d)
+{
+    const tcc_epilogue *e = &d->epilogue;
+    bool plain_epilogue = e->alpha == 1 && e->beta == 0 && !e->bias && !e->relu && !e->clamp &&
+                          e->prologue == TCC_PROLOGUE_NONE;
+    if (d->layout != TCC_LAYOUT_NHWCNC || d->filter_layout != TCC_FILTER_BLOCKED ||
+        d->groups != 1 || d->dilation_h != 1 || d->dilation_w != 1 ||
+        d->input_type != TCC_FLOAT16 || d->accumulate_type != TCC_FLOAT32 ||
+        d->output_type != TCC_FLOAT32 || !plain_epilogue)
+        return tcc_fail(ctx, TCC_ERROR_UNSUPPORTED,
+                        "the tutorial's definition takes NHWCnc with the blocked filter, float16 "
+                        "-> float32, no groups, dilation or epilogue (use the default schedule)");
+    return TCC_OK;
+}
+
 tcc_status tcc_conv2d_define(tcc_func *func, const tcc_conv2d_desc *desc, tcc_conv2d *out)
 {
     if (!func || !desc || !out)
         return TCC_ERROR_INVALID_ARGUMENT;
     tcc_status status = tcc_conv2d_validate(func->ctx, desc);
+    if (status == TCC_OK)
+        status = check_tutorial_form(func->ctx, desc);
     if (status != TCC_OK)
         return status;
     const int64_t b = 16, n = desc->batch / b, c = desc->in_channels / b,
@@ -58,8 +78,12 @@ tcc_status tcc_conv2d_define(tcc_func *func, const tcc_conv2d_desc *desc, tcc_co
     const int64_t p = tcc_conv2d_out_height(desc), q = tcc_conv2d_out_width(desc);
     const int64_t input_shape[6] = {n, desc->height, desc->width, c, b, b};
     const int64_t filter_shape[6] = {desc->kernel_h, desc->kernel_w, c, k, b, b};
-    const int64_t padded_shape[6] = {
-        n, desc->height + 2 * desc->pad_h, desc->width + 2 * desc->pad_w, c, b, b};
+    const int64_t padded_shape[6] = {n,
+                                     desc->height + desc->pad_top + desc->pad_bottom,
+                                     desc->width + desc->pad_left + desc->pad_right,
+                                     c,
+                                     b,
+                                     b};
     const int64_t output_shape[6] = {n, p, q, k, b, b};
     static const char *const padded_axes[6] = {"n", "h", "w", "i", "nn", "ii"};
     static const char *const output_axes[6] = {"n", "h", "w", "o", "nn", "oo"};
@@ -76,7 +100,7 @@ tcc_status tcc_conv2d_define(tcc_func *func, const tcc_conv2d_desc *desc, tcc_co
     tcc_tensor *output = tcc_compute(func, "Conv", 6, output_shape, output_axes, desc->output_type,
                                      conv_body, &bodies);
     if (!output)
-        return tcc_fail(func->ctx, TCC_ERROR_INVALID_ARGUMENT, "%s", func->ctx->error);
+        return tcc_func_status(func);
     *out = (tcc_conv2d){.input = bodies.input,
                         .filter = bodies.filter,
                         .output = output,

@@ -105,7 +105,7 @@ tcc_status tcc_conv2d_schedule_tutorial(tcc_func *func, const tcc_conv2d *conv,
     tcc_tensor *wf = tcc_cache_read(func, ws, TCC_SCOPE_WMMA_MATRIX_B, 1, &out);
     tcc_tensor *acc = tcc_cache_write(func, out, TCC_SCOPE_WMMA_ACCUMULATOR);
     if (!as || !ws || !af || !wf || !acc)
-        return tcc_fail(func->ctx, TCC_ERROR_SCHEDULE, "%s", func->ctx->error);
+        return tcc_func_status(func);
 
     /* The output: blocks over (h*w, n tiles, k tiles), warps over (n, k), tiles per warp. */
     tcc_stage *s = tcc_stage_of(func, out);

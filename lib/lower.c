@@ -72,7 +72,7 @@ static tcc_status bind_params(Lowering *lw, int nparam, tcc_tensor *const *param
     k->params = tcc_arena_alloc(lw->arena, sizeof(Buffer *) * (size_t)(nparam ? nparam : 1));
     for (int i = 0; i < nparam; i++) {
         Tensor *t = params[i];
-        if (!t || t->func != lw->func || (t->is_compute && !t->stage->is_output))
+        if (!t || t->func != lw->func || (t->is_compute && (!t->stage->is_output || t->store_target)))
             return tcc_fail(lw->ctx, TCC_ERROR_INVALID_ARGUMENT,
                             "parameter %d must be a placeholder or an output of this function", i);
         if (t->buffer)
@@ -183,7 +183,7 @@ tcc_status tcc_lower(tcc_func *func, int nparam, tcc_tensor *const *params,
         return TCC_ERROR_INVALID_ARGUMENT;
     tcc_context *ctx = func->ctx;
     if (func->failed)
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "%s", ctx->error);
+        return tcc_func_status(func);
     if (!func->scheduled)
         return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "create the schedule before building");
     if (options && options->print_after_pass && !known_pass(options->print_after_pass))

@@ -44,8 +44,10 @@ typedef struct Relaxation {
     Var **vars;
     int64_t *extent; /* the loop extent of each relaxed variable */
 } Relaxation;
-/* The offsets of a stage's root axes in terms of its leaf loop variables. */
+/* The value of a stage's root axis (its min plus its offset) in terms of the leaf loops. */
 Expr *tcc_axis_value(Lowering *lw, const Stage *stage, const IterVar *root);
+/* The offset of any axis of a stage from its start, in terms of the leaf loops. */
+Expr *tcc_axis_offset(Lowering *lw, const Stage *stage, const IterVar *axis);
 /* Index expressions of an access made in `stage`'s body, in terms of loop variables. */
 tcc_status tcc_access_region(Lowering *lw, const Stage *stage, int nindex, Expr *const *index,
                              const Relaxation *relax, Region *out);

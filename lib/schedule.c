@@ -32,7 +32,7 @@ tcc_status tcc_schedule_create(tcc_func *func, int noutput, tcc_tensor *const *o
     if (!func)
         return TCC_ERROR_INVALID_ARGUMENT;
     if (func->failed)
-        return tcc_fail(func->ctx, TCC_ERROR_INVALID_ARGUMENT, "%s", func->ctx->error);
+        return tcc_func_status(func);
     if (func->scheduled)
         return tcc_fail(func->ctx, TCC_ERROR_INVALID_ARGUMENT, "the schedule already exists");
     if (noutput < 1)
@@ -209,6 +209,20 @@ tcc_tensor *tcc_cache_write(tcc_func *func, tcc_tensor *tensor, tcc_scope scope)
     st->scope = scope;
     insert_stage(func, st, stage_position(func, old));
     return cache;
+}
+
+tcc_status tcc_set_scope(tcc_stage *stage, tcc_scope scope)
+{
+    if (!stage)
+        return TCC_ERROR_INVALID_ARGUMENT;
+    if (!stage->tensor->is_compute || stage->is_output || (int)scope < TCC_SCOPE_GLOBAL ||
+        scope > TCC_SCOPE_WMMA_ACCUMULATOR)
+        return tcc_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
+                        "set_scope: %s must be a compute that is not an output, and the scope "
+                        "known",
+                        stage->tensor->name);
+    stage->scope = scope;
+    return TCC_OK;
 }
 
 /* ---- loop primitives ---------------------------------------------------------------------- */

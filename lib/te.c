@@ -30,11 +30,18 @@ void *tcc_func_fail(Func *func, tcc_status status, const char *format, ...)
 {
     va_list args;
     va_start(args, format);
-    if (!func->failed)
+    if (!func->failed) {
         tcc_vfail(func->ctx, status, format, args);
+        func->status = status;
+    }
     va_end(args);
     func->failed = true;
     return NULL;
+}
+
+tcc_status tcc_func_status(const Func *func)
+{
+    return func->failed ? func->status : TCC_ERROR_INVALID_ARGUMENT;
 }
 
 void tcc_push(Arena *arena, void ***items, int *count, int *cap, void *item)
@@ -165,6 +172,39 @@ tcc_tensor *tcc_compute(tcc_func *func, const char *name, int ndim, const int64_
         t->body = tcc_ir_reduce(func->arena, source, reduce->reduce.naxis, reduce->reduce.axis);
     }
     collect_reduce_axes(t);
+    return t;
+}
+
+tcc_tensor *tcc_compute_into(tcc_func *func, const char *name, int ndim, const int64_t *shape,
+                             const char *const *axis_names, tcc_compute_fn body, tcc_tensor *target,
+                             tcc_index_fn target_index, void *user)
+{
+    if (!func || func->failed)
+        return NULL;
+    if (!target || target->is_compute || target->func != func || !target_index)
+        return tcc_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
+                             "compute_into %s: the target must be a placeholder of this function",
+                             name ? name : "?");
+    Tensor *t = tcc_compute(func, name, ndim, shape, axis_names, target->type, body, user);
+    if (!t)
+        return NULL;
+    if (t->nreduce > 0)
+        return tcc_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
+                             "compute_into %s: a reduction cannot store into another tensor", name);
+    Expr *axes[TCC_MAX_DIMS];
+    for (int i = 0; i < ndim; i++)
+        axes[i] = tcc_ir_var(func->arena, t->axis[i]->var);
+    for (int i = 0; i < target->ndim; i++)
+        t->store_index[i] = NULL;
+    target_index(func, axes, t->store_index, user);
+    for (int i = 0; i < target->ndim; i++)
+        if (!t->store_index[i])
+            return func->failed ? NULL
+                                : tcc_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
+                                                "compute_into %s: index %d of the target is "
+                                                "missing",
+                                                name, i);
+    t->store_target = target;
     return t;
 }
 

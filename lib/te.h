@@ -50,6 +50,9 @@ struct tcc_tensor {
     IterVar *reduce_axis[TCC_MAX_DIMS];
     Expr *body; /* compute: the value; EXPR_REDUCE at the top for reductions */
     Stage *stage;
+    /* tcc_compute_into: stored into store_target at store_index (over this tensor's axes) */
+    Tensor *store_target;
+    Expr *store_index[TCC_MAX_DIMS];
     /* set by lowering */
     Expr *lowered_body; /* body with inlined tensors substituted */
     Buffer *buffer;     /* where the tensor is stored; NULL when inlined */
@@ -89,8 +92,9 @@ struct tcc_func {
     Tensor **tensors; /* in definition order, which is a topological order */
     bool scheduled;
     int nstage, stage_cap;
-    Stage **stages; /* topological order: producers before consumers */
-    bool failed;    /* a builder returned NULL; the error is in ctx */
+    Stage **stages;    /* topological order: producers before consumers */
+    bool failed;       /* a builder returned NULL; the message is in ctx */
+    tcc_status status; /* the status of that first failure */
 };
 
 /* te.c */
@@ -104,6 +108,8 @@ void tcc_push(Arena *arena, void ***items, int *count, int *cap, void *item);
 /* Records an error on the function and returns NULL (for builders). */
 void *tcc_func_fail(Func *func, tcc_status status, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
+/* The status of the first failed builder call (its message is already in the context). */
+tcc_status tcc_func_status(const Func *func);
 
 /* schedule.c */
 Stage *tcc_stage_new(Func *func, Tensor *tensor);

@@ -39,7 +39,9 @@ static void bind(AxisValues *av, const IterVar *iv, Expr *value)
     av->value[av->count++] = value;
 }
 
-Expr *tcc_axis_value(Lowering *lw, const Stage *stage, const IterVar *root)
+/* The offset of every axis of the stage (leaf, intermediate or root) in terms of the
+ * leaf loop variables, passing values up through the relations. */
+static AxisValues axis_offsets(Lowering *lw, const Stage *stage)
 {
     Arena *a = lw->arena;
     size_t room = (size_t)(stage->nleaf + 2 * stage->nrel);
@@ -60,9 +62,20 @@ Expr *tcc_axis_value(Lowering *lw, const Stage *stage, const IterVar *root)
             bind(&av, rel->inner, tcc_ir_binary(a, EXPR_MOD, fused, inner_extent));
         }
     }
-    Expr *offset = lookup(&av, root);
-    Expr *min = root->min ? root->min : tcc_ir_int(a, 0);
-    return tcc_ir_binary(a, EXPR_ADD, min, offset ? offset : tcc_ir_int(a, 0));
+    return av;
+}
+
+Expr *tcc_axis_offset(Lowering *lw, const Stage *stage, const IterVar *axis)
+{
+    AxisValues av = axis_offsets(lw, stage);
+    Expr *offset = lookup(&av, axis);
+    return offset ? offset : tcc_ir_int(lw->arena, 0);
+}
+
+Expr *tcc_axis_value(Lowering *lw, const Stage *stage, const IterVar *root)
+{
+    Expr *min = root->min ? root->min : tcc_ir_int(lw->arena, 0);
+    return tcc_ir_binary(lw->arena, EXPR_ADD, min, tcc_axis_offset(lw, stage, root));
 }
 
 /* ---- interval arithmetic -------------------------------------------------------------- */
@@ -394,12 +407,14 @@ static void pass_down(Stage *st)
         Relation *rel = &st->rel[r];
         if (rel->kind == REL_SPLIT) {
             int64_t extent = rel->parent->extent;
+            /* A factor larger than the extent keeps its size: a tensor-core tile stays
+             * whole, and the guard of the split (schedule_ops.c) skips the excess. */
             if (rel->factor) {
-                rel->inner->extent = rel->factor < extent ? rel->factor : extent;
-                rel->outer->extent = ceil_div(extent, rel->inner->extent);
+                rel->inner->extent = rel->factor;
+                rel->outer->extent = ceil_div(extent, rel->factor);
             } else {
-                rel->outer->extent = rel->nparts < extent ? rel->nparts : extent;
-                rel->inner->extent = ceil_div(extent, rel->outer->extent);
+                rel->outer->extent = rel->nparts;
+                rel->inner->extent = ceil_div(extent, rel->nparts);
             }
         } else {
             rel->fused->extent = rel->outer->extent * rel->inner->extent;

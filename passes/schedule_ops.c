@@ -58,10 +58,7 @@ static Expr *split_guards(Lowering *lw, const Stage *st)
         if (rel->kind != REL_SPLIT ||
             rel->outer->extent * rel->inner->extent == rel->parent->extent)
             continue;
-        Expr *offset = tcc_ir_binary(a, EXPR_ADD,
-                                     tcc_ir_binary(a, EXPR_MUL, tcc_ir_var(a, rel->outer->loop_var),
-                                                   tcc_ir_int(a, rel->inner->extent)),
-                                     tcc_ir_var(a, rel->inner->loop_var));
+        Expr *offset = tcc_axis_offset(lw, st, rel->parent);
         Expr *inside = tcc_ir_binary(a, EXPR_LT, offset, tcc_ir_int(a, rel->parent->extent));
         cond = tcc_ir_binary(a, EXPR_AND, cond, inside);
     }
@@ -178,7 +175,16 @@ static tcc_status make_body(Lowering *lw, const Stage *st, Stmt **update, Stmt *
         if (t->type == TCC_INT32 || t->type == TCC_INT8)
             (*init)->store.value = tcc_ir_int(a, 0);
     }
-    Stmt *store = tcc_stmt_store(a, t->buffer, t->ndim, index, value);
+    Stmt *store;
+    if (t->store_target) {
+        Tensor *target = t->store_target;
+        Expr *target_index[TCC_MAX_DIMS];
+        for (int d = 0; d < target->ndim; d++)
+            target_index[d] = lowered_value(lw, st, t->store_index[d]);
+        store = tcc_stmt_store(a, target->buffer, target->ndim, target_index, value);
+    } else {
+        store = tcc_stmt_store(a, t->buffer, t->ndim, index, value);
+    }
     Expr *guard = split_guards(lw, st);
     *update = tcc_expr_is_int(guard, 1) ? store : tcc_stmt_if(a, guard, store, NULL);
     return TCC_OK;
@@ -234,7 +240,7 @@ static tcc_status realize_buffers(Lowering *lw)
     for (int i = 0; i < func->nstage; i++) {
         Stage *st = func->stages[i];
         Tensor *t = st->tensor;
-        if (!t->is_compute || st->attach == ATTACH_INLINE || t->buffer)
+        if (!t->is_compute || st->attach == ATTACH_INLINE || t->buffer || t->store_target)
             continue;
         if (st->attach != ATTACH_AT)
             return tcc_fail(lw->ctx, TCC_ERROR_INVALID_ARGUMENT,

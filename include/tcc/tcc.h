@@ -16,6 +16,7 @@
 #ifndef TCC_TCC_H
 #define TCC_TCC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -89,6 +90,17 @@ tcc_tensor *tcc_compute(tcc_func *func, const char *name, int ndim, const int64_
                         const char *const *axis_names, tcc_dtype type, tcc_compute_fn body,
                         void *user);
 
+/* A compute whose values are stored into `target` (a placeholder: it becomes a kernel
+ * parameter) at the index `target_index` gives for its axes, instead of into a tensor of
+ * its own. An epilogue walks the (group, row, column) domain of a matrix product this way
+ * and writes an NHWC or NCHW output; its body may read `target` (the previous contents).
+ * Nothing may read the compute itself. It has the type of `target`. */
+typedef void (*tcc_index_fn)(tcc_func *func, tcc_expr *const *axes, tcc_expr **target_index,
+                             void *user);
+tcc_tensor *tcc_compute_into(tcc_func *func, const char *name, int ndim, const int64_t *shape,
+                             const char *const *axis_names, tcc_compute_fn body,
+                             tcc_tensor *target, tcc_index_fn target_index, void *user);
+
 tcc_expr *tcc_int(tcc_func *func, int64_t value);
 tcc_expr *tcc_float(tcc_func *func, double value, tcc_dtype type);
 tcc_expr *tcc_axis(tcc_func *func, tcc_iter_var *axis);
@@ -148,6 +160,8 @@ tcc_tensor *tcc_cache_read(tcc_func *func, tcc_tensor *tensor, tcc_scope scope, 
                            tcc_tensor *const *readers);
 tcc_tensor *tcc_cache_write(tcc_func *func, tcc_tensor *tensor, tcc_scope scope);
 
+/* Where the tensor of a stage computed inside another lives (TVM's set_scope). */
+tcc_status tcc_set_scope(tcc_stage *stage, tcc_scope scope);
 tcc_status tcc_split(tcc_stage *stage, tcc_iter_var *axis, int64_t factor, tcc_iter_var **outer,
                      tcc_iter_var **inner);
 tcc_status tcc_split_nparts(tcc_stage *stage, tcc_iter_var *axis, int64_t nparts,
@@ -196,18 +210,58 @@ int64_t tcc_kernel_shared_bytes(const tcc_kernel *kernel);
 /* ---- operators --------------------------------------------------------------------- */
 
 typedef enum tcc_layout {
-    TCC_LAYOUT_NHWCNC = 0, /* the tutorial's blocked layout: (N/16, H, W, C/16, 16n, 16c) */
+    TCC_LAYOUT_NHWC = 0, /* the default: PyTorch's channels_last, cuDNN's NHWC */
+    TCC_LAYOUT_NCHW,
+    TCC_LAYOUT_NHWCNC, /* the tutorial's blocked layout: (N/16, H, W, C/16, 16n, 16c) */
 } tcc_layout;
+
+typedef enum tcc_filter_layout {
+    TCC_FILTER_KRSC = 0, /* (K, R, S, C/groups): with NHWC */
+    TCC_FILTER_KCRS,     /* (K, C/groups, R, S): PyTorch's */
+    TCC_FILTER_BLOCKED,  /* the tutorial's (R, S, C/16, K/16, 16c, 16k) */
+} tcc_filter_layout;
+
+/* Accera's prologue: what the accumulator holds before the products are added. */
+typedef enum tcc_prologue_op {
+    TCC_PROLOGUE_NONE = 0, /* 0 */
+    TCC_PROLOGUE_SET,      /* prologue_arg */
+    TCC_PROLOGUE_SCALE,    /* prologue_arg * the output's previous contents */
+    TCC_PROLOGUE_RELU,     /* max(the output's previous contents, 0) */
+} tcc_prologue_op;
+
+/* Element-wise work fused into the kernel, applied in this order:
+ *   acc = prologue + sum of products           (in the accumulation type)
+ *   v   = alpha * acc + bias[channel] + beta * source
+ *   v   = relu(v) if relu;  v = clamp(v, clamp_min, clamp_max) if clamp
+ *   out = v cast to the output type
+ * `source` is the residual tensor (a kernel parameter shaped like the output) if
+ * `residual`, otherwise the output's previous contents. */
+typedef struct tcc_epilogue {
+    double alpha, beta;
+    bool bias, residual, relu, clamp;
+    double clamp_min, clamp_max;
+    tcc_prologue_op prologue;
+    double prologue_arg;
+} tcc_epilogue;
 
 typedef struct tcc_conv2d_desc {
     int64_t batch, height, width, in_channels, out_channels;
-    int64_t kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w;
-    tcc_layout layout;
-    tcc_dtype input_type;  /* TCC_FLOAT16 */
-    tcc_dtype output_type; /* TCC_FLOAT32 */
+    int64_t kernel_h, kernel_w, stride_h, stride_w;
+    int64_t pad_top, pad_bottom, pad_left, pad_right;
+    int64_t dilation_h, dilation_w;
+    int64_t groups; /* divides both channel counts; groups == in_channels is depthwise */
+    tcc_layout layout; /* of the input and the output */
+    tcc_filter_layout filter_layout;
+    tcc_dtype input_type;      /* float16, bfloat16, float32 (as tf32), int8 */
+    tcc_dtype accumulate_type; /* float32; float16 for float16 inputs; int32 for int8 */
+    tcc_dtype output_type;
+    tcc_epilogue epilogue;
 } tcc_conv2d_desc;
 
-/* The convolution of the TVM tensor-core tutorial: N=256, 14x14, 256->512, 3x3, s1, p1. */
+/* A 1x1, stride-1 convolution of 1x1x1x1, NHWC/KRSC, float16 -> float32, alpha 1. */
+void tcc_conv2d_desc_init(tcc_conv2d_desc *desc);
+/* The convolution of the TVM tensor-core tutorial: N=256, 14x14, 256->512, 3x3, s1, p1,
+ * in the tutorial's NHWCnc and blocked filter layouts. */
 void tcc_conv2d_seed_desc(tcc_conv2d_desc *desc);
 int64_t tcc_conv2d_out_height(const tcc_conv2d_desc *desc);
 int64_t tcc_conv2d_out_width(const tcc_conv2d_desc *desc);
@@ -221,7 +275,8 @@ typedef struct tcc_conv2d {
     tcc_iter_var *reduce_rc_outer, *reduce_r, *reduce_s, *reduce_rc_inner;
 } tcc_conv2d;
 
-/* Validates the descriptor and writes the compute definition into func. */
+/* The tutorial's compute definition (6-D blocked tensors), for its schedule below:
+ * NHWCnc, blocked filter, float16 -> float32, groups 1, dilation 1, no epilogue. */
 tcc_status tcc_conv2d_define(tcc_func *func, const tcc_conv2d_desc *desc, tcc_conv2d *out);
 
 /* The tutorial's schedule. Tile sizes are the tutorial's by default. */
@@ -232,23 +287,87 @@ void tcc_conv2d_tutorial_params_init(tcc_conv2d_tutorial_params *params);
 tcc_status tcc_conv2d_schedule_tutorial(tcc_func *func, const tcc_conv2d *conv,
                                         const tcc_conv2d_tutorial_params *params);
 
-/* Tensor shapes of a conv2d in its layout, for allocating and filling buffers. */
+typedef struct tcc_matmul_desc {
+    int64_t batch; /* independent products of the same shape; 1 for one */
+    int64_t m, n, k;
+    bool a_col_major; /* A is m x k: row-major (k contiguous) unless column-major */
+    bool b_col_major; /* B is k x n: row-major (n contiguous) unless column-major */
+    tcc_dtype input_type, accumulate_type, output_type;
+    tcc_epilogue epilogue; /* the bias has n values */
+} tcc_matmul_desc;
+
+/* 1x1x1, row-major, float16 -> float32, alpha 1. C is always row-major m x n. */
+void tcc_matmul_desc_init(tcc_matmul_desc *desc);
+double tcc_matmul_flops(const tcc_matmul_desc *desc);
+
+/* Accera's MMA scheduling policy: the order of the passes and the MMA tiles of a warp. */
+typedef enum tcc_mma_policy {
+    TCC_MMA_PASS_ORDER = 0, /* for each group of fused passes, every tile of the warp */
+    TCC_MMA_BLOCK_ORDER,    /* for each tile of the warp, every pass */
+} tcc_mma_policy;
+
+/* The implicit-GEMM schedule of any convolution or matrix product: a block of
+ * block_row_warps x block_col_warps warps, each computing warp_row_tiles x
+ * warp_col_tiles MMA tiles of mma_m x mma_n; the reduction advances num_total_passes
+ * MMA passes (of mma_k) per shared-memory step, loading the fragments of
+ * num_fused_passes passes at a time. Zero fields are chosen from the shape and types. */
+typedef struct tcc_gemm_schedule {
+    int mma_m, mma_n, mma_k; /* m16n16k16, m32n8k16, m8n32k16; m16n16k8 for tf32 */
+    int block_row_warps, block_col_warps;
+    int warp_row_tiles, warp_col_tiles;
+    int num_total_passes, num_fused_passes;
+    tcc_mma_policy policy;
+    bool column_major_blocks; /* blockIdx.x walks the rows of tiles instead of the columns */
+} tcc_gemm_schedule;
+
+/* Kernel parameters, in order: conv2d: input, filter, [bias], [residual], output;
+ * matmul: A, B, [bias], [residual], C. `schedule` may be NULL (chosen from the shape). */
+tcc_status tcc_conv2d_compile(tcc_context *ctx, const tcc_conv2d_desc *desc,
+                              const tcc_gemm_schedule *schedule,
+                              const tcc_build_options *options, tcc_kernel **out);
+tcc_status tcc_matmul_compile(tcc_context *ctx, const tcc_matmul_desc *desc,
+                              const tcc_gemm_schedule *schedule,
+                              const tcc_build_options *options, tcc_kernel **out);
+/* The schedule the compile functions choose when given none (for printing and tuning). */
+tcc_status tcc_conv2d_default_schedule(tcc_context *ctx, const tcc_conv2d_desc *desc,
+                                       tcc_arch arch, tcc_gemm_schedule *out);
+tcc_status tcc_matmul_default_schedule(tcc_context *ctx, const tcc_matmul_desc *desc,
+                                       tcc_arch arch, tcc_gemm_schedule *out);
+
+/* Element counts of a conv2d's tensors in its layouts (the descriptor must be valid). */
 int64_t tcc_conv2d_input_elements(const tcc_conv2d_desc *desc);
 int64_t tcc_conv2d_filter_elements(const tcc_conv2d_desc *desc);
 int64_t tcc_conv2d_output_elements(const tcc_conv2d_desc *desc);
+tcc_status tcc_conv2d_validate(tcc_context *ctx, const tcc_conv2d_desc *desc);
+tcc_status tcc_matmul_validate(tcc_context *ctx, const tcc_matmul_desc *desc);
 
-/* The CPU reference, in double, from the same fp16 inputs (stored as uint16_t bits).
- * Computes the outputs at the `count` flat output positions in `positions` (all if NULL),
- * using up to `threads` threads. */
+/* The tensors a CPU reference reads, as raw elements of the descriptor's types and
+ * layouts (float16 and bfloat16 as their bits, float32 as float, int8, int32). bias,
+ * residual and previous_output may be NULL when the epilogue does not read them. */
+typedef struct tcc_reference_tensors {
+    const void *input, *filter; /* matmul: A, B */
+    const void *bias, *residual, *previous_output;
+} tcc_reference_tensors;
+
+/* CPU references, computed in double from the same inputs (float32 inputs are first
+ * rounded to tf32, as the tensor cores read them), epilogue included, before the final
+ * cast to the output type. Outputs are computed at the `count` flat output offsets in
+ * `positions` (all of them if positions is NULL), with up to `threads` threads. */
 tcc_status tcc_conv2d_reference(tcc_context *ctx, const tcc_conv2d_desc *desc,
-                                const uint16_t *input, const uint16_t *filter,
-                                const int64_t *positions, int64_t count, int threads,
-                                double *out);
+                                const tcc_reference_tensors *tensors, const int64_t *positions,
+                                int64_t count, int threads, double *out);
+tcc_status tcc_matmul_reference(tcc_context *ctx, const tcc_matmul_desc *desc,
+                                const tcc_reference_tensors *tensors, const int64_t *positions,
+                                int64_t count, int threads, double *out);
 
 /* ---- half-precision helpers -------------------------------------------------------- */
 
 uint16_t tcc_f32_to_f16(float value);
 float tcc_f16_to_f32(uint16_t bits);
+uint16_t tcc_f32_to_bf16(float value); /* round to nearest even */
+float tcc_bf16_to_f32(uint16_t bits);
+float tcc_f32_to_tf32(float value); /* as the tensor cores read float32: round to nearest */
+size_t tcc_dtype_size(tcc_dtype type);
 
 /* ---- runtime (CUDA Driver API, libcuda.so.1 opened at run time) -------------------- */
 

@@ -1,0 +1,225 @@
+/*
+ * conv2d as an implicit GEMM: per group g, row m = (n, p, q) of the output pixels,
+ * column n = the group's output channel, reduction k = (r, s, c) over the filter window
+ * and the group's input channels. Batch 1 and 7x7 maps still give M = N*P*Q rows, so
+ * every shape runs on the tensor cores; zero padding, strides, dilation and the ragged
+ * edges are the range tests of A's elements.
+ *
+ * Layouts (element offsets as in conv2d_reference.c):
+ *   input/output NHWC (N, H, W, C), NCHW (N, C, H, W), NHWCnc (N/16, H, W, C/16, 16n, 16c)
+ *   filter KRSC (K, R, S, C/g), KCRS (K, C/g, R, S), blocked (R, S, C/16, K/16, 16c, 16k)
+ */
+#include "ops/gemm.h"
+
+typedef struct ConvOp {
+    GemmOperator gemm;
+    tcc_conv2d_desc d;
+    int64_t p, q;   /* output height and width */
+    int64_t cg, kg; /* input and output channels per group */
+} ConvOp;
+
+static tcc_expr *c_(tcc_func *f, int64_t v)
+{
+    return tcc_int(f, v);
+}
+
+/* (r, s, c) of a reduction index: c fastest for channels-last data, s fastest for NCHW,
+ * so that consecutive k read neighbouring input elements. */
+static void decode_k(tcc_func *f, const ConvOp *op, tcc_expr *k, tcc_expr **r, tcc_expr **s,
+                     tcc_expr **c)
+{
+    const tcc_conv2d_desc *d = &op->d;
+    if (d->layout == TCC_LAYOUT_NCHW) {
+        *c = tcc_div(f, k, c_(f, d->kernel_h * d->kernel_w));
+        *r = tcc_mod(f, tcc_div(f, k, c_(f, d->kernel_w)), c_(f, d->kernel_h));
+        *s = tcc_mod(f, k, c_(f, d->kernel_w));
+    } else {
+        *r = tcc_div(f, k, c_(f, d->kernel_w * op->cg));
+        *s = tcc_mod(f, tcc_div(f, k, c_(f, op->cg)), c_(f, d->kernel_w));
+        *c = tcc_mod(f, k, c_(f, op->cg));
+    }
+}
+
+/* (image, p, q) of an output row. */
+static void decode_m(tcc_func *f, const ConvOp *op, tcc_expr *m, tcc_expr **n, tcc_expr **p,
+                     tcc_expr **q)
+{
+    *n = tcc_div(f, m, c_(f, op->p * op->q));
+    *p = tcc_mod(f, tcc_div(f, m, c_(f, op->q)), c_(f, op->p));
+    *q = tcc_mod(f, m, c_(f, op->q));
+}
+
+/* The element of an activation tensor (input or output) in the layout. */
+static tcc_expr *activation(tcc_func *f, tcc_tensor *t, tcc_layout layout, tcc_expr *n, tcc_expr *y,
+                            tcc_expr *x, tcc_expr *channel, tcc_expr **index_out)
+{
+    tcc_expr *index[6];
+    int ndim = 4;
+    if (layout == TCC_LAYOUT_NHWC) {
+        index[0] = n, index[1] = y, index[2] = x, index[3] = channel;
+    } else if (layout == TCC_LAYOUT_NCHW) {
+        index[0] = n, index[1] = channel, index[2] = y, index[3] = x;
+    } else {
+        ndim = 6;
+        index[0] = tcc_div(f, n, c_(f, 16)), index[1] = y, index[2] = x;
+        index[3] = tcc_div(f, channel, c_(f, 16));
+        index[4] = tcc_mod(f, n, c_(f, 16)), index[5] = tcc_mod(f, channel, c_(f, 16));
+    }
+    if (index_out) {
+        for (int i = 0; i < ndim; i++)
+            index_out[i] = index[i];
+        return NULL;
+    }
+    return tcc_access(f, t, ndim, index);
+}
+
+static tcc_expr *in_range(tcc_func *f, tcc_expr *x, int64_t size)
+{
+    return tcc_and(f, tcc_le(f, c_(f, 0), x), tcc_lt(f, x, c_(f, size)));
+}
+
+static tcc_expr *a_element(tcc_func *f, tcc_expr *g, tcc_expr *m, tcc_expr *k, void *user)
+{
+    const ConvOp *op = user;
+    const tcc_conv2d_desc *d = &op->d;
+    tcc_expr *n, *p, *q, *r, *s, *c;
+    decode_m(f, op, m, &n, &p, &q);
+    decode_k(f, op, k, &r, &s, &c);
+    tcc_expr *y = tcc_add(f, tcc_sub(f, tcc_mul(f, p, c_(f, d->stride_h)), c_(f, d->pad_top)),
+                          tcc_mul(f, r, c_(f, d->dilation_h)));
+    tcc_expr *x = tcc_add(f, tcc_sub(f, tcc_mul(f, q, c_(f, d->stride_w)), c_(f, d->pad_left)),
+                          tcc_mul(f, s, c_(f, d->dilation_w)));
+    tcc_expr *channel = tcc_add(f, tcc_mul(f, g, c_(f, op->cg)), c);
+    tcc_expr *value = activation(f, op->gemm.a_source, d->layout, n, y, x, channel, NULL);
+    tcc_expr *inside = tcc_and(f, in_range(f, y, d->height), in_range(f, x, d->width));
+    return tcc_select(f, inside, value, tcc_cast(f, d->input_type, c_(f, 0)));
+}
+
+static tcc_expr *b_element(tcc_func *f, tcc_expr *g, tcc_expr *k, tcc_expr *n, void *user)
+{
+    const ConvOp *op = user;
+    const tcc_conv2d_desc *d = &op->d;
+    tcc_expr *r, *s, *c;
+    decode_k(f, op, k, &r, &s, &c);
+    tcc_expr *ko = tcc_add(f, tcc_mul(f, g, c_(f, op->kg)), n);
+    tcc_expr *index[6];
+    int ndim = 4;
+    if (d->filter_layout == TCC_FILTER_KRSC) {
+        index[0] = ko, index[1] = r, index[2] = s, index[3] = c;
+    } else if (d->filter_layout == TCC_FILTER_KCRS) {
+        index[0] = ko, index[1] = c, index[2] = r, index[3] = s;
+    } else {
+        ndim = 6;
+        index[0] = r, index[1] = s, index[2] = tcc_div(f, c, c_(f, 16));
+        index[3] = tcc_div(f, ko, c_(f, 16));
+        index[4] = tcc_mod(f, c, c_(f, 16)), index[5] = tcc_mod(f, ko, c_(f, 16));
+    }
+    return tcc_access(f, op->gemm.b_source, ndim, index);
+}
+
+static void output_index(tcc_func *f, tcc_expr *g, tcc_expr *m, tcc_expr *n, tcc_expr **index,
+                         void *user)
+{
+    const ConvOp *op = user;
+    tcc_expr *image, *p, *q;
+    decode_m(f, op, m, &image, &p, &q);
+    tcc_expr *ko = tcc_add(f, tcc_mul(f, g, c_(f, op->kg)), n);
+    activation(f, NULL, op->d.layout, image, p, q, ko, index);
+}
+
+/* The shapes of the tensors in their layouts. */
+static int activation_shape(tcc_layout layout, int64_t n, int64_t h, int64_t w, int64_t c,
+                            int64_t *shape)
+{
+    if (layout == TCC_LAYOUT_NHWC) {
+        shape[0] = n, shape[1] = h, shape[2] = w, shape[3] = c;
+        return 4;
+    }
+    if (layout == TCC_LAYOUT_NCHW) {
+        shape[0] = n, shape[1] = c, shape[2] = h, shape[3] = w;
+        return 4;
+    }
+    shape[0] = n / 16, shape[1] = h, shape[2] = w, shape[3] = c / 16, shape[4] = 16, shape[5] = 16;
+    return 6;
+}
+
+static int filter_shape(const tcc_conv2d_desc *d, int64_t cg, int64_t *shape)
+{
+    int64_t k = d->out_channels, r = d->kernel_h, s = d->kernel_w;
+    if (d->filter_layout == TCC_FILTER_KRSC) {
+        shape[0] = k, shape[1] = r, shape[2] = s, shape[3] = cg;
+        return 4;
+    }
+    if (d->filter_layout == TCC_FILTER_KCRS) {
+        shape[0] = k, shape[1] = cg, shape[2] = r, shape[3] = s;
+        return 4;
+    }
+    shape[0] = r, shape[1] = s, shape[2] = d->in_channels / 16, shape[3] = k / 16;
+    shape[4] = 16, shape[5] = 16;
+    return 6;
+}
+
+/* The GEMM of a (valid) descriptor; with a function, also its placeholders. */
+static void conv_operator(const tcc_conv2d_desc *d, tcc_func *f, ConvOp *op)
+{
+    *op = (ConvOp){.d = *d};
+    op->p = tcc_conv2d_out_height(d);
+    op->q = tcc_conv2d_out_width(d);
+    op->cg = d->in_channels / d->groups;
+    op->kg = d->out_channels / d->groups;
+    GemmOperator *g = &op->gemm;
+    *g = (GemmOperator){.groups = d->groups,
+                        .m = d->batch * op->p * op->q,
+                        .n = op->kg,
+                        .k = op->cg * d->kernel_h * d->kernel_w,
+                        .input_type = d->input_type,
+                        .accumulate_type = d->accumulate_type,
+                        .output_type = d->output_type,
+                        .epilogue = d->epilogue,
+                        .a_element = a_element,
+                        .b_element = b_element,
+                        .output_index = output_index,
+                        .output_contiguous_in_m = d->layout == TCC_LAYOUT_NCHW,
+                        .op = op};
+    if (!f)
+        return;
+    int64_t shape[6];
+    int n = activation_shape(d->layout, d->batch, d->height, d->width, d->in_channels, shape);
+    g->a_source = tcc_placeholder(f, "input", n, shape, d->input_type);
+    n = filter_shape(d, op->cg, shape);
+    g->b_source = tcc_placeholder(f, "filter", n, shape, d->input_type);
+    n = activation_shape(d->layout, d->batch, op->p, op->q, d->out_channels, shape);
+    g->output = tcc_placeholder(f, "output", n, shape, d->output_type);
+}
+
+tcc_status tcc_conv2d_compile(tcc_context *ctx, const tcc_conv2d_desc *desc,
+                              const tcc_gemm_schedule *schedule, const tcc_build_options *options,
+                              tcc_kernel **out)
+{
+    if (!ctx || !desc || !out)
+        return TCC_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    tcc_status status = tcc_conv2d_validate(ctx, desc);
+    if (status != TCC_OK)
+        return status;
+    tcc_func *f;
+    if ((status = tcc_func_create(ctx, "conv2d", &f)) != TCC_OK)
+        return status;
+    ConvOp op;
+    conv_operator(desc, f, &op);
+    status = tcc_gemm_compile(ctx, f, &op.gemm, schedule, options, out);
+    tcc_func_destroy(f);
+    return status;
+}
+
+tcc_status tcc_conv2d_default_schedule(tcc_context *ctx, const tcc_conv2d_desc *desc, tcc_arch arch,
+                                       tcc_gemm_schedule *out)
+{
+    tcc_status status = tcc_conv2d_validate(ctx, desc);
+    if (status != TCC_OK)
+        return status;
+    ConvOp op;
+    conv_operator(desc, NULL, &op);
+    *out = (tcc_gemm_schedule){0};
+    return tcc_gemm_complete_schedule(ctx, &op.gemm, arch, out);
+}

@@ -1,0 +1,184 @@
+/*
+ * The implicit GEMM's compute definition: the operands with their range tests, the
+ * product, and the epilogue (see gemm.h and tcc_epilogue in tcc.h).
+ */
+#include "ops/gemm.h"
+
+typedef struct Bodies {
+    const GemmOperator *op;
+    Gemm *gemm;
+} Bodies;
+
+static bool is_float(tcc_dtype type)
+{
+    return type == TCC_FLOAT16 || type == TCC_BFLOAT16 || type == TCC_FLOAT32;
+}
+
+static tcc_expr *zero(tcc_func *f, tcc_dtype type)
+{
+    return is_float(type) ? tcc_float(f, 0, type) : tcc_cast(f, type, tcc_int(f, 0));
+}
+
+/* x < limit, for an axis that a tile may carry past its end. */
+static tcc_expr *below(tcc_func *f, tcc_expr *x, int64_t limit)
+{
+    return tcc_lt(f, x, tcc_int(f, limit));
+}
+
+static tcc_expr *a_body(tcc_func *f, tcc_expr *const *ax, void *user)
+{
+    const GemmOperator *op = ((Bodies *)user)->op;
+    tcc_expr *inside = tcc_and(f, below(f, ax[1], op->m), below(f, ax[2], op->k));
+    return tcc_select(f, inside, op->a_element(f, ax[0], ax[1], ax[2], op->op),
+                      zero(f, op->input_type));
+}
+
+static tcc_expr *b_body(tcc_func *f, tcc_expr *const *ax, void *user)
+{
+    const GemmOperator *op = ((Bodies *)user)->op;
+    tcc_expr *inside = tcc_and(f, below(f, ax[1], op->k), below(f, ax[2], op->n));
+    return tcc_select(f, inside, op->b_element(f, ax[0], ax[1], ax[2], op->op),
+                      zero(f, op->input_type));
+}
+
+static tcc_expr *c_body(tcc_func *f, tcc_expr *const *ax, void *user)
+{
+    Bodies *b = user;
+    tcc_dtype acc = b->op->accumulate_type;
+    tcc_expr *k = tcc_axis(f, b->gemm->reduce);
+    tcc_expr *a_index[3] = {ax[0], ax[1], k}, *b_index[3] = {ax[0], k, ax[2]};
+    tcc_expr *product = tcc_mul(f, tcc_cast(f, acc, tcc_access(f, b->gemm->a, 3, a_index)),
+                                tcc_cast(f, acc, tcc_access(f, b->gemm->b, 3, b_index)));
+    return tcc_sum(f, product, 1, &b->gemm->reduce);
+}
+
+/* ---- the epilogue ---------------------------------------------------------------------- */
+
+/* Epilogue arithmetic happens in float32, or in int32 for an integer output. */
+static tcc_dtype math_type(const GemmOperator *op)
+{
+    return is_float(op->output_type) ? TCC_FLOAT32 : TCC_INT32;
+}
+
+static tcc_expr *constant(tcc_func *f, double value, tcc_dtype type)
+{
+    return type == TCC_INT32 ? tcc_int(f, (int64_t)value) : tcc_float(f, value, type);
+}
+
+static tcc_expr *max0(tcc_func *f, tcc_expr *v, tcc_dtype type)
+{
+    tcc_expr *z = constant(f, 0, type);
+    return tcc_select(f, tcc_lt(f, v, z), z, v);
+}
+
+static tcc_expr *clamp(tcc_func *f, tcc_expr *v, double lo, double hi, tcc_dtype type)
+{
+    tcc_expr *low = constant(f, lo, type), *high = constant(f, hi, type);
+    v = tcc_select(f, tcc_lt(f, v, low), low, v);
+    return tcc_select(f, tcc_lt(f, high, v), high, v);
+}
+
+static void output_index(tcc_func *f, tcc_expr *const *ax, tcc_expr **index, void *user)
+{
+    const GemmOperator *op = ((Bodies *)user)->op;
+    op->output_index(f, ax[0], ax[1], ax[2], index, op->op);
+}
+
+/* The output tensor's previous contents (for beta and the SCALE/RELU prologues). */
+static tcc_expr *previous(tcc_func *f, const Bodies *b, tcc_expr *const *ax, tcc_dtype type)
+{
+    tcc_expr *index[TCC_MAX_DIMS];
+    output_index(f, ax, index, (void *)b);
+    tcc_tensor *output = b->op->output;
+    return tcc_cast(f, type, tcc_access(f, output, output->ndim, index));
+}
+
+static tcc_expr *prologue(tcc_func *f, const Bodies *b, tcc_expr *const *ax, tcc_dtype type)
+{
+    const tcc_epilogue *e = &b->op->epilogue;
+    switch (e->prologue) {
+    case TCC_PROLOGUE_SET:
+        return constant(f, e->prologue_arg, type);
+    case TCC_PROLOGUE_SCALE:
+        return tcc_mul(f, constant(f, e->prologue_arg, type), previous(f, b, ax, type));
+    case TCC_PROLOGUE_RELU:
+        return max0(f, previous(f, b, ax, type), type);
+    default:
+        return NULL;
+    }
+}
+
+static tcc_expr *out_body(tcc_func *f, tcc_expr *const *ax, void *user)
+{
+    const Bodies *b = user;
+    const GemmOperator *op = b->op;
+    const tcc_epilogue *e = &op->epilogue;
+    tcc_dtype type = math_type(op);
+    tcc_expr *v = tcc_cast(f, type, tcc_access(f, b->gemm->c, 3, ax));
+    tcc_expr *start = prologue(f, b, ax, type);
+    if (start)
+        v = tcc_add(f, start, v);
+    if (e->alpha != 1)
+        v = tcc_mul(f, constant(f, e->alpha, type), v);
+    if (e->bias) {
+        tcc_expr *channel = tcc_add(f, tcc_mul(f, ax[0], tcc_int(f, op->n)), ax[2]);
+        v = tcc_add(f, v, tcc_cast(f, type, tcc_access(f, b->gemm->bias, 1, &channel)));
+    }
+    if (e->beta != 0) {
+        tcc_expr *source;
+        if (e->residual) {
+            tcc_expr *index[TCC_MAX_DIMS];
+            output_index(f, ax, index, (void *)b);
+            source = tcc_cast(f, type, tcc_access(f, b->gemm->residual, op->output->ndim, index));
+        } else {
+            source = previous(f, b, ax, type);
+        }
+        v = tcc_add(f, v, tcc_mul(f, constant(f, e->beta, type), source));
+    }
+    if (e->relu)
+        v = max0(f, v, type);
+    if (e->clamp)
+        v = clamp(f, v, e->clamp_min, e->clamp_max, type);
+    return tcc_cast(f, op->output_type, v);
+}
+
+/* ---- the definition ------------------------------------------------------------------- */
+
+static void add_param(Gemm *gemm, tcc_tensor *t)
+{
+    gemm->params[gemm->nparam++] = t;
+}
+
+tcc_status tcc_gemm_define(tcc_func *func, const GemmOperator *op, Gemm *gemm)
+{
+    Bodies bodies = {op, gemm};
+    const tcc_epilogue *e = &op->epilogue;
+    const int64_t a_shape[3] = {op->groups, op->m, op->k}, b_shape[3] = {op->groups, op->k, op->n};
+    const int64_t c_shape[3] = {op->groups, op->m, op->n};
+    static const char *const a_axes[3] = {"g", "m", "k"}, *const b_axes[3] = {"g", "k", "n"};
+    static const char *const c_axes[3] = {"g", "m", "n"};
+
+    *gemm = (Gemm){0};
+    add_param(gemm, op->a_source);
+    add_param(gemm, op->b_source);
+    if (e->bias) {
+        const int64_t channels = op->groups * op->n;
+        gemm->bias = tcc_placeholder(func, "bias", 1, &channels, op->output_type);
+        add_param(gemm, gemm->bias);
+    }
+    if (e->beta != 0 && e->residual) {
+        gemm->residual =
+            tcc_placeholder(func, "residual", op->output->ndim, op->output->shape, op->output_type);
+        add_param(gemm, gemm->residual);
+    }
+    add_param(gemm, op->output);
+    gemm->reduce = tcc_reduce_axis(func, "rk", op->k);
+    gemm->a = tcc_compute(func, "A", 3, a_shape, a_axes, op->input_type, a_body, &bodies);
+    gemm->b = tcc_compute(func, "B", 3, b_shape, b_axes, op->input_type, b_body, &bodies);
+    gemm->c = tcc_compute(func, "C", 3, c_shape, c_axes, op->accumulate_type, c_body, &bodies);
+    gemm->out = tcc_compute_into(func, "Out", 3, c_shape, c_axes, out_body, op->output,
+                                 output_index, &bodies);
+    if (!gemm->out)
+        return tcc_func_status(func);
+    return TCC_OK;
+}

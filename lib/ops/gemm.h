@@ -1,0 +1,61 @@
+/*
+ * The implicit GEMM every convolution and matrix product becomes.
+ *
+ * Per group g (a convolution's group, a batched product's batch entry):
+ *   A[g, m, k]  the operand rows (a convolution's im2col, never stored: inlined into
+ *               the shared-memory copy, zero outside the tensor and the padding)
+ *   B[g, k, n]  the operand columns (a convolution's filter)
+ *   C[g, m, n]  = sum over k of A * B, on the tensor cores
+ *   Out         the epilogue over (g, m, n), stored into the operator's output tensor at
+ *               the index the operator maps (g, m, n) to, guarded at ragged edges.
+ * An operator supplies the element and index functions; gemm.c does the rest.
+ */
+#ifndef TCC_OPS_GEMM_H
+#define TCC_OPS_GEMM_H
+
+#include "te.h"
+
+typedef struct GemmOperator {
+    int64_t groups, m, n, k; /* per group */
+    tcc_dtype input_type, accumulate_type, output_type;
+    tcc_epilogue epilogue;
+    tcc_tensor *a_source, *b_source; /* the placeholders the elements read */
+    tcc_tensor *output;              /* the placeholder Out stores into */
+    /* A[g, m, k] and B[g, k, n] for in-range (m, k) and (k, n); gemm.c adds the range test. */
+    tcc_expr *(*a_element)(tcc_func *f, tcc_expr *g, tcc_expr *m, tcc_expr *k, void *op);
+    tcc_expr *(*b_element)(tcc_func *f, tcc_expr *g, tcc_expr *k, tcc_expr *n, void *op);
+    /* The output index of (g, m, n), one expression per dimension of `output`. */
+    void (*output_index)(tcc_func *f, tcc_expr *g, tcc_expr *m, tcc_expr *n, tcc_expr **index,
+                         void *op);
+    bool output_contiguous_in_m; /* consecutive m are adjacent in memory (NCHW) */
+    void *op;                    /* passed to the functions above */
+} GemmOperator;
+
+typedef struct Gemm {
+    tcc_tensor *a, *b, *c, *out;
+    tcc_tensor *bias, *residual; /* placeholders, when the epilogue reads them */
+    tcc_iter_var *reduce;
+    int nparam;
+    tcc_tensor *params[6]; /* a_source, b_source, [bias], [residual], output */
+} Gemm;
+
+/* Defines A, B, C and the epilogue into op->output; fills gemm. */
+tcc_status tcc_gemm_define(tcc_func *func, const GemmOperator *op, Gemm *gemm);
+
+/* Fills the zero fields of `schedule` for this product on `arch`, and checks the rest. */
+tcc_status tcc_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, tcc_arch arch,
+                                      tcc_gemm_schedule *schedule);
+
+/* Applies a complete schedule (see tcc_gemm_schedule in tcc.h). */
+tcc_status tcc_gemm_schedule_apply(tcc_func *func, const GemmOperator *op, const Gemm *gemm,
+                                   const tcc_gemm_schedule *schedule);
+
+/* Checks the types against the arch; builds the kernel of a defined, scheduled GEMM. */
+tcc_status tcc_gemm_check_arch(tcc_context *ctx, const GemmOperator *op, tcc_arch arch);
+
+/* Defines, schedules (given or default) and builds: the operators' compile functions. */
+tcc_status tcc_gemm_compile(tcc_context *ctx, tcc_func *func, GemmOperator *op,
+                            const tcc_gemm_schedule *schedule, const tcc_build_options *options,
+                            tcc_kernel **out);
+
+#endif

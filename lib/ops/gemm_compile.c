@@ -1,0 +1,49 @@
+/*
+ * From an operator to a kernel: check the types against the target, define the
+ * implicit GEMM, schedule it (as given, or chosen from the shape) and build it.
+ */
+#include "ops/gemm.h"
+
+tcc_status tcc_gemm_check_arch(tcc_context *ctx, const GemmOperator *op, tcc_arch arch)
+{
+    const char *what = NULL;
+    int needed = 70;
+    if (op->input_type == TCC_BFLOAT16)
+        what = "bfloat16", needed = 80;
+    else if (op->input_type == TCC_FLOAT32)
+        what = "tf32 (float32 inputs)", needed = 80;
+    else if (op->input_type == TCC_INT8)
+        what = "int8", needed = 75; /* sm_72, and every arch tcc targets from sm_75 on */
+    if ((int)arch < needed)
+        return tcc_fail(ctx, TCC_ERROR_UNSUPPORTED,
+                        "%s tensor cores need sm_%d or newer; the target is sm_%d",
+                        what ? what : "float16", needed == 75 ? 72 : needed, (int)arch);
+    return TCC_OK;
+}
+
+tcc_status tcc_gemm_compile(tcc_context *ctx, tcc_func *func, GemmOperator *op,
+                            const tcc_gemm_schedule *schedule, const tcc_build_options *options,
+                            tcc_kernel **out)
+{
+    tcc_build_options defaults;
+    if (!options) {
+        tcc_build_options_init(&defaults);
+        options = &defaults;
+    }
+    tcc_status status = tcc_gemm_check_arch(ctx, op, options->arch);
+    if (status != TCC_OK)
+        return status;
+    tcc_gemm_schedule chosen = {0};
+    if (schedule)
+        chosen = *schedule;
+    if ((status = tcc_gemm_complete_schedule(ctx, op, options->arch, &chosen)) != TCC_OK)
+        return status;
+    Gemm gemm;
+    if ((status = tcc_gemm_define(func, op, &gemm)) != TCC_OK)
+        return status;
+    if ((status = tcc_schedule_create(func, 1, &gemm.out)) != TCC_OK)
+        return status;
+    if ((status = tcc_gemm_schedule_apply(func, op, &gemm, &chosen)) != TCC_OK)
+        return status;
+    return tcc_build(func, gemm.nparam, gemm.params, options, out);
+}

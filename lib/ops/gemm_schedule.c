@@ -1,0 +1,261 @@
+/*
+ * The implicit GEMM's schedule, in TVM's primitives (the tutorial's structure, plus an
+ * epilogue staged through shared memory):
+ *
+ *   Out   blocks of BM x BN over (g, m, n); its elements spread over all threads, with
+ *         guards where M or N is not a multiple of the block
+ *   C     in shared memory, computed per block: each warp stores its fragments there
+ *   C.acc per warp, WM x WN accumulator fragments; the reduction walks K in steps of
+ *         num_total_passes MMA passes through shared-memory tiles of A and B, loading
+ *         the fragments of num_fused_passes passes at a time; the MMA policy orders the
+ *         passes and the tiles of the warp
+ *
+ * The epilogue reads C from shared memory, so any output layout, any edge and any
+ * element-wise work come after the tensor cores without constraining them.
+ */
+#include "ops/gemm.h"
+
+#include <string.h>
+
+#define TRY(call)                                                                                  \
+    do {                                                                                           \
+        tcc_status status_ = (call);                                                               \
+        if (status_ != TCC_OK)                                                                     \
+            return status_;                                                                        \
+    } while (0)
+
+typedef struct Tiles {
+    int64_t mm, mn, mk; /* the MMA shape */
+    int64_t bm, bn, bk; /* block tile and reduction step */
+    int64_t wm, wn, fk; /* warp tile; k of the fused passes */
+    int64_t warps_m, warps_n, threads;
+} Tiles;
+
+static Tiles tiles_of(const tcc_gemm_schedule *s)
+{
+    Tiles t = {.mm = s->mma_m, .mn = s->mma_n, .mk = s->mma_k};
+    t.wm = s->warp_row_tiles * t.mm;
+    t.wn = s->warp_col_tiles * t.mn;
+    t.bm = s->block_row_warps * t.wm;
+    t.bn = s->block_col_warps * t.wn;
+    t.bk = s->num_total_passes * t.mk;
+    t.fk = s->num_fused_passes * t.mk;
+    t.warps_m = s->block_row_warps;
+    t.warps_n = s->block_col_warps;
+    t.threads = 32 * t.warps_m * t.warps_n;
+    return t;
+}
+
+/* ---- choosing and checking a schedule -------------------------------------------------- */
+
+static bool mma_shape_ok(tcc_dtype input, int m, int n, int k)
+{
+    if (input == TCC_FLOAT32)
+        return m == 16 && n == 16 && k == 8;
+    return k == 16 && ((m == 16 && n == 16) || (m == 32 && n == 8) || (m == 8 && n == 32));
+}
+
+static int64_t shared_bytes(const GemmOperator *op, Tiles t)
+{
+    int64_t in = (int64_t)tcc_dtype_size(op->input_type);
+    int64_t acc = (int64_t)tcc_dtype_size(op->accumulate_type);
+    return (t.bm * t.bk + t.bk * t.bn) * in + t.bm * t.bn * acc;
+}
+
+static void choose_defaults(const GemmOperator *op, tcc_gemm_schedule *s)
+{
+    if (!s->mma_m || !s->mma_n || !s->mma_k) {
+        s->mma_m = 16;
+        s->mma_n = 16;
+        s->mma_k = op->input_type == TCC_FLOAT32 ? 8 : 16;
+    }
+    /* A warp computes 32 x 64 of C whatever the MMA shape. */
+    if (!s->warp_row_tiles)
+        s->warp_row_tiles = s->mma_m >= 32 ? 1 : 32 / s->mma_m;
+    if (!s->warp_col_tiles)
+        s->warp_col_tiles = 64 / s->mma_n > 0 ? 64 / s->mma_n : 1;
+    /* 2 x 2 warps, fewer where the product is too narrow to fill them. */
+    if (!s->block_row_warps)
+        s->block_row_warps = op->m > s->warp_row_tiles * s->mma_m ? 2 : 1;
+    if (!s->block_col_warps)
+        s->block_col_warps = op->n > s->warp_col_tiles * s->mma_n ? 2 : 1;
+    if (!s->num_total_passes)
+        s->num_total_passes = 2;
+    if (!s->num_fused_passes)
+        s->num_fused_passes = s->num_total_passes;
+}
+
+tcc_status tcc_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, tcc_arch arch,
+                                      tcc_gemm_schedule *s)
+{
+    (void)arch;
+    choose_defaults(op, s);
+    if (!mma_shape_ok(op->input_type, s->mma_m, s->mma_n, s->mma_k))
+        return tcc_fail(ctx, TCC_ERROR_UNSUPPORTED, "no MMA shape m%dn%dk%d for %s inputs%s",
+                        s->mma_m, s->mma_n, s->mma_k, tcc_dtype_name(op->input_type),
+                        op->input_type == TCC_FLOAT32 ? " (tf32 has m16n16k8)"
+                                                      : " (m16n16k16, m32n8k16 and m8n32k16)");
+    const int knobs[6] = {s->block_row_warps, s->block_col_warps,  s->warp_row_tiles,
+                          s->warp_col_tiles,  s->num_total_passes, s->num_fused_passes};
+    for (int i = 0; i < 6; i++)
+        if (knobs[i] < 1 || knobs[i] > 64)
+            return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+                            "schedule: warps, tiles and passes must be between 1 and 64");
+    if (s->num_total_passes % s->num_fused_passes != 0)
+        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+                        "schedule: num_fused_passes (%d) must divide num_total_passes (%d)",
+                        s->num_fused_passes, s->num_total_passes);
+    if ((int)s->policy < TCC_MMA_PASS_ORDER || s->policy > TCC_MMA_BLOCK_ORDER)
+        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: unknown MMA policy");
+    Tiles t = tiles_of(s);
+    if (t.threads > 1024)
+        return tcc_fail(ctx, TCC_ERROR_SCHEDULE,
+                        "schedule needs %lld threads per block (%d x %d warps); the limit is 1024",
+                        (long long)t.threads, s->block_row_warps, s->block_col_warps);
+    int64_t bytes = shared_bytes(op, t);
+    if (bytes > 48 * 1024)
+        return tcc_fail(ctx, TCC_ERROR_SCHEDULE,
+                        "schedule needs %lld bytes of shared memory (a %lldx%lld block, k step "
+                        "%lld); the limit for static shared memory is 49152",
+                        (long long)bytes, (long long)t.bm, (long long)t.bn, (long long)t.bk);
+    return TCC_OK;
+}
+
+/* ---- applying it ------------------------------------------------------------------------ */
+
+/* Spreads a loop over every thread of the block: threadIdx.x fastest. */
+static tcc_status spread_over_threads(tcc_stage *s, tcc_iter_var *axis, Tiles t)
+{
+    tcc_iter_var *rest, *inner, *ty, *lanes, *tz, *tx;
+    TRY(tcc_split(s, axis, t.threads, &rest, &inner));
+    TRY(tcc_split(s, inner, 32 * t.warps_n, &ty, &lanes));
+    TRY(tcc_split(s, lanes, 32, &tz, &tx));
+    TRY(tcc_bind(s, ty, TCC_THREAD_Y));
+    TRY(tcc_bind(s, tz, TCC_THREAD_Z));
+    return tcc_bind(s, tx, TCC_THREAD_X);
+}
+
+/* Out: blocks over (g, m, n), then the block's elements over its threads. Returns the
+ * innermost block axis, where the block's C is computed. */
+static tcc_status schedule_out(tcc_func *f, const GemmOperator *op, const Gemm *gemm,
+                               const tcc_gemm_schedule *s, Tiles t, tcc_iter_var **block_axis)
+{
+    tcc_stage *so = tcc_stage_of(f, gemm->out);
+    tcc_iter_var *g = tcc_tensor_axis(gemm->out, 0);
+    tcc_iter_var *mo, *mi, *no, *ni, *elements;
+    TRY(tcc_split(so, tcc_tensor_axis(gemm->out, 1), t.bm, &mo, &mi));
+    TRY(tcc_split(so, tcc_tensor_axis(gemm->out, 2), t.bn, &no, &ni));
+    tcc_iter_var *row_major[5] = {g, mo, no, mi, ni}, *col_major[5] = {g, no, mo, mi, ni};
+    TRY(tcc_reorder(so, 5, s->column_major_blocks ? col_major : row_major));
+    TRY(tcc_bind(so, g, TCC_BLOCK_Z));
+    /* blockIdx.x walks the blocks of the inner of the two block loops. */
+    TRY(tcc_bind(so, s->column_major_blocks ? no : mo, TCC_BLOCK_Y));
+    TRY(tcc_bind(so, s->column_major_blocks ? mo : no, TCC_BLOCK_X));
+    *block_axis = s->column_major_blocks ? mo : no;
+    /* Consecutive threads write consecutive addresses of the output. */
+    if (op->output_contiguous_in_m) {
+        tcc_iter_var *order[2] = {ni, mi};
+        TRY(tcc_reorder(so, 2, order));
+        TRY(tcc_fuse(so, ni, mi, &elements));
+    } else {
+        TRY(tcc_fuse(so, mi, ni, &elements));
+    }
+    return spread_over_threads(so, elements, t);
+}
+
+/* C in shared memory: each warp stores its own accumulator fragments. Returns the warp
+ * axis, where the warp's accumulator is computed. */
+static tcc_status schedule_c(tcc_func *f, const Gemm *gemm, Tiles t, tcc_iter_var *block_axis,
+                             tcc_iter_var **warp_axis)
+{
+    tcc_stage *sc = tcc_stage_of(f, gemm->c);
+    tcc_stage *so = tcc_stage_of(f, gemm->out);
+    TRY(tcc_compute_at(sc, so, block_axis));
+    tcc_iter_var *wy, *mr, *wz, *nr, *tm, *tmi, *tn, *tni;
+    TRY(tcc_split_nparts(sc, tcc_tensor_axis(gemm->c, 1), t.warps_m, &wy, &mr));
+    TRY(tcc_split_nparts(sc, tcc_tensor_axis(gemm->c, 2), t.warps_n, &wz, &nr));
+    TRY(tcc_split(sc, mr, t.mm, &tm, &tmi));
+    TRY(tcc_split(sc, nr, t.mn, &tn, &tni));
+    tcc_iter_var *order[6] = {wy, wz, tm, tn, tmi, tni};
+    TRY(tcc_reorder(sc, 6, order));
+    TRY(tcc_bind(sc, wy, TCC_THREAD_Y));
+    TRY(tcc_bind(sc, wz, TCC_THREAD_Z));
+    TRY(tcc_tensorize(sc, tmi, TCC_WMMA_STORE, (int)t.mm, (int)t.mn, (int)t.mk));
+    *warp_axis = wz;
+    return TCC_OK;
+}
+
+/* The warp's accumulator and the reduction. Returns the step and fused-pass axes. */
+static tcc_status schedule_accumulator(tcc_func *f, tcc_tensor *acc, const Gemm *gemm,
+                                       const tcc_gemm_schedule *s, Tiles t, tcc_iter_var *warp_axis,
+                                       tcc_iter_var **step, tcc_iter_var **group)
+{
+    tcc_stage *sf = tcc_stage_of(f, acc);
+    TRY(tcc_compute_at(sf, tcc_stage_of(f, gemm->c), warp_axis));
+    tcc_iter_var *ko, *ki, *kg, *kp, *pass, *kk, *tm, *tmi, *tn, *tni;
+    TRY(tcc_split(sf, tcc_tensor_reduce_axis(acc, 0), t.bk, &ko, &ki));
+    TRY(tcc_split(sf, ki, t.fk, &kg, &kp));
+    TRY(tcc_split(sf, kp, t.mk, &pass, &kk));
+    TRY(tcc_split(sf, tcc_tensor_axis(acc, 1), t.mm, &tm, &tmi));
+    TRY(tcc_split(sf, tcc_tensor_axis(acc, 2), t.mn, &tn, &tni));
+    tcc_iter_var *pass_order[8] = {ko, kg, pass, tm, tn, tmi, tni, kk};
+    tcc_iter_var *block_order[8] = {ko, kg, tm, tn, pass, tmi, tni, kk};
+    TRY(tcc_reorder(sf, 8, s->policy == TCC_MMA_BLOCK_ORDER ? block_order : pass_order));
+    TRY(tcc_tensorize(sf, tmi, TCC_WMMA_MMA, (int)t.mm, (int)t.mn, (int)t.mk));
+    *step = ko;
+    *group = kg;
+    return TCC_OK;
+}
+
+/* A fragment cache: 2-D tiles of rows x cols at the end of its loops. */
+static tcc_status schedule_fragments(tcc_func *f, tcc_tensor *frag, int64_t rows, int64_t cols,
+                                     tcc_intrinsic intrinsic, Tiles t)
+{
+    tcc_stage *s = tcc_stage_of(f, frag);
+    tcc_iter_var *ro, *ri, *co, *ci;
+    TRY(tcc_split(s, tcc_tensor_axis(frag, 1), rows, &ro, &ri));
+    TRY(tcc_split(s, tcc_tensor_axis(frag, 2), cols, &co, &ci));
+    tcc_iter_var *order[4] = {ro, co, ri, ci};
+    TRY(tcc_reorder(s, 4, order));
+    return tcc_tensorize(s, ri, intrinsic, (int)t.mm, (int)t.mn, (int)t.mk);
+}
+
+/* A shared-memory tile, filled by every thread of the block. */
+static tcc_status schedule_shared(tcc_func *f, tcc_tensor *shared, Tiles t)
+{
+    tcc_stage *s = tcc_stage_of(f, shared);
+    tcc_iter_var *elements;
+    TRY(tcc_fuse(s, tcc_tensor_axis(shared, 1), tcc_tensor_axis(shared, 2), &elements));
+    return spread_over_threads(s, elements, t);
+}
+
+tcc_status tcc_gemm_schedule_apply(tcc_func *f, const GemmOperator *op, const Gemm *gemm,
+                                   const tcc_gemm_schedule *s)
+{
+    Tiles t = tiles_of(s);
+    tcc_tensor *c = gemm->c;
+    TRY(tcc_compute_inline(tcc_stage_of(f, gemm->a)));
+    TRY(tcc_compute_inline(tcc_stage_of(f, gemm->b)));
+    tcc_tensor *as = tcc_cache_read(f, gemm->a, TCC_SCOPE_SHARED, 1, &c);
+    tcc_tensor *bs = tcc_cache_read(f, gemm->b, TCC_SCOPE_SHARED, 1, &c);
+    tcc_tensor *af = tcc_cache_read(f, as, TCC_SCOPE_WMMA_MATRIX_A, 1, &c);
+    tcc_tensor *bf = tcc_cache_read(f, bs, TCC_SCOPE_WMMA_MATRIX_B, 1, &c);
+    TRY(tcc_set_scope(tcc_stage_of(f, c), TCC_SCOPE_SHARED));
+    tcc_tensor *acc = tcc_cache_write(f, c, TCC_SCOPE_WMMA_ACCUMULATOR);
+    if (!as || !bs || !af || !bf || !acc)
+        return tcc_func_status(f);
+
+    tcc_iter_var *block_axis, *warp_axis, *step, *group;
+    TRY(schedule_out(f, op, gemm, s, t, &block_axis));
+    TRY(schedule_c(f, gemm, t, block_axis, &warp_axis));
+    TRY(schedule_accumulator(f, acc, gemm, s, t, warp_axis, &step, &group));
+    tcc_stage *sf = tcc_stage_of(f, acc);
+    TRY(tcc_compute_at(tcc_stage_of(f, as), sf, step));
+    TRY(tcc_compute_at(tcc_stage_of(f, bs), sf, step));
+    TRY(tcc_compute_at(tcc_stage_of(f, af), sf, group));
+    TRY(tcc_compute_at(tcc_stage_of(f, bf), sf, group));
+    TRY(schedule_fragments(f, af, t.mm, t.mk, TCC_WMMA_LOAD_A, t));
+    TRY(schedule_fragments(f, bf, t.mk, t.mn, TCC_WMMA_LOAD_B, t));
+    TRY(schedule_shared(f, as, t));
+    return schedule_shared(f, bs, t);
+}

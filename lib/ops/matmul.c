@@ -1,0 +1,99 @@
+/*
+ * matmul: C[b] = A[b] * B[b], a first-class operator on the implicit-GEMM machinery (one
+ * group per batch entry). A is m x k, row-major or column-major; B is k x n, likewise;
+ * C is row-major m x n.
+ */
+#include "ops/gemm.h"
+
+typedef struct MatmulOp {
+    GemmOperator gemm;
+    tcc_matmul_desc d;
+} MatmulOp;
+
+/* Element (row, col) of a matrix stored row-major or, if col_major, transposed. */
+static tcc_expr *element(tcc_func *f, tcc_tensor *t, tcc_expr *batch, tcc_expr *row, tcc_expr *col,
+                         bool col_major)
+{
+    tcc_expr *index[3] = {batch, col_major ? col : row, col_major ? row : col};
+    return tcc_access(f, t, 3, index);
+}
+
+static tcc_expr *a_element(tcc_func *f, tcc_expr *g, tcc_expr *m, tcc_expr *k, void *user)
+{
+    const MatmulOp *op = user;
+    return element(f, op->gemm.a_source, g, m, k, op->d.a_col_major);
+}
+
+static tcc_expr *b_element(tcc_func *f, tcc_expr *g, tcc_expr *k, tcc_expr *n, void *user)
+{
+    const MatmulOp *op = user;
+    return element(f, op->gemm.b_source, g, k, n, op->d.b_col_major);
+}
+
+static void output_index(tcc_func *f, tcc_expr *g, tcc_expr *m, tcc_expr *n, tcc_expr **index,
+                         void *user)
+{
+    (void)f;
+    (void)user;
+    index[0] = g, index[1] = m, index[2] = n;
+}
+
+static void matmul_operator(const tcc_matmul_desc *d, tcc_func *f, MatmulOp *op)
+{
+    *op = (MatmulOp){.d = *d};
+    GemmOperator *g = &op->gemm;
+    *g = (GemmOperator){.groups = d->batch,
+                        .m = d->m,
+                        .n = d->n,
+                        .k = d->k,
+                        .input_type = d->input_type,
+                        .accumulate_type = d->accumulate_type,
+                        .output_type = d->output_type,
+                        .epilogue = d->epilogue,
+                        .a_element = a_element,
+                        .b_element = b_element,
+                        .output_index = output_index,
+                        .op = op};
+    if (!f)
+        return;
+    const int64_t a_shape[3] = {d->batch, d->a_col_major ? d->k : d->m,
+                                d->a_col_major ? d->m : d->k};
+    const int64_t b_shape[3] = {d->batch, d->b_col_major ? d->n : d->k,
+                                d->b_col_major ? d->k : d->n};
+    const int64_t c_shape[3] = {d->batch, d->m, d->n};
+    g->a_source = tcc_placeholder(f, "a", 3, a_shape, d->input_type);
+    g->b_source = tcc_placeholder(f, "b", 3, b_shape, d->input_type);
+    g->output = tcc_placeholder(f, "c", 3, c_shape, d->output_type);
+}
+
+tcc_status tcc_matmul_compile(tcc_context *ctx, const tcc_matmul_desc *desc,
+                              const tcc_gemm_schedule *schedule, const tcc_build_options *options,
+                              tcc_kernel **out)
+{
+    if (!ctx || !desc || !out)
+        return TCC_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    tcc_status status = tcc_matmul_validate(ctx, desc);
+    if (status != TCC_OK)
+        return status;
+    tcc_func *f;
+    if ((status = tcc_func_create(ctx, "matmul", &f)) != TCC_OK)
+        return status;
+    MatmulOp op;
+    matmul_operator(desc, f, &op);
+    status = tcc_gemm_compile(ctx, f, &op.gemm, schedule, options, out);
+    tcc_func_destroy(f);
+    return status;
+}
+
+tcc_status tcc_matmul_default_schedule(tcc_context *ctx, const tcc_matmul_desc *desc, tcc_arch arch,
+                                       tcc_gemm_schedule *out)
+{
+    tcc_status status = tcc_matmul_validate(ctx, desc);
+    if (status != TCC_OK)
+        return status;
+    MatmulOp op;
+    matmul_operator(desc, NULL, &op);
+    *out = (tcc_gemm_schedule){0};
+    return tcc_gemm_complete_schedule(ctx, &op.gemm, arch, out);
+}
