@@ -394,6 +394,42 @@ tcc_status tcc_kernel_launch(tcc_loaded_kernel *loaded, int nbuffer, tcc_device_
 tcc_status tcc_kernel_time(tcc_loaded_kernel *loaded, int nbuffer, tcc_device_buffer *const *buffers,
                            int warmup, int runs, double *median_ms);
 
+/* ---- checking and timing a kernel on a device (what tcc-conv --run does) ------------- */
+
+typedef struct tcc_check_options {
+    uint64_t seed;       /* of the random inputs; print it so a failure can be replayed */
+    int64_t samples;     /* outputs compared with the reference; 0 = all of them */
+    int threads;         /* of the CPU reference; 0 = all processors */
+    int warmup, runs;    /* timing: runs = 0 skips it */
+} tcc_check_options;
+
+typedef struct tcc_check_result {
+    double max_error;      /* max |got - ref| / max |ref| over the compared outputs */
+    double normwise_error; /* ||got - ref|| / ||ref|| */
+    double tolerance;      /* what the types allow (tcc_check_tolerance) */
+    int64_t compared;      /* outputs compared */
+    int64_t unwritten;     /* outputs that still hold the poison written before the run */
+    bool passed;           /* unwritten == 0 and max_error <= tolerance */
+    double median_ms;      /* when timed */
+} tcc_check_result;
+
+/* The largest max_error the types allow: 1e-3 for float16/bfloat16 inputs accumulated and
+ * stored in float32, looser for float16 accumulation, bfloat16 or float16 outputs and tf32,
+ * 0 for int8 into int32. */
+double tcc_check_tolerance(tcc_dtype input, tcc_dtype accumulate, tcc_dtype output);
+
+/* Fills the kernel's inputs (and bias, residual, previous output) with fresh random
+ * values, poisons the output unless the epilogue reads it, runs the kernel once, compares
+ * with the CPU reference, then times it. A failed comparison is not an error: read
+ * result->passed. The kernel must come from tcc_conv2d_compile / tcc_matmul_compile (or
+ * the tutorial's schedule for conv2d) with the same descriptor. */
+tcc_status tcc_conv2d_check(tcc_device *device, const tcc_kernel *kernel,
+                            const tcc_conv2d_desc *desc, const tcc_check_options *options,
+                            tcc_check_result *result);
+tcc_status tcc_matmul_check(tcc_device *device, const tcc_kernel *kernel,
+                            const tcc_matmul_desc *desc, const tcc_check_options *options,
+                            tcc_check_result *result);
+
 #ifdef __cplusplus
 }
 #endif
