@@ -159,9 +159,14 @@ static int filter_shape(const tcc_conv2d_desc *d, int64_t cg, int64_t *shape)
     return 6;
 }
 
-/* The GEMM of a (valid) descriptor; with a function, also its placeholders. */
-static void conv_operator(const tcc_conv2d_desc *d, tcc_func *f, ConvOp *op)
+/* The GEMM of a convolution, with its placeholders, in the function's arena. */
+static tcc_status make_conv(tcc_func *f, const void *desc, GemmOperator **out)
 {
+    const tcc_conv2d_desc *d = desc;
+    tcc_status status = tcc_conv2d_validate(f->ctx, d);
+    if (status != TCC_OK)
+        return status;
+    ConvOp *op = tcc_arena_alloc(f->arena, sizeof *op);
     *op = (ConvOp){.d = *d};
     op->p = tcc_conv2d_out_height(d);
     op->q = tcc_conv2d_out_width(d);
@@ -181,8 +186,6 @@ static void conv_operator(const tcc_conv2d_desc *d, tcc_func *f, ConvOp *op)
                         .output_index = output_index,
                         .output_contiguous_in_m = d->layout == TCC_LAYOUT_NCHW,
                         .op = op};
-    if (!f)
-        return;
     int64_t shape[6];
     int n = activation_shape(d->layout, d->batch, d->height, d->width, d->in_channels, shape);
     g->a_source = tcc_placeholder(f, "input", n, shape, d->input_type);
@@ -190,36 +193,19 @@ static void conv_operator(const tcc_conv2d_desc *d, tcc_func *f, ConvOp *op)
     g->b_source = tcc_placeholder(f, "filter", n, shape, d->input_type);
     n = activation_shape(d->layout, d->batch, op->p, op->q, d->out_channels, shape);
     g->output = tcc_placeholder(f, "output", n, shape, d->output_type);
+    *out = g;
+    return g->output ? TCC_OK : tcc_func_status(f);
 }
 
 tcc_status tcc_conv2d_compile(tcc_context *ctx, const tcc_conv2d_desc *desc,
                               const tcc_gemm_schedule *schedule, const tcc_build_options *options,
                               tcc_kernel **out)
 {
-    if (!ctx || !desc || !out)
-        return TCC_ERROR_INVALID_ARGUMENT;
-    *out = NULL;
-    tcc_status status = tcc_conv2d_validate(ctx, desc);
-    if (status != TCC_OK)
-        return status;
-    tcc_func *f;
-    if ((status = tcc_func_create(ctx, "conv2d", &f)) != TCC_OK)
-        return status;
-    ConvOp op;
-    conv_operator(desc, f, &op);
-    status = tcc_gemm_compile(ctx, f, &op.gemm, schedule, options, out);
-    tcc_func_destroy(f);
-    return status;
+    return tcc_gemm_compile(ctx, "conv2d", make_conv, desc, schedule, options, out);
 }
 
 tcc_status tcc_conv2d_default_schedule(tcc_context *ctx, const tcc_conv2d_desc *desc, tcc_arch arch,
                                        tcc_gemm_schedule *out)
 {
-    tcc_status status = tcc_conv2d_validate(ctx, desc);
-    if (status != TCC_OK)
-        return status;
-    ConvOp op;
-    conv_operator(desc, NULL, &op);
-    *out = (tcc_gemm_schedule){0};
-    return tcc_gemm_complete_schedule(ctx, &op.gemm, arch, out);
+    return tcc_gemm_default_schedule(ctx, make_conv, desc, arch, out);
 }

@@ -53,9 +53,17 @@ tcc_status tcc_gemm_schedule_apply(tcc_func *func, const GemmOperator *op, const
 /* Checks the types against the arch; builds the kernel of a defined, scheduled GEMM. */
 tcc_status tcc_gemm_check_arch(tcc_context *ctx, const GemmOperator *op, tcc_arch arch);
 
-/* Defines, schedules (given or default) and builds: the operators' compile functions. */
-tcc_status tcc_gemm_compile(tcc_context *ctx, tcc_func *func, GemmOperator *op,
+/* An operator's GEMM: validates its descriptor and, in `func`'s arena, makes the
+ * operator with its placeholders. */
+typedef tcc_status (*GemmMaker)(tcc_func *func, const void *desc, GemmOperator **out);
+
+/* Validates, defines, schedules (as given, or chosen) and builds: what an operator's
+ * compile function does. */
+tcc_status tcc_gemm_compile(tcc_context *ctx, const char *name, GemmMaker make, const void *desc,
                             const tcc_gemm_schedule *schedule, const tcc_build_options *options,
                             tcc_kernel **out);
+/* The schedule tcc_gemm_compile chooses when given none. */
+tcc_status tcc_gemm_default_schedule(tcc_context *ctx, GemmMaker make, const void *desc,
+                                     tcc_arch arch, tcc_gemm_schedule *out);
 
 #endif

@@ -21,15 +21,10 @@ tcc_status tcc_gemm_check_arch(tcc_context *ctx, const GemmOperator *op, tcc_arc
     return TCC_OK;
 }
 
-tcc_status tcc_gemm_compile(tcc_context *ctx, tcc_func *func, GemmOperator *op,
-                            const tcc_gemm_schedule *schedule, const tcc_build_options *options,
-                            tcc_kernel **out)
+static tcc_status define_and_build(tcc_context *ctx, tcc_func *func, const GemmOperator *op,
+                                   const tcc_gemm_schedule *schedule,
+                                   const tcc_build_options *options, tcc_kernel **out)
 {
-    tcc_build_options defaults;
-    if (!options) {
-        tcc_build_options_init(&defaults);
-        options = &defaults;
-    }
     tcc_status status = tcc_gemm_check_arch(ctx, op, options->arch);
     if (status != TCC_OK)
         return status;
@@ -46,4 +41,46 @@ tcc_status tcc_gemm_compile(tcc_context *ctx, tcc_func *func, GemmOperator *op,
     if ((status = tcc_gemm_schedule_apply(func, op, &gemm, &chosen)) != TCC_OK)
         return status;
     return tcc_build(func, gemm.nparam, gemm.params, options, out);
+}
+
+tcc_status tcc_gemm_compile(tcc_context *ctx, const char *name, GemmMaker make, const void *desc,
+                            const tcc_gemm_schedule *schedule, const tcc_build_options *options,
+                            tcc_kernel **out)
+{
+    if (!ctx || !desc || !out)
+        return TCC_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    tcc_build_options defaults;
+    if (!options) {
+        tcc_build_options_init(&defaults);
+        options = &defaults;
+    }
+    tcc_func *func;
+    tcc_status status = tcc_func_create(ctx, name, &func);
+    if (status != TCC_OK)
+        return status;
+    GemmOperator *op;
+    status = make(func, desc, &op);
+    if (status == TCC_OK)
+        status = define_and_build(ctx, func, op, schedule, options, out);
+    tcc_func_destroy(func);
+    return status;
+}
+
+tcc_status tcc_gemm_default_schedule(tcc_context *ctx, GemmMaker make, const void *desc,
+                                     tcc_arch arch, tcc_gemm_schedule *out)
+{
+    if (!ctx || !desc || !out)
+        return TCC_ERROR_INVALID_ARGUMENT;
+    tcc_func *func;
+    tcc_status status = tcc_func_create(ctx, "schedule", &func);
+    if (status != TCC_OK)
+        return status;
+    GemmOperator *op;
+    status = make(func, desc, &op);
+    *out = (tcc_gemm_schedule){0};
+    if (status == TCC_OK)
+        status = tcc_gemm_complete_schedule(ctx, op, arch, out);
+    tcc_func_destroy(func);
+    return status;
 }

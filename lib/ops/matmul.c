@@ -38,8 +38,14 @@ static void output_index(tcc_func *f, tcc_expr *g, tcc_expr *m, tcc_expr *n, tcc
     index[0] = g, index[1] = m, index[2] = n;
 }
 
-static void matmul_operator(const tcc_matmul_desc *d, tcc_func *f, MatmulOp *op)
+/* The GEMM of a matrix product, with its placeholders, in the function's arena. */
+static tcc_status make_matmul(tcc_func *f, const void *desc, GemmOperator **out)
 {
+    const tcc_matmul_desc *d = desc;
+    tcc_status status = tcc_matmul_validate(f->ctx, d);
+    if (status != TCC_OK)
+        return status;
+    MatmulOp *op = tcc_arena_alloc(f->arena, sizeof *op);
     *op = (MatmulOp){.d = *d};
     GemmOperator *g = &op->gemm;
     *g = (GemmOperator){.groups = d->batch,
@@ -54,8 +60,6 @@ static void matmul_operator(const tcc_matmul_desc *d, tcc_func *f, MatmulOp *op)
                         .b_element = b_element,
                         .output_index = output_index,
                         .op = op};
-    if (!f)
-        return;
     const int64_t a_shape[3] = {d->batch, d->a_col_major ? d->k : d->m,
                                 d->a_col_major ? d->m : d->k};
     const int64_t b_shape[3] = {d->batch, d->b_col_major ? d->n : d->k,
@@ -64,36 +68,19 @@ static void matmul_operator(const tcc_matmul_desc *d, tcc_func *f, MatmulOp *op)
     g->a_source = tcc_placeholder(f, "a", 3, a_shape, d->input_type);
     g->b_source = tcc_placeholder(f, "b", 3, b_shape, d->input_type);
     g->output = tcc_placeholder(f, "c", 3, c_shape, d->output_type);
+    *out = g;
+    return g->output ? TCC_OK : tcc_func_status(f);
 }
 
 tcc_status tcc_matmul_compile(tcc_context *ctx, const tcc_matmul_desc *desc,
                               const tcc_gemm_schedule *schedule, const tcc_build_options *options,
                               tcc_kernel **out)
 {
-    if (!ctx || !desc || !out)
-        return TCC_ERROR_INVALID_ARGUMENT;
-    *out = NULL;
-    tcc_status status = tcc_matmul_validate(ctx, desc);
-    if (status != TCC_OK)
-        return status;
-    tcc_func *f;
-    if ((status = tcc_func_create(ctx, "matmul", &f)) != TCC_OK)
-        return status;
-    MatmulOp op;
-    matmul_operator(desc, f, &op);
-    status = tcc_gemm_compile(ctx, f, &op.gemm, schedule, options, out);
-    tcc_func_destroy(f);
-    return status;
+    return tcc_gemm_compile(ctx, "matmul", make_matmul, desc, schedule, options, out);
 }
 
 tcc_status tcc_matmul_default_schedule(tcc_context *ctx, const tcc_matmul_desc *desc, tcc_arch arch,
                                        tcc_gemm_schedule *out)
 {
-    tcc_status status = tcc_matmul_validate(ctx, desc);
-    if (status != TCC_OK)
-        return status;
-    MatmulOp op;
-    matmul_operator(desc, NULL, &op);
-    *out = (tcc_gemm_schedule){0};
-    return tcc_gemm_complete_schedule(ctx, &op.gemm, arch, out);
+    return tcc_gemm_default_schedule(ctx, make_matmul, desc, arch, out);
 }

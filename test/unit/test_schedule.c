@@ -1,0 +1,1228 @@
+/*
+ * Schedule primitives (lib/schedule.c), each checked by its effect on the loop nest that
+ * tcc_lower builds: the loop IR printed after schedule_ops (or after a later pass where
+ * the primitive acts there), matched line by line. Then each primitive misused: the
+ * status and a one-line message that names the problem.
+ */
+#include "lower.h"
+#include "support.h"
+
+#include <check.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+static tcc_context *ctx;
+static tcc_func *func;
+
+static void setup(void)
+{
+    ctx = tcc_test_context();
+    ck_assert_int_eq(tcc_func_create(ctx, "k", &func), TCC_OK);
+}
+
+static void teardown(void)
+{
+    tcc_func_destroy(func);
+    func = NULL;
+    tcc_context_destroy(ctx);
+    ctx = NULL;
+}
+
+/* ---- computes --------------------------------------------------------------------------- */
+
+static const char *const ij[2] = {"i", "j"};
+
+static tcc_expr *times_two(tcc_func *f, tcc_expr *const *ax, void *user)
+{
+    return tcc_mul(f, tcc_access(f, user, 2, ax), tcc_float(f, 2, TCC_FLOAT32));
+}
+
+static tcc_expr *plus_one(tcc_func *f, tcc_expr *const *ax, void *user)
+{
+    return tcc_add(f, tcc_access(f, user, 2, ax), tcc_float(f, 1, TCC_FLOAT32));
+}
+
+static tcc_expr *copy(tcc_func *f, tcc_expr *const *ax, void *user)
+{
+    return tcc_access(f, user, 2, ax);
+}
+
+/* A[64, 32] -> B[i, j] = A[i, j] * 2. */
+typedef struct Elementwise {
+    tcc_tensor *a, *b;
+    tcc_stage *stage;
+    tcc_iter_var *i, *j;
+} Elementwise;
+
+static Elementwise elementwise(tcc_compute_fn body)
+{
+    Elementwise e;
+    int64_t shape[2] = {64, 32};
+    e.a = tcc_placeholder(func, "A", 2, shape, TCC_FLOAT32);
+    e.b = tcc_compute(func, "B", 2, shape, ij, TCC_FLOAT32, body, e.a);
+    ck_assert_ptr_nonnull(e.b);
+    ck_assert_int_eq(tcc_schedule_create(func, 1, &e.b), TCC_OK);
+    e.stage = tcc_stage_of(func, e.b);
+    e.i = tcc_tensor_axis(e.b, 0);
+    e.j = tcc_tensor_axis(e.b, 1);
+    return e;
+}
+
+/* C[i, j] = sum_k A[i, k] * B[k, j] with A[64, 16], B[16, 32]. */
+typedef struct Matmul {
+    tcc_tensor *a, *b, *c;
+    tcc_iter_var *k;
+    tcc_stage *stage;
+    tcc_iter_var *i, *j;
+} Matmul;
+
+static tcc_expr *matmul_body(tcc_func *f, tcc_expr *const *ax, void *user)
+{
+    Matmul *m = user;
+    tcc_expr *k = tcc_axis(f, m->k);
+    tcc_expr *ia[2] = {ax[0], k}, *ib[2] = {k, ax[1]};
+    tcc_expr *a = tcc_access(f, m->a, 2, ia), *b = tcc_access(f, m->b, 2, ib);
+    if (m->a->type != TCC_FLOAT32) { /* the tensor-core variant: fp16 inputs, fp32 sums */
+        a = tcc_cast(f, TCC_FLOAT32, a);
+        b = tcc_cast(f, TCC_FLOAT32, b);
+    }
+    return tcc_sum(f, tcc_mul(f, a, b), 1, &m->k);
+}
+
+static void matmul_define(Matmul *m, int64_t n, int64_t k, int64_t p, tcc_dtype input)
+{
+    int64_t sa[2] = {n, k}, sb[2] = {k, p}, sc[2] = {n, p};
+    m->a = tcc_placeholder(func, "A", 2, sa, input);
+    m->b = tcc_placeholder(func, "B", 2, sb, input);
+    m->k = tcc_reduce_axis(func, "k", k);
+    m->c = tcc_compute(func, "C", 2, sc, ij, TCC_FLOAT32, matmul_body, m);
+    ck_assert_ptr_nonnull(m->c);
+}
+
+static void matmul(Matmul *m)
+{
+    matmul_define(m, 64, 16, 32, TCC_FLOAT32);
+    ck_assert_int_eq(tcc_schedule_create(func, 1, &m->c), TCC_OK);
+    m->stage = tcc_stage_of(func, m->c);
+    m->i = tcc_tensor_axis(m->c, 0);
+    m->j = tcc_tensor_axis(m->c, 1);
+}
+
+/* ---- lowering ----------------------------------------------------------------------- */
+
+typedef struct Capture {
+    int calls;
+    char *text;
+} Capture;
+
+static void capture(const char *pass, const char *loop_ir, void *user)
+{
+    (void)pass;
+    Capture *c = user;
+    c->calls++;
+    free(c->text);
+    c->text = strdup(loop_ir);
+}
+
+/* Lowers and returns the loop IR after `pass` (free it), or NULL with *status set. */
+static char *lower_after(int nparam, tcc_tensor *const *params, const char *pass,
+                         int auto_unroll_max_step, tcc_status *status, Kernel **kernel_out,
+                         Arena **arena_out)
+{
+    tcc_build_options options;
+    memset(&options, 0, sizeof options);
+    options.arch = TCC_SM_80;
+    options.auto_unroll_max_step = auto_unroll_max_step;
+    options.print_after_pass = pass;
+    options.print_callback = capture;
+    Capture captured = {0};
+    options.print_user = &captured;
+    Arena *arena = tcc_arena_create();
+    Kernel *kernel = NULL;
+    *status = tcc_lower(func, nparam, params, &options, arena, &kernel);
+    if (*status == TCC_OK)
+        ck_assert_int_eq(captured.calls, 1);
+    if (kernel_out && arena_out && *status == TCC_OK) {
+        *kernel_out = kernel;
+        *arena_out = arena;
+    } else {
+        tcc_arena_destroy(arena);
+    }
+    return captured.text;
+}
+
+/* The loop IR after `pass`; the lowering must succeed. */
+static char *lowered(int nparam, tcc_tensor *const *params, const char *pass, int max_step)
+{
+    tcc_status status;
+    char *text = lower_after(nparam, params, pass, max_step, &status, NULL, NULL);
+    ck_assert_msg(status == TCC_OK, "lowering failed: %s", tcc_last_error(ctx));
+    ck_assert_ptr_nonnull(text);
+    return text;
+}
+
+static char *lowered_elementwise(const Elementwise *e, const char *pass)
+{
+    tcc_tensor *params[2] = {e->a, e->b};
+    return lowered(2, params, pass, 0);
+}
+
+static char *lowered_matmul(const Matmul *m, const char *pass)
+{
+    tcc_tensor *params[3] = {m->a, m->b, m->c};
+    return lowered(3, params, pass, 0);
+}
+
+/* The lowering's status (and error) when it must fail. */
+static tcc_status lower_status(int nparam, tcc_tensor *const *params)
+{
+    tcc_status status;
+    char *text = lower_after(nparam, params, NULL, 0, &status, NULL, NULL);
+    free(text);
+    return status;
+}
+
+/* Fails unless `text` contains every line of `lines` consecutively (a block of the nest,
+ * indentation included). */
+#define assert_block(text, lines) tcc_assert_contains(text, lines)
+
+static int count(const char *text, const char *part)
+{
+    int n = 0;
+    for (const char *p = strstr(text, part); p; p = strstr(p + 1, part))
+        n++;
+    return n;
+}
+
+/* Fails unless `first` occurs in text before `second`. */
+static void assert_order(const char *text, const char *first, const char *second)
+{
+    const char *a = strstr(text, first), *b = strstr(text, second);
+    ck_assert_msg(a && b && a < b, "expected \"%s\" before \"%s\" in:\n%s", first, second, text);
+}
+
+/* Fails unless the last error names the problem in one line. */
+static void assert_error(tcc_status status, tcc_status expected, const char *part)
+{
+    ck_assert_int_eq(status, expected);
+    tcc_assert_contains(tcc_last_error(ctx), part);
+    tcc_assert_one_line(ctx);
+}
+
+/* ---- no schedule -------------------------------------------------------------------- */
+
+START_TEST(default_schedule_is_the_compute_s_nest)
+{
+    Elementwise e = elementwise(times_two);
+    char *text = lowered_elementwise(&e, "schedule_ops");
+    assert_block(text, "  grid(1, 1, 1) block(1, 1, 1)\n"
+                       "{\n"
+                       "  for i in 0..64 {\n"
+                       "    for j in 0..32 {\n"
+                       "      B[i, j] = A[i, j] * 2f\n"
+                       "    }\n"
+                       "  }\n"
+                       "}\n");
+    free(text);
+}
+END_TEST
+
+START_TEST(default_schedule_of_a_reduction)
+{
+    /* The initialization goes in front of the first reduction loop. */
+    Matmul m;
+    matmul(&m);
+    char *text = lowered_matmul(&m, "schedule_ops");
+    assert_block(text, "  for i in 0..64 {\n"
+                       "    for j in 0..32 {\n"
+                       "      C[i, j] = 0f\n"
+                       "      for k in 0..16 {\n"
+                       "        C[i, j] = C[i, j] + A[i, k] * B[k, j]\n"
+                       "      }\n"
+                       "    }\n"
+                       "  }\n");
+    free(text);
+}
+END_TEST
+
+/* ---- split -------------------------------------------------------------------------- */
+
+START_TEST(split_by_factor)
+{
+    Elementwise e = elementwise(times_two);
+    tcc_iter_var *outer, *inner;
+    ck_assert_int_eq(tcc_split(e.stage, e.i, 16, &outer, &inner), TCC_OK);
+    ck_assert_ptr_nonnull(outer);
+    ck_assert_ptr_nonnull(inner);
+    char *text = lowered_elementwise(&e, "schedule_ops");
+    assert_block(text, "  for i.outer in 0..4 {\n"
+                       "    for i.inner in 0..16 {\n"
+                       "      for j in 0..32 {\n"
+                       "        B[i.outer * 16 + i.inner, j] = A[i.outer * 16 + i.inner, j] * 2f\n"
+                       "      }\n"
+                       "    }\n"
+                       "  }\n");
+    ck_assert_int_eq(count(text, "if ("), 0); /* 16 divides 64: no guard */
+    free(text);
+}
+END_TEST
+
+START_TEST(split_by_nparts)
+{
+    Elementwise e = elementwise(times_two);
+    tcc_iter_var *outer, *inner;
+    ck_assert_int_eq(tcc_split_nparts(e.stage, e.j, 4, &outer, &inner), TCC_OK);
+    char *text = lowered_elementwise(&e, "schedule_ops");
+    /* Four parts of 32: the outer loop has 4 iterations, the inner 8. */
+    assert_block(text, "  for i in 0..64 {\n"
+                       "    for j.outer in 0..4 {\n"
+                       "      for j.inner in 0..8 {\n"
+                       "        B[i, j.outer * 8 + j.inner] = A[i, j.outer * 8 + j.inner] * 2f\n");
+    ck_assert_int_eq(count(text, "if ("), 0);
+    free(text);
+}
+END_TEST
+
+START_TEST(split_non_dividing_factor_guards_the_body)
+{
+    Elementwise e = elementwise(times_two);
+    tcc_iter_var *outer, *inner;
+    ck_assert_int_eq(tcc_split(e.stage, e.i, 10, &outer, &inner), TCC_OK);
+    char *text = lowered_elementwise(&e, "schedule_ops");
+    /* ceil(64 / 10) = 7 outer iterations cover 70 rows; the last 6 must not run. */
+    assert_block(text,
+                 "  for i.outer in 0..7 {\n"
+                 "    for i.inner in 0..10 {\n"
+                 "      for j in 0..32 {\n"
+                 "        if (i.outer * 10 + i.inner < 64) {\n"
+                 "          B[i.outer * 10 + i.inner, j] = A[i.outer * 10 + i.inner, j] * 2f\n"
+                 "        }\n");
+    free(text);
+    /* The guard survives the whole pipeline (it is not provable). */
+    text = lowered_elementwise(&e, "thread_sync");
+    tcc_assert_contains(text, "if (i.outer * 10 + i.inner < 64) {");
+    free(text);
+}
+END_TEST
+
+START_TEST(split_non_dividing_nparts_guards_the_body)
+{
+    Elementwise e = elementwise(times_two);
+    ck_assert_int_eq(tcc_split_nparts(e.stage, e.i, 5, NULL, NULL), TCC_OK);
+    char *text = lowered_elementwise(&e, "schedule_ops");
+    /* 5 parts of ceil(64 / 5) = 13 rows: 65 > 64. */
+    assert_block(text, "  for i.outer in 0..5 {\n"
+                       "    for i.inner in 0..13 {\n"
+                       "      for j in 0..32 {\n"
+                       "        if (i.outer * 13 + i.inner < 64) {\n");
+    free(text);
+}
+END_TEST
+
+START_TEST(split_factor_larger_than_the_extent)
+{
+    /* One outer iteration covers all 32 columns and nothing past them: either the inner
+     * loop is clamped to 32, or (bound_infer.c keeps a factor whole so tensor-core tiles
+     * stay whole) it runs to 100 under a guard. */
+    Elementwise e = elementwise(times_two);
+    ck_assert_int_eq(tcc_split(e.stage, e.j, 100, NULL, NULL), TCC_OK);
+    char *text = lowered_elementwise(&e, "schedule_ops");
+    tcc_assert_contains(text, "    for j.outer in 0..1 {\n");
+    bool clamped = strstr(text, "      for j.inner in 0..32 {\n") && count(text, "if (") == 0;
+    bool guarded = strstr(text, "      for j.inner in 0..100 {\n") &&
+                   strstr(text, "        if (j.outer * 100 + j.inner < 32) {\n");
+    ck_assert_msg(clamped || guarded, "neither clamped nor guarded:\n%s", text);
+    free(text);
+}
+END_TEST
+
+START_TEST(split_twice_nests_the_names)
+{
+    Elementwise e = elementwise(times_two);
+    tcc_iter_var *outer, *inner, *inner_outer, *inner_inner;
+    ck_assert_int_eq(tcc_split(e.stage, e.i, 16, &outer, &inner), TCC_OK);
+    ck_assert_int_eq(tcc_split(e.stage, inner, 4, &inner_outer, &inner_inner), TCC_OK);
+    char *text = lowered_elementwise(&e, "schedule_ops");
+    assert_block(text, "  for i.outer in 0..4 {\n"
+                       "    for i.inner.outer in 0..4 {\n"
+                       "      for i.inner.inner in 0..4 {\n"
+                       "        for j in 0..32 {\n"
+                       "          B[i.outer * 16 + (i.inner.outer * 4 + i.inner.inner), j]");
+    free(text);
+}
+END_TEST
+
+START_TEST(split_guard_follows_later_fuse)
+{
+    /* A non-dividing split whose outer and inner axes are fused again: the guard must be
+     * written in the loop that remains, not in the split's own variables (which no loop
+     * defines any more). HEAD e2079d5 printed `if (i.outer * 10 + i.inner < 64)` inside
+     * `for i.outer.i.inner.fused`; split_guards now goes through tcc_axis_offset. */
+    Elementwise e = elementwise(times_two);
+    tcc_iter_var *outer, *inner, *fused;
+    ck_assert_int_eq(tcc_split(e.stage, e.i, 10, &outer, &inner), TCC_OK);
+    ck_assert_int_eq(tcc_fuse(e.stage, outer, inner, &fused), TCC_OK);
+    char *text = lowered_elementwise(&e, "thread_sync");
+    ck_assert_ptr_null(strstr(text, "i.outer * 10 + i.inner"));
+    assert_block(text, "  for i.outer.i.inner.fused in 0..70 {\n"
+                       "    for j in 0..32 {\n"
+                       "      if (i.outer.i.inner.fused < 64) {\n");
+    free(text);
+}
+END_TEST
+
+START_TEST(split_guard_follows_later_split)
+{
+    /* The same when the inner axis of a non-dividing split is split again. */
+    Elementwise e = elementwise(times_two);
+    tcc_iter_var *outer, *inner;
+    ck_assert_int_eq(tcc_split(e.stage, e.i, 10, &outer, &inner), TCC_OK);
+    ck_assert_int_eq(tcc_split(e.stage, inner, 5, NULL, NULL), TCC_OK);
+    char *text = lowered_elementwise(&e, "schedule_ops");
+    ck_assert_ptr_null(strstr(text, "i.outer * 10 + i.inner <"));
+    tcc_assert_contains(text, "if (i.outer * 10 + (i.inner.outer * 5 + i.inner.inner) < 64) {");
+    free(text);
+}
+END_TEST
+
+/* ---- fuse --------------------------------------------------------------------------- */
+
+START_TEST(fuse_makes_one_loop)
+{
+    Elementwise e = elementwise(times_two);
+    tcc_iter_var *fused;
+    ck_assert_int_eq(tcc_fuse(e.stage, e.i, e.j, &fused), TCC_OK);
+    ck_assert_ptr_nonnull(fused);
+    char *text = lowered_elementwise(&e, "schedule_ops");
+    /* One loop over 64 * 32; the indices come back by division and modulo. */
+    assert_block(text,
+                 "  for i.j.fused in 0..2048 {\n"
+                 "    B[i.j.fused / 32, i.j.fused % 32] = A[i.j.fused / 32, i.j.fused % 32] * 2f\n"
+                 "  }\n");
+    ck_assert_int_eq(count(text, "for "), 1);
+    free(text);
+    /* Flattened and simplified, (f / 32) * 32 + f % 32 is f. */
+    text = lowered_elementwise(&e, "simplify");
+    tcc_assert_contains(text, "B[i.j.fused] = A[i.j.fused] * 2f");
+    free(text);
+}
+END_TEST
+
+START_TEST(fuse_of_split_axes_restores_the_loop)
+{
+    Elementwise e = elementwise(times_two);
+    tcc_iter_var *outer, *inner, *fused;
+    ck_assert_int_eq(tcc_split(e.stage, e.j, 8, &outer, &inner), TCC_OK);
+    ck_assert_int_eq(tcc_fuse(e.stage, outer, inner, &fused), TCC_OK);
+    char *text = lowered_elementwise(&e, "simplify");
+    assert_block(
+        text, "    for j.outer.j.inner.fused in 0..32 {\n"
+              "      B[i * 32 + j.outer.j.inner.fused] = A[i * 32 + j.outer.j.inner.fused] * 2f\n");
+    free(text);
+}
+END_TEST
+
+/* ---- reorder ------------------------------------------------------------------------ */
+
+START_TEST(reorder_swaps_loops)
+{
+    Elementwise e = elementwise(times_two);
+    tcc_iter_var *order[2] = {e.j, e.i};
+    ck_assert_int_eq(tcc_reorder(e.stage, 2, order), TCC_OK);
+    char *text = lowered_elementwise(&e, "schedule_ops");
+    assert_block(text, "  for j in 0..32 {\n"
+                       "    for i in 0..64 {\n"
+                       "      B[i, j] = A[i, j] * 2f\n");
+    free(text);
+}
+END_TEST
+
+START_TEST(reorder_of_some_axes_keeps_the_others_in_place)
+{
+    /* Leaves (i.outer, i.inner, j); reordering (j, i.outer) fills their positions 0 and 2
+     * in that order and leaves i.inner in the middle. */
+    Elementwise e = elementwise(times_two);
+    tcc_iter_var *outer, *inner;
+    ck_assert_int_eq(tcc_split(e.stage, e.i, 16, &outer, &inner), TCC_OK);
+    tcc_iter_var *order[2] = {e.j, outer};
+    ck_assert_int_eq(tcc_reorder(e.stage, 2, order), TCC_OK);
+    char *text = lowered_elementwise(&e, "schedule_ops");
+    assert_block(text, "  for j in 0..32 {\n"
+                       "    for i.inner in 0..16 {\n"
+                       "      for i.outer in 0..4 {\n");
+    free(text);
+}
+END_TEST
+
+START_TEST(reorder_reduction_outside_spatial_loops)
+{
+    /* k outermost: the initialization needs its own nest over i and j in front. */
+    Matmul m;
+    matmul(&m);
+    tcc_iter_var *order[3] = {m.k, m.i, m.j};
+    ck_assert_int_eq(tcc_reorder(m.stage, 3, order), TCC_OK);
+    char *text = lowered_matmul(&m, "schedule_ops");
+    assert_block(text, "  for i.init in 0..64 {\n"
+                       "    for j.init in 0..32 {\n"
+                       "      C[i.init, j.init] = 0f\n"
+                       "    }\n"
+                       "  }\n"
+                       "  for k in 0..16 {\n"
+                       "    for i in 0..64 {\n"
+                       "      for j in 0..32 {\n"
+                       "        C[i, j] = C[i, j] + A[i, k] * B[k, j]\n");
+    free(text);
+}
+END_TEST
+
+/* ---- bind --------------------------------------------------------------------------- */
+
+START_TEST(bind_makes_launch_loops_and_the_launch_shape)
+{
+    Elementwise e = elementwise(times_two);
+    tcc_iter_var *outer, *inner;
+    ck_assert_int_eq(tcc_split(e.stage, e.j, 8, &outer, &inner), TCC_OK);
+    ck_assert_int_eq(tcc_bind(e.stage, e.i, TCC_BLOCK_X), TCC_OK);
+    ck_assert_int_eq(tcc_bind(e.stage, inner, TCC_THREAD_X), TCC_OK);
+    tcc_tensor *params[2] = {e.a, e.b};
+    tcc_status status;
+    Kernel *kernel;
+    Arena *arena;
+    char *text = lower_after(2, params, "schedule_ops", 0, &status, &kernel, &arena);
+    ck_assert_int_eq(status, TCC_OK);
+    /* The loop variables are the thread indices, named after their tags. */
+    assert_block(text,
+                 "  grid(64, 1, 1) block(8, 1, 1)\n"
+                 "{\n"
+                 "  launch blockIdx.x in 0..64 {\n"
+                 "    for j.outer in 0..4 {\n"
+                 "      launch threadIdx.x in 0..8 {\n"
+                 "        B[blockIdx.x, j.outer * 8 + threadIdx.x] = A[blockIdx.x, j.outer * 8 + "
+                 "threadIdx.x] * 2f\n");
+    static const int64_t launch[6] = {64, 1, 1, 8, 1, 1};
+    for (int d = 0; d < 6; d++)
+        ck_assert_int_eq(kernel->launch[d], launch[d]);
+    ck_assert_ptr_nonnull(kernel->thread_var[TCC_BLOCK_X]);
+    ck_assert_ptr_nonnull(kernel->thread_var[TCC_THREAD_X]);
+    ck_assert_ptr_null(kernel->thread_var[TCC_THREAD_Y]);
+    ck_assert_str_eq(kernel->thread_var[TCC_THREAD_X]->name, "threadIdx.x");
+    free(text);
+    tcc_arena_destroy(arena);
+}
+END_TEST
+
+START_TEST(bind_every_tag)
+{
+    /* Three block and three thread dimensions, over a fused-then-split nest. */
+    Elementwise e = elementwise(times_two);
+    tcc_iter_var *io, *ii, *iio, *iii, *jo, *ji, *jio, *jii;
+    ck_assert_int_eq(tcc_split(e.stage, e.i, 16, &io, &ii), TCC_OK);
+    ck_assert_int_eq(tcc_split(e.stage, ii, 4, &iio, &iii), TCC_OK);
+    ck_assert_int_eq(tcc_split(e.stage, e.j, 8, &jo, &ji), TCC_OK);
+    ck_assert_int_eq(tcc_split(e.stage, ji, 2, &jio, &jii), TCC_OK);
+    ck_assert_int_eq(tcc_bind(e.stage, io, TCC_BLOCK_X), TCC_OK);
+    ck_assert_int_eq(tcc_bind(e.stage, iio, TCC_BLOCK_Y), TCC_OK);
+    ck_assert_int_eq(tcc_bind(e.stage, iii, TCC_BLOCK_Z), TCC_OK);
+    ck_assert_int_eq(tcc_bind(e.stage, jo, TCC_THREAD_X), TCC_OK);
+    ck_assert_int_eq(tcc_bind(e.stage, jio, TCC_THREAD_Y), TCC_OK);
+    ck_assert_int_eq(tcc_bind(e.stage, jii, TCC_THREAD_Z), TCC_OK);
+    char *text = lowered_elementwise(&e, "schedule_ops");
+    tcc_assert_contains(text, "  grid(4, 4, 4) block(4, 4, 2)\n");
+    assert_order(text, "launch blockIdx.x in 0..4", "launch blockIdx.y in 0..4");
+    assert_order(text, "launch blockIdx.z in 0..4", "launch threadIdx.x in 0..4");
+    assert_order(text, "launch threadIdx.y in 0..4", "launch threadIdx.z in 0..2");
+    free(text);
+}
+END_TEST
+
+/* ---- compute_at --------------------------------------------------------------------- */
+
+/* T[i, j] = A[i, j] * 2 (not an output); B[i, j] = T[i, j] + 1. */
+typedef struct Chain {
+    tcc_tensor *a, *t, *b;
+    tcc_stage *st, *sb;
+} Chain;
+
+static Chain chain(void)
+{
+    Chain c;
+    int64_t shape[2] = {64, 32};
+    static const char *const txy[2] = {"x", "y"};
+    c.a = tcc_placeholder(func, "A", 2, shape, TCC_FLOAT32);
+    c.t = tcc_compute(func, "T", 2, shape, txy, TCC_FLOAT32, times_two, c.a);
+    c.b = tcc_compute(func, "B", 2, shape, ij, TCC_FLOAT32, plus_one, c.t);
+    ck_assert_ptr_nonnull(c.b);
+    ck_assert_int_eq(tcc_schedule_create(func, 1, &c.b), TCC_OK);
+    c.st = tcc_stage_of(func, c.t);
+    c.sb = tcc_stage_of(func, c.b);
+    return c;
+}
+
+START_TEST(compute_at_allocates_the_inferred_region)
+{
+    Chain c = chain();
+    tcc_iter_var *outer, *inner;
+    ck_assert_int_eq(tcc_split(c.sb, tcc_tensor_axis(c.b, 0), 16, &outer, &inner), TCC_OK);
+    ck_assert_int_eq(tcc_compute_at(c.st, c.sb, outer), TCC_OK);
+    tcc_tensor *params[2] = {c.a, c.b};
+    char *text = lowered(2, params, "schedule_ops", 0);
+    /* Inside i.outer, B reads 16 rows of T starting at i.outer * 16, and all 32 columns. */
+    assert_block(text,
+                 "  for i.outer in 0..4 {\n"
+                 "    allocate T: float32 global [16, 32] min [i.outer * 16, 0] {\n"
+                 "      for x in 0..16 {\n"
+                 "        for y in 0..32 {\n"
+                 "          T[i.outer * 16 + x, y] = A[i.outer * 16 + x, y] * 2f\n"
+                 "        }\n"
+                 "      }\n"
+                 "      for i.inner in 0..16 {\n"
+                 "        for j in 0..32 {\n"
+                 "          B[i.outer * 16 + i.inner, j] = T[i.outer * 16 + i.inner, j] + 1f\n");
+    free(text);
+    /* Flattened, T's offsets start at its region: T[i.inner * 32 + j]. */
+    text = lowered(2, params, "simplify", 0);
+    tcc_assert_contains(text, "T[x * 32 + y] = A[i.outer * 512 + x * 32 + y] * 2f");
+    tcc_assert_contains(text, "B[i.outer * 512 + i.inner * 32 + j] = T[i.inner * 32 + j] + 1f");
+    free(text);
+}
+END_TEST
+
+START_TEST(compute_at_the_innermost_loop_is_one_element)
+{
+    Chain c = chain();
+    ck_assert_int_eq(tcc_compute_at(c.st, c.sb, tcc_tensor_axis(c.b, 1)), TCC_OK);
+    tcc_tensor *params[2] = {c.a, c.b};
+    char *text = lowered(2, params, "schedule_ops", 0);
+    assert_block(text, "    for j in 0..32 {\n"
+                       "      allocate T: float32 global [1, 1] min [i, j] {\n"
+                       "        for x in 0..1 {\n"
+                       "          for y in 0..1 {\n"
+                       "            T[i + x, j + y] = A[i + x, j + y] * 2f\n");
+    free(text);
+    /* The simplify pass removes the unit loops. */
+    text = lowered(2, params, "simplify", 0);
+    assert_block(text, "      allocate T: float32 global [1, 1] {\n"
+                       "        T[0] = A[i * 32 + j] * 2f\n"
+                       "        B[i * 32 + j] = T[0] + 1f\n");
+    free(text);
+}
+END_TEST
+
+/* ---- compute_inline ------------------------------------------------------------------ */
+
+START_TEST(compute_inline_substitutes_the_body)
+{
+    Chain c = chain();
+    ck_assert_int_eq(tcc_compute_inline(c.st), TCC_OK);
+    tcc_tensor *params[2] = {c.a, c.b};
+    char *text = lowered(2, params, "schedule_ops", 0);
+    assert_block(text, "  for i in 0..64 {\n"
+                       "    for j in 0..32 {\n"
+                       "      B[i, j] = A[i, j] * 2f + 1f\n");
+    ck_assert_int_eq(count(text, "allocate"), 0);
+    ck_assert_int_eq(count(text, "T["), 0);
+    free(text);
+}
+END_TEST
+
+/* ---- cache_read / cache_write ------------------------------------------------------- */
+
+START_TEST(cache_read_shared_copies_a_tile_per_block)
+{
+    Matmul m;
+    matmul(&m);
+    tcc_tensor *shared = tcc_cache_read(func, m.a, TCC_SCOPE_SHARED, 1, &m.c);
+    ck_assert_ptr_nonnull(shared);
+    ck_assert_str_eq(tcc_tensor_name(shared), "A.shared");
+    tcc_iter_var *outer, *inner;
+    ck_assert_int_eq(tcc_split(m.stage, m.i, 16, &outer, &inner), TCC_OK);
+    ck_assert_int_eq(tcc_bind(m.stage, outer, TCC_BLOCK_X), TCC_OK);
+    ck_assert_int_eq(tcc_bind(m.stage, inner, TCC_THREAD_X), TCC_OK);
+    ck_assert_int_eq(tcc_compute_at(tcc_stage_of(func, shared), m.stage, inner), TCC_OK);
+    char *text = lowered_matmul(&m, "schedule_ops");
+    /* Shared memory is filled by the whole block: threadIdx.x ranges over its 16 rows. */
+    assert_block(
+        text, "  launch blockIdx.x in 0..4 {\n"
+              "    launch threadIdx.x in 0..16 {\n"
+              "      allocate A.shared: float32 shared [16, 16] min [blockIdx.x * 16, 0] {\n"
+              "        for ax0 in 0..16 {\n"
+              "          for ax1 in 0..16 {\n"
+              "            A.shared[blockIdx.x * 16 + ax0, ax1] = A[blockIdx.x * 16 + ax0, ax1]\n"
+              "          }\n"
+              "        }\n"
+              "        for j in 0..32 {\n");
+    tcc_assert_contains(text, "C[blockIdx.x * 16 + threadIdx.x, j] + A.shared[blockIdx.x * 16 + "
+                              "threadIdx.x, k] * B[k, j]\n");
+    free(text);
+}
+END_TEST
+
+START_TEST(cache_write_local_accumulates_then_copies)
+{
+    Matmul m;
+    matmul(&m);
+    tcc_tensor *local = tcc_cache_write(func, m.c, TCC_SCOPE_LOCAL);
+    ck_assert_ptr_nonnull(local);
+    ck_assert_str_eq(tcc_tensor_name(local), "C.local");
+    /* The reduction moved to the cache; the output is now a copy without one. */
+    ck_assert_ptr_nonnull(tcc_tensor_reduce_axis(local, 0));
+    ck_assert_ptr_null(tcc_tensor_reduce_axis(m.c, 0));
+    tcc_iter_var *outer, *inner;
+    ck_assert_int_eq(tcc_split(m.stage, m.i, 16, &outer, &inner), TCC_OK);
+    ck_assert_int_eq(tcc_compute_at(tcc_stage_of(func, local), m.stage, outer), TCC_OK);
+    char *text = lowered_matmul(&m, "schedule_ops");
+    assert_block(
+        text, "  for i.outer in 0..4 {\n"
+              "    allocate C.local: float32 local [16, 32] min [i.outer * 16, 0] {\n"
+              "      for i.c in 0..16 {\n"
+              "        for j.c in 0..32 {\n"
+              "          C.local[i.outer * 16 + i.c, j.c] = 0f\n"
+              "          for k in 0..16 {\n"
+              "            C.local[i.outer * 16 + i.c, j.c] = C.local[i.outer * 16 + i.c, j.c] + "
+              "A[i.outer * 16 + i.c, k] * B[k, j.c]\n"
+              "          }\n"
+              "        }\n"
+              "      }\n"
+              "      for i.inner in 0..16 {\n"
+              "        for j in 0..32 {\n"
+              "          C[i.outer * 16 + i.inner, j] = C.local[i.outer * 16 + i.inner, j]\n");
+    free(text);
+}
+END_TEST
+
+/* ---- vectorize / unroll ------------------------------------------------------------- */
+
+START_TEST(vectorize_marks_the_loop_then_becomes_a_ramp)
+{
+    Elementwise e = elementwise(copy);
+    tcc_iter_var *outer, *inner;
+    ck_assert_int_eq(tcc_split(e.stage, e.j, 8, &outer, &inner), TCC_OK);
+    ck_assert_int_eq(tcc_vectorize(e.stage, inner), TCC_OK);
+    char *text = lowered_elementwise(&e, "schedule_ops");
+    assert_block(text, "    for j.outer in 0..4 {\n"
+                       "      vectorized for j.inner in 0..8 {\n"
+                       "        B[i, j.outer * 8 + j.inner] = A[i, j.outer * 8 + j.inner]\n");
+    free(text);
+    text = lowered_elementwise(&e, "vectorize");
+    assert_block(text,
+                 "    for j.outer in 0..4 {\n"
+                 "      B[ramp(i * 32 + j.outer * 8, 1, 8)] = A[ramp(i * 32 + j.outer * 8, 1, 8)]\n"
+                 "    }\n");
+    ck_assert_int_eq(count(text, "j.inner"), 0);
+    free(text);
+}
+END_TEST
+
+START_TEST(unroll_marks_the_loop_then_replicates_it)
+{
+    Elementwise e = elementwise(times_two);
+    tcc_iter_var *outer, *inner;
+    ck_assert_int_eq(tcc_split(e.stage, e.j, 4, &outer, &inner), TCC_OK);
+    ck_assert_int_eq(tcc_unroll(e.stage, inner), TCC_OK);
+    char *text = lowered_elementwise(&e, "schedule_ops");
+    assert_block(text, "    for j.outer in 0..8 {\n"
+                       "      unrolled for j.inner in 0..4 {\n");
+    free(text);
+    /* Replicated even with auto_unroll_max_step = 0: the mark asks for it. */
+    text = lowered_elementwise(&e, "unroll");
+    assert_block(text, "    for j.outer in 0..8 {\n"
+                       "      B[i * 32 + j.outer * 4] = A[i * 32 + j.outer * 4] * 2f\n"
+                       "      B[i * 32 + j.outer * 4 + 1] = A[i * 32 + j.outer * 4 + 1] * 2f\n"
+                       "      B[i * 32 + j.outer * 4 + 2] = A[i * 32 + j.outer * 4 + 2] * 2f\n"
+                       "      B[i * 32 + j.outer * 4 + 3] = A[i * 32 + j.outer * 4 + 3] * 2f\n"
+                       "    }\n");
+    ck_assert_int_eq(count(text, "j.inner"), 0);
+    free(text);
+}
+END_TEST
+
+/* ---- tensorize ---------------------------------------------------------------------- */
+
+/* C[32, 32] = A[32, 32] x B[32, 32] (fp16 in, fp32 out) on 16x16x16 tensor-core tiles:
+ * fragments of A and B per k tile, an accumulator per output tile. */
+typedef struct Wmma {
+    Matmul m;
+    tcc_tensor *af, *bf, *cf;
+    tcc_stage *saf, *sbf, *scf;
+    tcc_iter_var *ii, *ko;
+} Wmma;
+
+static void wmma_schedule(Wmma *w)
+{
+    Matmul *m = &w->m;
+    matmul_define(m, 32, 32, 32, TCC_FLOAT16);
+    ck_assert_int_eq(tcc_schedule_create(func, 1, &m->c), TCC_OK);
+    m->stage = tcc_stage_of(func, m->c);
+    w->af = tcc_cache_read(func, m->a, TCC_SCOPE_WMMA_MATRIX_A, 1, &m->c);
+    w->bf = tcc_cache_read(func, m->b, TCC_SCOPE_WMMA_MATRIX_B, 1, &m->c);
+    w->cf = tcc_cache_write(func, m->c, TCC_SCOPE_WMMA_ACCUMULATOR);
+    ck_assert_ptr_nonnull(w->af);
+    ck_assert_ptr_nonnull(w->bf);
+    ck_assert_ptr_nonnull(w->cf);
+    w->saf = tcc_stage_of(func, w->af);
+    w->sbf = tcc_stage_of(func, w->bf);
+    w->scf = tcc_stage_of(func, w->cf);
+    tcc_iter_var *io, *jo, *ji, *ki;
+    ck_assert_int_eq(tcc_split(m->stage, tcc_tensor_axis(m->c, 0), 16, &io, &w->ii), TCC_OK);
+    ck_assert_int_eq(tcc_split(m->stage, tcc_tensor_axis(m->c, 1), 16, &jo, &ji), TCC_OK);
+    tcc_iter_var *order[4] = {io, jo, w->ii, ji};
+    ck_assert_int_eq(tcc_reorder(m->stage, 4, order), TCC_OK);
+    ck_assert_int_eq(tcc_compute_at(w->scf, m->stage, jo), TCC_OK);
+    ck_assert_int_eq(tcc_split(w->scf, tcc_tensor_reduce_axis(w->cf, 0), 16, &w->ko, &ki), TCC_OK);
+    tcc_iter_var *order_f[4] = {w->ko, tcc_tensor_axis(w->cf, 0), tcc_tensor_axis(w->cf, 1), ki};
+    ck_assert_int_eq(tcc_reorder(w->scf, 4, order_f), TCC_OK);
+    ck_assert_int_eq(tcc_compute_at(w->saf, w->scf, w->ko), TCC_OK);
+    ck_assert_int_eq(tcc_compute_at(w->sbf, w->scf, w->ko), TCC_OK);
+}
+
+START_TEST(tensorize_replaces_nests_by_wmma_operations)
+{
+    Wmma w;
+    wmma_schedule(&w);
+    ck_assert_int_eq(tcc_tensorize(w.saf, tcc_tensor_axis(w.af, 0), TCC_WMMA_LOAD_A, 16, 16, 16),
+                     TCC_OK);
+    ck_assert_int_eq(tcc_tensorize(w.sbf, tcc_tensor_axis(w.bf, 0), TCC_WMMA_LOAD_B, 16, 16, 16),
+                     TCC_OK);
+    ck_assert_int_eq(tcc_tensorize(w.scf, tcc_tensor_axis(w.cf, 0), TCC_WMMA_MMA, 16, 16, 16),
+                     TCC_OK);
+    ck_assert_int_eq(tcc_tensorize(w.m.stage, w.ii, TCC_WMMA_STORE, 16, 16, 16), TCC_OK);
+    char *text = lowered_matmul(&w.m, "schedule_ops");
+    /* The seed's operations: fill before the reduction, load A and B tiles and
+     * multiply-accumulate per k tile, store after. Rows of A and B are 32 apart. */
+    assert_block(
+        text, "  for i.outer in 0..2 {\n"
+              "    for j.outer in 0..2 {\n"
+              "      allocate C.wmma.accumulator: float32 wmma.accumulator [16, 16] min [i.outer "
+              "* 16, j.outer * 16] {\n"
+              "        wmma.fill_fragment(C.wmma.accumulator[0], 0)    // m16n16k16\n"
+              "        for k.outer in 0..2 {\n"
+              "          allocate A.wmma.matrix_a: float16 wmma.matrix_a [16, 16] min [i.outer * "
+              "16, k.outer * 16] {\n"
+              "            allocate B.wmma.matrix_b: float16 wmma.matrix_b [16, 16] min [k.outer "
+              "* 16, j.outer * 16] {\n"
+              "              wmma.load_matrix_a(A.wmma.matrix_a[0], &A[i.outer * 16, k.outer * "
+              "16], stride 32, row_major)    // m16n16k16\n"
+              "              wmma.load_matrix_b(B.wmma.matrix_b[0], &B[k.outer * 16, j.outer * "
+              "16], stride 32, row_major)    // m16n16k16\n"
+              "              wmma.mma_sync(C.wmma.accumulator[0], A.wmma.matrix_a[0], "
+              "B.wmma.matrix_b[0], C.wmma.accumulator[0])    // m16n16k16\n"
+              "            }\n"
+              "          }\n"
+              "        }\n"
+              "        wmma.store_matrix(&C[i.outer * 16, j.outer * 16], C.wmma.accumulator[0], "
+              "stride 32, row_major)    // m16n16k16\n"
+              "      }\n"
+              "    }\n"
+              "  }\n");
+    /* No scalar loop of a tile is left. */
+    ck_assert_int_eq(count(text, "for ax"), 0);
+    ck_assert_int_eq(count(text, "for i.c"), 0);
+    ck_assert_int_eq(count(text, "for k.inner"), 0);
+    ck_assert_int_eq(count(text, "for i.inner"), 0);
+    free(text);
+}
+END_TEST
+
+START_TEST(tensorize_of_the_seed_convolution)
+{
+    /* The tutorial's schedule, through the public API, tensorizes four stages. */
+    tcc_conv2d_desc desc;
+    tcc_conv2d_seed_desc(&desc);
+    tcc_conv2d conv;
+    ck_assert_int_eq(tcc_conv2d_define(func, &desc, &conv), TCC_OK);
+    ck_assert_int_eq(tcc_schedule_create(func, 1, &conv.output), TCC_OK);
+    ck_assert_int_eq(tcc_conv2d_schedule_tutorial(func, &conv, NULL), TCC_OK);
+    tcc_tensor *params[3] = {conv.input, conv.filter, conv.output};
+    char *text = lowered(3, params, "schedule_ops", 0);
+    /* Before unrolling: one of each, inside the loops over the warp's tiles. */
+    ck_assert_int_eq(count(text, "wmma.fill_fragment("), 1);
+    ck_assert_int_eq(count(text, "wmma.load_matrix_a("), 1);
+    ck_assert_int_eq(count(text, "wmma.load_matrix_b("), 1);
+    ck_assert_int_eq(count(text, "wmma.mma_sync("), 1);
+    ck_assert_int_eq(count(text, "wmma.store_matrix("), 1);
+    tcc_assert_contains(text, ", stride 16, row_major)    // m16n16k16");
+    free(text);
+}
+END_TEST
+
+/* ---- misuse ------------------------------------------------------------------------- */
+
+START_TEST(error_axis_not_a_leaf)
+{
+    /* Once split, i is no longer a loop of B: every primitive taking an axis says so. */
+    Elementwise e = elementwise(times_two);
+    tcc_iter_var *outer, *inner, *fused;
+    ck_assert_int_eq(tcc_split(e.stage, e.i, 16, &outer, &inner), TCC_OK);
+    assert_error(tcc_split(e.stage, e.i, 4, NULL, NULL), TCC_ERROR_SCHEDULE,
+                 "split: axis i is not a loop of stage B");
+    assert_error(tcc_fuse(e.stage, e.i, e.j, &fused), TCC_ERROR_SCHEDULE,
+                 "fuse: axis i is not a loop of stage B");
+    tcc_iter_var *order[2] = {e.j, e.i};
+    assert_error(tcc_reorder(e.stage, 2, order), TCC_ERROR_SCHEDULE,
+                 "reorder: axis i is not a loop of stage B");
+    assert_error(tcc_bind(e.stage, e.i, TCC_THREAD_X), TCC_ERROR_SCHEDULE,
+                 "bind: axis i is not a loop of stage B");
+    assert_error(tcc_vectorize(e.stage, e.i), TCC_ERROR_SCHEDULE,
+                 "vectorize: axis i is not a loop of stage B");
+    assert_error(tcc_unroll(e.stage, e.i), TCC_ERROR_SCHEDULE,
+                 "unroll: axis i is not a loop of stage B");
+    assert_error(tcc_tensorize(e.stage, e.i, TCC_WMMA_STORE, 16, 16, 16), TCC_ERROR_SCHEDULE,
+                 "tensorize: axis i is not a loop of stage B");
+    /* A NULL axis is named as such. */
+    assert_error(tcc_split(e.stage, NULL, 4, NULL, NULL), TCC_ERROR_SCHEDULE,
+                 "split: axis (null) is not a loop");
+    /* The failed calls changed nothing. */
+    char *text = lowered_elementwise(&e, "schedule_ops");
+    assert_block(text,
+                 "  for i.outer in 0..4 {\n    for i.inner in 0..16 {\n      for j in 0..32 {\n");
+    free(text);
+}
+END_TEST
+
+START_TEST(error_axis_of_another_stage)
+{
+    Chain c = chain();
+    assert_error(tcc_split(c.sb, tcc_tensor_axis(c.t, 0), 4, NULL, NULL), TCC_ERROR_SCHEDULE,
+                 "split: axis x is not a loop of stage B");
+    assert_error(tcc_compute_at(c.st, c.sb, tcc_tensor_axis(c.t, 0)), TCC_ERROR_SCHEDULE,
+                 "compute_at: axis x is not a loop of stage B");
+    assert_error(tcc_compute_at(c.st, c.st, tcc_tensor_axis(c.t, 0)), TCC_ERROR_SCHEDULE,
+                 "compute_at: T cannot be computed inside T");
+}
+END_TEST
+
+START_TEST(error_fuse_of_non_adjacent_axes)
+{
+    Matmul m;
+    matmul(&m);
+    tcc_iter_var *fused = NULL;
+    /* Leaves are i, j, k: i and k are not neighbours. */
+    assert_error(tcc_fuse(m.stage, m.i, m.k, &fused), TCC_ERROR_SCHEDULE,
+                 "fuse: k must be the loop directly inside i");
+    /* Nor is the order reversible. */
+    assert_error(tcc_fuse(m.stage, m.j, m.i, &fused), TCC_ERROR_SCHEDULE,
+                 "fuse: i must be the loop directly inside j");
+    /* j and k are neighbours, but one is a reduction. */
+    assert_error(tcc_fuse(m.stage, m.j, m.k, &fused), TCC_ERROR_SCHEDULE,
+                 "cannot fuse a reduce axis with a spatial one");
+    ck_assert_ptr_null(fused);
+}
+END_TEST
+
+START_TEST(error_reorder_repeats_or_overflows)
+{
+    Elementwise e = elementwise(times_two);
+    tcc_iter_var *twice[2] = {e.i, e.i};
+    assert_error(tcc_reorder(e.stage, 2, twice), TCC_ERROR_SCHEDULE,
+                 "reorder: axis i appears twice");
+    tcc_iter_var *three[3] = {e.i, e.j, e.i};
+    assert_error(tcc_reorder(e.stage, 3, three), TCC_ERROR_SCHEDULE,
+                 "reorder: bad number of axes (3)");
+    assert_error(tcc_reorder(e.stage, 0, three), TCC_ERROR_SCHEDULE,
+                 "reorder: bad number of axes (0)");
+}
+END_TEST
+
+START_TEST(error_bind_of_a_reduce_axis)
+{
+    Matmul m;
+    matmul(&m);
+    assert_error(tcc_bind(m.stage, m.k, TCC_THREAD_X), TCC_ERROR_SCHEDULE,
+                 "bind: reduce axis k cannot be bound to threadIdx.x");
+    assert_error(tcc_bind(m.stage, m.i, (tcc_thread_tag)6), TCC_ERROR_SCHEDULE,
+                 "bind: unknown thread tag");
+}
+END_TEST
+
+START_TEST(error_split_factor_zero)
+{
+    Elementwise e = elementwise(times_two);
+    tcc_iter_var *outer = NULL, *inner = NULL;
+    assert_error(tcc_split(e.stage, e.i, 0, &outer, &inner), TCC_ERROR_SCHEDULE,
+                 "split: the factor must be at least 1 (got 0)");
+    assert_error(tcc_split(e.stage, e.i, -4, &outer, &inner), TCC_ERROR_SCHEDULE,
+                 "split: the factor must be at least 1 (got -4)");
+    assert_error(tcc_split_nparts(e.stage, e.i, 0, &outer, &inner), TCC_ERROR_SCHEDULE,
+                 "split: nparts must be at least 1 (got 0)");
+    ck_assert_ptr_null(outer);
+    ck_assert_ptr_null(inner);
+    /* i is still a leaf. */
+    ck_assert_int_eq(tcc_split(e.stage, e.i, 8, &outer, &inner), TCC_OK);
+}
+END_TEST
+
+static tcc_expr *double_c(tcc_func *f, tcc_expr *const *ax, void *user)
+{
+    return tcc_mul(f, tcc_access(f, user, 2, ax), tcc_float(f, 2, TCC_FLOAT32));
+}
+
+START_TEST(error_compute_inline_of_a_reduction)
+{
+    /* C = A x B feeds D = C * 2: C is not an output, but its sum cannot be inlined. */
+    Matmul m;
+    matmul_define(&m, 64, 16, 32, TCC_FLOAT32);
+    int64_t shape[2] = {64, 32};
+    tcc_tensor *d = tcc_compute(func, "D", 2, shape, ij, TCC_FLOAT32, double_c, m.c);
+    ck_assert_int_eq(tcc_schedule_create(func, 1, &d), TCC_OK);
+    assert_error(tcc_compute_inline(tcc_stage_of(func, m.c)), TCC_ERROR_SCHEDULE,
+                 "compute_inline: C must be an element-wise compute that is not an output");
+    /* Nor an output, nor a placeholder. */
+    assert_error(tcc_compute_inline(tcc_stage_of(func, d)), TCC_ERROR_SCHEDULE,
+                 "compute_inline: D must be an element-wise compute that is not an output");
+    assert_error(tcc_compute_inline(tcc_stage_of(func, m.a)), TCC_ERROR_SCHEDULE,
+                 "compute_inline: A must be");
+}
+END_TEST
+
+START_TEST(error_tensorize_of_a_non_matching_nest)
+{
+    /* The loops inside i are 64 x 32, not a 16 x 16 tile: accepted when scheduled (the
+     * extents are known only once bounds are inferred), refused when lowering. */
+    Elementwise e = elementwise(copy);
+    ck_assert_int_eq(tcc_tensorize(e.stage, e.i, TCC_WMMA_STORE, 16, 16, 16), TCC_OK);
+    tcc_tensor *params[2] = {e.a, e.b};
+    assert_error(lower_status(2, params), TCC_ERROR_SCHEDULE,
+                 "tensorize B: the loops inside the tensorized axis are not the operation's "
+                 "m16n16k16 tile");
+}
+END_TEST
+
+START_TEST(error_tensorize_of_a_wrong_scope)
+{
+    /* A 16 x 16 nest, but B is global, not a fragment: a store must read an accumulator. */
+    Elementwise e = elementwise(copy);
+    tcc_iter_var *io, *ii, *jo, *ji;
+    ck_assert_int_eq(tcc_split(e.stage, e.i, 16, &io, &ii), TCC_OK);
+    ck_assert_int_eq(tcc_split(e.stage, e.j, 16, &jo, &ji), TCC_OK);
+    tcc_iter_var *order[4] = {io, jo, ii, ji};
+    ck_assert_int_eq(tcc_reorder(e.stage, 4, order), TCC_OK);
+    ck_assert_int_eq(tcc_tensorize(e.stage, ii, TCC_WMMA_STORE, 16, 16, 16), TCC_OK);
+    tcc_tensor *params[2] = {e.a, e.b};
+    assert_error(lower_status(2, params), TCC_ERROR_SCHEDULE,
+                 "tensorize B: the fragment must be in wmma.accumulator scope");
+}
+END_TEST
+
+START_TEST(error_tensorize_shape_unsupported)
+{
+    Elementwise e = elementwise(copy);
+    assert_error(tcc_tensorize(e.stage, e.i, TCC_WMMA_MMA, 8, 8, 8), TCC_ERROR_UNSUPPORTED,
+                 "tensorize: no WMMA shape m8n8k8");
+}
+END_TEST
+
+START_TEST(error_more_than_1024_threads)
+{
+    Elementwise e = elementwise(times_two);
+    ck_assert_int_eq(tcc_bind(e.stage, e.i, TCC_THREAD_X), TCC_OK);
+    ck_assert_int_eq(tcc_bind(e.stage, e.j, TCC_THREAD_Y), TCC_OK);
+    tcc_tensor *params[2] = {e.a, e.b};
+    assert_error(lower_status(2, params), TCC_ERROR_SCHEDULE,
+                 "schedule needs 2048 threads per block (64 x 32 x 1); the limit is 1024");
+}
+END_TEST
+
+START_TEST(error_consumer_outside_the_compute_at_loop)
+{
+    /* T -> U -> B: U is computed at B's i, T at B's j; but U, T's consumer, runs at i,
+     * outside the j loop, so T would not exist yet when U reads it. */
+    int64_t shape[2] = {64, 32};
+    static const char *const txy[2] = {"x", "y"}, *const uv[2] = {"u", "v"};
+    tcc_tensor *a = tcc_placeholder(func, "A", 2, shape, TCC_FLOAT32);
+    tcc_tensor *t = tcc_compute(func, "T", 2, shape, txy, TCC_FLOAT32, times_two, a);
+    tcc_tensor *u = tcc_compute(func, "U", 2, shape, uv, TCC_FLOAT32, plus_one, t);
+    tcc_tensor *b = tcc_compute(func, "B", 2, shape, ij, TCC_FLOAT32, plus_one, u);
+    ck_assert_int_eq(tcc_schedule_create(func, 1, &b), TCC_OK);
+    tcc_stage *sb = tcc_stage_of(func, b);
+    ck_assert_int_eq(tcc_compute_at(tcc_stage_of(func, u), sb, tcc_tensor_axis(b, 0)), TCC_OK);
+    ck_assert_int_eq(tcc_compute_at(tcc_stage_of(func, t), sb, tcc_tensor_axis(b, 1)), TCC_OK);
+    tcc_tensor *params[2] = {a, b};
+    assert_error(lower_status(2, params), TCC_ERROR_SCHEDULE,
+                 "T is computed at j of B, but its consumer U is not inside that loop");
+}
+END_TEST
+
+START_TEST(error_stage_neither_output_nor_attached)
+{
+    /* A cache made and never placed. */
+    Matmul m;
+    matmul(&m);
+    ck_assert_ptr_nonnull(tcc_cache_read(func, m.a, TCC_SCOPE_SHARED, 1, &m.c));
+    tcc_tensor *params[3] = {m.a, m.b, m.c};
+    assert_error(lower_status(3, params), TCC_ERROR_SCHEDULE,
+                 "stage A.shared is neither an output, inlined, nor computed at a loop of "
+                 "another stage");
+}
+END_TEST
+
+START_TEST(error_cache_misuse)
+{
+    Matmul m;
+    matmul(&m);
+    /* B is not read by A (a placeholder). */
+    ck_assert_ptr_null(tcc_cache_read(func, m.b, TCC_SCOPE_SHARED, 1, &m.a));
+    tcc_assert_contains(tcc_last_error(ctx), "cache_read: A does not read B");
+    tcc_assert_one_line(ctx);
+    tcc_func_destroy(func);
+
+    /* cache_write after a split: the relations would not carry over. */
+    ck_assert_int_eq(tcc_func_create(ctx, "k", &func), TCC_OK);
+    matmul(&m);
+    ck_assert_int_eq(tcc_split(m.stage, m.i, 16, NULL, NULL), TCC_OK);
+    ck_assert_ptr_null(tcc_cache_write(func, m.c, TCC_SCOPE_LOCAL));
+    tcc_assert_contains(tcc_last_error(ctx),
+                        "cache_write: C must be a compute tensor not yet split or fused");
+    tcc_assert_one_line(ctx);
+}
+END_TEST
+
+START_TEST(error_primitives_before_the_schedule)
+{
+    Matmul m;
+    matmul_define(&m, 64, 16, 32, TCC_FLOAT32);
+    /* No stages yet. */
+    ck_assert_ptr_null(tcc_stage_of(func, m.c));
+    ck_assert_ptr_null(tcc_cache_read(func, m.a, TCC_SCOPE_SHARED, 1, &m.c));
+    ck_assert_int_eq(tcc_split(NULL, tcc_tensor_axis(m.c, 0), 4, NULL, NULL),
+                     TCC_ERROR_INVALID_ARGUMENT);
+    tcc_tensor *params[3] = {m.a, m.b, m.c};
+    Arena *arena = tcc_arena_create();
+    Kernel *kernel = NULL;
+    assert_error(tcc_lower(func, 3, params, NULL, arena, &kernel), TCC_ERROR_INVALID_ARGUMENT,
+                 "create the schedule before building");
+    tcc_arena_destroy(arena);
+    ck_assert_int_eq(tcc_schedule_create(func, 1, &m.c), TCC_OK);
+    assert_error(tcc_schedule_create(func, 1, &m.c), TCC_ERROR_INVALID_ARGUMENT,
+                 "the schedule already exists");
+}
+END_TEST
+
+START_TEST(error_of_a_failed_definition_survives)
+{
+    /* A builder failed (a dimension of size 0); later calls report that first failure's
+     * status and keep its message. HEAD e2079d5 re-recorded it with
+     * tcc_fail(ctx, ..., "%s", ctx->error): vsnprintf from the buffer into itself
+     * (undefined behaviour), which left an empty message. */
+    int64_t bad[1] = {0};
+    ck_assert_ptr_null(tcc_placeholder(func, "A", 1, bad, TCC_FLOAT32));
+    tcc_assert_contains(tcc_last_error(ctx), "tensor A: dimension 0 has size 0");
+    tcc_tensor *none = NULL;
+    assert_error(tcc_schedule_create(func, 1, &none), TCC_ERROR_INVALID_ARGUMENT,
+                 "tensor A: dimension 0 has size 0 (must be at least 1)");
+    Arena *arena = tcc_arena_create();
+    Kernel *kernel = NULL;
+    assert_error(tcc_lower(func, 0, NULL, NULL, arena, &kernel), TCC_ERROR_INVALID_ARGUMENT,
+                 "tensor A: dimension 0 has size 0 (must be at least 1)");
+    ck_assert_ptr_null(kernel);
+    tcc_arena_destroy(arena);
+}
+END_TEST
+
+/* ---- known bugs (not compiled in; see the comments) ---------------------------------- */
+
+#ifdef TCC_KNOWN_BUGS
+
+START_TEST(bug_compute_at_under_a_non_dividing_split_reads_past_the_end)
+{
+    /* BUG: B's i is split by 10 (7 x 10 = 70 > 64 rows) and T is computed at i.outer. The
+     * consumer is guarded, but T's region is the unguarded [i.outer * 10, + 10): for
+     * i.outer = 6, T's unguarded loop reads A rows 64..69, past the end of A
+     * (A[i.outer * 320 + x * 32 + y] up to 2239 of 2048 elements). Bound inference should
+     * clamp the region to T's domain, or schedule_ops guard the producer as TVM does. */
+    Chain c = chain();
+    tcc_iter_var *outer, *inner;
+    ck_assert_int_eq(tcc_split(c.sb, tcc_tensor_axis(c.b, 0), 10, &outer, &inner), TCC_OK);
+    ck_assert_int_eq(tcc_compute_at(c.st, c.sb, outer), TCC_OK);
+    tcc_tensor *params[2] = {c.a, c.b};
+    char *text = lowered(2, params, "schedule_ops", 0);
+    const char *producer = strstr(text, "allocate T");
+    const char *consumer = strstr(text, "for i.inner");
+    ck_assert_ptr_nonnull(producer);
+    ck_assert_ptr_nonnull(consumer);
+    const char *guard = strstr(producer, "if (");
+    ck_assert_msg(guard && guard < consumer, "T's producer is not guarded:\n%s", text);
+    free(text);
+}
+END_TEST
+
+START_TEST(bug_bind_two_axes_to_one_tag)
+{
+    /* BUG: binding i and j of one stage to threadIdx.x is accepted; both loops become the
+     * same variable, so B[threadIdx.x, threadIdx.x] writes only the diagonal. It should
+     * fail with TCC_ERROR_SCHEDULE naming the tag. */
+    Elementwise e = elementwise(times_two);
+    ck_assert_int_eq(tcc_bind(e.stage, e.i, TCC_THREAD_X), TCC_OK);
+    ck_assert_int_ne(tcc_bind(e.stage, e.j, TCC_THREAD_X), TCC_OK);
+}
+END_TEST
+#endif
+
+static Suite *schedule_suite(void)
+{
+    Suite *suite = suite_create("schedule");
+    TCase *effect = tcase_create("effect");
+    tcase_add_checked_fixture(effect, setup, teardown);
+    tcase_set_timeout(effect, 30);
+    tcase_add_test(effect, default_schedule_is_the_compute_s_nest);
+    tcase_add_test(effect, default_schedule_of_a_reduction);
+    tcase_add_test(effect, split_by_factor);
+    tcase_add_test(effect, split_by_nparts);
+    tcase_add_test(effect, split_non_dividing_factor_guards_the_body);
+    tcase_add_test(effect, split_non_dividing_nparts_guards_the_body);
+    tcase_add_test(effect, split_factor_larger_than_the_extent);
+    tcase_add_test(effect, split_twice_nests_the_names);
+    tcase_add_test(effect, split_guard_follows_later_fuse);
+    tcase_add_test(effect, split_guard_follows_later_split);
+    tcase_add_test(effect, fuse_makes_one_loop);
+    tcase_add_test(effect, fuse_of_split_axes_restores_the_loop);
+    tcase_add_test(effect, reorder_swaps_loops);
+    tcase_add_test(effect, reorder_of_some_axes_keeps_the_others_in_place);
+    tcase_add_test(effect, reorder_reduction_outside_spatial_loops);
+    tcase_add_test(effect, bind_makes_launch_loops_and_the_launch_shape);
+    tcase_add_test(effect, bind_every_tag);
+    tcase_add_test(effect, compute_at_allocates_the_inferred_region);
+    tcase_add_test(effect, compute_at_the_innermost_loop_is_one_element);
+    tcase_add_test(effect, compute_inline_substitutes_the_body);
+    tcase_add_test(effect, cache_read_shared_copies_a_tile_per_block);
+    tcase_add_test(effect, cache_write_local_accumulates_then_copies);
+    tcase_add_test(effect, vectorize_marks_the_loop_then_becomes_a_ramp);
+    tcase_add_test(effect, unroll_marks_the_loop_then_replicates_it);
+    tcase_add_test(effect, tensorize_replaces_nests_by_wmma_operations);
+    tcase_add_test(effect, tensorize_of_the_seed_convolution);
+    suite_add_tcase(suite, effect);
+
+    TCase *misuse = tcase_create("misuse");
+    tcase_add_checked_fixture(misuse, setup, teardown);
+    tcase_add_test(misuse, error_axis_not_a_leaf);
+    tcase_add_test(misuse, error_axis_of_another_stage);
+    tcase_add_test(misuse, error_fuse_of_non_adjacent_axes);
+    tcase_add_test(misuse, error_reorder_repeats_or_overflows);
+    tcase_add_test(misuse, error_bind_of_a_reduce_axis);
+    tcase_add_test(misuse, error_split_factor_zero);
+    tcase_add_test(misuse, error_compute_inline_of_a_reduction);
+    tcase_add_test(misuse, error_tensorize_of_a_non_matching_nest);
+    tcase_add_test(misuse, error_tensorize_of_a_wrong_scope);
+    tcase_add_test(misuse, error_tensorize_shape_unsupported);
+    tcase_add_test(misuse, error_more_than_1024_threads);
+    tcase_add_test(misuse, error_consumer_outside_the_compute_at_loop);
+    tcase_add_test(misuse, error_stage_neither_output_nor_attached);
+    tcase_add_test(misuse, error_cache_misuse);
+    tcase_add_test(misuse, error_primitives_before_the_schedule);
+    tcase_add_test(misuse, error_of_a_failed_definition_survives);
+    suite_add_tcase(suite, misuse);
+
+#ifdef TCC_KNOWN_BUGS
+    TCase *bugs = tcase_create("known_bugs");
+    tcase_add_checked_fixture(bugs, setup, teardown);
+    tcase_add_test(bugs, bug_bind_two_axes_to_one_tag);
+    tcase_add_test(bugs, bug_compute_at_under_a_non_dividing_split_reads_past_the_end);
+    suite_add_tcase(suite, bugs);
+#endif
+    return suite;
+}
+
+int main(void)
+{
+    return tcc_test_run(schedule_suite());
+}
