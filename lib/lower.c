@@ -14,6 +14,15 @@ const char *const *tcc_pass_names(void)
     return pass_names;
 }
 
+void tcc_build_options_init(tcc_build_options *options)
+{
+    if (!options)
+        return;
+    memset(options, 0, sizeof *options);
+    options->arch = TCC_SM_80;
+    options->auto_unroll_max_step = 16;
+}
+
 tcc_context *tcc_func_context(tcc_func *func)
 {
     return func ? func->ctx : NULL;
@@ -72,7 +81,8 @@ static tcc_status bind_params(Lowering *lw, int nparam, tcc_tensor *const *param
     k->params = tcc_arena_alloc(lw->arena, sizeof(Buffer *) * (size_t)(nparam ? nparam : 1));
     for (int i = 0; i < nparam; i++) {
         Tensor *t = params[i];
-        if (!t || t->func != lw->func || (t->is_compute && (!t->stage->is_output || t->store_target)))
+        if (!t || t->func != lw->func ||
+            (t->is_compute && (!t->stage->is_output || t->store_target)))
             return tcc_fail(lw->ctx, TCC_ERROR_INVALID_ARGUMENT,
                             "parameter %d must be a placeholder or an output of this function", i);
         if (t->buffer)
@@ -200,7 +210,7 @@ tcc_status tcc_lower(tcc_func *func, int nparam, tcc_tensor *const *params,
     kernel->arena = arena;
     kernel->name = tcc_arena_strdup(arena, func->name);
     kernel->next_var_id = func->next_var_id;
-    Lowering lw = {func, ctx, arena, kernel};
+    Lowering lw = {func, ctx, arena, kernel, 0, NULL};
     tcc_status status = lower(&lw, nparam, params, options);
     tcc_arena_set_recovery(arena, NULL);
     if (status == TCC_OK)

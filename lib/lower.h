@@ -23,6 +23,8 @@ typedef struct Lowering {
     tcc_context *ctx;
     Arena *arena; /* the kernel's */
     Kernel *kernel;
+    int nrange;       /* schedule_ops: the range of every loop of the schedule */
+    VarRange *ranges;
 } Lowering;
 
 /* passes/inline.c: substitutes compute_inline stages into their readers. */

@@ -393,6 +393,11 @@ tcc_status tcc_bind(tcc_stage *stage, tcc_iter_var *axis, tcc_thread_tag tag)
                         tcc_thread_tag_name(tag));
     if ((int)tag < TCC_BLOCK_X || tag > TCC_THREAD_Z)
         return tcc_fail(stage->func->ctx, TCC_ERROR_SCHEDULE, "bind: unknown thread tag");
+    for (int i = 0; i < stage->nleaf; i++)
+        if (stage->leaf[i] != axis && stage->leaf[i]->bound && stage->leaf[i]->tag == tag)
+            return tcc_fail(
+                stage->func->ctx, TCC_ERROR_SCHEDULE, "bind: %s of stage %s is already bound to %s",
+                stage->leaf[i]->var->name, stage->tensor->name, tcc_thread_tag_name(tag));
     axis->bound = true;
     axis->tag = tag;
     return TCC_OK;

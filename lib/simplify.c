@@ -179,9 +179,14 @@ static void split_by(Simplifier *s, const Linear *l, int64_t c, Linear *quotient
 /* floor(l / c) or l mod c for a positive constant c, as a linear form. */
 static void divide_linear(Simplifier *s, const Linear *l, int64_t c, bool modulo, Linear *out)
 {
+    int64_t lo, hi;
+    if (linear_bounds(s, l, &lo, &hi) && lo >= 0 && hi < c) {
+        if (modulo) /* l is in [0, c) as a whole, whatever its constant */
+            linear_add(s, out, l, 1);
+        return;
+    }
     Linear quotient = {0}, rest = {0};
     split_by(s, l, c, &quotient, &rest);
-    int64_t lo, hi;
     bool rest_in_range = linear_bounds(s, &rest, &lo, &hi) && lo >= 0 && hi < c;
     if (modulo) {
         if (rest_in_range) {

@@ -149,10 +149,12 @@ tcc_tensor *tcc_compute(tcc_func *func, const char *name, int ndim, const int64_
     Tensor *t = tcc_tensor_new(func, name, true, ndim, shape, type);
     if (!t)
         return NULL;
-    static const char *const default_names[] = {"i0", "i1", "i2", "i3", "i4", "i5", "i6", "i7"};
     tcc_expr *axes[TCC_MAX_DIMS];
     for (int i = 0; i < ndim; i++) {
-        const char *axis_name = axis_names && axis_names[i] ? axis_names[i] : default_names[i];
+        /* Unnamed axes carry their tensor's name, so nested stages print apart. */
+        const char *axis_name = axis_names && axis_names[i]
+                                    ? axis_names[i]
+                                    : tcc_arena_printf(func->arena, "%s.i%d", name, i);
         t->axis[i] = tcc_iter_var_new(func, axis_name, shape[i], false);
         axes[i] = tcc_ir_var(func->arena, t->axis[i]->var);
     }

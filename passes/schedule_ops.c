@@ -160,6 +160,44 @@ static tcc_status build_init(Lowering *lw, const Stage *st, int first, Stmt *sto
     return TCC_OK;
 }
 
+static bool is_tensorized(const Stage *st)
+{
+    for (int i = 0; i < st->nleaf; i++)
+        if (st->leaf[i]->tensorized)
+            return true;
+    return false;
+}
+
+/* A stage computed inside another covers the region its consumers read, which can
+ * reach past its own domain (a split that does not divide, a read at i - 1). There its
+ * elements are zero rather than computed: nothing out of range is read, and a tile fed
+ * to the tensor cores stays whole, zero-padded. (TVM skips such elements instead.) */
+static Expr *inside_domain(Lowering *lw, const Stage *st, Expr *const *index)
+{
+    Arena *a = lw->arena;
+    const Tensor *t = st->tensor;
+    Expr *cond = tcc_ir_bool(a, true);
+    if (st->attach != ATTACH_AT || is_tensorized(st))
+        return cond;
+    for (int d = 0; d < t->ndim; d++) {
+        const IterVar *axis = t->axis[d];
+        if (tcc_expr_is_int(axis->min, 0) && axis->extent <= axis->dom_extent)
+            continue;
+        cond =
+            tcc_ir_binary(a, EXPR_AND, cond, tcc_ir_binary(a, EXPR_LE, tcc_ir_int(a, 0), index[d]));
+        cond = tcc_ir_binary(a, EXPR_AND, cond,
+                             tcc_ir_binary(a, EXPR_LT, index[d], tcc_ir_int(a, axis->dom_extent)));
+    }
+    /* Most regions stay inside: the ranges of the loops prove it, and the test goes. */
+    return tcc_simplify(a, cond, lw->nrange, lw->ranges);
+}
+
+static Expr *zero_of(Arena *a, tcc_dtype type)
+{
+    return type == TCC_INT32 || type == TCC_INT8 ? tcc_ir_cast(a, type, tcc_ir_int(a, 0))
+                                                 : tcc_ir_float(a, 0, type);
+}
+
 static tcc_status make_body(Lowering *lw, const Stage *st, Stmt **update, Stmt **init)
 {
     Arena *a = lw->arena;
@@ -167,13 +205,23 @@ static tcc_status make_body(Lowering *lw, const Stage *st, Stmt **update, Stmt *
     Expr *index[TCC_MAX_DIMS];
     store_index(lw, st, index);
     Expr *value = lowered_value(lw, st, t->lowered_body);
+    Expr *inside = inside_domain(lw, st, index);
+    if (!tcc_expr_is_int(inside, 1)) {
+        if (value->kind == EXPR_REDUCE) {
+            Expr *copy = tcc_arena_alloc(a, sizeof *copy);
+            *copy = *value;
+            copy->reduce.source =
+                tcc_ir_select(a, inside, value->reduce.source, zero_of(a, value->type));
+            value = copy;
+        } else {
+            value = tcc_ir_select(a, inside, value, zero_of(a, t->type));
+        }
+    }
     *init = NULL;
     if (value->kind == EXPR_REDUCE) {
         Expr *old = tcc_ir_load(a, t->buffer, t->ndim, index);
         value = tcc_ir_binary(a, EXPR_ADD, old, value->reduce.source);
-        *init = tcc_stmt_store(a, t->buffer, t->ndim, index, tcc_ir_float(a, 0, t->type));
-        if (t->type == TCC_INT32 || t->type == TCC_INT8)
-            (*init)->store.value = tcc_ir_int(a, 0);
+        *init = tcc_stmt_store(a, t->buffer, t->ndim, index, zero_of(a, t->type));
     }
     Stmt *store;
     if (t->store_target) {
@@ -255,8 +303,33 @@ static tcc_status realize_buffers(Lowering *lw)
     return TCC_OK;
 }
 
+/* The range of every loop of the schedule, for folding the domain tests. */
+static void collect_loop_ranges(Lowering *lw)
+{
+    Func *func = lw->func;
+    int room = 6;
+    for (int i = 0; i < func->nstage; i++)
+        room += func->stages[i]->nleaf;
+    lw->ranges = tcc_arena_alloc(lw->arena, sizeof(VarRange) * (size_t)room);
+    lw->nrange = 0;
+    for (int tag = 0; tag < 6; tag++)
+        if (lw->kernel->thread_var[tag])
+            lw->ranges[lw->nrange++] =
+                (VarRange){lw->kernel->thread_var[tag], 0, lw->kernel->launch[tag]};
+    for (int i = 0; i < func->nstage; i++) {
+        const Stage *st = func->stages[i];
+        if (!st->tensor->is_compute || st->attach == ATTACH_INLINE)
+            continue;
+        for (int j = 0; j < st->nleaf; j++)
+            if (!st->leaf[j]->bound)
+                lw->ranges[lw->nrange++] =
+                    (VarRange){st->leaf[j]->loop_var, 0, st->leaf[j]->extent};
+    }
+}
+
 tcc_status tcc_pass_schedule_ops(Lowering *lw)
 {
+    collect_loop_ranges(lw);
     tcc_status status = realize_buffers(lw);
     Stmt *body = NULL;
     for (int i = 0; i < lw->func->nstage && status == TCC_OK; i++) {

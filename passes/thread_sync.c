@@ -2,9 +2,10 @@
  * thread_sync: __syncthreads() where threads of a block communicate through shared
  * memory. Between a write and a later read of a shared buffer (or a read and a later
  * write), a barrier must run. Barriers go in front of the statement that conflicts with
- * what is pending since the last barrier, at the outermost statement list, so they
- * stay out of thread-dependent control flow. A loop body is checked against what its
- * own previous iteration left pending.
+ * what is pending since the last barrier, at the outermost statement list. Every thread
+ * of the block must reach a barrier, so none is ever placed inside an `if` or inside a
+ * thread launch narrower than the block; a conflict that would need one there is
+ * refused. A loop body is checked against what its own previous iteration left pending.
  */
 #include "lower.h"
 
@@ -153,20 +154,31 @@ static void exposed(const Stmt *s, Accesses *acc, bool *barrier)
     }
 }
 
-static Stmt *sync(Arena *a, Stmt *s, Accesses *pending);
+typedef struct Sync {
+    Arena *arena;
+    const Kernel *kernel;
+    bool uniform;  /* every thread of the block runs the statements being visited */
+    bool diverged; /* a barrier was needed where not every thread runs */
+} Sync;
+
+static Stmt *sync(Sync *y, Stmt *s, Accesses *pending);
 
 /* A statement list: a barrier before each item whose first accesses conflict. */
-static Stmt *sync_list(Arena *a, int count, Stmt *const *items, Accesses *pending)
+static Stmt *sync_list(Sync *y, int count, Stmt *const *items, Accesses *pending)
 {
+    Arena *a = y->arena;
     Stmt **out = tcc_arena_alloc(a, sizeof(Stmt *) * (size_t)(2 * count + 1));
     int n = 0;
     for (int i = 0; i < count; i++) {
         Accesses after = {0}, first = {0};
-        Stmt *item = sync(a, items[i], &after);
+        Stmt *item = sync(y, items[i], &after);
         bool has_barrier;
         exposed(item, &first, &has_barrier);
         if (conflict(pending, &first)) {
-            out[n++] = tcc_stmt_barrier(a);
+            if (y->uniform)
+                out[n++] = tcc_stmt_barrier(a);
+            else
+                y->diverged = true;
             memset(pending, 0, sizeof *pending);
         }
         out[n++] = item;
@@ -178,40 +190,53 @@ static Stmt *sync_list(Arena *a, int count, Stmt *const *items, Accesses *pendin
     return tcc_stmt_seq(a, n, out);
 }
 
-static Stmt *sync_loop(Arena *a, Stmt *s, Accesses *pending)
+static Stmt *sync_loop(Sync *y, Stmt *s, Accesses *pending)
 {
     /* What one iteration leaves pending is what the next one starts with. */
     Accesses carried = {0};
-    sync_list(a, 1, &s->loop.body, &carried);
+    sync_list(y, 1, &s->loop.body, &carried);
     Accesses end = carried;
-    Stmt *body = sync_list(a, 1, &s->loop.body, &end);
-    Stmt *copy = tcc_arena_alloc(a, sizeof *copy);
+    Stmt *body = sync_list(y, 1, &s->loop.body, &end);
+    Stmt *copy = tcc_arena_alloc(y->arena, sizeof *copy);
     *copy = *s;
     copy->loop.body = body;
     *pending = end;
     return copy;
 }
 
-static Stmt *sync(Arena *a, Stmt *s, Accesses *pending)
+/* Visits a body that only some threads may run. */
+static Stmt *sync_divergent(Sync *y, Stmt *s, Accesses *pending, bool divergent)
 {
+    bool uniform = y->uniform;
+    y->uniform = uniform && !divergent;
+    Stmt *out = sync(y, s, pending);
+    y->uniform = uniform;
+    return out;
+}
+
+static Stmt *sync(Sync *y, Stmt *s, Accesses *pending)
+{
+    Arena *a = y->arena;
     switch (s->kind) {
     case STMT_SEQ:
-        return sync_list(a, s->seq.count, s->seq.items, pending);
+        return sync_list(y, s->seq.count, s->seq.items, pending);
     case STMT_FOR:
         if (s->loop.kind == FOR_THREAD) {
+            bool narrow = !tcc_expr_is_int(s->loop.extent, y->kernel->launch[s->loop.tag]);
             Stmt *copy = tcc_arena_alloc(a, sizeof *copy);
             *copy = *s;
-            copy->loop.body = sync(a, s->loop.body, pending);
+            copy->loop.body = sync_divergent(y, s->loop.body, pending, narrow);
             return copy;
         }
-        return sync_loop(a, s, pending);
+        return sync_loop(y, s, pending);
     case STMT_ALLOCATE:
-        return tcc_stmt_allocate(a, s->alloc.buffer, sync(a, s->alloc.body, pending));
+        return tcc_stmt_allocate(a, s->alloc.buffer, sync(y, s->alloc.body, pending));
     case STMT_IF: {
         Accesses other = *pending;
         expr_reads(s->branch.cond, pending);
-        Stmt *then_body = sync(a, s->branch.then_body, pending);
-        Stmt *else_body = s->branch.else_body ? sync(a, s->branch.else_body, &other) : NULL;
+        Stmt *then_body = sync_divergent(y, s->branch.then_body, pending, true);
+        Stmt *else_body =
+            s->branch.else_body ? sync_divergent(y, s->branch.else_body, &other, true) : NULL;
         merge(pending, &other);
         return tcc_stmt_if(a, s->branch.cond, then_body, else_body);
     }
@@ -226,8 +251,14 @@ static Stmt *sync(Arena *a, Stmt *s, Accesses *pending)
 
 tcc_status tcc_pass_thread_sync(tcc_context *ctx, Kernel *kernel)
 {
-    (void)ctx;
     Accesses pending = {0};
-    kernel->body = sync(kernel->arena, kernel->body, &pending);
+    Sync y = {kernel->arena, kernel, true, false};
+    Stmt *body = sync(&y, kernel->body, &pending);
+    if (y.diverged)
+        return tcc_fail(ctx, TCC_ERROR_SCHEDULE,
+                        "threads exchange data through shared memory inside code that only some "
+                        "threads run (an if, or a thread loop narrower than the block): no "
+                        "barrier can be placed there");
+    kernel->body = body;
     return TCC_OK;
 }

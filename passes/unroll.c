@@ -39,7 +39,7 @@ static Stmt *unroll_loop(Unroller *u, Stmt *s, int64_t *steps)
         return replicate(u, s, body, extent);
     }
     *steps = NOT_UNROLLABLE;
-    if (body == s->loop.body)
+    if (body == s->loop.body && s->loop.kind != FOR_UNROLLED)
         return s;
     Stmt *copy = tcc_arena_alloc(u->arena, sizeof *copy);
     *copy = *s;

@@ -13,15 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void tcc_build_options_init(tcc_build_options *options)
-{
-    if (!options)
-        return;
-    memset(options, 0, sizeof *options);
-    options->arch = TCC_SM_80;
-    options->auto_unroll_max_step = 16;
-}
-
 /* The final loop IR as a malloc'd string (NULL when out of memory). */
 static char *print_kernel(const Kernel *kernel)
 {

@@ -160,7 +160,7 @@ static int filter_shape(const tcc_conv2d_desc *d, int64_t cg, int64_t *shape)
 }
 
 /* The GEMM of a convolution, with its placeholders, in the function's arena. */
-static tcc_status make_conv(tcc_func *f, const void *desc, GemmOperator **out)
+tcc_status tcc_conv2d_gemm(tcc_func *f, const void *desc, GemmOperator **out)
 {
     const tcc_conv2d_desc *d = desc;
     tcc_status status = tcc_conv2d_validate(f->ctx, d);
@@ -195,17 +195,4 @@ static tcc_status make_conv(tcc_func *f, const void *desc, GemmOperator **out)
     g->output = tcc_placeholder(f, "output", n, shape, d->output_type);
     *out = g;
     return g->output ? TCC_OK : tcc_func_status(f);
-}
-
-tcc_status tcc_conv2d_compile(tcc_context *ctx, const tcc_conv2d_desc *desc,
-                              const tcc_gemm_schedule *schedule, const tcc_build_options *options,
-                              tcc_kernel **out)
-{
-    return tcc_gemm_compile(ctx, "conv2d", make_conv, desc, schedule, options, out);
-}
-
-tcc_status tcc_conv2d_default_schedule(tcc_context *ctx, const tcc_conv2d_desc *desc, tcc_arch arch,
-                                       tcc_gemm_schedule *out)
-{
-    return tcc_gemm_default_schedule(ctx, make_conv, desc, arch, out);
 }

@@ -1,6 +1,7 @@
 /*
- * From an operator to a kernel: check the types against the target, define the
- * implicit GEMM, schedule it (as given, or chosen from the shape) and build it.
+ * From an operator to a scheduled function: check the types against the target, define
+ * the implicit GEMM and schedule it (as given, or chosen from the shape). Building it is
+ * lib/codegen/compile.c's.
  */
 #include "ops/gemm.h"
 
@@ -21,50 +22,26 @@ tcc_status tcc_gemm_check_arch(tcc_context *ctx, const GemmOperator *op, tcc_arc
     return TCC_OK;
 }
 
-static tcc_status define_and_build(tcc_context *ctx, tcc_func *func, const GemmOperator *op,
-                                   const tcc_gemm_schedule *schedule,
-                                   const tcc_build_options *options, tcc_kernel **out)
+tcc_status tcc_gemm_prepare(tcc_func *func, GemmMaker make, const void *desc,
+                            const tcc_gemm_schedule *schedule, tcc_arch arch, Gemm *out)
 {
-    tcc_status status = tcc_gemm_check_arch(ctx, op, options->arch);
+    tcc_context *ctx = func->ctx;
+    GemmOperator *op;
+    tcc_status status = make(func, desc, &op);
+    if (status == TCC_OK)
+        status = tcc_gemm_check_arch(ctx, op, arch);
     if (status != TCC_OK)
         return status;
     tcc_gemm_schedule chosen = {0};
     if (schedule)
         chosen = *schedule;
-    if ((status = tcc_gemm_complete_schedule(ctx, op, options->arch, &chosen)) != TCC_OK)
+    if ((status = tcc_gemm_complete_schedule(ctx, op, arch, &chosen)) != TCC_OK)
         return status;
-    Gemm gemm;
-    if ((status = tcc_gemm_define(func, op, &gemm)) != TCC_OK)
+    if ((status = tcc_gemm_define(func, op, out)) != TCC_OK)
         return status;
-    if ((status = tcc_schedule_create(func, 1, &gemm.out)) != TCC_OK)
+    if ((status = tcc_schedule_create(func, 1, &out->out)) != TCC_OK)
         return status;
-    if ((status = tcc_gemm_schedule_apply(func, op, &gemm, &chosen)) != TCC_OK)
-        return status;
-    return tcc_build(func, gemm.nparam, gemm.params, options, out);
-}
-
-tcc_status tcc_gemm_compile(tcc_context *ctx, const char *name, GemmMaker make, const void *desc,
-                            const tcc_gemm_schedule *schedule, const tcc_build_options *options,
-                            tcc_kernel **out)
-{
-    if (!ctx || !desc || !out)
-        return TCC_ERROR_INVALID_ARGUMENT;
-    *out = NULL;
-    tcc_build_options defaults;
-    if (!options) {
-        tcc_build_options_init(&defaults);
-        options = &defaults;
-    }
-    tcc_func *func;
-    tcc_status status = tcc_func_create(ctx, name, &func);
-    if (status != TCC_OK)
-        return status;
-    GemmOperator *op;
-    status = make(func, desc, &op);
-    if (status == TCC_OK)
-        status = define_and_build(ctx, func, op, schedule, options, out);
-    tcc_func_destroy(func);
-    return status;
+    return tcc_gemm_schedule_apply(func, op, out, &chosen);
 }
 
 tcc_status tcc_gemm_default_schedule(tcc_context *ctx, GemmMaker make, const void *desc,
@@ -83,4 +60,16 @@ tcc_status tcc_gemm_default_schedule(tcc_context *ctx, GemmMaker make, const voi
         status = tcc_gemm_complete_schedule(ctx, op, arch, out);
     tcc_func_destroy(func);
     return status;
+}
+
+tcc_status tcc_conv2d_default_schedule(tcc_context *ctx, const tcc_conv2d_desc *desc, tcc_arch arch,
+                                       tcc_gemm_schedule *out)
+{
+    return tcc_gemm_default_schedule(ctx, tcc_conv2d_gemm, desc, arch, out);
+}
+
+tcc_status tcc_matmul_default_schedule(tcc_context *ctx, const tcc_matmul_desc *desc, tcc_arch arch,
+                                       tcc_gemm_schedule *out)
+{
+    return tcc_gemm_default_schedule(ctx, tcc_matmul_gemm, desc, arch, out);
 }

@@ -39,7 +39,7 @@ static void output_index(tcc_func *f, tcc_expr *g, tcc_expr *m, tcc_expr *n, tcc
 }
 
 /* The GEMM of a matrix product, with its placeholders, in the function's arena. */
-static tcc_status make_matmul(tcc_func *f, const void *desc, GemmOperator **out)
+tcc_status tcc_matmul_gemm(tcc_func *f, const void *desc, GemmOperator **out)
 {
     const tcc_matmul_desc *d = desc;
     tcc_status status = tcc_matmul_validate(f->ctx, d);
@@ -70,17 +70,4 @@ static tcc_status make_matmul(tcc_func *f, const void *desc, GemmOperator **out)
     g->output = tcc_placeholder(f, "c", 3, c_shape, d->output_type);
     *out = g;
     return g->output ? TCC_OK : tcc_func_status(f);
-}
-
-tcc_status tcc_matmul_compile(tcc_context *ctx, const tcc_matmul_desc *desc,
-                              const tcc_gemm_schedule *schedule, const tcc_build_options *options,
-                              tcc_kernel **out)
-{
-    return tcc_gemm_compile(ctx, "matmul", make_matmul, desc, schedule, options, out);
-}
-
-tcc_status tcc_matmul_default_schedule(tcc_context *ctx, const tcc_matmul_desc *desc, tcc_arch arch,
-                                       tcc_gemm_schedule *out)
-{
-    return tcc_gemm_default_schedule(ctx, make_matmul, desc, arch, out);
 }

@@ -223,12 +223,8 @@ START_TEST(floor_semantics_for_negative_constants)
     check_simplify(div_(y, 4), 1, r, "-1");
     check_simplify(div_(add(y, num(4)), 4), 1, r, "0");
     check_simplify(mod(y, 4), 1, r, "y % 4");
-#ifdef TCC_KNOWN_BUGS
-    /* BUG (missed simplification, values stay right): y + 4 lies in [0, 4), so
-     * (y + 4) % 4 is y + 4; but the constant's multiple of 4 moves into the quotient
-     * before the range check, which then sees y in [-4, -1] and keeps "y % 4". */
+    /* y + 4 lies in [0, 4) as a whole, so (y + 4) % 4 is y + 4. */
     check_simplify(mod(add(y, num(4)), 4), 1, r, "y + 4");
-#endif
     /* y in [-2, 1]: y / 4 is -1 or 0, so it stays. */
     VarRange r2[1] = {{vy, -2, 4}};
     check_simplify(div_(y, 4), 1, r2, "y / 4");
@@ -381,14 +377,11 @@ START_TEST(stmt_ranges_follow_loop_min)
     Stmt *guarded = tcc_stmt_if(arena, bin(EXPR_LT, y, num(32)), store, NULL);
     Stmt *loop = tcc_stmt_for(arena, vy, num(16), num(16), FOR_SERIAL, guarded);
     check_stmt(tcc_simplify_stmt(arena, loop), "for y in 16..32 {\n  B[1] = 0\n}\n");
-#ifdef TCC_KNOWN_BUGS
-    /* BUG (missed simplification): y - 16 lies in [0, 16) here, yet (y - 16) % 16 stays
-     * "y % 16" (see floor_semantics_for_negative_constants). */
+    /* y - 16 lies in [0, 16) here, so (y - 16) % 16 is y - 16. */
     Expr *rem = mod(sub(y, num(16)), 16);
     Stmt *loop2 = tcc_stmt_for(arena, vy, num(16), num(16), FOR_SERIAL,
                                tcc_stmt_store(arena, b, 1, &rem, num(0)));
     check_stmt(tcc_simplify_stmt(arena, loop2), "for y in 16..32 {\n  B[y - 16] = 0\n}\n");
-#endif
 }
 END_TEST
 
