@@ -1279,7 +1279,9 @@ static bool gen_allocate(Codegen *cg, const Stmt *s)
         binding.base = LLVMAddGlobalInAddressSpace(cg->module, array, name, ADDRSPACE_SHARED);
         LLVMSetLinkage(binding.base, LLVMInternalLinkage);
         LLVMSetInitializer(binding.base, LLVMGetUndef(array));
-        LLVMSetAlignment(binding.base, 16);
+        /* A WMMA tile must start on a multiple of its fragment's size (32 bytes for
+         * f16/f32 fragments); 128 also keeps every row of a 16-wide tile aligned. */
+        LLVMSetAlignment(binding.base, 128);
         binding.addrspace = ADDRSPACE_SHARED;
         break;
     }

@@ -405,7 +405,7 @@ START_TEST(test_wmma_kernel)
     tcc_assert_contains(out.llvm_ir, "@llvm.nvvm.wmma.m16n16k16.mma.row.row.f32.f32(");
     tcc_assert_contains(out.llvm_ir, "@llvm.nvvm.wmma.m16n16k16.store.d.row.stride.f32.p1(");
     tcc_assert_contains(out.llvm_ir, "@llvm.nvvm.barrier0()");
-    tcc_assert_contains(out.llvm_ir, "addrspace(3) global [512 x half] undef, align 16");
+    tcc_assert_contains(out.llvm_ir, "addrspace(3) global [512 x half] undef, align 128");
     /* fragments end up in registers: no alloca survives O3 */
     ck_assert_msg(!strstr(out.llvm_ir, "alloca"), "an alloca survived:\n%s", out.llvm_ir);
     tcc_assert_contains(out.ptx, ".entry wmma_gemm");
@@ -415,8 +415,8 @@ START_TEST(test_wmma_kernel)
     tcc_assert_contains(out.ptx, "wmma.store.d.sync.aligned.row.m16n16k16.global.f32");
     tcc_assert_contains(out.ptx, "bar.sync");
     tcc_assert_contains(out.ptx, ".maxntid 32, 1, 1");
-    tcc_assert_contains(out.ptx, ".shared .align 16 .b8 A_shared[1024];");
-    tcc_assert_contains(out.ptx, ".shared .align 16 .b8 B_shared[1024];");
+    tcc_assert_contains(out.ptx, ".shared .align 128 .b8 A_shared[1024];");
+    tcc_assert_contains(out.ptx, ".shared .align 128 .b8 B_shared[1024];");
     output_free(&out);
     tcc_arena_destroy(a);
     tcc_context_destroy(ctx);
