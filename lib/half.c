@@ -1,12 +1,15 @@
 /*
- * IEEE 754 binary16 <-> binary32 conversions, on the bits.
+ * IEEE 754 binary16, bfloat16 and tf32 conversions from and to binary32, on the bits,
+ * and the sizes of the element types.
  *
- * Done by hand rather than with _Float16 so the results do not depend on the compiler,
- * the target or the floating-point environment: the reference and the tests need the
- * exact round-to-nearest-even results that the GPU's cvt.rn.f16.f32 produces.
+ * Done by hand rather than with _Float16 or __bf16 so the results do not depend on the
+ * compiler, the target or the floating-point environment: the reference and the tests need
+ * the exact results of the GPU's conversions: cvt.rn.f16.f32 and cvt.rn.bf16.f32 (round to
+ * nearest even) and cvt.rna.tf32.f32 (round to nearest, ties away from zero).
  */
 #include "tcc/tcc.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #define F16_EXP_MAX 31
@@ -87,4 +90,67 @@ float tcc_f16_to_f32(uint16_t bits)
     float value;
     memcpy(&value, &result, sizeof value);
     return value;
+}
+
+/* bfloat16 is the top half of a binary32: same sign and exponent, 7 mantissa bits. */
+uint16_t tcc_f32_to_bf16(float value)
+{
+    uint32_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    if ((bits & 0x7fffffff) > 0x7f800000) {
+        /* NaN: keep the sign and the top of the payload, and set the quiet bit so that a
+         * payload lying only in the dropped bits does not turn the NaN into infinity. */
+        return (uint16_t)((bits >> 16) | 0x40);
+    }
+    /* Round the low 16 bits to nearest, ties to even. A carry out of the mantissa moves
+     * into the exponent, which is the right result, up to infinity for the largest floats. */
+    uint32_t round = 0x7fff + ((bits >> 16) & 1);
+    return (uint16_t)((bits + round) >> 16);
+}
+
+float tcc_bf16_to_f32(uint16_t bits)
+{
+    uint32_t wide = (uint32_t)bits << 16; /* exact: every bfloat16 is a binary32 */
+    float value;
+    memcpy(&value, &wide, sizeof value);
+    return value;
+}
+
+/* tf32 keeps the binary32 sign and exponent and 10 mantissa bits: the low 13 bits become 0. */
+float tcc_f32_to_tf32(float value)
+{
+    uint32_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    if ((bits & 0x7f800000) == 0x7f800000) {
+        /* Infinity stays; a NaN stays a NaN even when its payload is only in the low bits. */
+        bool nan = (bits & 0x7fffff) != 0;
+        bits &= ~0x1fffu;
+        if (nan)
+            bits |= 0x400000; /* quiet */
+    } else {
+        /* Adding half a unit of the kept mantissa rounds the magnitude to nearest with ties
+         * away from zero (the sign bit is untouched); carries into the exponent are right,
+         * for subnormals becoming normal and for the largest floats becoming infinity. */
+        bits = (bits + 0x1000) & ~0x1fffu;
+    }
+    memcpy(&value, &bits, sizeof value);
+    return value;
+}
+
+size_t tcc_dtype_size(tcc_dtype type)
+{
+    switch (type) {
+    case TCC_BOOL:
+    case TCC_INT8:
+        return 1;
+    case TCC_FLOAT16:
+    case TCC_BFLOAT16:
+        return 2;
+    case TCC_INT32:
+    case TCC_FLOAT32:
+        return 4;
+    case TCC_VOID:
+        break;
+    }
+    return 0;
 }

@@ -1,6 +1,7 @@
 /*
- * tcc_f32_to_f16 / tcc_f16_to_f32: exhaustive over the half bit patterns, and over every
- * rounding boundary between two adjacent halves.
+ * tcc_f32_to_f16 / tcc_f16_to_f32 and tcc_f32_to_bf16 / tcc_bf16_to_f32: exhaustive over
+ * the 16-bit patterns, and over every rounding boundary between two adjacent values.
+ * tcc_f32_to_tf32 against an independent rounding in double. tcc_dtype_size.
  */
 #include "support.h"
 
@@ -187,6 +188,223 @@ START_TEST(test_agrees_with_compiler)
 }
 END_TEST
 
+/* ---- bfloat16 ------------------------------------------------------------------------- */
+
+static bool bf16_is_nan(uint16_t bits)
+{
+    return (bits & 0x7f80) == 0x7f80 && (bits & 0x7f) != 0;
+}
+
+/* The value of a bfloat16 from its definition: 8 exponent bits (bias 127), 7 mantissa bits. */
+static double bf16_value(uint16_t bits)
+{
+    int exponent = (bits >> 7) & 0xff;
+    int mantissa = bits & 0x7f;
+    double sign = (bits & 0x8000) ? -1.0 : 1.0;
+    if (exponent == 0xff)
+        return mantissa ? NAN : sign * INFINITY;
+    if (exponent == 0)
+        return sign * ldexp(mantissa, -133);
+    return sign * ldexp(128 + mantissa, exponent - 134);
+}
+
+static float float_of_bits(uint32_t bits)
+{
+    float value;
+    memcpy(&value, &bits, sizeof value);
+    return value;
+}
+
+START_TEST(test_every_bf16_converts_to_its_value)
+{
+    for (uint32_t bits = 0; bits < 65536; bits++) {
+        float value = tcc_bf16_to_f32((uint16_t)bits);
+        if (bf16_is_nan((uint16_t)bits)) {
+            ck_assert_msg(isnan(value), "0x%04x should be NaN", bits);
+        } else {
+            ck_assert_msg((double)value == bf16_value((uint16_t)bits), "0x%04x -> %a", bits,
+                          (double)value);
+        }
+        ck_assert_int_eq(signbit(value) != 0, (bits & 0x8000) != 0);
+    }
+}
+END_TEST
+
+START_TEST(test_every_bf16_round_trips)
+{
+    for (uint32_t bits = 0; bits < 65536; bits++) {
+        uint16_t back = tcc_f32_to_bf16(tcc_bf16_to_f32((uint16_t)bits));
+        if (bf16_is_nan((uint16_t)bits)) {
+            ck_assert_msg(bf16_is_nan(back), "0x%04x -> 0x%04x is not NaN", bits, back);
+            ck_assert_int_eq(back & 0x8000, bits & 0x8000);
+        } else {
+            ck_assert_msg(back == bits, "0x%04x -> 0x%04x", bits, back);
+        }
+    }
+}
+END_TEST
+
+START_TEST(test_bf16_rounding_to_nearest_even)
+{
+    float ulp = ldexpf(1, -7); /* of a bf16 in [1, 2) */
+    ck_assert_uint_eq(tcc_f32_to_bf16(1.0f), 0x3f80);
+    ck_assert_uint_eq(tcc_f32_to_bf16(1.0f + ulp / 2), 0x3f80);     /* tie: down to even */
+    ck_assert_uint_eq(tcc_f32_to_bf16(1.0f + 3 * ulp / 2), 0x3f82); /* tie: up to even */
+    ck_assert_uint_eq(tcc_f32_to_bf16(nextafterf(1.0f + ulp / 2, 2)), 0x3f81);
+    ck_assert_uint_eq(tcc_f32_to_bf16(-(1.0f + 3 * ulp / 2)), 0xbf82);
+    ck_assert_uint_eq(tcc_f32_to_bf16(nextafterf(2.0f, 0)), 0x4000); /* carry: next binade */
+    ck_assert_uint_eq(tcc_f32_to_bf16(1.0f / 3.0f), 0x3eab);         /* 0.333984375 */
+    ck_assert_uint_eq(tcc_f32_to_bf16(-0.0f), 0x8000);
+    /* Subnormals round in units of 2^-133 (bits 0x8000 of a float). */
+    ck_assert_uint_eq(tcc_f32_to_bf16(float_of_bits(0x00008000)), 0x0000); /* tie to even 0 */
+    ck_assert_uint_eq(tcc_f32_to_bf16(float_of_bits(0x00008001)), 0x0001);
+    ck_assert_uint_eq(tcc_f32_to_bf16(float_of_bits(0x00018000)), 0x0002); /* tie to even 2 */
+    ck_assert_uint_eq(tcc_f32_to_bf16(float_of_bits(0x007fffff)), 0x0080); /* to the normal */
+    /* The largest bf16 is 0x7f7f; from the midpoint up, the result is infinity. */
+    ck_assert_uint_eq(tcc_f32_to_bf16(float_of_bits(0x7f7f7fff)), 0x7f7f);
+    ck_assert_uint_eq(tcc_f32_to_bf16(float_of_bits(0x7f7f8000)), 0x7f80);
+    ck_assert_uint_eq(tcc_f32_to_bf16(FLT_MAX), 0x7f80);
+    ck_assert_uint_eq(tcc_f32_to_bf16(-FLT_MAX), 0xff80);
+    ck_assert_uint_eq(tcc_f32_to_bf16(INFINITY), 0x7f80);
+    ck_assert_uint_eq(tcc_f32_to_bf16(-INFINITY), 0xff80);
+}
+END_TEST
+
+/* The midpoint of two adjacent finite bf16 values goes to the even one, the floats next to
+ * it to the nearer one. */
+START_TEST(test_every_bf16_midpoint)
+{
+    for (uint16_t bits = 0; bits < 0x7f7f; bits++) {
+        float low = tcc_bf16_to_f32(bits), high = tcc_bf16_to_f32((uint16_t)(bits + 1));
+        /* Exact (bf16 values have 8 significant bits); low + high would overflow at the top. */
+        float middle = low + (high - low) / 2;
+        uint16_t even = (bits & 1) ? (uint16_t)(bits + 1) : bits;
+        ck_assert_msg(tcc_f32_to_bf16(middle) == even, "midpoint after 0x%04x", bits);
+        ck_assert_uint_eq(tcc_f32_to_bf16(nextafterf(middle, 0)), bits);
+        ck_assert_uint_eq(tcc_f32_to_bf16(nextafterf(middle, INFINITY)), bits + 1);
+        ck_assert_uint_eq(tcc_f32_to_bf16(-middle), even | 0x8000);
+    }
+}
+END_TEST
+
+START_TEST(test_bf16_nan)
+{
+    ck_assert(bf16_is_nan(tcc_f32_to_bf16(NAN)));
+    ck_assert(bf16_is_nan(tcc_f32_to_bf16(-NAN)));
+    ck_assert_uint_eq(tcc_f32_to_bf16(-NAN) & 0x8000, 0x8000);
+    /* A payload only in the dropped bits must not turn the NaN into infinity (0x7f80). */
+    ck_assert(bf16_is_nan(tcc_f32_to_bf16(float_of_bits(0x7f800001))));
+    ck_assert(bf16_is_nan(tcc_f32_to_bf16(float_of_bits(0xffffffff))));
+    ck_assert(bf16_is_nan(tcc_f32_to_bf16(float_of_bits(0x7f80ffff))));
+    ck_assert(isnan(tcc_bf16_to_f32(0x7fc0)));
+    ck_assert(isnan(tcc_bf16_to_f32(0x7f81)));
+}
+END_TEST
+
+/* Where the compiler converts to __bf16 (GCC 13+, Clang 17+), it must agree. */
+START_TEST(test_bf16_agrees_with_compiler)
+{
+#ifdef __BFLT16_MAX__
+    uint64_t state = 43;
+    for (int i = 0; i < 1000000; i++) {
+        float value = float_of_bits((uint32_t)tcc_test_random(&state));
+        if (isnan(value))
+            continue;
+        volatile __bf16 converted = (__bf16)value;
+        uint16_t expected;
+        memcpy(&expected, (const void *)&converted, sizeof expected);
+        ck_assert_msg(tcc_f32_to_bf16(value) == expected, "%a: 0x%04x, expected 0x%04x",
+                      (double)value, tcc_f32_to_bf16(value), expected);
+    }
+#endif
+}
+END_TEST
+
+/* ---- tf32 ------------------------------------------------------------------------------ */
+
+/* cvt.rna.tf32.f32 from its definition, in double: keep 11 significant bits (10 below the
+ * leading one; subnormals keep the unit of the smallest normal's), round half away from 0. */
+static float tf32_expected(float value)
+{
+    if (!isfinite(value))
+        return value;
+    int exponent = value == 0 ? -126 : ilogbf(value);
+    double ulp = ldexp(1, (exponent < -126 ? -126 : exponent) - 10);
+    double rounded = floor(fabs((double)value) / ulp + 0.5) * ulp; /* all exact in double */
+    if (rounded >= ldexp(1, 128))
+        return copysignf(INFINITY, value);
+    return copysignf((float)rounded, value);
+}
+
+START_TEST(test_tf32_known_values)
+{
+    float ulp = ldexpf(1, -10); /* of a tf32 in [1, 2) */
+    ck_assert(tcc_f32_to_tf32(1.0f) == 1.0f);
+    ck_assert(tcc_f32_to_tf32(1.0f + ulp) == 1.0f + ulp);
+    /* Ties go away from zero, where round-to-even would give 1 and -1. */
+    ck_assert(tcc_f32_to_tf32(1.0f + ulp / 2) == 1.0f + ulp);
+    ck_assert(tcc_f32_to_tf32(-(1.0f + ulp / 2)) == -(1.0f + ulp));
+    ck_assert(tcc_f32_to_tf32(nextafterf(1.0f + ulp / 2, 0)) == 1.0f);
+    ck_assert(tcc_f32_to_tf32(1.0f + 3 * ulp / 2) == 1.0f + 2 * ulp);
+    ck_assert(tcc_f32_to_tf32(nextafterf(2.0f, 0)) == 2.0f); /* carry: next binade */
+    ck_assert_uint_eq(float_bits(tcc_f32_to_tf32(0.1f)), 0x3dccc000);
+    ck_assert_uint_eq(float_bits(tcc_f32_to_tf32(-0.0f)), 0x80000000);
+    /* Subnormals: the kept unit is 2^-136 (bit 13); ties away. */
+    ck_assert_uint_eq(float_bits(tcc_f32_to_tf32(float_of_bits(0x00000fff))), 0x00000000);
+    ck_assert_uint_eq(float_bits(tcc_f32_to_tf32(float_of_bits(0x00001000))), 0x00002000);
+    ck_assert_uint_eq(float_bits(tcc_f32_to_tf32(float_of_bits(0x807ff000))), 0x80800000);
+    /* The largest tf32 is 0x7f7fe000; from the midpoint up, infinity. */
+    ck_assert_uint_eq(float_bits(tcc_f32_to_tf32(float_of_bits(0x7f7fefff))), 0x7f7fe000);
+    ck_assert(isinf(tcc_f32_to_tf32(FLT_MAX)) && tcc_f32_to_tf32(FLT_MAX) > 0);
+    ck_assert(isinf(tcc_f32_to_tf32(-FLT_MAX)) && tcc_f32_to_tf32(-FLT_MAX) < 0);
+    ck_assert(tcc_f32_to_tf32(INFINITY) == INFINITY);
+    ck_assert(tcc_f32_to_tf32(-INFINITY) == -INFINITY);
+}
+END_TEST
+
+START_TEST(test_tf32_nan)
+{
+    ck_assert(isnan(tcc_f32_to_tf32(NAN)));
+    ck_assert(signbit(tcc_f32_to_tf32(-NAN)));
+    /* A payload only in the 13 dropped bits stays a NaN, with those bits zero. */
+    float low_payload = tcc_f32_to_tf32(float_of_bits(0x7f800001));
+    ck_assert(isnan(low_payload));
+    ck_assert_uint_eq(float_bits(low_payload) & 0x1fff, 0);
+}
+END_TEST
+
+/* Random floats of every magnitude, and the floats around each rounding boundary. */
+START_TEST(test_tf32_matches_definition)
+{
+    uint64_t state = 44;
+    for (int i = 0; i < 300000; i++) {
+        uint32_t bits = (uint32_t)tcc_test_random(&state);
+        if (i % 2)
+            bits = (bits & ~0x1fffu) | (0x1000u + (uint32_t)(i % 3) - 1); /* near a tie */
+        float value = float_of_bits(bits);
+        if (isnan(value))
+            continue;
+        uint32_t got = float_bits(tcc_f32_to_tf32(value));
+        uint32_t expected = float_bits(tf32_expected(value));
+        ck_assert_msg(got == expected, "0x%08x: 0x%08x, expected 0x%08x", bits, got, expected);
+        ck_assert_uint_eq(got & 0x1fff, 0);
+    }
+}
+END_TEST
+
+START_TEST(test_dtype_size)
+{
+    ck_assert_uint_eq(tcc_dtype_size(TCC_VOID), 0);
+    ck_assert_uint_eq(tcc_dtype_size(TCC_BOOL), 1);
+    ck_assert_uint_eq(tcc_dtype_size(TCC_INT8), 1);
+    ck_assert_uint_eq(tcc_dtype_size(TCC_INT32), 4);
+    ck_assert_uint_eq(tcc_dtype_size(TCC_FLOAT16), 2);
+    ck_assert_uint_eq(tcc_dtype_size(TCC_BFLOAT16), 2);
+    ck_assert_uint_eq(tcc_dtype_size(TCC_FLOAT32), 4);
+    ck_assert_uint_eq(tcc_dtype_size((tcc_dtype)99), 0);
+}
+END_TEST
+
 static Suite *half_suite(void)
 {
     Suite *suite = suite_create("half");
@@ -201,6 +419,26 @@ static Suite *half_suite(void)
     tcase_add_test(tc, test_nan);
     tcase_add_test(tc, test_agrees_with_compiler);
     suite_add_tcase(suite, tc);
+
+    TCase *bf16 = tcase_create("bfloat16");
+    tcase_add_test(bf16, test_every_bf16_converts_to_its_value);
+    tcase_add_test(bf16, test_every_bf16_round_trips);
+    tcase_add_test(bf16, test_bf16_rounding_to_nearest_even);
+    tcase_add_test(bf16, test_every_bf16_midpoint);
+    tcase_add_test(bf16, test_bf16_nan);
+    tcase_add_test(bf16, test_bf16_agrees_with_compiler);
+    suite_add_tcase(suite, bf16);
+
+    TCase *tf32 = tcase_create("tf32");
+    tcase_set_timeout(tf32, 60); /* the random sweep is slow under the sanitizers */
+    tcase_add_test(tf32, test_tf32_known_values);
+    tcase_add_test(tf32, test_tf32_nan);
+    tcase_add_test(tf32, test_tf32_matches_definition);
+    suite_add_tcase(suite, tf32);
+
+    TCase *sizes = tcase_create("sizes");
+    tcase_add_test(sizes, test_dtype_size);
+    suite_add_tcase(suite, sizes);
     return suite;
 }
 

@@ -1,0 +1,566 @@
+/*
+ * The matmul descriptor helpers, the validation and the CPU reference, checked against
+ * hand-computed products and a naive product over logical (b, i, j, l) indices written
+ * here from the offsets of matmul_reference.c.
+ */
+#include "support.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ---- the layouts, written out from their definitions ---------------------------------- */
+
+static int64_t a_offset(const tcc_matmul_desc *d, int64_t b, int64_t i, int64_t l)
+{
+    return d->a_col_major ? (b * d->k + l) * d->m + i : (b * d->m + i) * d->k + l;
+}
+
+static int64_t b_offset(const tcc_matmul_desc *d, int64_t b, int64_t l, int64_t j)
+{
+    return d->b_col_major ? (b * d->n + j) * d->k + l : (b * d->k + l) * d->n + j;
+}
+
+static int64_t c_offset(const tcc_matmul_desc *d, int64_t b, int64_t i, int64_t j)
+{
+    return (b * d->m + i) * d->n + j;
+}
+
+static int64_t a_elements(const tcc_matmul_desc *d)
+{
+    return d->batch * d->m * d->k;
+}
+
+static int64_t b_elements(const tcc_matmul_desc *d)
+{
+    return d->batch * d->k * d->n;
+}
+
+static int64_t c_elements(const tcc_matmul_desc *d)
+{
+    return d->batch * d->m * d->n;
+}
+
+/* ---- data ------------------------------------------------------------------------------ */
+
+typedef struct Data {
+    void *a, *b, *bias, *residual, *previous;
+    tcc_reference_tensors tensors;
+} Data;
+
+/* Floats are multiples of 1/4 in [-2, 2] (every sum exact in double) unless `raw`
+ * (float32 with full mantissas); int8 spans its range, int32 a small one. */
+static void *random_tensor(tcc_dtype type, int64_t count, uint64_t *state, bool raw)
+{
+    void *data = malloc((size_t)count * tcc_dtype_size(type));
+    ck_assert_ptr_nonnull(data);
+    for (int64_t i = 0; i < count; i++) {
+        float quarter = (float)(tcc_test_random_below(state, 17) - 8) / 4.0f;
+        switch (type) {
+        case TCC_FLOAT16:
+            ((uint16_t *)data)[i] = tcc_f32_to_f16(quarter);
+            break;
+        case TCC_BFLOAT16:
+            ((uint16_t *)data)[i] = tcc_f32_to_bf16(quarter);
+            break;
+        case TCC_FLOAT32:
+            ((float *)data)[i] =
+                raw ? (float)tcc_test_random_below(state, 1 << 24) / (1 << 22) - 2.0f : quarter;
+            break;
+        case TCC_INT8:
+            ((int8_t *)data)[i] = (int8_t)(tcc_test_random_below(state, 256) - 128);
+            break;
+        case TCC_INT32:
+            ((int32_t *)data)[i] = (int32_t)(tcc_test_random_below(state, 201) - 100);
+            break;
+        default:
+            ck_abort_msg("no random %s", tcc_dtype_name(type));
+        }
+    }
+    return data;
+}
+
+static Data random_data(const tcc_matmul_desc *d, uint64_t seed, bool raw)
+{
+    uint64_t state = seed;
+    Data data = {
+        .a = random_tensor(d->input_type, a_elements(d), &state, raw),
+        .b = random_tensor(d->input_type, b_elements(d), &state, raw),
+        .bias = random_tensor(d->output_type, d->n, &state, false),
+        .residual = random_tensor(d->output_type, c_elements(d), &state, false),
+        .previous = random_tensor(d->output_type, c_elements(d), &state, false),
+    };
+    data.tensors = (tcc_reference_tensors){data.a, data.b, data.bias, data.residual, data.previous};
+    return data;
+}
+
+static void free_data(Data *data)
+{
+    free(data->a);
+    free(data->b);
+    free(data->bias);
+    free(data->residual);
+    free(data->previous);
+}
+
+/* ---- a naive product ------------------------------------------------------------------- */
+
+static double element(tcc_dtype type, const void *data, int64_t i, bool operand)
+{
+    switch (type) {
+    case TCC_FLOAT16:
+        return tcc_f16_to_f32(((const uint16_t *)data)[i]);
+    case TCC_BFLOAT16:
+        return tcc_bf16_to_f32(((const uint16_t *)data)[i]);
+    case TCC_FLOAT32: {
+        float value = ((const float *)data)[i];
+        return operand ? tcc_f32_to_tf32(value) : value;
+    }
+    case TCC_INT8:
+        return ((const int8_t *)data)[i];
+    case TCC_INT32:
+        return ((const int32_t *)data)[i];
+    default:
+        ck_abort_msg("no %s element", tcc_dtype_name(type));
+        return 0;
+    }
+}
+
+/* The epilogue as tcc.h defines it, for output offset o in column j. */
+static double naive_epilogue(const tcc_epilogue *e, tcc_dtype type, const Data *data, int64_t o,
+                             int64_t j, double sum)
+{
+    double acc = sum;
+    if (e->prologue == TCC_PROLOGUE_SET)
+        acc = e->prologue_arg + sum;
+    else if (e->prologue == TCC_PROLOGUE_SCALE)
+        acc = e->prologue_arg * element(type, data->previous, o, false) + sum;
+    else if (e->prologue == TCC_PROLOGUE_RELU)
+        acc = fmax(element(type, data->previous, o, false), 0.0) + sum;
+    double v = e->alpha * acc;
+    if (e->bias)
+        v += element(type, data->bias, j, false);
+    if (e->beta != 0)
+        v += e->beta * element(type, e->residual ? data->residual : data->previous, o, false);
+    if (e->relu)
+        v = fmax(v, 0.0);
+    if (e->clamp)
+        v = fmin(fmax(v, e->clamp_min), e->clamp_max);
+    return v;
+}
+
+static double *naive_matmul(const tcc_matmul_desc *d, const Data *data)
+{
+    double *out = malloc((size_t)c_elements(d) * sizeof *out);
+    ck_assert_ptr_nonnull(out);
+    for (int64_t b = 0; b < d->batch; b++)
+        for (int64_t i = 0; i < d->m; i++)
+            for (int64_t j = 0; j < d->n; j++) {
+                double sum = 0.0;
+                for (int64_t l = 0; l < d->k; l++)
+                    sum += element(d->input_type, data->a, a_offset(d, b, i, l), true) *
+                           element(d->input_type, data->b, b_offset(d, b, l, j), true);
+                int64_t o = c_offset(d, b, i, j);
+                out[o] = naive_epilogue(&d->epilogue, d->output_type, data, o, j, sum);
+            }
+    return out;
+}
+
+static double *reference_all(const tcc_matmul_desc *d, const tcc_reference_tensors *tensors,
+                             int threads)
+{
+    tcc_context *ctx = tcc_test_context();
+    double *out = malloc((size_t)c_elements(d) * sizeof *out);
+    ck_assert_ptr_nonnull(out);
+    ck_assert_msg(tcc_matmul_reference(ctx, d, tensors, NULL, c_elements(d), threads, out) ==
+                      TCC_OK,
+                  "%s", tcc_last_error(ctx));
+    tcc_context_destroy(ctx);
+    return out;
+}
+
+static void check_against_naive(const tcc_matmul_desc *d, uint64_t seed, bool raw, const char *what)
+{
+    Data data = random_data(d, seed, raw);
+    double *expected = naive_matmul(d, &data);
+    double *got = reference_all(d, &data.tensors, 1);
+    for (int64_t i = 0; i < c_elements(d); i++) {
+        bool same = raw ? fabs(got[i] - expected[i]) <= 1e-12 * (1.0 + fabs(expected[i]))
+                        : got[i] == expected[i];
+        ck_assert_msg(same, "%s: C[%lld] = %.17g, expected %.17g", what, (long long)i, got[i],
+                      expected[i]);
+    }
+    free(expected);
+    free(got);
+    free_data(&data);
+}
+
+static tcc_matmul_desc small_desc(int64_t batch, int64_t m, int64_t n, int64_t k, bool a_col,
+                                  bool b_col)
+{
+    tcc_matmul_desc d;
+    tcc_matmul_desc_init(&d);
+    d.batch = batch;
+    d.m = m;
+    d.n = n;
+    d.k = k;
+    d.a_col_major = a_col;
+    d.b_col_major = b_col;
+    return d;
+}
+
+/* ---- the descriptor -------------------------------------------------------------------- */
+
+START_TEST(test_desc_init)
+{
+    tcc_matmul_desc d;
+    memset(&d, 0x5a, sizeof d);
+    tcc_matmul_desc_init(&d);
+    ck_assert_int_eq(d.batch, 1);
+    ck_assert_int_eq(d.m, 1);
+    ck_assert_int_eq(d.n, 1);
+    ck_assert_int_eq(d.k, 1);
+    ck_assert(!d.a_col_major && !d.b_col_major);
+    ck_assert_int_eq(d.input_type, TCC_FLOAT16);
+    ck_assert_int_eq(d.accumulate_type, TCC_FLOAT32);
+    ck_assert_int_eq(d.output_type, TCC_FLOAT32);
+    ck_assert(d.epilogue.alpha == 1.0 && d.epilogue.beta == 0.0);
+    ck_assert(!d.epilogue.bias && !d.epilogue.residual && !d.epilogue.relu && !d.epilogue.clamp);
+    ck_assert_int_eq(d.epilogue.prologue, TCC_PROLOGUE_NONE);
+    ck_assert(tcc_matmul_flops(&d) == 2.0);
+    tcc_context *ctx = tcc_test_context();
+    ck_assert_int_eq(tcc_matmul_validate(ctx, &d), TCC_OK);
+    tcc_context_destroy(ctx);
+}
+END_TEST
+
+START_TEST(test_flops)
+{
+    tcc_matmul_desc d = small_desc(3, 1024, 512, 4096, false, true);
+    ck_assert(tcc_matmul_flops(&d) == 2.0 * 3 * 1024 * 512 * 4096);
+    ck_assert(tcc_matmul_flops(NULL) == 0.0);
+}
+END_TEST
+
+/* ---- validation ------------------------------------------------------------------------ */
+
+typedef struct BadDesc {
+    const char *message;
+    tcc_status status;
+    void (*spoil)(tcc_matmul_desc *d);
+} BadDesc;
+
+#define SPOIL(name, statement)                                                                     \
+    static void name(tcc_matmul_desc *d)                                                           \
+    {                                                                                              \
+        statement;                                                                                 \
+    }
+
+SPOIL(zero_batch, d->batch = 0)
+SPOIL(zero_m, d->m = 0)
+SPOIL(negative_n, d->n = -4)
+SPOIL(zero_k, d->k = 0)
+SPOIL(int64_m, d->m = 1LL << 40)
+SPOIL(big_a, d->m = 1 << 16; d->k = 1 << 15)               /* 2^31 */
+SPOIL(big_b, d->batch = 2; d->n = 1 << 15; d->k = 1 << 15) /* 2^31 */
+SPOIL(big_c, d->m = INT32_MAX; d->n = 2; d->k = 1)
+SPOIL(overflowing_a, d->batch = d->m = d->k = INT32_MAX)
+SPOIL(unknown_input, d->input_type = (tcc_dtype)12)
+SPOIL(int32_input, d->input_type = TCC_INT32)
+SPOIL(bf16_f16_acc, d->input_type = TCC_BFLOAT16; d->accumulate_type = TCC_FLOAT16)
+SPOIL(int8_f32_acc, d->input_type = TCC_INT8)
+SPOIL(bool_output, d->output_type = TCC_BOOL)
+SPOIL(clamp_reversed, d->epilogue.clamp = true; d->epilogue.clamp_min = 1;
+      d->epilogue.clamp_max = 0)
+SPOIL(alpha_infinite, d->epilogue.alpha = -INFINITY)
+SPOIL(bad_prologue, d->epilogue.prologue = (tcc_prologue_op)-3)
+
+static const BadDesc bad_descs[] = {
+    {"batch must be in 1..", TCC_ERROR_INVALID_ARGUMENT, zero_batch},
+    {"m must be in 1..", TCC_ERROR_INVALID_ARGUMENT, zero_m},
+    {"n must be in 1..2147483647 (got -4)", TCC_ERROR_INVALID_ARGUMENT, negative_n},
+    {"k must be in 1..", TCC_ERROR_INVALID_ARGUMENT, zero_k},
+    {"m must be in 1..", TCC_ERROR_INVALID_ARGUMENT, int64_m},
+    {"A (batch*m*k) has too many elements", TCC_ERROR_INVALID_ARGUMENT, big_a},
+    {"B (batch*k*n) has too many elements", TCC_ERROR_INVALID_ARGUMENT, big_b},
+    {"C (batch*m*n) has too many elements", TCC_ERROR_INVALID_ARGUMENT, big_c},
+    {"A (batch*m*k)", TCC_ERROR_INVALID_ARGUMENT, overflowing_a},
+    {"input_type 12 is not a tcc_dtype", TCC_ERROR_INVALID_ARGUMENT, unknown_input},
+    {"input_type must be float16, bfloat16, float32 or int8 (got int32)", TCC_ERROR_UNSUPPORTED,
+     int32_input},
+    {"bfloat16 inputs accumulate in float32, not float16", TCC_ERROR_UNSUPPORTED, bf16_f16_acc},
+    {"int8 inputs accumulate in int32, not float32", TCC_ERROR_UNSUPPORTED, int8_f32_acc},
+    {"output_type must be float32, float16 or bfloat16 for float32 accumulation (got bool)",
+     TCC_ERROR_UNSUPPORTED, bool_output},
+    {"epilogue.clamp_min (1) must be <= epilogue.clamp_max (0)", TCC_ERROR_INVALID_ARGUMENT,
+     clamp_reversed},
+    {"epilogue.alpha", TCC_ERROR_INVALID_ARGUMENT, alpha_infinite},
+    {"epilogue.prologue -3", TCC_ERROR_INVALID_ARGUMENT, bad_prologue},
+};
+
+START_TEST(test_validation_errors)
+{
+    const BadDesc *bad = &bad_descs[_i];
+    tcc_context *ctx = tcc_test_context();
+    tcc_matmul_desc d = small_desc(1, 64, 32, 16, false, false);
+    ck_assert_int_eq(tcc_matmul_validate(ctx, &d), TCC_OK);
+    bad->spoil(&d);
+    ck_assert_msg(tcc_matmul_validate(ctx, &d) == bad->status, "%s: got \"%s\"", bad->message,
+                  tcc_last_error(ctx));
+    tcc_assert_contains(tcc_last_error(ctx), bad->message);
+    tcc_assert_one_line(ctx);
+    double out[1];
+    ck_assert_int_eq(tcc_matmul_reference(ctx, &d, NULL, NULL, 1, 1, out), bad->status);
+    tcc_assert_contains(tcc_last_error(ctx), bad->message);
+    tcc_context_destroy(ctx);
+}
+END_TEST
+
+START_TEST(test_largest_operands_validate)
+{
+    tcc_context *ctx = tcc_test_context();
+    tcc_matmul_desc d = small_desc(1, INT32_MAX, 1, 1, false, false); /* 2^31 - 1 each */
+    ck_assert_msg(tcc_matmul_validate(ctx, &d) == TCC_OK, "%s", tcc_last_error(ctx));
+    tcc_context_destroy(ctx);
+}
+END_TEST
+
+START_TEST(test_null_arguments)
+{
+    tcc_context *ctx = tcc_test_context();
+    double out[4];
+    ck_assert_int_eq(tcc_matmul_validate(ctx, NULL), TCC_ERROR_INVALID_ARGUMENT);
+    tcc_assert_contains(tcc_last_error(ctx), "descriptor");
+    ck_assert_int_eq(tcc_matmul_reference(ctx, NULL, NULL, NULL, 1, 1, out),
+                     TCC_ERROR_INVALID_ARGUMENT);
+    tcc_assert_contains(tcc_last_error(ctx), "descriptor");
+
+    tcc_matmul_desc d = small_desc(1, 2, 2, 2, false, false);
+    Data data = random_data(&d, 1, false);
+    tcc_reference_tensors t = {data.a, NULL, NULL, NULL, NULL};
+    ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &t, NULL, 4, 1, out),
+                     TCC_ERROR_INVALID_ARGUMENT);
+    tcc_assert_contains(tcc_last_error(ctx), "A and B");
+    t.filter = data.b;
+    ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &t, NULL, 4, 1, out), TCC_OK);
+    d.epilogue.bias = true;
+    ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &t, NULL, 4, 1, out),
+                     TCC_ERROR_INVALID_ARGUMENT);
+    tcc_assert_contains(tcc_last_error(ctx), "tensors.bias");
+    d.epilogue.bias = false;
+    d.epilogue.beta = 1;
+    ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &t, NULL, 4, 1, out),
+                     TCC_ERROR_INVALID_ARGUMENT);
+    tcc_assert_contains(tcc_last_error(ctx), "tensors.previous_output");
+    d.epilogue.residual = true;
+    ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &t, NULL, 4, 1, out),
+                     TCC_ERROR_INVALID_ARGUMENT);
+    tcc_assert_contains(tcc_last_error(ctx), "tensors.residual");
+    d.epilogue.beta = 0;
+    ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &t, NULL, 4, 1, out), TCC_OK);
+
+    int64_t outside[] = {3, 4};
+    ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &t, outside, 2, 1, out),
+                     TCC_ERROR_INVALID_ARGUMENT);
+    tcc_assert_contains(tcc_last_error(ctx), "positions[1]");
+    ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &t, NULL, 3, 1, out),
+                     TCC_ERROR_INVALID_ARGUMENT);
+    tcc_assert_contains(tcc_last_error(ctx), "count");
+    ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &t, NULL, 4, 1, NULL),
+                     TCC_ERROR_INVALID_ARGUMENT);
+    tcc_assert_one_line(ctx);
+    free_data(&data);
+    tcc_context_destroy(ctx);
+}
+END_TEST
+
+/* ---- values ---------------------------------------------------------------------------- */
+
+/* [[1 2] [3 4]] x [[5 6] [7 8]] = [[19 22] [43 50]], whichever way A and B are stored. */
+START_TEST(test_two_by_two_by_hand)
+{
+    static const float a_rows[] = {1, 2, 3, 4}, a_columns[] = {1, 3, 2, 4};
+    static const float b_rows[] = {5, 6, 7, 8}, b_columns[] = {5, 7, 6, 8};
+    for (int layout = 0; layout < 4; layout++) {
+        tcc_matmul_desc d = small_desc(1, 2, 2, 2, layout & 1, layout & 2);
+        d.input_type = TCC_FLOAT32;
+        tcc_reference_tensors t = {d.a_col_major ? a_columns : a_rows,
+                                   d.b_col_major ? b_columns : b_rows, NULL, NULL, NULL};
+        double *c = reference_all(&d, &t, 1);
+        ck_assert_msg(c[0] == 19 && c[1] == 22 && c[2] == 43 && c[3] == 50,
+                      "layout %d: %g %g %g %g", layout, c[0], c[1], c[2], c[3]);
+        free(c);
+    }
+}
+END_TEST
+
+/* A 1 x 3 row times a 3 x 2 matrix: the shapes are not square, the bias is per column. */
+START_TEST(test_bias_per_column_by_hand)
+{
+    static const float a[] = {1, 2, 3}, b[] = {1, 0, 0, 1, 1, 1}; /* B rows (1 0) (0 1) (1 1) */
+    static const float bias[] = {0.5f, -10}, residual[] = {100, 200};
+    tcc_matmul_desc d = small_desc(1, 1, 2, 3, false, false);
+    d.input_type = TCC_FLOAT32;
+    d.epilogue.bias = true;
+    d.epilogue.residual = true;
+    d.epilogue.beta = 0.5;
+    d.epilogue.alpha = 2;
+    tcc_reference_tensors t = {a, b, bias, residual, NULL};
+    double *c = reference_all(&d, &t, 1);
+    /* A B = (4, 5); 2 * (4, 5) + (0.5, -10) + 0.5 * (100, 200) */
+    ck_assert(c[0] == 58.5 && c[1] == 100);
+    free(c);
+}
+END_TEST
+
+/* Batches are independent products of their own slices. */
+START_TEST(test_batch_by_hand)
+{
+    static const int8_t a[] = {1, 2, -1, -2}; /* batch 0: (1 2), batch 1: (-1 -2) */
+    static const int8_t b[] = {3, 4, 5, 6};   /* batch 0: (3 4)^T, batch 1: (5 6)^T */
+    tcc_matmul_desc d = small_desc(2, 1, 1, 2, false, false);
+    d.input_type = TCC_INT8;
+    d.accumulate_type = d.output_type = TCC_INT32;
+    tcc_reference_tensors t = {a, b, NULL, NULL, NULL};
+    double *c = reference_all(&d, &t, 1);
+    ck_assert(c[0] == 11 && c[1] == -17);
+    free(c);
+}
+END_TEST
+
+/* Row- and column-major A and B, one product or a batch, against the naive product. */
+START_TEST(test_matches_naive_layouts)
+{
+    bool a_col = _i & 1, b_col = _i & 2, batched = _i & 4;
+    tcc_matmul_desc d = small_desc(batched ? 3 : 1, 5, 7, 9, a_col, b_col);
+    char what[64];
+    snprintf(what, sizeof what, "A %s, B %s, batch %lld", a_col ? "col" : "row",
+             b_col ? "col" : "row", (long long)d.batch);
+    check_against_naive(&d, 10 + (uint64_t)_i, false, what);
+}
+END_TEST
+
+typedef struct Types {
+    tcc_dtype input, accumulate, output;
+    bool raw;
+} Types;
+
+static const Types type_cases[] = {
+    {TCC_FLOAT16, TCC_FLOAT32, TCC_FLOAT32, false},
+    {TCC_FLOAT16, TCC_FLOAT16, TCC_FLOAT16, false},
+    {TCC_BFLOAT16, TCC_FLOAT32, TCC_BFLOAT16, false},
+    {TCC_FLOAT32, TCC_FLOAT32, TCC_FLOAT32, true},
+    {TCC_INT8, TCC_INT32, TCC_INT32, false},
+    {TCC_INT8, TCC_INT32, TCC_FLOAT32, false},
+};
+
+START_TEST(test_matches_naive_types)
+{
+    const Types *types = &type_cases[_i];
+    tcc_matmul_desc d = small_desc(2, 6, 5, 33, true, false);
+    d.input_type = types->input;
+    d.accumulate_type = types->accumulate;
+    d.output_type = types->output;
+    d.epilogue.bias = true;
+    d.epilogue.beta = 3;
+    d.epilogue.prologue = TCC_PROLOGUE_RELU;
+    check_against_naive(&d, 20 + (uint64_t)_i, types->raw, tcc_dtype_name(types->input));
+}
+END_TEST
+
+static const tcc_epilogue epilogues[] = {
+    {.alpha = -2},
+    {.alpha = 1, .bias = true},
+    {.alpha = 1, .beta = 0.5, .residual = true},
+    {.alpha = 1, .beta = -1},
+    {.alpha = 1, .relu = true},
+    {.alpha = 1, .clamp = true, .clamp_min = -1, .clamp_max = 1.5},
+    {.alpha = 1, .prologue = TCC_PROLOGUE_SET, .prologue_arg = 4},
+    {.alpha = 1, .prologue = TCC_PROLOGUE_SCALE, .prologue_arg = -0.5},
+    {.alpha = 1, .prologue = TCC_PROLOGUE_RELU},
+    {.alpha = 0.25,
+     .beta = 1,
+     .bias = true,
+     .residual = true,
+     .relu = true,
+     .clamp = true,
+     .clamp_min = 0.5,
+     .clamp_max = 2,
+     .prologue = TCC_PROLOGUE_SET,
+     .prologue_arg = 1},
+};
+
+START_TEST(test_matches_naive_epilogue)
+{
+    tcc_matmul_desc d = small_desc(2, 4, 6, 8, false, true);
+    d.epilogue = epilogues[_i];
+    char what[32];
+    snprintf(what, sizeof what, "epilogue %d", _i);
+    check_against_naive(&d, 30 + (uint64_t)_i, false, what);
+}
+END_TEST
+
+START_TEST(test_sampled_and_threads)
+{
+    tcc_matmul_desc d = small_desc(3, 17, 23, 40, true, true);
+    d.input_type = TCC_FLOAT32;
+    d.epilogue = epilogues[9];
+    Data data = random_data(&d, 40, true);
+    double *full = reference_all(&d, &data.tensors, 1);
+    size_t bytes = (size_t)c_elements(&d) * sizeof(double);
+    static const int thread_counts[] = {0, 2, 5, 64, 1000};
+    for (size_t i = 0; i < sizeof thread_counts / sizeof thread_counts[0]; i++) {
+        double *many = reference_all(&d, &data.tensors, thread_counts[i]);
+        ck_assert_msg(memcmp(full, many, bytes) == 0, "threads = %d", thread_counts[i]);
+        free(many);
+    }
+    enum { SAMPLES = 300 };
+    int64_t positions[SAMPLES];
+    double sampled[SAMPLES];
+    uint64_t state = 41;
+    for (int i = 0; i < SAMPLES; i++)
+        positions[i] = tcc_test_random_below(&state, c_elements(&d));
+    positions[0] = c_elements(&d) - 1;
+    tcc_context *ctx = tcc_test_context();
+    ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &data.tensors, positions, SAMPLES, 4, sampled),
+                     TCC_OK);
+    for (int i = 0; i < SAMPLES; i++)
+        ck_assert(sampled[i] == full[positions[i]]);
+    tcc_context_destroy(ctx);
+    free(full);
+    free_data(&data);
+}
+END_TEST
+
+static Suite *matmul_reference_suite(void)
+{
+    Suite *suite = suite_create("matmul_reference");
+    TCase *desc = tcase_create("desc");
+    tcase_add_test(desc, test_desc_init);
+    tcase_add_test(desc, test_flops);
+    tcase_add_loop_test(desc, test_validation_errors, 0,
+                        (int)(sizeof bad_descs / sizeof bad_descs[0]));
+    tcase_add_test(desc, test_largest_operands_validate);
+    tcase_add_test(desc, test_null_arguments);
+    suite_add_tcase(suite, desc);
+
+    TCase *values = tcase_create("values");
+    tcase_set_timeout(values, 60);
+    tcase_add_test(values, test_two_by_two_by_hand);
+    tcase_add_test(values, test_bias_per_column_by_hand);
+    tcase_add_test(values, test_batch_by_hand);
+    tcase_add_loop_test(values, test_matches_naive_layouts, 0, 8);
+    tcase_add_loop_test(values, test_matches_naive_types, 0,
+                        (int)(sizeof type_cases / sizeof type_cases[0]));
+    tcase_add_loop_test(values, test_matches_naive_epilogue, 0,
+                        (int)(sizeof epilogues / sizeof epilogues[0]));
+    tcase_add_test(values, test_sampled_and_threads);
+    suite_add_tcase(suite, values);
+    return suite;
+}
+
+int main(void)
+{
+    return tcc_test_run(matmul_reference_suite());
+}
