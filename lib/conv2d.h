@@ -26,7 +26,7 @@ tcc_status tcc_check_mma_types(tcc_context *ctx, tcc_dtype input_type, tcc_dtype
 
 /* Checks an epilogue: a known prologue op, alpha, beta and prologue_arg numbers (not NaN or
  * infinite), clamp bounds not NaN and clamp_min <= clamp_max when clamping. */
-tcc_status tcc_check_epilogue(tcc_context *ctx, const tcc_epilogue *epilogue);
+tcc_status tcc_check_epilogue(tcc_context *ctx, const tcc_epilogue *epilogue, tcc_dtype output);
 
 /* Whether the epilogue reads the residual tensor / the output's previous contents. */
 bool tcc_epilogue_reads_residual(const tcc_epilogue *epilogue);

@@ -36,6 +36,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -263,7 +264,22 @@ static tcc_status check_number(tcc_context *ctx, const char *name, double value,
     return TCC_OK;
 }
 
-tcc_status tcc_check_epilogue(tcc_context *ctx, const tcc_epilogue *epilogue)
+/* An integer output is computed in int32 arithmetic (the accumulator's exact sums), so
+ * its constants must be integers that int32 holds. */
+static tcc_status check_integer_constants(tcc_context *ctx, const tcc_epilogue *e)
+{
+    const char *names[5] = {"alpha", "beta", "prologue_arg", "clamp_min", "clamp_max"};
+    const double values[5] = {e->alpha, e->beta, e->prologue_arg, e->clamp_min, e->clamp_max};
+    for (int i = 0; i < (e->clamp ? 5 : 3); i++)
+        if (values[i] != (double)(int32_t)values[i] || values[i] < INT32_MIN ||
+            values[i] > INT32_MAX)
+            return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+                            "epilogue.%s (%g) must be an integer in int32 for an int32 output",
+                            names[i], values[i]);
+    return TCC_OK;
+}
+
+tcc_status tcc_check_epilogue(tcc_context *ctx, const tcc_epilogue *epilogue, tcc_dtype output)
 {
     if (epilogue->prologue < TCC_PROLOGUE_NONE || epilogue->prologue > TCC_PROLOGUE_RELU)
         return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
@@ -273,6 +289,8 @@ tcc_status tcc_check_epilogue(tcc_context *ctx, const tcc_epilogue *epilogue)
         status = check_number(ctx, "beta", epilogue->beta, false);
     if (status == TCC_OK)
         status = check_number(ctx, "prologue_arg", epilogue->prologue_arg, false);
+    if (status == TCC_OK && output == TCC_INT32)
+        status = check_integer_constants(ctx, epilogue);
     if (status != TCC_OK || !epilogue->clamp)
         return status;
     status = check_number(ctx, "clamp_min", epilogue->clamp_min, true);
@@ -470,7 +488,7 @@ tcc_status tcc_conv2d_validate(tcc_context *ctx, const tcc_conv2d_desc *desc)
         status =
             tcc_check_mma_types(ctx, desc->input_type, desc->accumulate_type, desc->output_type);
     if (status == TCC_OK)
-        status = tcc_check_epilogue(ctx, &desc->epilogue);
+        status = tcc_check_epilogue(ctx, &desc->epilogue, desc->output_type);
     return status;
 }
 

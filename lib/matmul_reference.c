@@ -63,7 +63,7 @@ tcc_status tcc_matmul_validate(tcc_context *ctx, const tcc_matmul_desc *desc)
         status =
             tcc_check_mma_types(ctx, desc->input_type, desc->accumulate_type, desc->output_type);
     if (status == TCC_OK)
-        status = tcc_check_epilogue(ctx, &desc->epilogue);
+        status = tcc_check_epilogue(ctx, &desc->epilogue, desc->output_type);
     return status;
 }
 

@@ -235,7 +235,8 @@ typedef enum tcc_prologue_op {
  *   v   = relu(v) if relu;  v = clamp(v, clamp_min, clamp_max) if clamp
  *   out = v cast to the output type
  * `source` is the residual tensor (a kernel parameter shaped like the output) if
- * `residual`, otherwise the output's previous contents. */
+ * `residual`, otherwise the output's previous contents; with beta == 0 neither is read
+ * (nor is the residual a parameter). For an int32 output the arithmetic is int32. */
 typedef struct tcc_epilogue {
     double alpha, beta;
     bool bias, residual, relu, clamp;
@@ -338,6 +339,13 @@ tcc_status tcc_matmul_default_schedule(tcc_context *ctx, const tcc_matmul_desc *
 int64_t tcc_conv2d_input_elements(const tcc_conv2d_desc *desc);
 int64_t tcc_conv2d_filter_elements(const tcc_conv2d_desc *desc);
 int64_t tcc_conv2d_output_elements(const tcc_conv2d_desc *desc);
+/* Validation, before anything is built: sizes >= 1 (pads >= 0) and a non-empty output;
+ * groups dividing both channel counts; NHWCnc with the blocked filter only, batch and
+ * channels multiples of 16 and no groups; supported types (float16 -> float32 or
+ * float16, bfloat16 -> float32, float32 as tf32 -> float32, int8 -> int32; outputs
+ * float32/float16/bfloat16, or int32 for int32, whose epilogue constants must then be
+ * integers); finite alpha, beta, prologue_arg; clamp_min <= clamp_max; every tensor
+ * under 2^31 elements. The target's support for the types is checked when compiling. */
 tcc_status tcc_conv2d_validate(tcc_context *ctx, const tcc_conv2d_desc *desc);
 tcc_status tcc_matmul_validate(tcc_context *ctx, const tcc_matmul_desc *desc);
 
@@ -345,7 +353,7 @@ tcc_status tcc_matmul_validate(tcc_context *ctx, const tcc_matmul_desc *desc);
  * layouts (float16 and bfloat16 as their bits, float32 as float, int8, int32). bias,
  * residual and previous_output may be NULL when the epilogue does not read them. */
 typedef struct tcc_reference_tensors {
-    const void *input, *filter; /* matmul: A, B */
+    const void *input, *filter; /* matmul: A in input, B in filter */
     const void *bias, *residual, *previous_output;
 } tcc_reference_tensors;
 
@@ -366,7 +374,7 @@ uint16_t tcc_f32_to_f16(float value);
 float tcc_f16_to_f32(uint16_t bits);
 uint16_t tcc_f32_to_bf16(float value); /* round to nearest even */
 float tcc_bf16_to_f32(uint16_t bits);
-float tcc_f32_to_tf32(float value); /* as the tensor cores read float32: round to nearest */
+float tcc_f32_to_tf32(float value); /* keeps 10 mantissa bits: nearest, ties away (cvt.rna) */
 size_t tcc_dtype_size(tcc_dtype type);
 
 /* ---- runtime (CUDA Driver API, libcuda.so.1 opened at run time) -------------------- */

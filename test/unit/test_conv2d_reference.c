@@ -1116,6 +1116,29 @@ static const Types type_cases[] = {
 
 /* Each type combination, in NHWC and NCHW, with groups and an epilogue that reads every
  * tensor of the output type. */
+START_TEST(test_integer_output_needs_integer_constants)
+{
+    tcc_conv2d_desc d;
+    tcc_conv2d_desc_init(&d);
+    d.input_type = TCC_INT8;
+    d.accumulate_type = TCC_INT32;
+    d.output_type = TCC_INT32;
+    d.epilogue.alpha = 0.5;
+    tcc_context *ctx = tcc_test_context();
+    ck_assert_int_eq(tcc_conv2d_validate(ctx, &d), TCC_ERROR_INVALID_ARGUMENT);
+    tcc_assert_contains(tcc_last_error(ctx), "epilogue.alpha (0.5) must be an integer");
+    d.epilogue.alpha = 2;
+    d.epilogue.clamp = true;
+    d.epilogue.clamp_min = -1.5;
+    d.epilogue.clamp_max = 100;
+    ck_assert_int_eq(tcc_conv2d_validate(ctx, &d), TCC_ERROR_INVALID_ARGUMENT);
+    tcc_assert_contains(tcc_last_error(ctx), "epilogue.clamp_min");
+    d.epilogue.clamp_min = -1;
+    ck_assert_int_eq(tcc_conv2d_validate(ctx, &d), TCC_OK);
+    tcc_context_destroy(ctx);
+}
+END_TEST
+
 START_TEST(test_matches_naive_types)
 {
     const Types *types = &type_cases[_i / 2];
@@ -1126,12 +1149,14 @@ START_TEST(test_matches_naive_types)
     d.input_type = types->input;
     d.accumulate_type = types->accumulate;
     d.output_type = types->output;
-    d.epilogue.alpha = 0.5;
+    /* An int32 output computes in int32: its constants are integers. */
+    bool integer = types->output == TCC_INT32;
+    d.epilogue.alpha = integer ? 3 : 0.5;
     d.epilogue.bias = true;
     d.epilogue.residual = true;
     d.epilogue.beta = -2;
     d.epilogue.prologue = TCC_PROLOGUE_SCALE;
-    d.epilogue.prologue_arg = 0.25;
+    d.epilogue.prologue_arg = integer ? 2 : 0.25;
     char what[128];
     snprintf(what, sizeof what, "%s -> %s -> %s%s", tcc_dtype_name(types->input),
              tcc_dtype_name(types->accumulate), tcc_dtype_name(types->output),
@@ -1472,6 +1497,7 @@ static Suite *conv2d_reference_suite(void)
                         2 * (int)(sizeof type_cases / sizeof type_cases[0]));
     tcase_add_test(values, test_tf32_rounding_by_hand);
     tcase_add_test(values, test_int8_by_hand);
+    tcase_add_test(values, test_integer_output_needs_integer_constants);
     tcase_add_test(values, test_half_types_by_hand);
     tcase_add_test(values, test_epilogue_by_hand);
     tcase_add_test(values, test_prologue_by_hand);
