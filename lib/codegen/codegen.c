@@ -255,20 +255,7 @@ static bool is_float(tcc_dtype type)
 
 static int64_t dtype_bytes(tcc_dtype type)
 {
-    switch (type) {
-    case TCC_BOOL:
-    case TCC_INT8:
-        return 1;
-    case TCC_FLOAT16:
-    case TCC_BFLOAT16:
-        return 2;
-    case TCC_INT32:
-    case TCC_FLOAT32:
-        return 4;
-    case TCC_VOID:
-        break;
-    }
-    return 0;
+    return (int64_t)tcc_dtype_size(type);
 }
 
 static LLVMTypeRef i32_type(Codegen *cg)
