@@ -458,11 +458,13 @@ tcc_status tcc_tensorize(tcc_stage *stage, tcc_iter_var *axis, tcc_intrinsic int
         return TCC_ERROR_INVALID_ARGUMENT;
     if (tcc_stage_leaf_index(stage, axis) < 0)
         return not_a_leaf(stage, axis, "tensorize");
-    if (!(m == 16 && n == 16 && k == 16) && !(m == 32 && n == 8 && k == 16) &&
-        !(m == 8 && n == 32 && k == 16))
+    bool known = (m == 16 && n == 16 && (k == 16 || k == 8)) || (m == 32 && n == 8 && k == 16) ||
+                 (m == 8 && n == 32 && k == 16);
+    if (!known)
         return tcc_fail(stage->func->ctx, TCC_ERROR_UNSUPPORTED,
-                        "tensorize: no WMMA shape m%dn%dk%d (m16n16k16, m32n8k16, m8n32k16)", m, n,
-                        k);
+                        "tensorize: no WMMA shape m%dn%dk%d (m16n16k16, m32n8k16, m8n32k16; "
+                        "m16n16k8 for tf32)",
+                        m, n, k);
     axis->tensorized = true;
     axis->intrinsic = intrinsic;
     axis->mma_m = m;

@@ -185,6 +185,7 @@ tcc_status tcc_conv2d_gemm(tcc_func *f, const void *desc, GemmOperator **out)
                         .b_element = b_element,
                         .output_index = output_index,
                         .output_contiguous_in_m = d->layout == TCC_LAYOUT_NCHW,
+                        .bias_per_group = true,
                         .op = op};
     int64_t shape[6];
     int n = activation_shape(d->layout, d->batch, d->height, d->width, d->in_channels, shape);

@@ -121,7 +121,8 @@ static tcc_expr *out_body(tcc_func *f, tcc_expr *const *ax, void *user)
     if (e->alpha != 1)
         v = tcc_mul(f, constant(f, e->alpha, type), v);
     if (e->bias) {
-        tcc_expr *channel = tcc_add(f, tcc_mul(f, ax[0], tcc_int(f, op->n)), ax[2]);
+        tcc_expr *channel =
+            op->bias_per_group ? tcc_add(f, tcc_mul(f, ax[0], tcc_int(f, op->n)), ax[2]) : ax[2];
         v = tcc_add(f, v, tcc_cast(f, type, tcc_access(f, b->gemm->bias, 1, &channel)));
     }
     if (e->beta != 0) {
@@ -162,7 +163,7 @@ tcc_status tcc_gemm_define(tcc_func *func, const GemmOperator *op, Gemm *gemm)
     add_param(gemm, op->a_source);
     add_param(gemm, op->b_source);
     if (e->bias) {
-        const int64_t channels = op->groups * op->n;
+        const int64_t channels = op->bias_per_group ? op->groups * op->n : op->n;
         gemm->bias = tcc_placeholder(func, "bias", 1, &channels, op->output_type);
         add_param(gemm, gemm->bias);
     }

@@ -28,6 +28,8 @@ typedef struct GemmOperator {
     void (*output_index)(tcc_func *f, tcc_expr *g, tcc_expr *m, tcc_expr *n, tcc_expr **index,
                          void *op);
     bool output_contiguous_in_m; /* consecutive m are adjacent in memory (NCHW) */
+    bool bias_per_group;         /* the bias has groups * n values (a convolution's
+                                    channels), else n shared by every group (a batch) */
     void *op;                    /* passed to the functions above */
 } GemmOperator;
 
