@@ -1,0 +1,860 @@
+/*
+ * tcc-matrix: a randomized test matrix of tcc's convolutions and matrix products on the GPU.
+ *
+ * Each configuration is drawn from its own stream, derived from the seed and its index, so
+ * `--seed S --only K` replays configuration K alone, exactly as it ran in the whole matrix.
+ * A configuration is compiled (tcc_conv2d_compile / tcc_matmul_compile), run once on random
+ * inputs and compared in full with the double-precision CPU reference (tcc_*_check).
+ *
+ * What is drawn (the issue's items 1-5):
+ *   conv2d (75%): N 1-4, H/W 1-20, C/K 1-72, R/S in {1,2,3,5,7}, stride 1-3, pads 0-3 per
+ *     side, dilation 1-3, groups 1/2/3/depthwise; NHWC or NCHW with a KRSC or KCRS filter,
+ *     or NHWCnc (N = 16, C and K multiples of 16, groups 1) with the blocked filter
+ *   matmul (25%): m, n, k 1-150, batch 1-3, A and B row- or column-major
+ *   types: f16->f32->f32 (most), f16 accumulation, f16 and bf16 outputs, bf16, tf32, s8->s32
+ *   schedule: the default, or an MMA shape valid for the types, or random warps, warp tiles,
+ *     passes, fused passes, policy and block order (a schedule the library refuses for its
+ *     size is drawn again: "redrawn", not a failure)
+ *   epilogue: random subsets of bias, alpha, beta (residual or previous output), ReLU,
+ *     clamp and a prologue (set, scale, ReLU)
+ *
+ * usage: tcc-matrix [--seed S] [--count N] [--only K] [--verbose] [--compile-only [--arch A]]
+ * exit status: 0 all passed, 1 a failure, 2 bad arguments, 77 no GPU (ctest's skip).
+ */
+#include <tcc/tcc.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define DEFAULT_COUNT 240
+#define MAX_REDRAWS 8 /* schedules refused for their size before falling back to the default */
+#define EXIT_SKIP 77
+
+/* ---- random numbers ----------------------------------------------------------------------- */
+
+/* splitmix64: seedable with any value, and a state of one word is easy to derive per index. */
+typedef struct Rng {
+    uint64_t state;
+} Rng;
+
+static uint64_t next_u64(Rng *r)
+{
+    uint64_t z = (r->state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [lo, hi]; the modulo bias is irrelevant for ranges this small. */
+static int64_t uniform(Rng *r, int64_t lo, int64_t hi)
+{
+    return lo + (int64_t)(next_u64(r) % (uint64_t)(hi - lo + 1));
+}
+
+static bool chance(Rng *r, double p)
+{
+    return (double)(next_u64(r) >> 11) * 0x1.0p-53 < p;
+}
+
+static double pick_double(Rng *r, const double *values, int count)
+{
+    return values[uniform(r, 0, count - 1)];
+}
+
+/* The stream of configuration `index`: independent of every other index, so one
+ * configuration can be replayed without drawing the ones before it. */
+static Rng config_rng(uint64_t seed, int index)
+{
+    Rng r = {seed ^ (0xd1b54a32d192ed03ull * (uint64_t)(index + 1))};
+    next_u64(&r);
+    return r;
+}
+
+/* ---- configurations ----------------------------------------------------------------------- */
+
+typedef struct Config {
+    int index;
+    bool matmul;
+    tcc_conv2d_desc conv;
+    tcc_matmul_desc mm;
+    bool scheduled; /* false: the library chooses (a NULL schedule) */
+    tcc_gemm_schedule schedule;
+    uint64_t data_seed; /* of the random inputs of the check */
+    Rng rng;            /* what is left of the stream: schedule redraws come from it */
+} Config;
+
+static tcc_dtype input_type(const Config *c)
+{
+    return c->matmul ? c->mm.input_type : c->conv.input_type;
+}
+
+typedef struct TypeCombo {
+    tcc_dtype input, accumulate, output;
+    int weight;
+} TypeCombo;
+
+/* f16 into f32 is the common case; every other combination the tensor cores offer appears
+ * often enough that 240 draws see each several times. */
+static const TypeCombo type_combos[] = {
+    {TCC_FLOAT16, TCC_FLOAT32, TCC_FLOAT32, 36},  {TCC_FLOAT16, TCC_FLOAT16, TCC_FLOAT16, 8},
+    {TCC_FLOAT16, TCC_FLOAT16, TCC_FLOAT32, 4},   {TCC_FLOAT16, TCC_FLOAT32, TCC_FLOAT16, 8},
+    {TCC_FLOAT16, TCC_FLOAT32, TCC_BFLOAT16, 4},  {TCC_BFLOAT16, TCC_FLOAT32, TCC_FLOAT32, 10},
+    {TCC_BFLOAT16, TCC_FLOAT32, TCC_BFLOAT16, 5}, {TCC_FLOAT32, TCC_FLOAT32, TCC_FLOAT32, 10},
+    {TCC_INT8, TCC_INT32, TCC_INT32, 11},         {TCC_INT8, TCC_INT32, TCC_FLOAT32, 4},
+};
+
+static TypeCombo draw_types(Rng *r)
+{
+    int total = 0, count = (int)(sizeof type_combos / sizeof type_combos[0]);
+    for (int i = 0; i < count; i++)
+        total += type_combos[i].weight;
+    int64_t ticket = uniform(r, 0, total - 1);
+    for (int i = 0; i < count; i++) {
+        if (ticket < type_combos[i].weight)
+            return type_combos[i];
+        ticket -= type_combos[i].weight;
+    }
+    return type_combos[0];
+}
+
+/* alpha, beta and the prologue's argument. An int32 output takes whole numbers only: the
+ * exact int8 check (tolerance 0) must not depend on how a fraction is rounded. */
+static double draw_scale(Rng *r, bool integral)
+{
+    static const double real[] = {0.5, 2.0, -1.0, 0.25, 1.5, -0.75};
+    static const double whole[] = {2.0, -1.0, 3.0, -2.0};
+    return integral ? pick_double(r, whole, 4) : pick_double(r, real, 6);
+}
+
+static void draw_clamp(Rng *r, tcc_epilogue *e, bool integral)
+{
+    static const double real_min[] = {-1.0, -0.5, -4.0}, real_max[] = {0.5, 1.0, 4.0};
+    static const double whole_min[] = {-8.0, -2.0, -30.0}, whole_max[] = {4.0, 16.0, 30.0};
+    e->clamp = true;
+    e->clamp_min = pick_double(r, integral ? whole_min : real_min, 3);
+    e->clamp_max = pick_double(r, integral ? whole_max : real_max, 3);
+}
+
+/* A random subset of the epilogue's and the prologue's operations (a third: none). */
+static void draw_epilogue(Rng *r, tcc_epilogue *e, tcc_dtype output)
+{
+    bool integral = output == TCC_INT32;
+    if (chance(r, 0.35))
+        return;
+    e->bias = chance(r, 0.5);
+    if (chance(r, 0.4))
+        e->alpha = draw_scale(r, integral);
+    if (chance(r, 0.4)) {
+        e->beta = draw_scale(r, integral);
+        e->residual = chance(r, 0.5);
+    }
+    e->relu = chance(r, 0.3);
+    if (chance(r, 0.25))
+        draw_clamp(r, e, integral);
+    if (chance(r, 0.3)) {
+        e->prologue = (tcc_prologue_op)uniform(r, TCC_PROLOGUE_SET, TCC_PROLOGUE_RELU);
+        if (e->prologue != TCC_PROLOGUE_RELU)
+            e->prologue_arg = draw_scale(r, integral);
+    }
+}
+
+/* One spatial axis of a convolution. */
+typedef struct Axis {
+    int64_t size, kernel, stride, pad_lo, pad_hi, dilation;
+} Axis;
+
+static Axis draw_axis(Rng *r, int64_t max_size)
+{
+    static const double kernels[] = {1, 2, 3, 5, 7};
+    Axis a = {.size = uniform(r, 1, max_size),
+              .kernel = (int64_t)pick_double(r, kernels, 5),
+              .stride = uniform(r, 1, 3),
+              .pad_lo = uniform(r, 0, 3),
+              .pad_hi = uniform(r, 0, 3),
+              .dilation = chance(r, 0.6) ? 1 : uniform(r, 2, 3)};
+    return a;
+}
+
+/* The dilated window must fit in the padded input once; grow the input where it does not
+ * (a span is at most 3 * 6 + 1 = 19, so the input stays within 20). */
+static void fit_axis(Axis *a)
+{
+    int64_t span = a->dilation * (a->kernel - 1) + 1;
+    if (a->size + a->pad_lo + a->pad_hi < span)
+        a->size = span - a->pad_lo - a->pad_hi;
+}
+
+static int64_t draw_channels(Rng *r)
+{
+    return chance(r, 0.3) ? 16 * uniform(r, 1, 4) : uniform(r, 1, 72);
+}
+
+static int64_t round_up(int64_t value, int64_t multiple)
+{
+    return (value + multiple - 1) / multiple * multiple;
+}
+
+/* groups 1 (most), 2 or 3 (channels rounded up to a multiple) or depthwise (K = C or 2C). */
+static void draw_groups(Rng *r, tcc_conv2d_desc *d)
+{
+    int64_t kind = uniform(r, 0, 9);
+    if (kind < 6)
+        return;
+    if (kind < 8) {
+        d->groups = uniform(r, 2, 3);
+        d->in_channels = round_up(d->in_channels, d->groups);
+        d->out_channels = round_up(d->out_channels, d->groups);
+        return;
+    }
+    d->groups = d->in_channels;
+    d->out_channels = d->in_channels * uniform(r, 1, 2);
+}
+
+static void set_axes(tcc_conv2d_desc *d, Axis h, Axis w)
+{
+    d->height = h.size, d->kernel_h = h.kernel, d->stride_h = h.stride;
+    d->pad_top = h.pad_lo, d->pad_bottom = h.pad_hi, d->dilation_h = h.dilation;
+    d->width = w.size, d->kernel_w = w.kernel, d->stride_w = w.stride;
+    d->pad_left = w.pad_lo, d->pad_right = w.pad_hi, d->dilation_w = w.dilation;
+}
+
+/* The blocked layout holds whole 16 x 16 blocks: N = 16, C and K multiples of 16, one
+ * group; its maps are kept small since the batch is 16. */
+static void draw_conv(Rng *r, tcc_conv2d_desc *d)
+{
+    tcc_conv2d_desc_init(d);
+    bool blocked = chance(r, 0.1);
+    Axis h = draw_axis(r, blocked ? 10 : 20);
+    Axis w = draw_axis(r, blocked ? 10 : 20);
+    if (chance(r, 0.5)) { /* a square window, as most networks have */
+        w.kernel = h.kernel, w.stride = h.stride, w.dilation = h.dilation;
+    }
+    fit_axis(&h);
+    fit_axis(&w);
+    set_axes(d, h, w);
+    if (blocked) {
+        d->batch = 16;
+        d->in_channels = 16 * uniform(r, 1, 4);
+        d->out_channels = 16 * uniform(r, 1, 4);
+        d->layout = TCC_LAYOUT_NHWCNC;
+        d->filter_layout = TCC_FILTER_BLOCKED;
+        return;
+    }
+    d->batch = uniform(r, 1, 4);
+    d->in_channels = draw_channels(r);
+    d->out_channels = draw_channels(r);
+    draw_groups(r, d);
+    d->layout = chance(r, 0.5) ? TCC_LAYOUT_NHWC : TCC_LAYOUT_NCHW;
+    d->filter_layout = chance(r, 0.5) ? TCC_FILTER_KRSC : TCC_FILTER_KCRS;
+}
+
+static int64_t draw_extent(Rng *r)
+{
+    return chance(r, 0.25) ? 16 * uniform(r, 1, 9) : uniform(r, 1, 150);
+}
+
+static void draw_matmul(Rng *r, tcc_matmul_desc *d)
+{
+    tcc_matmul_desc_init(d);
+    d->batch = chance(r, 0.5) ? 1 : uniform(r, 2, 3);
+    d->m = draw_extent(r);
+    d->n = draw_extent(r);
+    d->k = draw_extent(r);
+    d->a_col_major = chance(r, 0.5);
+    d->b_col_major = chance(r, 0.5);
+}
+
+static void draw_mma_shape(Rng *r, tcc_dtype input, tcc_gemm_schedule *s)
+{
+    static const int shapes[3][3] = {{16, 16, 16}, {32, 8, 16}, {8, 32, 16}};
+    if (input == TCC_FLOAT32) { /* tf32 has one shape */
+        s->mma_m = 16, s->mma_n = 16, s->mma_k = 8;
+        return;
+    }
+    int i = (int)uniform(r, 0, 2);
+    s->mma_m = shapes[i][0], s->mma_n = shapes[i][1], s->mma_k = shapes[i][2];
+}
+
+/* A knob of 1..max, or (one time in eight) 0 for the library's choice. */
+static int draw_knob(Rng *r, int max)
+{
+    return chance(r, 0.125) ? 0 : (int)uniform(r, 1, max);
+}
+
+/* Warps, warp tiles, passes (fused passes dividing them), policy and block order. */
+static void draw_knobs(Rng *r, tcc_gemm_schedule *s)
+{
+    s->block_row_warps = draw_knob(r, 2);
+    s->block_col_warps = draw_knob(r, 2);
+    s->warp_row_tiles = draw_knob(r, 4);
+    s->warp_col_tiles = draw_knob(r, 4);
+    s->num_total_passes = draw_knob(r, 4);
+    s->num_fused_passes = 0;
+    if (s->num_total_passes) {
+        int divisors[4], count = 0;
+        for (int d = 1; d <= s->num_total_passes; d++)
+            if (s->num_total_passes % d == 0)
+                divisors[count++] = d;
+        s->num_fused_passes = divisors[uniform(r, 0, count - 1)];
+    }
+    s->policy = chance(r, 0.5) ? TCC_MMA_PASS_ORDER : TCC_MMA_BLOCK_ORDER;
+    s->column_major_blocks = chance(r, 0.5);
+}
+
+/* 30%: no schedule; 20%: an MMA shape only; 50%: the shape and every knob. */
+static void draw_schedule(Rng *r, Config *c)
+{
+    int64_t kind = uniform(r, 0, 9);
+    c->scheduled = kind >= 3;
+    c->schedule = (tcc_gemm_schedule){0};
+    if (!c->scheduled)
+        return;
+    draw_mma_shape(r, input_type(c), &c->schedule);
+    if (kind >= 5)
+        draw_knobs(r, &c->schedule);
+}
+
+static void set_types(Config *c, TypeCombo t)
+{
+    tcc_dtype *in = c->matmul ? &c->mm.input_type : &c->conv.input_type;
+    tcc_dtype *acc = c->matmul ? &c->mm.accumulate_type : &c->conv.accumulate_type;
+    tcc_dtype *out = c->matmul ? &c->mm.output_type : &c->conv.output_type;
+    *in = t.input, *acc = t.accumulate, *out = t.output;
+}
+
+static Config draw_config(uint64_t seed, int index)
+{
+    Config c = {.index = index, .rng = config_rng(seed, index)};
+    Rng *r = &c.rng;
+    c.matmul = chance(r, 0.25);
+    if (c.matmul)
+        draw_matmul(r, &c.mm);
+    else
+        draw_conv(r, &c.conv);
+    TypeCombo types = draw_types(r);
+    set_types(&c, types);
+    draw_epilogue(r, c.matmul ? &c.mm.epilogue : &c.conv.epilogue, types.output);
+    draw_schedule(r, &c);
+    c.data_seed = next_u64(r);
+    return c;
+}
+
+/* ---- descriptions ------------------------------------------------------------------------- */
+
+typedef struct Text {
+    char buf[1024];
+    size_t len;
+} Text;
+
+static void put(Text *t, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+static void put(Text *t, const char *format, ...)
+{
+    if (t->len >= sizeof t->buf - 1)
+        return;
+    va_list args;
+    va_start(args, format);
+    int n = vsnprintf(t->buf + t->len, sizeof t->buf - t->len, format, args);
+    va_end(args);
+    if (n > 0)
+        t->len += (size_t)n < sizeof t->buf - t->len ? (size_t)n : sizeof t->buf - 1 - t->len;
+}
+
+static const char *short_type(tcc_dtype type, bool as_input)
+{
+    switch (type) {
+    case TCC_FLOAT16:
+        return "f16";
+    case TCC_BFLOAT16:
+        return "bf16";
+    case TCC_FLOAT32:
+        return as_input ? "tf32" : "f32";
+    case TCC_INT8:
+        return "s8";
+    case TCC_INT32:
+        return "s32";
+    default:
+        return "?";
+    }
+}
+
+static void put_conv(Text *t, const tcc_conv2d_desc *d)
+{
+    static const char *const layouts[] = {"NHWC", "NCHW", "NHWCnc"};
+    static const char *const filters[] = {"KRSC", "KCRS", "blocked"};
+    put(t, "conv N%lld H%lld W%lld C%lld K%lld R%lld S%lld stride%lld,%lld", (long long)d->batch,
+        (long long)d->height, (long long)d->width, (long long)d->in_channels,
+        (long long)d->out_channels, (long long)d->kernel_h, (long long)d->kernel_w,
+        (long long)d->stride_h, (long long)d->stride_w);
+    put(t, " pad%lld,%lld,%lld,%lld dil%lld,%lld g%lld %s/%s", (long long)d->pad_top,
+        (long long)d->pad_bottom, (long long)d->pad_left, (long long)d->pad_right,
+        (long long)d->dilation_h, (long long)d->dilation_w, (long long)d->groups,
+        layouts[d->layout], filters[d->filter_layout]);
+}
+
+static void put_matmul(Text *t, const tcc_matmul_desc *d)
+{
+    put(t, "matmul batch%lld m%lld n%lld k%lld A:%s B:%s", (long long)d->batch, (long long)d->m,
+        (long long)d->n, (long long)d->k, d->a_col_major ? "col" : "row",
+        d->b_col_major ? "col" : "row");
+}
+
+static void put_types(Text *t, tcc_dtype in, tcc_dtype acc, tcc_dtype out)
+{
+    put(t, " %s->%s->%s", short_type(in, true), short_type(acc, false), short_type(out, false));
+}
+
+/* Knobs as set; 0 is the library's choice. */
+static void put_schedule(Text *t, const Config *c)
+{
+    if (!c->scheduled) {
+        put(t, " sched=default");
+        return;
+    }
+    const tcc_gemm_schedule *s = &c->schedule;
+    put(t, " mma%dx%dx%d", s->mma_m, s->mma_n, s->mma_k);
+    if (!s->block_row_warps && !s->block_col_warps && !s->warp_row_tiles && !s->warp_col_tiles &&
+        !s->num_total_passes)
+        return;
+    put(t, " warps%dx%d tiles%dx%d passes%d/%d %s %s", s->block_row_warps, s->block_col_warps,
+        s->warp_row_tiles, s->warp_col_tiles, s->num_total_passes, s->num_fused_passes,
+        s->policy == TCC_MMA_BLOCK_ORDER ? "block-order" : "pass-order",
+        s->column_major_blocks ? "col-blocks" : "row-blocks");
+}
+
+static void put_epilogue(Text *t, const tcc_epilogue *e)
+{
+    static const char *const prologues[] = {"", "set", "scale", "relu"};
+    size_t start = t->len;
+    put(t, " epi{");
+    if (e->bias)
+        put(t, " bias");
+    if (e->alpha != 1.0)
+        put(t, " alpha=%g", e->alpha);
+    if (e->beta != 0.0)
+        put(t, " beta=%g*%s", e->beta, e->residual ? "residual" : "previous");
+    if (e->relu)
+        put(t, " relu");
+    if (e->clamp)
+        put(t, " clamp[%g,%g]", e->clamp_min, e->clamp_max);
+    if (e->prologue != TCC_PROLOGUE_NONE)
+        put(t, " prologue=%s(%g)", prologues[e->prologue], e->prologue_arg);
+    if (t->len == start + 5) { /* nothing but " epi{" */
+        t->len = start;
+        t->buf[start] = '\0';
+        return;
+    }
+    put(t, " }");
+}
+
+static Text describe(const Config *c)
+{
+    Text t = {.len = 0};
+    t.buf[0] = '\0';
+    if (c->matmul) {
+        put_matmul(&t, &c->mm);
+        put_types(&t, c->mm.input_type, c->mm.accumulate_type, c->mm.output_type);
+        put_epilogue(&t, &c->mm.epilogue);
+    } else {
+        put_conv(&t, &c->conv);
+        put_types(&t, c->conv.input_type, c->conv.accumulate_type, c->conv.output_type);
+        put_epilogue(&t, &c->conv.epilogue);
+    }
+    put_schedule(&t, c);
+    return t;
+}
+
+/* ---- running ------------------------------------------------------------------------------ */
+
+typedef struct Args {
+    uint64_t seed;
+    int count, only; /* only < 0: every configuration */
+    bool verbose, compile_only;
+    const char *arch_name;
+} Args;
+
+typedef struct Totals {
+    int passed, failed, skipped, redrawn;
+} Totals;
+
+typedef struct Runner {
+    tcc_context *ctx;
+    tcc_device *device; /* NULL with --compile-only, or once a reopen failed */
+    tcc_arch arch;
+    const Args *args;
+    Totals totals;
+    int failures[64]; /* the first failed indices, for the replay hints */
+    int nfailure;
+} Runner;
+
+static const char *status_name(tcc_status status)
+{
+    static const char *const names[] = {
+        "ok", "invalid argument", "unsupported", "schedule", "llvm", "cuda", "out of memory"};
+    return status >= TCC_OK && status <= TCC_ERROR_OUT_OF_MEMORY ? names[status] : "unknown";
+}
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Types the device's tensor cores lack are skipped, not failed. */
+static bool arch_supports(tcc_arch arch, tcc_dtype input)
+{
+    if (input == TCC_BFLOAT16 || input == TCC_FLOAT32)
+        return arch >= TCC_SM_80;
+    if (input == TCC_INT8)
+        return arch >= TCC_SM_75;
+    return true;
+}
+
+static tcc_status compile_once(Runner *run, const Config *c, tcc_kernel **kernel)
+{
+    tcc_build_options options;
+    tcc_build_options_init(&options);
+    options.arch = run->arch;
+    const tcc_gemm_schedule *s = c->scheduled ? &c->schedule : NULL;
+    if (c->matmul)
+        return tcc_matmul_compile(run->ctx, &c->mm, s, &options, kernel);
+    return tcc_conv2d_compile(run->ctx, &c->conv, s, &options, kernel);
+}
+
+/* A drawn schedule the library refuses for its size (threads, shared memory) is drawn
+ * again from the configuration's stream; after MAX_REDRAWS, the default schedule. The
+ * default itself being refused is a failure like any other. */
+static tcc_status compile_config(Runner *run, Config *c, tcc_kernel **kernel)
+{
+    for (int attempt = 0;; attempt++) {
+        *kernel = NULL;
+        tcc_status status = compile_once(run, c, kernel);
+        if (status != TCC_ERROR_SCHEDULE || !c->scheduled)
+            return status;
+        run->totals.redrawn++;
+        if (run->args->verbose)
+            printf("[%d]   redrawn: %s\n", c->index, tcc_last_error(run->ctx));
+        if (attempt + 1 >= MAX_REDRAWS) {
+            c->scheduled = false;
+            continue;
+        }
+        tcc_gemm_schedule shape = c->schedule;
+        draw_knobs(&c->rng, &c->schedule);
+        c->schedule.mma_m = shape.mma_m, c->schedule.mma_n = shape.mma_n;
+        c->schedule.mma_k = shape.mma_k;
+    }
+}
+
+static tcc_status check_config(Runner *run, const Config *c, const tcc_kernel *kernel,
+                               tcc_check_result *result)
+{
+    tcc_check_options options = {
+        .seed = c->data_seed, .samples = 0, .threads = 0, .warmup = 0, .runs = 0};
+    memset(result, 0, sizeof *result);
+    if (c->matmul)
+        return tcc_matmul_check(run->device, kernel, &c->mm, &options, result);
+    return tcc_conv2d_check(run->device, kernel, &c->conv, &options, result);
+}
+
+static void record_failure(Runner *run, int index)
+{
+    run->totals.failed++;
+    if (run->nfailure < (int)(sizeof run->failures / sizeof run->failures[0]))
+        run->failures[run->nfailure++] = index;
+}
+
+/* A driver error can leave the context unusable (an illegal address is sticky): close the
+ * device and open it again, so that one bad kernel does not fail every later one. */
+static void reopen_device(Runner *run)
+{
+    tcc_device_close(run->device);
+    run->device = NULL;
+    if (tcc_device_open(run->ctx, 0, &run->device) != TCC_OK) {
+        printf("error: cannot reopen the device after a driver error: %s\n",
+               tcc_last_error(run->ctx));
+        run->device = NULL;
+    }
+}
+
+static void print_kernel(const Config *c, const tcc_kernel *kernel, double seconds)
+{
+    int64_t grid[3], block[3];
+    tcc_kernel_grid(kernel, grid);
+    tcc_kernel_block(kernel, block);
+    printf("[%d]   kernel %s: grid(%lld,%lld,%lld) block(%lld,%lld,%lld) %lld B shared, "
+           "compiled in %.2f s\n",
+           c->index, tcc_kernel_name(kernel), (long long)grid[0], (long long)grid[1],
+           (long long)grid[2], (long long)block[0], (long long)block[1], (long long)block[2],
+           (long long)tcc_kernel_shared_bytes(kernel), seconds);
+}
+
+/* Runs and checks a compiled kernel; prints the configuration's line. */
+static void run_kernel(Runner *run, const Config *c, const tcc_kernel *kernel, const char *text)
+{
+    if (!run->device) {
+        printf("[%d] FAIL %s err=- tol=- error: no device (a reopen failed)\n", c->index, text);
+        record_failure(run, c->index);
+        return;
+    }
+    tcc_check_result result;
+    double start = seconds_now();
+    tcc_status status = check_config(run, c, kernel, &result);
+    if (status != TCC_OK) {
+        printf("[%d] FAIL %s err=- tol=- check: %s: %s\n", c->index, text, status_name(status),
+               tcc_last_error(run->ctx));
+        record_failure(run, c->index);
+        if (status == TCC_ERROR_CUDA)
+            reopen_device(run);
+        return;
+    }
+    bool passed = result.passed && result.unwritten == 0;
+    printf("[%d] %s %s err=%.3g tol=%.3g", c->index, passed ? "PASS" : "FAIL", text,
+           result.max_error, result.tolerance);
+    if (result.unwritten)
+        printf(" unwritten=%lld", (long long)result.unwritten);
+    if (run->args->verbose)
+        printf(" normwise=%.3g compared=%lld (%.2f s)", result.normwise_error,
+               (long long)result.compared, seconds_now() - start);
+    printf("\n");
+    if (passed)
+        run->totals.passed++;
+    else
+        record_failure(run, c->index);
+}
+
+static void run_config(Runner *run, int index)
+{
+    Config c = draw_config(run->args->seed, index);
+    Text text = describe(&c);
+    if (!arch_supports(run->arch, input_type(&c))) {
+        printf("[%d] SKIP %s (needs a newer GPU than sm_%d)\n", index, text.buf, (int)run->arch);
+        run->totals.skipped++;
+        return;
+    }
+    if (run->args->verbose)
+        printf("[%d]   start %s\n", index, text.buf);
+    fflush(stdout); /* a crash below still shows which configuration it was */
+    tcc_kernel *kernel = NULL;
+    double start = seconds_now();
+    tcc_status status = compile_config(run, &c, &kernel);
+    text = describe(&c); /* the schedule may have been redrawn */
+    if (status != TCC_OK) {
+        printf("[%d] FAIL %s err=- tol=- compile: %s: %s\n", index, text.buf, status_name(status),
+               tcc_last_error(run->ctx));
+        record_failure(run, index);
+    } else if (run->args->compile_only) {
+        printf("[%d] PASS %s (compiled only)\n", index, text.buf);
+        run->totals.passed++;
+    } else {
+        if (run->args->verbose)
+            print_kernel(&c, kernel, seconds_now() - start);
+        run_kernel(run, &c, kernel, text.buf);
+    }
+    tcc_kernel_destroy(kernel);
+    fflush(stdout);
+}
+
+/* ---- arguments and the device --------------------------------------------------------------- */
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: tcc-matrix [--seed S] [--count N] [--only K] [--verbose]\n"
+            "                  [--compile-only [--arch sm_XX]]\n"
+            "  --seed S        seed of the draw (default: from the clock; always printed)\n"
+            "  --count N       configurations to draw (default %d)\n"
+            "  --only K        run configuration K alone (replays it with the same seed)\n"
+            "  --verbose       print each kernel's launch shape, redraws and timings\n"
+            "  --compile-only  compile without a GPU (for --arch, default sm_90)\n"
+            "exit status: 0 all passed, 1 a failure, 2 bad arguments, 77 no GPU\n",
+            DEFAULT_COUNT);
+}
+
+static bool parse_number(const char *name, const char *text, unsigned long long max,
+                         unsigned long long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long long value = strtoull(text ? text : "", &end, 10);
+    if (!text || !(*text >= '0' && *text <= '9') || *end != '\0' || errno == ERANGE ||
+        value > max) {
+        fprintf(stderr, "tcc-matrix: %s needs a number up to %llu, got '%s'\n", name, max,
+                text ? text : "");
+        return false;
+    }
+    *out = value;
+    return true;
+}
+
+static uint64_t clock_seed(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    Rng r = {(uint64_t)ts.tv_sec * 1000000007ull ^ (uint64_t)ts.tv_nsec};
+    return next_u64(&r) % 1000000000000ull; /* short enough to copy from a log */
+}
+
+/* The value of `--name value` or `--name=value`; advances *i past it. */
+static const char *option_value(int argc, char **argv, int *i, const char *name)
+{
+    size_t len = strlen(name);
+    if (strncmp(argv[*i], name, len) == 0 && argv[*i][len] == '=')
+        return argv[*i] + len + 1;
+    return *i + 1 < argc ? argv[++*i] : NULL;
+}
+
+static bool option_is(const char *arg, const char *name)
+{
+    size_t len = strlen(name);
+    return strncmp(arg, name, len) == 0 && (arg[len] == '\0' || arg[len] == '=');
+}
+
+/* One `--name N` option into *out (a seed, count or index). */
+static bool numeric_option(int argc, char **argv, int *i, const char *name, unsigned long long max,
+                           unsigned long long *out)
+{
+    return parse_number(name, option_value(argc, argv, i, name), max, out);
+}
+
+/* Parses one argument at argv[*i]; false on a bad one. */
+static bool parse_arg(int argc, char **argv, int *i, Args *a, bool *seeded)
+{
+    const char *arg = argv[*i];
+    unsigned long long v = 0;
+    bool ok = true;
+    if (option_is(arg, "--seed")) {
+        ok = numeric_option(argc, argv, i, "--seed", UINT64_MAX, &v);
+        a->seed = v;
+        *seeded = true;
+    } else if (option_is(arg, "--count")) {
+        ok = numeric_option(argc, argv, i, "--count", 1000000, &v);
+        a->count = (int)v;
+    } else if (option_is(arg, "--only")) {
+        ok = numeric_option(argc, argv, i, "--only", 1000000, &v);
+        a->only = (int)v;
+    } else if (option_is(arg, "--arch")) {
+        a->arch_name = option_value(argc, argv, i, "--arch");
+        ok = a->arch_name != NULL;
+    } else if (strcmp(arg, "--verbose") == 0 || strcmp(arg, "-v") == 0) {
+        a->verbose = true;
+    } else if (strcmp(arg, "--compile-only") == 0) {
+        a->compile_only = true;
+    } else {
+        fprintf(stderr, "tcc-matrix: unknown argument '%s'\n", arg);
+        ok = false;
+    }
+    return ok;
+}
+
+/* Returns an exit status (0 after --help, 2 for bad arguments), or -1 to go on. */
+static int parse_args(int argc, char **argv, Args *a)
+{
+    *a = (Args){.count = DEFAULT_COUNT, .only = -1, .arch_name = "sm_90"};
+    bool seeded = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (!parse_arg(argc, argv, &i, a, &seeded)) {
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (!seeded)
+        a->seed = clock_seed();
+    return -1;
+}
+
+/* The newest architecture tcc targets that the device has (tcc stops at sm_90). */
+static bool device_arch(int cc, tcc_arch *out)
+{
+    static const tcc_arch known[] = {TCC_SM_90, TCC_SM_89, TCC_SM_86,
+                                     TCC_SM_80, TCC_SM_75, TCC_SM_70};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        if (cc >= (int)known[i]) {
+            *out = known[i];
+            return true;
+        }
+    }
+    return false;
+}
+
+/* No driver, or a driver without a device, is a skip; any other failure is an error. */
+static bool no_gpu(tcc_status status, const char *message)
+{
+    return status == TCC_ERROR_CUDA &&
+           (strstr(message, "cannot load") || strstr(message, "CUDA_ERROR_NO_DEVICE") ||
+            strstr(message, "no CUDA-capable device"));
+}
+
+/* Opens GPU 0 (unless compiling only) and picks the arch; returns an exit status, or -1. */
+static int open_runner(Runner *run)
+{
+    if (run->args->compile_only) {
+        if (tcc_arch_parse(run->ctx, run->args->arch_name, &run->arch) != TCC_OK) {
+            fprintf(stderr, "tcc-matrix: %s\n", tcc_last_error(run->ctx));
+            return 2;
+        }
+        printf("compile only, for sm_%d\n", (int)run->arch);
+        return -1;
+    }
+    tcc_status status = tcc_device_open(run->ctx, 0, &run->device);
+    if (status != TCC_OK) {
+        const char *message = tcc_last_error(run->ctx);
+        bool skip = no_gpu(status, message);
+        printf("%s: %s\n", skip ? "SKIP: no GPU" : "error: cannot open GPU 0", message);
+        return skip ? EXIT_SKIP : 1;
+    }
+    int cc = tcc_device_arch(run->device);
+    if (!device_arch(cc, &run->arch)) {
+        printf("SKIP: no GPU with tensor cores (%s is sm_%d)\n", tcc_device_name(run->device), cc);
+        return EXIT_SKIP;
+    }
+    printf("device: %s (sm_%d), compiling for sm_%d\n", tcc_device_name(run->device), cc,
+           (int)run->arch);
+    return -1;
+}
+
+static int summarize(const Runner *run)
+{
+    const Totals *t = &run->totals;
+    printf("%d passed, %d failed\n", t->passed, t->failed);
+    printf("%d skipped, %d schedules redrawn\n", t->skipped, t->redrawn);
+    for (int i = 0; i < run->nfailure; i++)
+        printf("replay: tcc-matrix --seed %llu --only %d --verbose\n",
+               (unsigned long long)run->args->seed, run->failures[i]);
+    printf("seed: %llu\n", (unsigned long long)run->args->seed);
+    return t->failed ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    Args args;
+    int status = parse_args(argc, argv, &args);
+    if (status >= 0)
+        return status;
+    printf("seed: %llu\n", (unsigned long long)args.seed);
+    fflush(stdout);
+    Runner run = {.args = &args};
+    if (tcc_context_create(&run.ctx) != TCC_OK) {
+        printf("error: cannot create a tcc context\n");
+        return 1;
+    }
+    status = open_runner(&run);
+    if (status < 0) {
+        int first = args.only >= 0 ? args.only : 0;
+        int last = args.only >= 0 ? args.only + 1 : args.count;
+        for (int k = first; k < last; k++)
+            run_config(&run, k);
+        status = summarize(&run);
+    }
+    tcc_device_close(run.device);
+    tcc_context_destroy(run.ctx);
+    return status;
+}
