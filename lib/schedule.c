@@ -454,6 +454,12 @@ tcc_status tcc_unroll(tcc_stage *stage, tcc_iter_var *axis)
 tcc_status tcc_tensorize(tcc_stage *stage, tcc_iter_var *axis, tcc_intrinsic intrinsic, int m,
                          int n, int k)
 {
+    return tcc_tensorize_layout(stage, axis, intrinsic, m, n, k, false);
+}
+
+tcc_status tcc_tensorize_layout(tcc_stage *stage, tcc_iter_var *axis, tcc_intrinsic intrinsic,
+                                int m, int n, int k, bool col_major)
+{
     if (!stage)
         return TCC_ERROR_INVALID_ARGUMENT;
     if (tcc_stage_leaf_index(stage, axis) < 0)
@@ -470,5 +476,6 @@ tcc_status tcc_tensorize(tcc_stage *stage, tcc_iter_var *axis, tcc_intrinsic int
     axis->mma_m = m;
     axis->mma_n = n;
     axis->mma_k = k;
+    axis->col_major = col_major && intrinsic != TCC_WMMA_MMA;
     return TCC_OK;
 }

@@ -30,6 +30,7 @@ struct tcc_iter_var {
     bool tensorized;
     tcc_intrinsic intrinsic;
     int mma_m, mma_n, mma_k;
+    bool col_major; /* the tile in memory is column-major */
     /* set by lowering: the axis takes values min + [0, extent) (min is 0 except for
      * root axes of attached stages); loop_var is the variable of its loop (the kernel's
      * thread variable when bound). */

@@ -113,6 +113,15 @@ static tcc_status fragment_index(Lowering *lw, const Stage *st, const Buffer *fr
     return TCC_OK;
 }
 
+/* The tile as it lies in memory: rows, then contiguous columns. */
+static Tile memory_tile(const IterVar *leaf, int64_t m, int64_t n, int64_t k)
+{
+    Tile t = leaf->intrinsic == TCC_WMMA_LOAD_A   ? (Tile){m, k}
+             : leaf->intrinsic == TCC_WMMA_LOAD_B ? (Tile){k, n}
+                                                  : (Tile){m, n};
+    return leaf->col_major ? (Tile){t.cols, t.rows} : t;
+}
+
 static Expr *strip_cast(Expr *e)
 {
     return e->kind == EXPR_CAST ? e->cast.value : e;
@@ -157,9 +166,7 @@ static tcc_status build_copy(Lowering *lw, const Stage *st, const IterVar *leaf,
         return tcc_fail(lw->ctx, TCC_ERROR_SCHEDULE,
                         "tensorize %s: the fragment must be in %s scope", t->name,
                         tcc_scope_name(want));
-    Tile tile = leaf->intrinsic == TCC_WMMA_LOAD_A   ? (Tile){w->m, w->k}
-                : leaf->intrinsic == TCC_WMMA_LOAD_B ? (Tile){w->k, w->n}
-                                                     : (Tile){w->m, w->n};
+    Tile tile = memory_tile(leaf, w->m, w->n, w->k);
     Region src, dst;
     tcc_status status = tcc_access_region(lw, st, source->ndim, body->access.index, relax, &src);
     if (status == TCC_OK)
@@ -177,11 +184,34 @@ static tcc_status build_copy(Lowering *lw, const Stage *st, const IterVar *leaf,
     status = tile_region(lw, st, w->memory, memory_region, tile, &row_dim, &w->stride);
     if (status == TCC_OK)
         status = fragment_index(lw, st, w->fragment, fragment_region, tile, &w->fragment_index);
+    w->col_major = leaf->col_major;
     w->nindex = w->memory->ndim;
     w->memory_index = tcc_arena_alloc(lw->arena, sizeof(Expr *) * (size_t)w->nindex);
     for (int d = 0; d < w->nindex; d++)
         w->memory_index[d] = memory_region->min[d];
     return status;
+}
+
+/* How a fragment's tile was loaded (tensorize_layout on the stage that fills it). */
+static bool loaded_col_major(const Tensor *fragment)
+{
+    const Stage *s = fragment->stage;
+    for (int i = 0; i < s->nleaf; i++)
+        if (s->leaf[i]->tensorized)
+            return s->leaf[i]->col_major;
+    return false;
+}
+
+/* A's last index runs along k when it is row-major, B's when it is column-major. */
+static bool orientation_matches(const Stage *st, const Expr *access, bool is_a)
+{
+    const Tensor *t = st->tensor;
+    const Expr *last = access->access.index[access->access.nindex - 1];
+    bool last_is_k = false;
+    for (int i = 0; i < t->nreduce; i++)
+        last_is_k = last_is_k || tcc_expr_uses_var(last, t->reduce_axis[i]->var);
+    bool col_major = loaded_col_major(access->access.tensor);
+    return is_a ? last_is_k != col_major : last_is_k == col_major;
 }
 
 static tcc_status operand(Lowering *lw, const Stage *st, Expr *access, tcc_scope scope,
@@ -193,6 +223,11 @@ static tcc_status operand(Lowering *lw, const Stage *st, Expr *access, tcc_scope
                         "tensorize %s: an operand of the product is not read from %s",
                         st->tensor->name, tcc_scope_name(scope));
     Tensor *t = access->access.tensor;
+    if (!orientation_matches(st, access, scope == TCC_SCOPE_WMMA_MATRIX_A))
+        return tcc_fail(lw->ctx, TCC_ERROR_SCHEDULE,
+                        "tensorize %s: %s is loaded %s-major, but the product reads it the other "
+                        "way",
+                        st->tensor->name, t->name, loaded_col_major(t) ? "column" : "row");
     Region r;
     tcc_status status = tcc_access_region(lw, st, t->ndim, access->access.index, relax, &r);
     if (status != TCC_OK)
@@ -243,9 +278,8 @@ tcc_status tcc_tensorize_stage(Lowering *lw, const Stage *st, int at, bool init,
         return status;
     WmmaStmt w = {.m = leaf->mma_m, .n = leaf->mma_n, .k = leaf->mma_k};
     bool mma = leaf->intrinsic == TCC_WMMA_MMA && !init;
-    int64_t rows = leaf->intrinsic == TCC_WMMA_LOAD_B ? w.k : w.m;
-    int64_t cols = leaf->intrinsic == TCC_WMMA_LOAD_A ? w.k : w.n;
-    status = check_loops(lw, st, count, extents, reduce, rows, cols, w.k, mma);
+    Tile tile = memory_tile(leaf, w.m, w.n, w.k);
+    status = check_loops(lw, st, count, extents, reduce, tile.rows, tile.cols, w.k, mma);
     if (status != TCC_OK)
         return status;
     if (leaf->intrinsic == TCC_WMMA_MMA)

@@ -177,6 +177,10 @@ tcc_status tcc_unroll(tcc_stage *stage, tcc_iter_var *axis);
 /* Replace the loops from `axis` inwards by a tensor-core operation of shape m x n x k. */
 tcc_status tcc_tensorize(tcc_stage *stage, tcc_iter_var *axis, tcc_intrinsic intrinsic, int m,
                          int n, int k);
+/* The same, for a tile stored column-major: a load of A whose loops are k then m (k x m
+ * in memory, m contiguous), a load of B whose loops are n then k, a store of n then m. */
+tcc_status tcc_tensorize_layout(tcc_stage *stage, tcc_iter_var *axis, tcc_intrinsic intrinsic,
+                                int m, int n, int k, bool col_major);
 
 /* ---- build ------------------------------------------------------------------------- */
 

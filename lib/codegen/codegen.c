@@ -1330,6 +1330,16 @@ static bool load_regs(Codegen *cg, const Buffer *buffer, const Expr *index_expr,
 
 /* Stores an intrinsic's result (a struct of registers, or the one register itself) into
  * fragment `index_expr` of `buffer`. */
+/* A tf32 register loaded from float32 memory holds all 23 bits of its mantissa, and the
+ * tensor cores would ignore the low 13: round it to nearest instead (cvt.rna.tf32.f32),
+ * as the reference and CUTLASS do. */
+static LLVMValueRef round_tf32(Codegen *cg, LLVMValueRef reg)
+{
+    LLVMValueRef value =
+        LLVMBuildBitCast(cg->builder, reg, LLVMFloatTypeInContext(cg->llctx), "");
+    return call_intrinsic(cg, cg->builder, "llvm.nvvm.f2tf32.rna", NULL, 0, &value, 1);
+}
+
 static bool store_regs(Codegen *cg, const Buffer *buffer, const Expr *index_expr,
                        LLVMValueRef result)
 {
@@ -1337,10 +1347,13 @@ static bool store_regs(Codegen *cg, const Buffer *buffer, const Expr *index_expr
     LLVMValueRef index = frag && result ? gen_expr(cg, index_expr) : NULL;
     if (!index)
         return false;
+    bool tf32 = strcmp(frag->frag.ptx, "tf32") == 0;
     for (int r = 0; r < frag->frag.regs; r++) {
         LLVMValueRef reg = frag->frag.regs == 1
                                ? result
                                : LLVMBuildExtractValue(cg->builder, result, (unsigned)r, "");
+        if (tf32 && !(reg = round_tf32(cg, reg)))
+            return false;
         LLVMBuildStore(cg->builder, reg, reg_ptr(cg, frag, index, r));
     }
     return true;

@@ -186,6 +186,8 @@ tcc_status tcc_conv2d_gemm(tcc_func *f, const void *desc, GemmOperator **out)
                         .output_index = output_index,
                         .output_contiguous_in_m = d->layout == TCC_LAYOUT_NCHW,
                         .bias_per_group = true,
+                        /* KRSC and KCRS filters run along k; the blocked one along n. */
+                        .b_col_major = d->filter_layout != TCC_FILTER_BLOCKED,
                         .op = op};
     int64_t shape[6];
     int n = activation_shape(d->layout, d->batch, d->height, d->width, d->in_channels, shape);

@@ -28,25 +28,27 @@ static tcc_expr *below(tcc_func *f, tcc_expr *x, int64_t limit)
 static tcc_expr *a_body(tcc_func *f, tcc_expr *const *ax, void *user)
 {
     const GemmOperator *op = ((Bodies *)user)->op;
-    tcc_expr *inside = tcc_and(f, below(f, ax[1], op->m), below(f, ax[2], op->k));
-    return tcc_select(f, inside, op->a_element(f, ax[0], ax[1], ax[2], op->op),
-                      zero(f, op->input_type));
+    tcc_expr *m = op->a_col_major ? ax[2] : ax[1], *k = op->a_col_major ? ax[1] : ax[2];
+    tcc_expr *inside = tcc_and(f, below(f, m, op->m), below(f, k, op->k));
+    return tcc_select(f, inside, op->a_element(f, ax[0], m, k, op->op), zero(f, op->input_type));
 }
 
 static tcc_expr *b_body(tcc_func *f, tcc_expr *const *ax, void *user)
 {
     const GemmOperator *op = ((Bodies *)user)->op;
-    tcc_expr *inside = tcc_and(f, below(f, ax[1], op->k), below(f, ax[2], op->n));
-    return tcc_select(f, inside, op->b_element(f, ax[0], ax[1], ax[2], op->op),
-                      zero(f, op->input_type));
+    tcc_expr *k = op->b_col_major ? ax[2] : ax[1], *n = op->b_col_major ? ax[1] : ax[2];
+    tcc_expr *inside = tcc_and(f, below(f, k, op->k), below(f, n, op->n));
+    return tcc_select(f, inside, op->b_element(f, ax[0], k, n, op->op), zero(f, op->input_type));
 }
 
 static tcc_expr *c_body(tcc_func *f, tcc_expr *const *ax, void *user)
 {
     Bodies *b = user;
-    tcc_dtype acc = b->op->accumulate_type;
+    const GemmOperator *op = b->op;
+    tcc_dtype acc = op->accumulate_type;
     tcc_expr *k = tcc_axis(f, b->gemm->reduce);
-    tcc_expr *a_index[3] = {ax[0], ax[1], k}, *b_index[3] = {ax[0], k, ax[2]};
+    tcc_expr *a_index[3] = {ax[0], op->a_col_major ? k : ax[1], op->a_col_major ? ax[1] : k};
+    tcc_expr *b_index[3] = {ax[0], op->b_col_major ? ax[2] : k, op->b_col_major ? k : ax[2]};
     tcc_expr *product = tcc_mul(f, tcc_cast(f, acc, tcc_access(f, b->gemm->a, 3, a_index)),
                                 tcc_cast(f, acc, tcc_access(f, b->gemm->b, 3, b_index)));
     return tcc_sum(f, product, 1, &b->gemm->reduce);
@@ -154,9 +156,15 @@ tcc_status tcc_gemm_define(tcc_func *func, const GemmOperator *op, Gemm *gemm)
 {
     Bodies bodies = {op, gemm};
     const tcc_epilogue *e = &op->epilogue;
-    const int64_t a_shape[3] = {op->groups, op->m, op->k}, b_shape[3] = {op->groups, op->k, op->n};
+    const int64_t a_shape[3] = {op->groups, op->a_col_major ? op->k : op->m,
+                                op->a_col_major ? op->m : op->k};
+    const int64_t b_shape[3] = {op->groups, op->b_col_major ? op->n : op->k,
+                                op->b_col_major ? op->k : op->n};
     const int64_t c_shape[3] = {op->groups, op->m, op->n};
-    static const char *const a_axes[3] = {"g", "m", "k"}, *const b_axes[3] = {"g", "k", "n"};
+    static const char *const a_row[3] = {"g", "m", "k"}, *const a_col[3] = {"g", "k", "m"};
+    static const char *const b_row[3] = {"g", "k", "n"}, *const b_col[3] = {"g", "n", "k"};
+    const char *const *a_axes = op->a_col_major ? a_col : a_row;
+    const char *const *b_axes = op->b_col_major ? b_col : b_row;
     static const char *const c_axes[3] = {"g", "m", "n"};
 
     *gemm = (Gemm){0};

@@ -3,8 +3,10 @@
  *
  * Per group g (a convolution's group, a batched product's batch entry):
  *   A[g, m, k]  the operand rows (a convolution's im2col, never stored: inlined into
- *               the shared-memory copy, zero outside the tensor and the padding)
- *   B[g, k, n]  the operand columns (a convolution's filter)
+ *               the shared-memory copy, zero outside the tensor and the padding);
+ *               A[g, k, m] when column-major
+ *   B[g, k, n]  the operand columns (a convolution's filter); B[g, n, k] when
+ *               column-major
  *   C[g, m, n]  = sum over k of A * B, on the tensor cores
  *   Out         the epilogue over (g, m, n), stored into the operator's output tensor at
  *               the index the operator maps (g, m, n) to, guarded at ragged edges.
@@ -28,9 +30,13 @@ typedef struct GemmOperator {
     void (*output_index)(tcc_func *f, tcc_expr *g, tcc_expr *m, tcc_expr *n, tcc_expr **index,
                          void *op);
     bool output_contiguous_in_m; /* consecutive m are adjacent in memory (NCHW) */
-    bool bias_per_group;         /* the bias has groups * n values (a convolution's
-                                    channels), else n shared by every group (a batch) */
-    void *op;                    /* passed to the functions above */
+    /* How the operand tiles lie in shared memory, following the source tensors so that
+     * the copies read consecutive addresses: A column-major is k x m (m contiguous), B
+     * column-major is n x k (k contiguous, a KRSC filter's own order). */
+    bool a_col_major, b_col_major;
+    bool bias_per_group; /* the bias has groups * n values (a convolution's
+                            channels), else n shared by every group (a batch) */
+    void *op;            /* passed to the functions above */
 } GemmOperator;
 
 typedef struct Gemm {

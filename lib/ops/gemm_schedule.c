@@ -207,9 +207,10 @@ static tcc_status schedule_accumulator(tcc_func *f, tcc_tensor *acc, const Gemm 
     return TCC_OK;
 }
 
-/* A fragment cache: 2-D tiles of rows x cols at the end of its loops. */
+/* A fragment cache: 2-D tiles of rows x cols (as they lie in memory) at the end of its
+ * loops. */
 static tcc_status schedule_fragments(tcc_func *f, tcc_tensor *frag, int64_t rows, int64_t cols,
-                                     tcc_intrinsic intrinsic, Tiles t)
+                                     tcc_intrinsic intrinsic, bool col_major, Tiles t)
 {
     tcc_stage *s = tcc_stage_of(f, frag);
     tcc_iter_var *ro, *ri, *co, *ci;
@@ -217,7 +218,7 @@ static tcc_status schedule_fragments(tcc_func *f, tcc_tensor *frag, int64_t rows
     TRY(tcc_split(s, tcc_tensor_axis(frag, 2), cols, &co, &ci));
     tcc_iter_var *order[4] = {ro, co, ri, ci};
     TRY(tcc_reorder(s, 4, order));
-    return tcc_tensorize(s, ri, intrinsic, (int)t.mm, (int)t.mn, (int)t.mk);
+    return tcc_tensorize_layout(s, ri, intrinsic, (int)t.mm, (int)t.mn, (int)t.mk, col_major);
 }
 
 /* A shared-memory tile, filled by every thread of the block. */
@@ -254,8 +255,14 @@ tcc_status tcc_gemm_schedule_apply(tcc_func *f, const GemmOperator *op, const Ge
     TRY(tcc_compute_at(tcc_stage_of(f, bs), sf, step));
     TRY(tcc_compute_at(tcc_stage_of(f, af), sf, group));
     TRY(tcc_compute_at(tcc_stage_of(f, bf), sf, group));
-    TRY(schedule_fragments(f, af, t.mm, t.mk, TCC_WMMA_LOAD_A, t));
-    TRY(schedule_fragments(f, bf, t.mk, t.mn, TCC_WMMA_LOAD_B, t));
+    if (op->a_col_major)
+        TRY(schedule_fragments(f, af, t.mk, t.mm, TCC_WMMA_LOAD_A, true, t));
+    else
+        TRY(schedule_fragments(f, af, t.mm, t.mk, TCC_WMMA_LOAD_A, false, t));
+    if (op->b_col_major)
+        TRY(schedule_fragments(f, bf, t.mn, t.mk, TCC_WMMA_LOAD_B, true, t));
+    else
+        TRY(schedule_fragments(f, bf, t.mk, t.mn, TCC_WMMA_LOAD_B, false, t));
     TRY(schedule_shared(f, as, t));
     return schedule_shared(f, bs, t);
 }

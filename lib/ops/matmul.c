@@ -59,6 +59,8 @@ tcc_status tcc_matmul_gemm(tcc_func *f, const void *desc, GemmOperator **out)
                         .a_element = a_element,
                         .b_element = b_element,
                         .output_index = output_index,
+                        .a_col_major = d->a_col_major,
+                        .b_col_major = d->b_col_major,
                         .op = op};
     const int64_t a_shape[3] = {d->batch, d->a_col_major ? d->k : d->m,
                                 d->a_col_major ? d->m : d->k};
