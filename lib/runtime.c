@@ -219,6 +219,11 @@ void tcc_device_close(tcc_device *device)
         destroy_device(device);
 }
 
+tcc_context *tcc_device_context(const tcc_device *device)
+{
+    return device ? device->ctx : NULL;
+}
+
 const char *tcc_device_name(const tcc_device *device)
 {
     return device ? device->name : "";

@@ -1,312 +1,285 @@
 /*
- * tcc-conv's argument parser. Every option is a row of one table, so the parser, the
- * error messages and the help text cannot disagree about what exists. Values come as
- * `--name=value` or `--name value`; a bad one stops parsing with a message that names
- * the option, before the library is touched.
+ * tcc-conv's own options (shape, layouts, the tutorial's schedule) and how they resolve
+ * into a conv2d descriptor together with the options every tool takes (cli_options.c).
  */
 #include "conv_options.h"
 
-#include <errno.h>
-#include <inttypes.h>
-#include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
 
-/* Sizes beyond int32 are no convolution anyone runs, and keep products from overflowing. */
-#define SIZE_MAX_VALUE INT32_MAX
+/* ---- setters -------------------------------------------------------------------------- */
 
-typedef enum OptKind {
-    OPT_I64,    /* one int64 field, >= min */
-    OPT_INT,    /* one int field, >= min */
-    OPT_PAIR,   /* two int64 fields: "A" (both) or "A<sep>B" */
-    OPT_FLAG,   /* a bool field set to true; takes no value */
-    OPT_STRING, /* a const char * field */
-    OPT_CUSTOM, /* parsed by `custom` */
-} OptKind;
-
-typedef struct Opt Opt;
-struct Opt {
-    const char *name;
-    OptKind kind;
-    size_t offset, offset2; /* the field(s) in ConvOptions */
-    int64_t min;
-    char separator; /* OPT_PAIR */
-    bool (*custom)(const Opt *opt, const char *value, ConvOptions *o, char *err, size_t n);
-    const char *help;
-};
-
-static bool fail(char *err, size_t n, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static bool fail(char *err, size_t n, const char *format, ...)
+/* --pad P | PH,PW | T,B,L,R */
+static bool set_pad(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
 {
-    va_list args;
-    va_start(args, format);
-    vsnprintf(err, n, format, args);
-    va_end(args);
-    return false;
-}
-
-/* A decimal integer in [min, max], all of `text` and nothing else. */
-static bool parse_i64(const char *name, const char *text, int64_t min, int64_t max, int64_t *out,
-                      char *err, size_t n)
-{
-    const char *what = min > 0 ? "a positive integer" : "a non-negative integer";
-    char *end = NULL;
-    errno = 0;
-    long long value = strtoll(text, &end, 10);
-    bool digits = *text && (*text == '-' || *text == '+' || (*text >= '0' && *text <= '9'));
-    if (!digits || end == text || *end != '\0')
-        return fail(err, n, "%s: expected %s, got '%s'", name, what, text);
-    if (value < min)
-        return fail(err, n, "%s: expected %s, got '%s'", name, what, text);
-    if (errno == ERANGE || value > max)
-        return fail(err, n, "%s: '%s' is too large (at most %" PRId64 ")", name, text, max);
-    *out = value;
+    tcc_conv2d_desc *d = &((ConvOptions *)base)->desc;
+    int64_t pads[4];
+    int count = 0;
+    const char *start = value;
+    for (;;) {
+        const char *comma = strchr(start, ',');
+        size_t len = comma ? (size_t)(comma - start) : strlen(start);
+        char number[32];
+        if (count == 4 || len >= sizeof number)
+            return tcc_cli_fail(err, n, "%s: expected P, PH,PW or T,B,L,R, got '%s'", opt->name,
+                                value);
+        memcpy(number, start, len);
+        number[len] = '\0';
+        if (!tcc_cli_parse_i64(opt->name, number, 0, INT32_MAX, &pads[count++], err, n))
+            return false;
+        if (!comma)
+            break;
+        start = comma + 1;
+    }
+    if (count == 3)
+        return tcc_cli_fail(err, n, "%s: expected P, PH,PW or T,B,L,R, got '%s'", opt->name, value);
+    if (count == 1)
+        pads[1] = pads[2] = pads[3] = pads[0];
+    if (count == 2) /* PH,PW: top and bottom PH, left and right PW */
+        pads[3] = pads[2] = pads[1], pads[1] = pads[0];
+    d->pad_top = pads[0], d->pad_bottom = pads[1], d->pad_left = pads[2], d->pad_right = pads[3];
     return true;
 }
 
-static void *field(ConvOptions *o, size_t offset)
+static bool set_layout(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
 {
-    return (char *)o + offset;
-}
-
-static bool set_pair(const Opt *opt, const char *value, ConvOptions *o, char *err, size_t n)
-{
-    char first[64];
-    const char *sep = strchr(value, opt->separator);
-    size_t len = sep ? (size_t)(sep - value) : strlen(value);
-    int64_t a = 0, b = 0;
-    bool ok = len < sizeof first;
-    if (ok) {
-        memcpy(first, value, len);
-        first[len] = '\0';
-        ok = parse_i64(opt->name, first, opt->min, SIZE_MAX_VALUE, &a, err, n) &&
-             (!sep || parse_i64(opt->name, sep + 1, opt->min, SIZE_MAX_VALUE, &b, err, n));
-    }
-    if (!ok) {
-        if (len < sizeof first && strstr(err, "too large"))
-            return false; /* that message already says what is wrong */
-        return fail(err, n, "%s: expected %s or two joined by '%c', got '%s'", opt->name,
-                    opt->min > 0 ? "a positive integer" : "a non-negative integer", opt->separator,
-                    value);
-    }
-    *(int64_t *)field(o, opt->offset) = a;
-    *(int64_t *)field(o, opt->offset2) = sep ? b : a;
-    return true;
-}
-
-static bool set_emit(const Opt *opt, const char *value, ConvOptions *o, char *err, size_t n)
-{
-    static const struct {
-        const char *name;
-        ConvEmit emit;
-    } kinds[] = {{"loops", CONV_EMIT_LOOPS}, {"llvm", CONV_EMIT_LLVM}, {"ptx", CONV_EMIT_PTX}};
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
-        if (strcmp(value, kinds[i].name) == 0) {
-            o->emit = kinds[i].emit;
-            o->emit_given = true;
-            return true;
-        }
-    }
-    return fail(err, n, "%s: unknown kind '%s' (expected loops, llvm or ptx)", opt->name, value);
-}
-
-static bool set_check(const Opt *opt, const char *value, ConvOptions *o, char *err, size_t n)
-{
-    if (strcmp(value, "full") == 0)
-        o->check = CONV_CHECK_FULL;
-    else if (strcmp(value, "sampled") == 0)
-        o->check = CONV_CHECK_SAMPLED;
-    else if (strcmp(value, "none") == 0)
-        o->check = CONV_CHECK_NONE;
+    ConvOptions *o = base;
+    if (strcmp(value, "nhwc") == 0)
+        o->desc.layout = TCC_LAYOUT_NHWC;
+    else if (strcmp(value, "nchw") == 0)
+        o->desc.layout = TCC_LAYOUT_NCHW;
+    else if (strcmp(value, "nhwcnc") == 0)
+        o->desc.layout = TCC_LAYOUT_NHWCNC;
     else
-        return fail(err, n, "%s: unknown mode '%s' (expected full, sampled or none)", opt->name,
-                    value);
+        return tcc_cli_fail(err, n, "%s: unknown layout '%s' (expected nhwc, nchw or nhwcnc)",
+                            opt->name, value);
+    o->layout_given = true;
     return true;
 }
 
-static bool set_seed(const Opt *opt, const char *value, ConvOptions *o, char *err, size_t n)
+static bool set_filter_layout(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
 {
-    char *end = NULL;
-    errno = 0;
-    unsigned long long seed = strtoull(value, &end, 10);
-    if (!(*value >= '0' && *value <= '9') || *end != '\0' || errno == ERANGE)
-        return fail(err, n, "%s: expected an unsigned 64-bit integer, got '%s'", opt->name, value);
-    o->seed = seed;
-    o->seed_given = true;
+    ConvOptions *o = base;
+    if (strcmp(value, "krsc") == 0)
+        o->desc.filter_layout = TCC_FILTER_KRSC;
+    else if (strcmp(value, "kcrs") == 0)
+        o->desc.filter_layout = TCC_FILTER_KCRS;
+    else if (strcmp(value, "blocked") == 0)
+        o->desc.filter_layout = TCC_FILTER_BLOCKED;
+    else
+        return tcc_cli_fail(err, n,
+                            "%s: unknown filter layout '%s' (expected krsc, kcrs or blocked)",
+                            opt->name, value);
+    o->filter_layout_given = true;
     return true;
 }
 
-static bool set_layout(const Opt *opt, const char *value, ConvOptions *o, char *err, size_t n)
-{
-    if (strcmp(value, "nhwcnc") != 0)
-        return fail(err, n, "%s: unknown layout '%s' (expected nhwcnc)", opt->name, value);
-    o->desc.layout = TCC_LAYOUT_NHWCNC;
-    return true;
-}
+/* ---- the tables ------------------------------------------------------------------------- */
 
-static bool set_output(const Opt *opt, const char *value, ConvOptions *o, char *err, size_t n)
-{
-    if (!*value)
-        return fail(err, n, "%s: expected a file name", opt->name);
-    o->output_path = value;
-    o->emit_given = true;
-    return true;
-}
-
-/* One row per option reads better than what clang-format would make of these. */
 /* clang-format off */
 #define F(member) offsetof(ConvOptions, member)
-#define I64(name, member, min, help) {name, OPT_I64, F(member), 0, min, 0, NULL, help}
-#define INT(name, member, min, help) {name, OPT_INT, F(member), 0, min, 0, NULL, help}
-#define PAIR(name, m1, m2, min, sep, help) {name, OPT_PAIR, F(m1), F(m2), min, sep, NULL, help}
-#define FLAG(name, member, help) {name, OPT_FLAG, F(member), 0, 0, 0, NULL, help}
-#define STRING(name, member, help) {name, OPT_STRING, F(member), 0, 0, 0, NULL, help}
-#define CUSTOM(name, fn, help) {name, OPT_CUSTOM, 0, 0, 0, 0, fn, help}
+#define I64(name, member, min, help) {name, CLI_I64, F(member), 0, min, 0, NULL, help}
+#define PAIR(name, m1, m2, min, sep, help) {name, CLI_I64_PAIR, F(m1), F(m2), min, sep, NULL, help}
+#define FLAG(name, member, help) {name, CLI_FLAG, F(member), 0, 0, 0, NULL, help}
+#define STRING(name, member, help) {name, CLI_STRING, F(member), 0, 0, 0, NULL, help}
+#define CUSTOM(name, member, fn, help) {name, CLI_CUSTOM, F(member), 0, 0, 0, fn, help}
 
-static const Opt options_table[] = {
-    I64("--batch", desc.batch, 1, "N: batch size (a multiple of 16)"),
+static const CliOpt shape_rows[] = {
+    CLI_HEADING_ROW("convolution (each option changes only what it names; the rest is the "
+                    "tutorial's N=256, 14x14, 256->512, 3x3, s1, p1, or --layer's)"),
+    STRING("--layer", layer, "NAME: a layer of layers.csv as the shape (options override it)"),
+    FLAG("--list-layers", list_layers, "list the named layers and exit"),
+    I64("--batch", desc.batch, 1, "N: batch size"),
     I64("--height", desc.height, 1, "H: input height"),
     I64("--width", desc.width, 1, "W: input width"),
-    I64("--in-channels", desc.in_channels, 1, "C: input channels (a multiple of 16)"),
-    I64("--out-channels", desc.out_channels, 1, "K: output channels (a multiple of 16)"),
+    I64("--in-channels", desc.in_channels, 1, "C: input channels"),
+    I64("--out-channels", desc.out_channels, 1, "K: output channels"),
     PAIR("--kernel", desc.kernel_h, desc.kernel_w, 1, 'x', "RxS or R: filter size"),
     I64("--kernel-h", desc.kernel_h, 1, "R: filter height"),
     I64("--kernel-w", desc.kernel_w, 1, "S: filter width"),
     PAIR("--stride", desc.stride_h, desc.stride_w, 1, ',', "S or SH,SW"),
-    PAIR("--pad", desc.pad_h, desc.pad_w, 0, ',', "P or PH,PW: zero padding"),
-    CUSTOM("--layout", set_layout, "nhwcnc: (N/16, H, W, C/16, 16n, 16c), the only one"),
-    I64("--block-row-warps", tiles.block_row_warps, 1, "N: warps of a block along rows"),
-    I64("--block-col-warps", tiles.block_col_warps, 1, "N: warps of a block along columns"),
-    I64("--warp-row-tiles", tiles.warp_row_tiles, 1, "N: 16x16 tiles of a warp along rows"),
-    I64("--warp-col-tiles", tiles.warp_col_tiles, 1, "N: 16x16 tiles of a warp along columns"),
-    I64("--chunk", tiles.chunk, 1, "N: 16-channel groups staged in shared memory per step"),
-    CUSTOM("--emit", set_emit, "loops|llvm|ptx: what to write (default ptx)"),
-    CUSTOM("-o", set_output, "FILE: write it to FILE (default stdout)"),
-    STRING("--print-after", print_after, "PASS|all: print the loop IR after PASS to stderr"),
-    FLAG("--list-passes", list_passes, "list the lowering passes and exit"),
-    STRING("--arch", arch_name, "sm_70|sm_75|sm_80|sm_86|sm_89|sm_90 (default sm_80)"),
-    FLAG("--run", run, "run, check and time the kernel on GPU 0 (arch: the GPU's)"),
-    INT("--runs", runs, 1, "N: timed launches (default 50)"),
-    INT("--warmup", warmup, 0, "N: untimed launches first (default 10)"),
-    CUSTOM("--check", set_check, "full|sampled|none (default: full below 1M outputs)"),
-    CUSTOM("--seed", set_seed, "N: seed of the random inputs (default from the clock)"),
-    INT("--threads", threads, 1, "N: CPU threads of the reference (default: all)"),
-    FLAG("--help", help, "print this help and exit"),
-    FLAG("--version", version, "print the version and exit"),
+    CUSTOM("--pad", desc, set_pad, "P, PH,PW or T,B,L,R: zero padding"),
+    PAIR("--dilation", desc.dilation_h, desc.dilation_w, 1, ',', "D or DH,DW"),
+    I64("--groups", desc.groups, 1, "G: divides C and K; G = C = K is depthwise"),
+};
+
+static const CliOpt layout_rows[] = {
+    CLI_HEADING_ROW("layouts (with shape options the default is nhwc)"),
+    CUSTOM("--layout", desc.layout, set_layout,
+           "nhwc|nchw|nhwcnc: input and output (nhwcnc: (N/16, H, W, C/16, 16n, 16c))"),
+    CUSTOM("--filter-layout", desc.filter_layout, set_filter_layout,
+           "krsc|kcrs|blocked (default: krsc with nhwc, kcrs with nchw, blocked with nhwcnc)"),
+};
+
+static const CliOpt schedule_rows[] = {
+    CLI_HEADING_ROW("schedule"),
+    CUSTOM("--schedule", common.schedule_kind, tcc_cli_set_schedule_kind,
+           "auto|tutorial|default: TVM's tutorial schedule where it applies, else the "
+           "implicit GEMM (auto)"),
+    I64("--block-row-warps", tiles.block_row_warps, 1, "N: tutorial: warps of a block along rows"),
+    I64("--block-col-warps", tiles.block_col_warps, 1,
+        "N: tutorial: warps of a block along columns"),
+    I64("--warp-row-tiles", tiles.warp_row_tiles, 1, "N: tutorial: 16x16 tiles of a warp along rows"),
+    I64("--warp-col-tiles", tiles.warp_col_tiles, 1,
+        "N: tutorial: 16x16 tiles of a warp along columns"),
+    I64("--chunk", tiles.chunk, 1, "N: tutorial: 16-channel groups staged per step"),
 };
 /* clang-format on */
 
-static const Opt *find_option(const char *name, size_t len)
+#define ROWS(array, base) ((CliTable){array, sizeof array / sizeof array[0], base})
+#define NTABLE 9
+
+/* The tables in the order of the help text. */
+static void conv_tables(ConvOptions *o, CliTable tables[NTABLE])
 {
-    for (size_t i = 0; i < sizeof options_table / sizeof options_table[0]; i++)
-        if (strlen(options_table[i].name) == len && strncmp(options_table[i].name, name, len) == 0)
-            return &options_table[i];
-    return NULL;
+    CliCommon *c = &o->common;
+    tables[0] = ROWS(shape_rows, o);
+    tables[1] = ROWS(layout_rows, o);
+    tables[2] = tcc_cli_common_table(CLI_GROUP_TYPES, c);
+    tables[3] = tcc_cli_common_table(CLI_GROUP_EPILOGUE, c);
+    tables[4] = ROWS(schedule_rows, o);
+    tables[5] = tcc_cli_common_table(CLI_GROUP_SCHEDULE, c);
+    tables[6] = tcc_cli_common_table(CLI_GROUP_OUTPUT, c);
+    tables[7] = tcc_cli_common_table(CLI_GROUP_RUN, c);
+    tables[8] = tcc_cli_common_table(CLI_GROUP_GENERAL, c);
 }
 
-static bool apply(const Opt *opt, const char *value, ConvOptions *o, char *err, size_t n)
+/* ---- parsing and resolving -------------------------------------------------------------- */
+
+/* The fields shape options set: CONV_UNSET until given, so that the others can be filled
+ * in from --layer or the seed. */
+#define NSHAPE 16
+
+static void shape_fields(tcc_conv2d_desc *d, int64_t *fields[NSHAPE])
 {
-    int64_t number;
-    switch (opt->kind) {
-    case OPT_I64:
-        if (!parse_i64(opt->name, value, opt->min, SIZE_MAX_VALUE, &number, err, n))
-            return false;
-        *(int64_t *)field(o, opt->offset) = number;
-        return true;
-    case OPT_INT:
-        if (!parse_i64(opt->name, value, opt->min, 1000000, &number, err, n))
-            return false;
-        *(int *)field(o, opt->offset) = (int)number;
-        return true;
-    case OPT_PAIR:
-        return set_pair(opt, value, o, err, n);
-    case OPT_FLAG:
-        *(bool *)field(o, opt->offset) = true;
-        return true;
-    case OPT_STRING:
-        if (!*value)
-            return fail(err, n, "%s: expected a value", opt->name);
-        *(const char **)field(o, opt->offset) = value;
-        return true;
-    case OPT_CUSTOM:
-        return opt->custom(opt, value, o, err, n);
-    }
-    return fail(err, n, "%s: internal error", opt->name);
+    int64_t *all[NSHAPE] = {&d->batch,        &d->height,     &d->width,      &d->in_channels,
+                            &d->out_channels, &d->kernel_h,   &d->kernel_w,   &d->stride_h,
+                            &d->stride_w,     &d->pad_top,    &d->pad_bottom, &d->pad_left,
+                            &d->pad_right,    &d->dilation_h, &d->dilation_w, &d->groups};
+    memcpy(fields, all, sizeof all);
 }
 
-static void set_defaults(ConvOptions *o)
+bool tcc_conv_parse(int argc, char **argv, ConvOptions *o, char *error, size_t error_size)
 {
     memset(o, 0, sizeof *o);
-    tcc_conv2d_seed_desc(&o->desc);
-    tcc_conv2d_tutorial_params_init(&o->tiles);
-    o->emit = CONV_EMIT_PTX;
-    o->runs = 50;
-    o->warmup = 10;
-    o->check = CONV_CHECK_AUTO;
+    tcc_cli_common_defaults(&o->common);
+    tcc_conv2d_desc_init(&o->desc);
+    int64_t *fields[NSHAPE];
+    shape_fields(&o->desc, fields);
+    for (int i = 0; i < NSHAPE; i++)
+        *fields[i] = CONV_UNSET;
+    CliTable tables[NTABLE];
+    conv_tables(o, tables);
+    return tcc_cli_parse(argc, argv, tables, NTABLE, error, error_size);
 }
 
-/* Splits "--name=value" (or "-oFILE"); finds the option and, if it takes one, its value
- * (from the same word or the next). Returns the index of the last word it used. */
-static int parse_one(int argc, char **argv, int i, ConvOptions *o, char *err, size_t n)
+/* The shape defaults: the layer's, or the seed's. */
+static void default_shape(const ConvLayer *layer, tcc_conv2d_desc *shape)
 {
-    const char *word = argv[i];
-    const char *eq = strchr(word, '=');
-    size_t len = eq ? (size_t)(eq - word) : strlen(word);
-    const char *value = eq ? eq + 1 : NULL;
-    if (strcmp(word, "-h") == 0)
-        word = "--help", len = strlen(word);
-    else if (strncmp(word, "-o", 2) == 0 && word[2] && word[2] != '=')
-        len = 2, value = word + 2;
-    const Opt *opt = find_option(word, len);
-    if (!opt) {
-        if (word[0] == '-')
-            fail(err, n, "unknown option '%.*s' (see --help)", (int)len, word);
-        else
-            fail(err, n, "unexpected argument '%s' (see --help)", word);
-        return -1;
-    }
-    if (opt->kind == OPT_FLAG) {
-        if (value) {
-            fail(err, n, "%s: takes no value", opt->name);
-            return -1;
-        }
-    } else if (!value) {
-        if (i + 1 >= argc) {
-            fail(err, n, "%s: missing value", opt->name);
-            return -1;
-        }
-        value = argv[++i];
-    }
-    return apply(opt, value, o, err, n) ? i : -1;
+    tcc_conv2d_seed_desc(shape);
+    if (!layer)
+        return;
+    shape->batch = layer->batch;
+    shape->height = layer->height;
+    shape->width = layer->width;
+    shape->in_channels = layer->in_channels;
+    shape->out_channels = layer->out_channels;
+    shape->kernel_h = layer->kernel_h;
+    shape->kernel_w = layer->kernel_w;
+    shape->stride_h = shape->stride_w = layer->stride;
+    shape->pad_top = shape->pad_bottom = shape->pad_left = shape->pad_right = layer->pad;
+    shape->dilation_h = shape->dilation_w = layer->dilation;
+    shape->groups = layer->groups;
 }
 
-bool tcc_cli_parse(int argc, char **argv, ConvOptions *options, char *error, size_t error_size)
+/* Fills the unset shape fields from `shape`; returns whether any was set. */
+static bool fill_shape(tcc_conv2d_desc *d, tcc_conv2d_desc *shape)
 {
-    set_defaults(options);
-    error[0] = '\0';
-    for (int i = 1; i < argc; i++) {
-        i = parse_one(argc, argv, i, options, error, error_size);
-        if (i < 0)
-            return false;
+    int64_t *fields[NSHAPE], *defaults[NSHAPE];
+    shape_fields(d, fields);
+    shape_fields(shape, defaults);
+    bool given = false;
+    for (int i = 0; i < NSHAPE; i++) {
+        given |= *fields[i] != CONV_UNSET;
+        if (*fields[i] == CONV_UNSET)
+            *fields[i] = *defaults[i];
     }
+    return given;
+}
+
+static tcc_filter_layout filter_layout_for(tcc_layout layout)
+{
+    switch (layout) {
+    case TCC_LAYOUT_NCHW:
+        return TCC_FILTER_KCRS;
+    case TCC_LAYOUT_NHWCNC:
+        return TCC_FILTER_BLOCKED;
+    case TCC_LAYOUT_NHWC:
+        break;
+    }
+    return TCC_FILTER_KRSC;
+}
+
+static void resolve_layouts(ConvOptions *o, bool shape_given)
+{
+    bool any = shape_given || o->layout_given || o->filter_layout_given;
+    if (!o->layout_given)
+        o->desc.layout = any ? TCC_LAYOUT_NHWC : TCC_LAYOUT_NHWCNC;
+    if (!o->filter_layout_given)
+        o->desc.filter_layout = filter_layout_for(o->desc.layout);
+}
+
+static void resolve_tiles(ConvOptions *o)
+{
+    tcc_conv2d_tutorial_params defaults;
+    tcc_conv2d_tutorial_params_init(&defaults);
+    int64_t *tiles[5] = {&o->tiles.block_row_warps, &o->tiles.block_col_warps,
+                         &o->tiles.warp_row_tiles, &o->tiles.warp_col_tiles, &o->tiles.chunk};
+    const int64_t fallback[5] = {defaults.block_row_warps, defaults.block_col_warps,
+                                 defaults.warp_row_tiles, defaults.warp_col_tiles, defaults.chunk};
+    for (int i = 0; i < 5; i++) {
+        o->tiles_given |= *tiles[i] != 0;
+        if (!*tiles[i])
+            *tiles[i] = fallback[i];
+    }
+}
+
+bool tcc_conv_resolve(ConvOptions *o, char *error, size_t error_size)
+{
+    const ConvLayer *layer = NULL;
+    if (o->layer && !(layer = tcc_conv_find_layer(o->layer)))
+        return tcc_cli_fail(error, error_size, "--layer: unknown layer '%s' (see --list-layers)",
+                            o->layer);
+    tcc_conv2d_desc shape;
+    default_shape(layer, &shape);
+    bool shape_given = fill_shape(&o->desc, &shape) || layer;
+    resolve_layouts(o, shape_given);
+    tcc_cli_resolve(&o->common);
+    o->desc.input_type = o->common.input_type;
+    o->desc.accumulate_type = o->common.accumulate_type;
+    o->desc.output_type = o->common.output_type;
+    o->desc.epilogue = o->common.epilogue;
+    resolve_tiles(o);
     return true;
 }
 
-void tcc_cli_usage(FILE *out)
+void tcc_conv_usage(FILE *out)
 {
+    ConvOptions o;
+    memset(&o, 0, sizeof o);
+    CliTable tables[NTABLE];
+    conv_tables(&o, tables);
     fputs("usage: tcc-conv [options]\n"
           "\n"
-          "Compiles a tensor-core conv2d (fp16 in, fp32 out), scheduled as in TVM's\n"
-          "tensor-core tutorial, and writes its loop IR, LLVM IR or PTX. Without shape\n"
-          "options it is the tutorial's convolution: N=256, 14x14, 256->512 channels,\n"
-          "3x3, stride 1, pad 1; shape options change only the sizes they name.\n"
+          "Compiles a tensor-core conv2d and writes its loop IR, LLVM IR or PTX; with --run,\n"
+          "runs it on the GPU, checks it against a CPU reference and times it. Without\n"
+          "options it is TVM's tensor-core tutorial: N=256, 14x14, 256->512 channels, 3x3,\n"
+          "stride 1, pad 1, fp16 in, fp32 out, NHWCnc, with the tutorial's schedule. Any\n"
+          "shape, stride, padding, dilation, groups, layout, type and fused epilogue compiles\n"
+          "as an implicit GEMM with a default schedule (--schedule, --mma, ... tune it).\n"
           "With --run, nothing is written unless --emit or -o asks for it.\n"
           "\n"
           "options (VALUE as --name=VALUE or --name VALUE):\n",
           out);
-    for (size_t i = 0; i < sizeof options_table / sizeof options_table[0]; i++)
-        fprintf(out, "  %-20s %s\n", options_table[i].name, options_table[i].help);
+    tcc_cli_print_options(out, tables, NTABLE);
     fputs("\nexit status: 0 on success, 1 on any error or a failed check.\n", out);
 }

@@ -1,220 +1,147 @@
 /*
- * tcc-conv: compile the tensor-core conv2d of TVM's tutorial (or one of another shape)
- * to loop IR, LLVM IR or PTX, and with --run, run, check and time it on a GPU.
+ * tcc-conv: compile a tensor-core conv2d to loop IR, LLVM IR or PTX, and with --run, run,
+ * check and time it on a GPU.
  *
- * This file only parses, calls the public API (tcc.h) and prints. The flow:
- *   context -> func -> conv2d_define -> schedule_create -> schedule_tutorial -> build
- *   -> emit, and with --run: device -> conv_run.c.
+ * This file only chooses the schedule, calls the public API (tcc.h) and prints. The flow:
+ *   options (conv_options.c) -> context, device, arch (cli_session.c)
+ *   -> the tutorial's schedule: func -> conv2d_define -> schedule_create
+ *      -> conv2d_schedule_tutorial -> build
+ *      or any convolution: conv2d_compile (the implicit GEMM, default or tuned schedule)
+ *   -> emit, and with --run: tcc_conv2d_check (cli_run.c).
  */
 #include "conv_options.h"
 
-#include <errno.h>
-#include <stdarg.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
+const char tcc_cli_program[] = "tcc-conv";
 
-#ifndef TCC_VERSION
-#define TCC_VERSION "0.1.0-dev"
-#endif
-
-void tcc_cli_error(const char *format, ...)
+static tcc_status check_conv(tcc_device *device, const tcc_kernel *kernel, const void *desc,
+                             const tcc_check_options *options, tcc_check_result *result)
 {
-    va_list args;
-    va_start(args, format);
-    fputs("tcc-conv: error: ", stderr);
-    vfprintf(stderr, format, args);
-    fputc('\n', stderr);
-    va_end(args);
+    return tcc_conv2d_check(device, kernel, desc, options, result);
 }
 
-/* Everything a compilation holds, so that one function frees it on every path. */
-typedef struct Session {
-    tcc_context *ctx;
-    tcc_func *func;
-    tcc_kernel *kernel;
-    tcc_device *device;
-} Session;
-
-static void session_free(Session *s)
+/* The tutorial's schedule. *inapplicable tells a convolution it cannot take (the library's
+ * TCC_ERROR_UNSUPPORTED: not its form, or its tiles do not divide the shape) from a
+ * failure. */
+static tcc_status build_tutorial(CliSession *s, const ConvOptions *o, bool *inapplicable)
 {
-    tcc_kernel_destroy(s->kernel);
-    tcc_func_destroy(s->func);
-    tcc_device_close(s->device);
-    tcc_context_destroy(s->ctx);
-}
-
-static int lib_error(const Session *s, const char *prefix)
-{
-    tcc_cli_error("%s%s", prefix, tcc_last_error(s->ctx));
-    return 1;
-}
-
-static bool is_known_pass(const char *name)
-{
-    if (strcmp(name, "all") == 0)
-        return true;
-    for (const char *const *pass = tcc_pass_names(); pass && *pass; pass++)
-        if (strcmp(*pass, name) == 0)
-            return true;
-    return false;
-}
-
-static void list_passes(void)
-{
-    for (const char *const *pass = tcc_pass_names(); pass && *pass; pass++)
-        puts(*pass);
-}
-
-/* --print-after: the loop IR after a pass, on stderr, so it never mixes with -o's text. */
-static void print_after(const char *pass_name, const char *loop_ir, void *user)
-{
-    (void)user;
-    size_t len = strlen(loop_ir);
-    fprintf(stderr, "// ---- after %s ----\n%s%s", pass_name, loop_ir,
-            len && loop_ir[len - 1] == '\n' ? "" : "\n");
-}
-
-static uint64_t seed_from_clock(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
-}
-
-/* The newest arch tcc supports that the device can run: its own, or the one below it. */
-static int device_arch(const Session *s, tcc_arch *arch)
-{
-    static const tcc_arch supported[] = {TCC_SM_90, TCC_SM_89, TCC_SM_86,
-                                         TCC_SM_80, TCC_SM_75, TCC_SM_70};
-    int have = tcc_device_arch(s->device);
-    for (size_t i = 0; i < sizeof supported / sizeof supported[0]; i++) {
-        if ((int)supported[i] <= have) {
-            *arch = supported[i];
-            return 0;
-        }
-    }
-    tcc_cli_error("%s is sm_%d; tcc needs sm_70 or newer (tensor cores)",
-                  tcc_device_name(s->device), have);
-    return 1;
-}
-
-/* The arch to build for: --arch, else the device's with --run, else the default. */
-static int choose_arch(Session *s, const ConvOptions *o, tcc_build_options *build)
-{
-    if (o->arch_name && tcc_arch_parse(s->ctx, o->arch_name, &build->arch) != TCC_OK)
-        return lib_error(s, "--arch: ");
-    if (o->run && tcc_device_open(s->ctx, 0, &s->device) != TCC_OK)
-        return lib_error(s, "");
-    if (o->run && !o->arch_name)
-        return device_arch(s, &build->arch);
-    return 0;
-}
-
-static int build(Session *s, const ConvOptions *o)
-{
-    tcc_build_options options;
-    tcc_build_options_init(&options);
-    if (choose_arch(s, o, &options) != 0)
-        return 1;
-    options.print_after_pass = o->print_after;
-    options.print_callback = print_after;
-
     tcc_conv2d conv;
-    if (tcc_func_create(s->ctx, "conv2d", &s->func) != TCC_OK ||
-        tcc_conv2d_define(s->func, &o->desc, &conv) != TCC_OK ||
-        tcc_schedule_create(s->func, 1, &conv.output) != TCC_OK ||
-        tcc_conv2d_schedule_tutorial(s->func, &conv, &o->tiles) != TCC_OK)
-        return lib_error(s, "");
+    tcc_status status = tcc_func_create(s->ctx, "conv2d", &s->func);
+    if (status == TCC_OK)
+        status = tcc_conv2d_define(s->func, &o->desc, &conv);
+    if (status == TCC_OK)
+        status = tcc_schedule_create(s->func, 1, &conv.output);
+    if (status == TCC_OK)
+        status = tcc_conv2d_schedule_tutorial(s->func, &conv, &o->tiles);
+    *inapplicable = status == TCC_ERROR_UNSUPPORTED;
+    if (status != TCC_OK)
+        return status;
+    if (o->common.verbose)
+        fprintf(stderr,
+                "schedule: tutorial: block-warps=%lldx%lld warp-tiles=%lldx%lld chunk=%lld\n",
+                (long long)o->tiles.block_row_warps, (long long)o->tiles.block_col_warps,
+                (long long)o->tiles.warp_row_tiles, (long long)o->tiles.warp_col_tiles,
+                (long long)o->tiles.chunk);
     tcc_tensor *params[3] = {conv.input, conv.filter, conv.output};
-    if (tcc_build(s->func, 3, params, &options, &s->kernel) != TCC_OK)
-        return lib_error(s, "");
+    return tcc_build(s->func, 3, params, &s->build, &s->kernel);
+}
+
+/* The implicit GEMM, with the knobs given and the library's choices for the rest. */
+static int build_default(CliSession *s, const ConvOptions *o)
+{
+    if (o->common.verbose) {
+        tcc_gemm_schedule chosen;
+        if (tcc_conv2d_default_schedule(s->ctx, &o->desc, s->build.arch, &chosen) != TCC_OK)
+            return tcc_cli_library_error(s);
+        tcc_cli_print_gemm_schedule(&o->common, &chosen);
+    }
+    if (tcc_conv2d_compile(s->ctx, &o->desc, &o->common.schedule, &s->build, &s->kernel) != TCC_OK)
+        return tcc_cli_library_error(s);
     return 0;
 }
 
-static const char *emitted_text(const tcc_kernel *kernel, ConvEmit emit)
+/* --schedule, made definite by the options given: tutorial tiles ask for the tutorial's
+ * schedule, implicit-GEMM knobs for the default one. Returns -1 after an error. */
+static int schedule_kind(const ConvOptions *o)
 {
-    switch (emit) {
-    case CONV_EMIT_LOOPS:
-        return tcc_kernel_loop_ir(kernel);
-    case CONV_EMIT_LLVM:
-        return tcc_kernel_llvm_ir(kernel);
-    case CONV_EMIT_PTX:
-        return tcc_kernel_ptx(kernel);
+    bool knobs = tcc_cli_gemm_knobs_given(&o->common);
+    CliScheduleKind kind = o->common.schedule_kind;
+    if (kind == CLI_SCHEDULE_AUTO && (knobs || o->tiles_given))
+        kind = o->tiles_given ? CLI_SCHEDULE_TUTORIAL : CLI_SCHEDULE_DEFAULT;
+    if (kind == CLI_SCHEDULE_TUTORIAL && knobs) {
+        tcc_cli_error("--mma, --block-warps, --warp-tiles, --passes, --fused-passes, --policy and "
+                      "--block-order tune the implicit-GEMM schedule, not the tutorial's");
+        return -1;
     }
-    return NULL;
+    if (kind == CLI_SCHEDULE_DEFAULT && o->tiles_given) {
+        tcc_cli_error("--block-row-warps, --block-col-warps, --warp-row-tiles, --warp-col-tiles "
+                      "and --chunk tune the tutorial's schedule, not the implicit GEMM's");
+        return -1;
+    }
+    return (int)kind;
 }
 
-static int emit(const Session *s, const ConvOptions *o)
+/* The tutorial pads each side of an axis alike. */
+static bool symmetric_pads(const tcc_conv2d_desc *d)
 {
-    const char *text = emitted_text(s->kernel, o->emit);
-    if (!text) {
-        tcc_cli_error("the kernel has no text of the requested kind");
-        return 1;
-    }
-    bool to_stdout = !o->output_path || strcmp(o->output_path, "-") == 0;
-    const char *path = to_stdout ? "<stdout>" : o->output_path;
-    FILE *out = to_stdout ? stdout : fopen(path, "w");
-    if (!out) {
-        tcc_cli_error("-o: cannot open '%s': %s", path, strerror(errno));
-        return 1;
-    }
-    bool ok = fputs(text, out) >= 0;
-    ok = (to_stdout ? fflush(out) == 0 : fclose(out) == 0) && ok;
-    if (!ok) {
-        tcc_cli_error("cannot write '%s': %s", path, strerror(errno));
-        return 1;
-    }
-    return 0;
+    return d->pad_top == d->pad_bottom && d->pad_left == d->pad_right;
 }
 
-static int compile_and_run(Session *s, const ConvOptions *o)
+static int compile(CliSession *s, const ConvOptions *o)
 {
-    if (tcc_context_create(&s->ctx) != TCC_OK) {
-        tcc_cli_error("out of memory creating a context");
+    int kind = schedule_kind(o);
+    if (kind < 0)
         return 1;
+    if (kind == CLI_SCHEDULE_TUTORIAL || (kind == CLI_SCHEDULE_AUTO && symmetric_pads(&o->desc))) {
+        bool inapplicable = false;
+        if (build_tutorial(s, o, &inapplicable) == TCC_OK)
+            return 0;
+        if (kind == CLI_SCHEDULE_TUTORIAL || !inapplicable)
+            return tcc_cli_library_error(s);
+        /* auto: the convolution is not one the tutorial's schedule takes. */
+        if (o->common.verbose)
+            fprintf(stderr, "schedule: not the tutorial's: %s\n", tcc_last_error(s->ctx));
+        tcc_func_destroy(s->func);
+        s->func = NULL;
     }
-    if (build(s, o) != 0)
+    return build_default(s, o);
+}
+
+static int compile_and_run(CliSession *s, const ConvOptions *o)
+{
+    const CliCommon *c = &o->common;
+    if (tcc_cli_session_open(s, c) != 0 || compile(s, o) != 0)
         return 1;
     /* With --run the results are the output; the kernel's text only when asked for. */
-    if ((!o->run || o->emit_given) && emit(s, o) != 0)
+    if ((!c->run || c->emit_given) && tcc_cli_emit(s, c) != 0)
         return 1;
-    return o->run ? tcc_cli_run(s->ctx, s->device, s->kernel, o) : 0;
+    if (!c->run)
+        return 0;
+    CliRunTarget target = {check_conv, &o->desc, tcc_conv2d_flops(&o->desc),
+                           tcc_conv2d_output_elements(&o->desc)};
+    return tcc_cli_run(s, c, &target);
 }
 
 int main(int argc, char **argv)
 {
     ConvOptions options;
     char error[512];
-    if (!tcc_cli_parse(argc, argv, &options, error, sizeof error)) {
+    if (!tcc_conv_parse(argc, argv, &options, error, sizeof error)) {
         tcc_cli_error("%s", error);
         return 1;
     }
-    if (options.help) {
-        tcc_cli_usage(stdout);
+    int rc = tcc_cli_early_exit(&options.common, tcc_conv_usage);
+    if (rc >= 0)
+        return rc;
+    if (options.list_layers) {
+        tcc_conv_list_layers(stdout);
         return 0;
     }
-    if (options.version) {
-        printf("tcc-conv %s\n", TCC_VERSION);
-        return 0;
-    }
-    if (options.list_passes) {
-        list_passes();
-        return 0;
-    }
-    if (options.print_after && !is_known_pass(options.print_after)) {
-        tcc_cli_error("--print-after: unknown pass '%s' (see --list-passes)", options.print_after);
+    if (!tcc_conv_resolve(&options, error, sizeof error)) {
+        tcc_cli_error("%s", error);
         return 1;
     }
-    if (!options.seed_given)
-        options.seed = seed_from_clock();
-    if (!options.threads) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        options.threads = cpus > 0 ? (int)cpus : 1;
-    }
-    Session session = {0};
-    int rc = compile_and_run(&session, &options);
-    session_free(&session);
+    CliSession session = {0};
+    rc = compile_and_run(&session, &options);
+    tcc_cli_session_close(&session);
     return rc;
 }

@@ -386,6 +386,8 @@ size_t tcc_dtype_size(tcc_dtype type);
 tcc_status tcc_device_open(tcc_context *ctx, int ordinal, tcc_device **out);
 void tcc_device_close(tcc_device *device);
 const char *tcc_device_name(const tcc_device *device);
+/* The context that receives the errors of this device, its buffers and kernels. */
+tcc_context *tcc_device_context(const tcc_device *device);
 /* Compute capability as major*10+minor, e.g. 90 */
 int tcc_device_arch(const tcc_device *device);
 

@@ -1,8 +1,9 @@
-# lit configuration of tcc's tests of the tcc-conv tool: *.test files run tcc-conv and
-# match its output (loop IR, LLVM IR, PTX, error messages) with FileCheck.
+# lit configuration of tcc's tests of its tools: *.test files run tcc-conv or tcc-matmul
+# and match their output (loop IR, LLVM IR, PTX, error messages) with FileCheck.
 #
 # Substitutions:
 #   %tcc-conv      the tcc-conv of this build
+#   %tcc-matmul    the tcc-matmul of this build
 #   FileCheck      LLVM's FileCheck (found by CMake next to llvm-config)
 #   %ptxas         the CUDA toolkit's ptxas; only present with the lit feature `ptxas`,
 #                  so tests that assemble PTX say `REQUIRES: ptxas`
@@ -34,11 +35,13 @@ if not config.filecheck or config.filecheck.endswith("NOTFOUND"):
     lit_config.fatal("FileCheck not found: install llvm-19-tools and re-run cmake")
 
 tcc_conv = os.path.join(config.tcc_binary_dir, "tcc-conv")
+tcc_matmul = os.path.join(config.tcc_binary_dir, "tcc-matmul")
 expect_exit = os.path.join(config.test_source_root, "expect_exit.py")
 
-# Config substitutions are applied before lit's own (%s, %t, ...), so %tcc-conv is
-# replaced whole before %t could match its first two characters.
+# Config substitutions are applied before lit's own (%s, %t, ...), so %tcc-conv and
+# %tcc-matmul are replaced whole before %t could match their first two characters.
 config.substitutions.append(("%tcc-conv", shlex.quote(tcc_conv)))
+config.substitutions.append(("%tcc-matmul", shlex.quote(tcc_matmul)))
 config.substitutions.append(
     ("%expect-exit", shlex.quote(sys.executable) + " " + shlex.quote(expect_exit)))
 # A whole word only, so that e.g. a --check-prefix value containing it stays as it is.

@@ -1,0 +1,400 @@
+/*
+ * The options tcc-conv and tcc-matmul both take: element types, the fused epilogue, the
+ * implicit-GEMM schedule knobs, what to emit, and how to run. One table per group, so
+ * each tool places its own rows (shape, layouts, --schedule) between them.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- setters -------------------------------------------------------------------------- */
+
+typedef struct NamedValue {
+    const char *name;
+    int value;
+} NamedValue;
+
+/* What goes before name i of a list of `count`: "a, b or c". */
+static const char *list_separator(size_t i, size_t count)
+{
+    if (i == 0)
+        return "";
+    return i + 1 == count ? " or " : ", ";
+}
+
+/* Looks `text` up in names[0..count); the message lists the names. */
+static bool set_named(const CliOpt *opt, const char *text, const NamedValue *names, size_t count,
+                      const char *what, int *out, char *err, size_t n)
+{
+    char list[160] = "";
+    for (size_t i = 0; i < count; i++) {
+        if (strcmp(text, names[i].name) == 0) {
+            *out = names[i].value;
+            return true;
+        }
+        size_t len = strlen(list);
+        snprintf(list + len, sizeof list - len, "%s%s", list_separator(i, count), names[i].name);
+    }
+    return tcc_cli_fail(err, n, "%s: unknown %s '%s' (expected %s)", opt->name, what, text, list);
+}
+
+#define COUNT(array) (sizeof(array) / sizeof((array)[0]))
+
+static bool set_dtype(const CliOpt *opt, const char *value, const NamedValue *names, size_t count,
+                      void *base, char *err, size_t n)
+{
+    int type;
+    if (!set_named(opt, value, names, count, "type", &type, err, n))
+        return false;
+    *(tcc_dtype *)tcc_cli_field(base, opt->offset) = (tcc_dtype)type;
+    return true;
+}
+
+static bool set_input_type(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
+{
+    /* tf32: float32 tensors, read by the tensor cores as tf32 */
+    static const NamedValue names[] = {
+        {"f16", TCC_FLOAT16}, {"bf16", TCC_BFLOAT16}, {"tf32", TCC_FLOAT32}, {"s8", TCC_INT8}};
+    return set_dtype(opt, value, names, COUNT(names), base, err, n);
+}
+
+static bool set_accumulate_type(const CliOpt *opt, const char *value, void *base, char *err,
+                                size_t n)
+{
+    static const NamedValue names[] = {
+        {"f32", TCC_FLOAT32}, {"f16", TCC_FLOAT16}, {"s32", TCC_INT32}};
+    return set_dtype(opt, value, names, COUNT(names), base, err, n);
+}
+
+static bool set_output_type(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
+{
+    static const NamedValue names[] = {
+        {"f32", TCC_FLOAT32}, {"f16", TCC_FLOAT16}, {"bf16", TCC_BFLOAT16}, {"s32", TCC_INT32}};
+    return set_dtype(opt, value, names, COUNT(names), base, err, n);
+}
+
+static bool set_beta(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
+{
+    CliCommon *c = base;
+    c->beta_given = true;
+    return tcc_cli_parse_double(opt->name, value, &c->epilogue.beta, err, n);
+}
+
+static bool set_clamp(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
+{
+    CliCommon *c = base;
+    const char *comma = strchr(value, ',');
+    char low[64];
+    size_t len = comma ? (size_t)(comma - value) : 0;
+    if (!comma || len >= sizeof low)
+        return tcc_cli_fail(err, n, "%s: expected LO,HI, got '%s'", opt->name, value);
+    memcpy(low, value, len);
+    low[len] = '\0';
+    if (!tcc_cli_parse_double(opt->name, low, &c->epilogue.clamp_min, err, n) ||
+        !tcc_cli_parse_double(opt->name, comma + 1, &c->epilogue.clamp_max, err, n))
+        return false;
+    c->epilogue.clamp = true;
+    return true;
+}
+
+static bool set_prologue(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
+{
+    tcc_epilogue *e = &((CliCommon *)base)->epilogue;
+    if (strcmp(value, "relu") == 0) {
+        e->prologue = TCC_PROLOGUE_RELU;
+        return true;
+    }
+    const char *arg = strchr(value, ':');
+    size_t len = arg ? (size_t)(arg - value) : strlen(value);
+    if (len == 3 && strncmp(value, "set", 3) == 0)
+        e->prologue = TCC_PROLOGUE_SET;
+    else if (len == 5 && strncmp(value, "scale", 5) == 0)
+        e->prologue = TCC_PROLOGUE_SCALE;
+    else
+        return tcc_cli_fail(err, n, "%s: unknown prologue '%s' (expected set:X, scale:X or relu)",
+                            opt->name, value);
+    if (!arg)
+        return tcc_cli_fail(err, n, "%s: '%.*s' needs a value: %.*s:X", opt->name, (int)len, value,
+                            (int)len, value);
+    return tcc_cli_parse_double(opt->name, arg + 1, &e->prologue_arg, err, n);
+}
+
+bool tcc_cli_set_schedule_kind(const CliOpt *opt, const char *value, void *base, char *err,
+                               size_t n)
+{
+    static const NamedValue names[] = {{"auto", CLI_SCHEDULE_AUTO},
+                                       {"tutorial", CLI_SCHEDULE_TUTORIAL},
+                                       {"default", CLI_SCHEDULE_DEFAULT}};
+    int kind;
+    if (!set_named(opt, value, names, COUNT(names), "schedule", &kind, err, n))
+        return false;
+    *(CliScheduleKind *)tcc_cli_field(base, opt->offset) = (CliScheduleKind)kind;
+    return true;
+}
+
+/* The WMMA shapes tcc knows; which input type has which is the library's to say. */
+static bool set_mma(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
+{
+    static const struct {
+        const char *name;
+        int m, n, k;
+    } shapes[] = {{"m16n16k16", 16, 16, 16},
+                  {"m32n8k16", 32, 8, 16},
+                  {"m8n32k16", 8, 32, 16},
+                  {"m16n16k8", 16, 16, 8}};
+    tcc_gemm_schedule *s = &((CliCommon *)base)->schedule;
+    for (size_t i = 0; i < COUNT(shapes); i++) {
+        if (strcmp(value, shapes[i].name) == 0) {
+            s->mma_m = shapes[i].m, s->mma_n = shapes[i].n, s->mma_k = shapes[i].k;
+            return true;
+        }
+    }
+    return tcc_cli_fail(
+        err, n, "%s: unknown MMA shape '%s' (expected m16n16k16, m32n8k16, m8n32k16 or m16n16k8)",
+        opt->name, value);
+}
+
+static bool set_policy(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
+{
+    static const NamedValue names[] = {{"pass", TCC_MMA_PASS_ORDER},
+                                       {"block", TCC_MMA_BLOCK_ORDER}};
+    CliCommon *c = base;
+    int policy;
+    if (!set_named(opt, value, names, COUNT(names), "policy", &policy, err, n))
+        return false;
+    c->schedule.policy = (tcc_mma_policy)policy;
+    c->policy_given = true;
+    return true;
+}
+
+static bool set_block_order(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
+{
+    static const NamedValue names[] = {{"row", 0}, {"col", 1}};
+    CliCommon *c = base;
+    int column;
+    if (!set_named(opt, value, names, COUNT(names), "block order", &column, err, n))
+        return false;
+    c->schedule.column_major_blocks = column != 0;
+    c->block_order_given = true;
+    return true;
+}
+
+static bool set_emit(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
+{
+    CliCommon *c = base;
+    static const struct {
+        const char *name;
+        CliEmit emit;
+    } kinds[] = {{"loops", CLI_EMIT_LOOPS}, {"llvm", CLI_EMIT_LLVM}, {"ptx", CLI_EMIT_PTX}};
+    for (size_t i = 0; i < COUNT(kinds); i++) {
+        if (strcmp(value, kinds[i].name) == 0) {
+            c->emit = kinds[i].emit;
+            c->emit_given = true;
+            return true;
+        }
+    }
+    return tcc_cli_fail(err, n, "%s: unknown kind '%s' (expected loops, llvm or ptx)", opt->name,
+                        value);
+}
+
+static bool set_output(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
+{
+    CliCommon *c = base;
+    if (!*value)
+        return tcc_cli_fail(err, n, "%s: expected a file name", opt->name);
+    c->output_path = value;
+    c->emit_given = true;
+    return true;
+}
+
+static bool set_check(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
+{
+    CliCommon *c = base;
+    if (strcmp(value, "full") == 0)
+        c->check = CLI_CHECK_FULL;
+    else if (strcmp(value, "sampled") == 0)
+        c->check = CLI_CHECK_SAMPLED;
+    else if (strcmp(value, "none") == 0)
+        c->check = CLI_CHECK_NONE;
+    else
+        return tcc_cli_fail(err, n, "%s: unknown mode '%s' (expected full, sampled or none)",
+                            opt->name, value);
+    return true;
+}
+
+static bool set_seed(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
+{
+    CliCommon *c = base;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long seed = strtoull(value, &end, 10);
+    if (!(*value >= '0' && *value <= '9') || *end != '\0' || errno == ERANGE)
+        return tcc_cli_fail(err, n, "%s: expected an unsigned 64-bit integer, got '%s'", opt->name,
+                            value);
+    c->seed = seed;
+    c->seed_given = true;
+    return true;
+}
+
+/* ---- the tables ------------------------------------------------------------------------- */
+
+/* One row per option reads better than what clang-format would make of these. */
+/* clang-format off */
+#define F(member) offsetof(CliCommon, member)
+#define INT(name, member, min, help) {name, CLI_INT, F(member), 0, min, 0, NULL, help}
+#define I64(name, member, min, help) {name, CLI_I64, F(member), 0, min, 0, NULL, help}
+#define INT_PAIR(name, m1, m2, sep, help) {name, CLI_INT_PAIR, F(m1), F(m2), 1, sep, NULL, help}
+#define DOUBLE(name, member, help) {name, CLI_DOUBLE, F(member), 0, 0, 0, NULL, help}
+#define FLAG(name, member, help) {name, CLI_FLAG, F(member), 0, 0, 0, NULL, help}
+#define STRING(name, member, help) {name, CLI_STRING, F(member), 0, 0, 0, NULL, help}
+#define CUSTOM(name, member, fn, help) {name, CLI_CUSTOM, F(member), 0, 0, 0, fn, help}
+
+static const CliOpt type_rows[] = {
+    CLI_HEADING_ROW("element types"),
+    CUSTOM("--dtype", input_type, set_input_type,
+           "f16|bf16|tf32|s8: inputs (default f16; tf32: float32 on tf32 tensor cores)"),
+    CUSTOM("--acc", accumulate_type, set_accumulate_type,
+           "f32|f16|s32: accumulation (default f32; s32 for s8)"),
+    CUSTOM("--out", output_type, set_output_type,
+           "f32|f16|bf16|s32: output (default: the accumulation type)"),
+};
+
+static const CliOpt epilogue_rows[] = {
+    CLI_HEADING_ROW("fused epilogue: acc = prologue + products; out = clamp(relu(alpha*acc + "
+                    "bias + beta*source))"),
+    CUSTOM("--prologue", epilogue, set_prologue,
+           "set:X|scale:X|relu: the accumulator starts at X, X*out or max(out, 0)"),
+    DOUBLE("--alpha", epilogue.alpha, "X: scales the products (default 1)"),
+    FLAG("--bias", epilogue.bias, "add a bias per output channel (matmul: per column)"),
+    CUSTOM("--beta", epilogue, set_beta, "X: adds X times the output's previous contents"),
+    FLAG("--residual", epilogue.residual,
+         "beta applies to a residual tensor shaped like the output (beta 1 unless given)"),
+    FLAG("--relu", epilogue.relu, "max(v, 0)"),
+    CUSTOM("--clamp", epilogue, set_clamp, "LO,HI: clamp to [LO, HI]"),
+};
+
+static const CliOpt schedule_rows[] = {
+    CLI_HEADING_ROW("implicit-GEMM schedule (what is not given is chosen from the shape)"),
+    CUSTOM("--mma", schedule, set_mma,
+           "m16n16k16|m32n8k16|m8n32k16|m16n16k8: the MMA shape (m16n16k8: tf32)"),
+    INT_PAIR("--block-warps", schedule.block_row_warps, schedule.block_col_warps, 'x',
+             "RxC: warps of a block"),
+    INT_PAIR("--warp-tiles", schedule.warp_row_tiles, schedule.warp_col_tiles, 'x',
+             "RxC: MMA tiles of a warp"),
+    INT("--passes", schedule.num_total_passes, 1, "N: MMA passes per shared-memory step"),
+    INT("--fused-passes", schedule.num_fused_passes, 1,
+        "N: passes whose fragments load at once (divides --passes)"),
+    CUSTOM("--policy", schedule, set_policy, "pass|block: Accera's pass order or block order"),
+    CUSTOM("--block-order", schedule, set_block_order,
+           "row|col: blockIdx.x walks columns (row) or rows (col) of tiles"),
+};
+
+static const CliOpt output_rows[] = {
+    CLI_HEADING_ROW("output"),
+    CUSTOM("--emit", emit, set_emit, "loops|llvm|ptx: what to write (default ptx)"),
+    CUSTOM("-o", output_path, set_output, "FILE: write it to FILE (default stdout)"),
+    STRING("--print-after", print_after, "PASS|all: print the loop IR after PASS to stderr"),
+    FLAG("--list-passes", list_passes, "list the lowering passes and exit"),
+    STRING("--arch", arch_name, "sm_70|sm_75|sm_80|sm_86|sm_89|sm_90 (default sm_80)"),
+};
+
+static const CliOpt run_rows[] = {
+    CLI_HEADING_ROW("running"),
+    FLAG("--run", run, "run, check and time the kernel on GPU 0 (arch: the GPU's)"),
+    INT("--runs", runs, 1, "N: timed launches (default 50)"),
+    INT("--warmup", warmup, 0, "N: untimed launches first (default 10)"),
+    CUSTOM("--check", check, set_check, "full|sampled|none (default: full up to 1M outputs)"),
+    I64("--samples", samples, 0, "N: outputs compared with the CPU reference (0: all)"),
+    CUSTOM("--seed", seed, set_seed, "N: seed of the random inputs (default from the clock)"),
+    INT("--threads", threads, 1, "N: CPU threads of the reference (default: all)"),
+};
+
+static const CliOpt general_rows[] = {
+    CLI_HEADING_ROW("general"),
+    FLAG("--verbose", verbose, "print the chosen schedule on stderr"),
+    FLAG("--help", help, "print this help and exit"),
+    FLAG("--version", version, "print the version and exit"),
+};
+/* clang-format on */
+
+CliTable tcc_cli_common_table(CliGroup group, CliCommon *common)
+{
+    switch (group) {
+    case CLI_GROUP_TYPES:
+        return (CliTable){type_rows, COUNT(type_rows), common};
+    case CLI_GROUP_EPILOGUE:
+        return (CliTable){epilogue_rows, COUNT(epilogue_rows), common};
+    case CLI_GROUP_SCHEDULE:
+        return (CliTable){schedule_rows, COUNT(schedule_rows), common};
+    case CLI_GROUP_OUTPUT:
+        return (CliTable){output_rows, COUNT(output_rows), common};
+    case CLI_GROUP_RUN:
+        return (CliTable){run_rows, COUNT(run_rows), common};
+    case CLI_GROUP_GENERAL:
+        break;
+    }
+    return (CliTable){general_rows, COUNT(general_rows), common};
+}
+
+/* ---- defaults ------------------------------------------------------------------------- */
+
+void tcc_cli_common_defaults(CliCommon *c)
+{
+    memset(c, 0, sizeof *c);
+    c->input_type = TCC_FLOAT16;
+    c->accumulate_type = c->output_type = TCC_VOID;
+    c->epilogue = (tcc_epilogue){.alpha = 1.0};
+    c->schedule_kind = CLI_SCHEDULE_AUTO;
+    c->emit = CLI_EMIT_PTX;
+    c->runs = 50;
+    c->warmup = 10;
+    c->check = CLI_CHECK_AUTO;
+    c->samples = -1;
+}
+
+static uint64_t seed_from_clock(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+void tcc_cli_resolve(CliCommon *c)
+{
+    if (c->accumulate_type == TCC_VOID)
+        c->accumulate_type = c->input_type == TCC_INT8 ? TCC_INT32 : TCC_FLOAT32;
+    if (c->output_type == TCC_VOID)
+        c->output_type = c->accumulate_type;
+    /* A residual is added whole unless --beta says otherwise. */
+    if (c->epilogue.residual && !c->beta_given)
+        c->epilogue.beta = 1.0;
+    if (!c->seed_given)
+        c->seed = seed_from_clock();
+}
+
+bool tcc_cli_gemm_knobs_given(const CliCommon *c)
+{
+    const tcc_gemm_schedule *s = &c->schedule;
+    return s->mma_m || s->block_row_warps || s->warp_row_tiles || s->num_total_passes ||
+           s->num_fused_passes || c->policy_given || c->block_order_given;
+}
+
+int64_t tcc_cli_samples(const CliCommon *c, int64_t outputs)
+{
+    if (c->samples >= 0)
+        return c->samples;
+    switch (c->check) {
+    case CLI_CHECK_FULL:
+        return 0;
+    case CLI_CHECK_SAMPLED:
+        return CLI_SAMPLES;
+    case CLI_CHECK_NONE:
+        return 1; /* the launch still runs once; its unwritten outputs still count */
+    case CLI_CHECK_AUTO:
+        break;
+    }
+    return outputs <= CLI_FULL_CHECK_LIMIT ? 0 : CLI_SAMPLES;
+}

@@ -1,0 +1,70 @@
+/*
+ * --run: check the kernel against the CPU reference and time it, through the library's
+ * tcc_conv2d_check / tcc_matmul_check, and print what came out. The seed, the device and
+ * the launch are printed first, so that a run that dies can still be replayed.
+ */
+#include "cli.h"
+
+static void print_launch(const CliSession *s)
+{
+    int64_t grid[3], block[3];
+    tcc_kernel_grid(s->kernel, grid);
+    tcc_kernel_block(s->kernel, block);
+    printf("device: %s (sm_%d)\n", tcc_device_name(s->device), tcc_device_arch(s->device));
+    printf("launch: grid(%lld, %lld, %lld) block(%lld, %lld, %lld), %lld bytes of shared memory\n",
+           (long long)grid[0], (long long)grid[1], (long long)grid[2], (long long)block[0],
+           (long long)block[1], (long long)block[2], (long long)tcc_kernel_shared_bytes(s->kernel));
+}
+
+static void print_time(const CliCommon *c, const CliRunTarget *target,
+                       const tcc_check_result *result)
+{
+    double ms = result->median_ms;
+    double tflops = ms > 0.0 ? target->flops / (ms * 1e-3) / 1e12 : 0.0;
+    printf("time: %.4f ms (median of %d runs), %.1f TFLOP/s\n", ms, c->runs, tflops);
+}
+
+/* Prints the comparison; returns 0 if it passed, else 1 after a one-line error. */
+static int report_check(const CliCommon *c, const tcc_check_result *result, int64_t outputs)
+{
+    if (c->check == CLI_CHECK_NONE && c->samples < 0) {
+        printf("check: skipped (--check none); %lld of %lld outputs unwritten\n",
+               (long long)result->unwritten, (long long)outputs);
+    } else {
+        printf("max relative error: %.3g (tolerance %g; normwise %.3g; %lld outputs compared, "
+               "%lld unwritten)\n",
+               result->max_error, result->tolerance, result->normwise_error,
+               (long long)result->compared, (long long)result->unwritten);
+        if (result->unwritten == 0 && !(result->max_error <= result->tolerance)) {
+            tcc_cli_error("check failed: max relative error %.3g exceeds the tolerance %g",
+                          result->max_error, result->tolerance);
+            return 1;
+        }
+    }
+    if (result->unwritten > 0) {
+        tcc_cli_error("check failed: %lld of %lld outputs not written",
+                      (long long)result->unwritten, (long long)outputs);
+        return 1;
+    }
+    return 0;
+}
+
+int tcc_cli_run(const CliSession *s, const CliCommon *c, const CliRunTarget *target)
+{
+    printf("seed: %llu\n", (unsigned long long)c->seed);
+    print_launch(s);
+    fflush(stdout); /* out before the run, which may die */
+    tcc_check_options options = {
+        .seed = c->seed,
+        .samples = tcc_cli_samples(c, target->outputs),
+        .threads = c->threads, /* 0: the library takes every processor */
+        .warmup = c->warmup,
+        .runs = c->runs,
+    };
+    tcc_check_result result;
+    if (target->check(s->device, s->kernel, target->desc, &options, &result) != TCC_OK)
+        return tcc_cli_library_error(s);
+    int rc = report_check(c, &result, target->outputs);
+    print_time(c, target, &result);
+    return rc;
+}

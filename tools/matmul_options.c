@@ -1,0 +1,88 @@
+/*
+ * tcc-matmul's own options (the shape and the operands' layouts) and how they resolve into
+ * a matmul descriptor together with the options every tool takes (cli_options.c).
+ */
+#include "matmul_options.h"
+
+#include <string.h>
+
+#define DEFAULT_SIZE 1024
+
+/* clang-format off */
+#define F(member) offsetof(MatmulOptions, member)
+#define I64(name, member, help) {name, CLI_I64, F(member), 0, 1, 0, NULL, help}
+#define FLAG(name, member, help) {name, CLI_FLAG, F(member), 0, 0, 0, NULL, help}
+
+static const CliOpt shape_rows[] = {
+    CLI_HEADING_ROW("matrix product: C[b] (m x n, row-major) = A[b] (m x k) * B[b] (k x n)"),
+    I64("--m", desc.m, "M: rows of A and C (default 1024)"),
+    I64("--n", desc.n, "N: columns of B and C (default 1024)"),
+    I64("--k", desc.k, "K: the reduction (default 1024)"),
+    I64("--batch", desc.batch, "B: independent products (default 1)"),
+    FLAG("--a-col-major", desc.a_col_major, "A is stored column-major (m contiguous)"),
+    FLAG("--b-col-major", desc.b_col_major, "B is stored column-major (k contiguous)"),
+};
+
+static const CliOpt schedule_rows[] = {
+    CLI_HEADING_ROW("schedule"),
+    {"--schedule", CLI_CUSTOM, F(common.schedule_kind), 0, 0, 0, tcc_cli_set_schedule_kind,
+     "auto|default: the implicit-GEMM schedule (the tutorial's is tcc-conv's only)"},
+};
+/* clang-format on */
+
+#define ROWS(array, base) ((CliTable){array, sizeof array / sizeof array[0], base})
+#define NTABLE 8
+
+/* The tables in the order of the help text. */
+static void matmul_tables(MatmulOptions *o, CliTable tables[NTABLE])
+{
+    CliCommon *c = &o->common;
+    tables[0] = ROWS(shape_rows, o);
+    tables[1] = tcc_cli_common_table(CLI_GROUP_TYPES, c);
+    tables[2] = tcc_cli_common_table(CLI_GROUP_EPILOGUE, c);
+    tables[3] = ROWS(schedule_rows, o);
+    tables[4] = tcc_cli_common_table(CLI_GROUP_SCHEDULE, c);
+    tables[5] = tcc_cli_common_table(CLI_GROUP_OUTPUT, c);
+    tables[6] = tcc_cli_common_table(CLI_GROUP_RUN, c);
+    tables[7] = tcc_cli_common_table(CLI_GROUP_GENERAL, c);
+}
+
+bool tcc_matmul_parse(int argc, char **argv, MatmulOptions *o, char *error, size_t error_size)
+{
+    memset(o, 0, sizeof *o);
+    tcc_cli_common_defaults(&o->common);
+    tcc_matmul_desc_init(&o->desc);
+    o->desc.m = o->desc.n = o->desc.k = DEFAULT_SIZE;
+    CliTable tables[NTABLE];
+    matmul_tables(o, tables);
+    return tcc_cli_parse(argc, argv, tables, NTABLE, error, error_size);
+}
+
+void tcc_matmul_resolve(MatmulOptions *o)
+{
+    tcc_cli_resolve(&o->common);
+    o->desc.input_type = o->common.input_type;
+    o->desc.accumulate_type = o->common.accumulate_type;
+    o->desc.output_type = o->common.output_type;
+    o->desc.epilogue = o->common.epilogue;
+}
+
+void tcc_matmul_usage(FILE *out)
+{
+    MatmulOptions o;
+    memset(&o, 0, sizeof o);
+    CliTable tables[NTABLE];
+    matmul_tables(&o, tables);
+    fputs("usage: tcc-matmul [options]\n"
+          "\n"
+          "Compiles a tensor-core (batched) matrix product with a fused epilogue and writes\n"
+          "its loop IR, LLVM IR or PTX; with --run, runs it on the GPU, checks it against a\n"
+          "CPU reference and times it. Any sizes compile; A and B may be row- or\n"
+          "column-major, C is row-major. With --run, nothing is written unless --emit or -o\n"
+          "asks for it.\n"
+          "\n"
+          "options (VALUE as --name=VALUE or --name VALUE):\n",
+          out);
+    tcc_cli_print_options(out, tables, NTABLE);
+    fputs("\nexit status: 0 on success, 1 on any error or a failed check.\n", out);
+}
