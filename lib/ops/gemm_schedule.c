@@ -62,6 +62,39 @@ static int64_t shared_bytes(const GemmOperator *op, Tiles t)
     return (t.bm * t.bk + t.bk * t.bn) * in + t.bm * t.bn * acc;
 }
 
+/* Enough blocks to give every multiprocessor of a large GPU (108 on an A100, 132 on an
+ * H100) at least one: below that, smaller blocks finish sooner than idle ones. */
+enum { ENOUGH_BLOCKS = 128 };
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+/* Warps and tiles, in MMA tiles, from the largest block to the smallest: the largest
+ * that still makes ENOUGH_BLOCKS blocks, else the smallest. A small product (batch 1,
+ * a 7x7 map) then spreads over the GPU instead of a few blocks. */
+static void choose_block(const GemmOperator *op, tcc_gemm_schedule *s)
+{
+    static const int candidates[][4] = {
+        /* block_row_warps, block_col_warps, warp_row_tiles, warp_col_tiles */
+        {2, 2, 2, 4}, {2, 2, 2, 2}, {2, 2, 1, 2}, {1, 2, 1, 2}, {1, 2, 1, 1}, {1, 1, 1, 1},
+    };
+    const int count = (int)(sizeof candidates / sizeof candidates[0]);
+    for (int i = 0; i < count; i++) {
+        const int *c = candidates[i];
+        int64_t bm = (int64_t)c[0] * c[2] * s->mma_m, bn = (int64_t)c[1] * c[3] * s->mma_n;
+        int64_t blocks = op->groups * ceil_div(op->m, bm) * ceil_div(op->n, bn);
+        if (blocks >= ENOUGH_BLOCKS || i == count - 1) {
+            s->block_row_warps = c[0];
+            s->block_col_warps = c[1];
+            s->warp_row_tiles = c[2];
+            s->warp_col_tiles = c[3];
+            return;
+        }
+    }
+}
+
 static void choose_defaults(const GemmOperator *op, tcc_gemm_schedule *s)
 {
     if (!s->mma_m || !s->mma_n || !s->mma_k) {
@@ -69,12 +102,16 @@ static void choose_defaults(const GemmOperator *op, tcc_gemm_schedule *s)
         s->mma_n = 16;
         s->mma_k = op->input_type == TCC_FLOAT32 ? 8 : 16;
     }
-    /* A warp computes 32 x 64 of C whatever the MMA shape. */
+    bool no_tiles =
+        !s->block_row_warps && !s->block_col_warps && !s->warp_row_tiles && !s->warp_col_tiles;
+    if (no_tiles && s->mma_m == 16 && s->mma_n == 16)
+        choose_block(op, s);
+    /* Otherwise a warp computes 32 x 64 of C whatever the MMA shape... */
     if (!s->warp_row_tiles)
         s->warp_row_tiles = s->mma_m >= 32 ? 1 : 32 / s->mma_m;
     if (!s->warp_col_tiles)
         s->warp_col_tiles = 64 / s->mma_n > 0 ? 64 / s->mma_n : 1;
-    /* 2 x 2 warps, fewer where the product is too narrow to fill them. */
+    /* ...in 2 x 2 warps, fewer where the product is too narrow to fill them. */
     if (!s->block_row_warps)
         s->block_row_warps = op->m > s->warp_row_tiles * s->mma_m ? 2 : 1;
     if (!s->block_col_warps)
