@@ -352,7 +352,6 @@ static tcc_status run_check(Check *c, const tcc_kernel *kernel, tcc_check_result
     return status;
 }
 
-
 static tcc_status check(tcc_device *device, const tcc_kernel *kernel, const CheckProblem *problem,
                         const tcc_check_options *options, tcc_check_result *result)
 {
