@@ -65,6 +65,9 @@ typedef tcc_status (*ReferenceFn)(tcc_context *ctx, const void *desc,
 
 typedef struct CheckProblem {
     const void *desc;
+    /* The same operator without ReLU and clamp: errors are measured against its scale (see
+     * compare), NULL when the epilogue has neither. */
+    const void *linear_desc;
     ReferenceFn reference;
     tcc_dtype input_type, accumulate_type, output_type;
     const tcc_epilogue *epilogue;
@@ -150,6 +153,7 @@ typedef struct Check {
     int64_t *positions; /* NULL: every output, in order */
     int64_t count;
     double *reference;
+    double *linear_reference; /* before ReLU and clamp; NULL when there are none */
     tcc_device_buffer *buffers[MAX_BUFFERS];
     int nbuffer;
     tcc_loaded_kernel *loaded;
@@ -168,6 +172,7 @@ static void check_free(Check *c)
     free(c->got);
     free(c->positions);
     free(c->reference);
+    free(c->linear_reference);
 }
 
 static size_t bytes_of(tcc_dtype type, int64_t count)
@@ -299,16 +304,20 @@ static tcc_status choose_positions(Check *c)
 
 /* max |got - ref| / max |ref| and ||got - ref|| / ||ref|| over the compared outputs (the
  * plain differences where the reference is all zero). An error relative to each output
- * alone would mean nothing where a long sum cancels to nearly zero. Unwritten outputs are
- * counted apart; any other NaN or infinity makes the error infinite. */
+ * alone would mean nothing where a long sum cancels to nearly zero. ReLU and clamp never
+ * enlarge an error (|clamp(x) - clamp(y)| <= |x - y|) but can shrink the outputs far below
+ * the sums whose rounding made it, so with them the scale is that of the outputs before
+ * them. Unwritten outputs are counted apart; any other NaN or infinity makes the error
+ * infinite. */
 static void compare(const Check *c, tcc_check_result *result)
 {
     double max_ref = 0.0, max_diff = 0.0, sum_diff2 = 0.0, sum_ref2 = 0.0;
+    const double *scale = c->linear_reference ? c->linear_reference : c->reference;
     for (int64_t i = 0; i < c->count; i++) {
         int64_t flat = c->positions ? c->positions[i] : i;
         double ref = c->reference[i];
-        max_ref = fmax(max_ref, fabs(ref));
-        sum_ref2 += ref * ref;
+        max_ref = fmax(max_ref, fabs(scale[i]));
+        sum_ref2 += scale[i] * scale[i];
         if (is_poison(c, flat))
             continue;
         double diff = fabs(tcc_reference_value(c->problem->output_type, c->got, flat) - ref);
@@ -326,9 +335,17 @@ static tcc_status check_against_reference(Check *c, tcc_check_result *result)
 {
     const CheckProblem *p = c->problem;
     tcc_status status = choose_positions(c);
+    int threads = reference_threads(c->options->threads);
     if (status == TCC_OK)
-        status = p->reference(c->ctx, p->desc, &c->tensors, c->positions, c->count,
-                              reference_threads(c->options->threads), c->reference);
+        status = p->reference(c->ctx, p->desc, &c->tensors, c->positions, c->count, threads,
+                              c->reference);
+    if (status == TCC_OK && p->linear_desc) {
+        c->linear_reference = malloc(sizeof *c->linear_reference * (size_t)c->count);
+        status = c->linear_reference
+                     ? p->reference(c->ctx, p->linear_desc, &c->tensors, c->positions, c->count,
+                                    threads, c->linear_reference)
+                     : tcc_fail(c->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory");
+    }
     if (status != TCC_OK)
         return status;
     compare(c, result);
@@ -386,8 +403,11 @@ tcc_status tcc_conv2d_check(tcc_device *device, const tcc_kernel *kernel,
     tcc_status status = tcc_conv2d_validate(tcc_device_context(device), desc);
     if (status != TCC_OK)
         return status;
+    tcc_conv2d_desc linear = *desc;
+    linear.epilogue.relu = linear.epilogue.clamp = false;
     CheckProblem problem = {
         .desc = desc,
+        .linear_desc = desc->epilogue.relu || desc->epilogue.clamp ? &linear : NULL,
         .reference = conv2d_reference,
         .input_type = desc->input_type,
         .accumulate_type = desc->accumulate_type,
@@ -410,8 +430,11 @@ tcc_status tcc_matmul_check(tcc_device *device, const tcc_kernel *kernel,
     tcc_status status = tcc_matmul_validate(tcc_device_context(device), desc);
     if (status != TCC_OK)
         return status;
+    tcc_matmul_desc linear = *desc;
+    linear.epilogue.relu = linear.epilogue.clamp = false;
     CheckProblem problem = {
         .desc = desc,
+        .linear_desc = desc->epilogue.relu || desc->epilogue.clamp ? &linear : NULL,
         .reference = matmul_reference,
         .input_type = desc->input_type,
         .accumulate_type = desc->accumulate_type,

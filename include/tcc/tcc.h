@@ -418,7 +418,9 @@ typedef struct tcc_check_options {
 } tcc_check_options;
 
 typedef struct tcc_check_result {
-    double max_error;      /* max |got - ref| / max |ref| over the compared outputs */
+    double max_error;      /* max |got - ref| / max |ref| over the compared outputs, where
+                              ref is taken before ReLU and clamp (which shrink outputs but
+                              never errors) */
     double normwise_error; /* ||got - ref|| / ||ref|| */
     double tolerance;      /* what the types allow (tcc_check_tolerance) */
     int64_t compared;      /* outputs compared */
