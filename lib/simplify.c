@@ -176,6 +176,49 @@ static void split_by(Simplifier *s, const Linear *l, int64_t c, Linear *quotient
     rest->constant -= q * c;
 }
 
+static int64_t gcd(int64_t a, int64_t b)
+{
+    a = a < 0 ? -a : a;
+    b = b < 0 ? -b : b;
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* l = g*S + R where R is one term of l whose values lie in [0, g) and g divides every
+ * other coefficient, the constant and `modulus` (0: any): an aligned group of lanes
+ * (8*y + v with v in [0, 8)) divides and compares like its first lane. */
+static bool split_small_term(Simplifier *s, const Linear *l, int64_t modulus, int64_t *g_out,
+                             Linear *big, Linear *small)
+{
+    for (int i = 0; i < l->count; i++) {
+        if (l->terms[i].coef == 0)
+            continue;
+        int64_t g = modulus ? modulus : 0;
+        g = gcd(g, l->constant);
+        for (int j = 0; j < l->count; j++)
+            if (j != i)
+                g = gcd(g, l->terms[j].coef);
+        int64_t lo, hi;
+        Linear r = {0};
+        linear_add_term(s, &r, l->terms[i].atom, l->terms[i].coef);
+        if (g <= 1 || !linear_bounds(s, &r, &lo, &hi) || lo < 0 || hi >= g)
+            continue;
+        *big = (Linear){0};
+        big->constant = l->constant / g;
+        for (int j = 0; j < l->count; j++)
+            if (j != i)
+                linear_add_term(s, big, l->terms[j].atom, l->terms[j].coef / g);
+        *small = r;
+        *g_out = g;
+        return true;
+    }
+    return false;
+}
+
 /* floor(l / c) or l mod c for a positive constant c, as a linear form. */
 static void divide_linear(Simplifier *s, const Linear *l, int64_t c, bool modulo, Linear *out)
 {
@@ -183,6 +226,20 @@ static void divide_linear(Simplifier *s, const Linear *l, int64_t c, bool modulo
     if (linear_bounds(s, l, &lo, &hi) && lo >= 0 && hi < c) {
         if (modulo) /* l is in [0, c) as a whole, whatever its constant */
             linear_add(s, out, l, 1);
+        return;
+    }
+    int64_t g;
+    Linear big, small;
+    if (c > 1 && split_small_term(s, l, c, &g, &big, &small) && g < c) {
+        /* floor((g*y + r) / c) = floor(y / (c/g)); (g*y + r) % c = g*(y % (c/g)) + r */
+        if (!modulo) {
+            divide_linear(s, &big, c / g, false, out);
+            return;
+        }
+        Linear inner = {0};
+        divide_linear(s, &big, c / g, true, &inner);
+        linear_add(s, out, &inner, g);
+        linear_add(s, out, &small, 1);
         return;
     }
     Linear quotient = {0}, rest = {0};
@@ -359,7 +416,14 @@ static Expr *simplify_compare(Simplifier *s, Expr *e)
         linear_of(s, x, &diff);
         linear_of(s, y, &other);
         linear_add(s, &diff, &other, -1);
-        int64_t lo, hi;
+        int64_t lo, hi, g;
+        Linear big, small;
+        /* g*y + r < 0 with r in [0, g) is y < 0: the lanes of an aligned group agree. */
+        if (e->kind == EXPR_LT && split_small_term(s, &diff, 0, &g, &big, &small)) {
+            diff = big;
+            x = linear_to_expr(s, &big);
+            y = tcc_ir_int(a, 0);
+        }
         if (linear_bounds(s, &diff, &lo, &hi)) {
             switch (e->kind) {
             case EXPR_LT:
@@ -516,18 +580,6 @@ Stmt *tcc_simplify_stmt(Arena *arena, Stmt *s)
 }
 
 /* ---- divisibility ---------------------------------------------------------------------- */
-
-static int64_t gcd(int64_t a, int64_t b)
-{
-    a = a < 0 ? -a : a;
-    b = b < 0 ? -b : b;
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
 
 int64_t tcc_expr_known_divisor(Arena *arena, Expr *e)
 {

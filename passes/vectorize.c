@@ -1,8 +1,9 @@
 /*
  * vectorize: a loop marked vectorized whose body stores a contiguous run of elements
  * (index = base + v) becomes one vector store of ramp(base, 1, lanes), its loads of
- * contiguous elements become vector loads. Anything else stays a scalar loop: a vector
- * is a speed-up, never a change of meaning.
+ * contiguous elements become vector loads, values the same in every lane stay scalars,
+ * and an if_then_else whose condition is the same in every lane selects whole vectors.
+ * Anything else stays a scalar loop: a vector is a speed-up, never a change of meaning.
  */
 #include "lower.h"
 
@@ -28,6 +29,9 @@ static Expr *contiguous_base(Vectorizer *v, Expr *e)
 static Expr *vectorize_expr(Rewriter *rw, Expr *e)
 {
     Vectorizer *v = rw->user;
+    /* The same in every lane: a scalar, broadcast by the code generator. */
+    if (!tcc_expr_uses_var(e, v->var))
+        return e;
     switch (e->kind) {
     case EXPR_LOAD: {
         Expr *base = e->load.nindex == 1 ? contiguous_base(v, e->load.index[0]) : NULL;
@@ -40,8 +44,17 @@ static Expr *vectorize_expr(Rewriter *rw, Expr *e)
     }
     case EXPR_CAST:
         return NULL; /* recurse: a cast of a vector is a vector cast */
+    case EXPR_SELECT:
+        /* A range test shared by all lanes (an aligned group of channels) guards the
+         * whole vector; one that differs between lanes cannot. */
+        if (tcc_expr_uses_var(e->select.cond, v->var)) {
+            v->ok = false;
+            return e;
+        }
+        return tcc_ir_select(rw->arena, e->select.cond, tcc_rewrite_expr(rw, e->select.then_value),
+                             tcc_rewrite_expr(rw, e->select.else_value));
     default:
-        /* Arithmetic on vectors would need broadcasts of scalars: keep it scalar. */
+        /* Arithmetic on lanes would need vector arithmetic: keep it scalar. */
         v->ok = false;
         return e;
     }

@@ -258,13 +258,18 @@ static tcc_status schedule_fragments(tcc_func *f, tcc_tensor *frag, int64_t rows
     return tcc_tensorize_layout(s, ri, intrinsic, (int)t.mm, (int)t.mn, (int)t.mk, col_major);
 }
 
-/* A shared-memory tile, filled by every thread of the block. */
+/* A shared-memory tile, filled by every thread of the block, 16 bytes at a time where its
+ * rows allow (the vectorize pass keeps a vector only where it proves the elements
+ * contiguous in the source too, e.g. channels-last data with C/groups a multiple of 8). */
 static tcc_status schedule_shared(tcc_func *f, tcc_tensor *shared, Tiles t)
 {
     tcc_stage *s = tcc_stage_of(f, shared);
-    tcc_iter_var *elements;
+    tcc_iter_var *elements, *groups, *lanes;
+    int64_t lanes_16_bytes = 16 / (int64_t)tcc_dtype_size(shared->type);
     TRY(tcc_fuse(s, tcc_tensor_axis(shared, 1), tcc_tensor_axis(shared, 2), &elements));
-    return spread_over_threads(s, elements, t);
+    TRY(tcc_split(s, elements, lanes_16_bytes, &groups, &lanes));
+    TRY(tcc_vectorize(s, lanes));
+    return spread_over_threads(s, groups, t);
 }
 
 tcc_status tcc_gemm_schedule_apply(tcc_func *f, const GemmOperator *op, const Gemm *gemm,

@@ -337,6 +337,41 @@ START_TEST(vectorize_non_contiguous_stays_scalar)
 }
 END_TEST
 
+START_TEST(vectorize_select_with_a_shared_condition)
+{
+    /* The range test is the same for the 8 lanes (it reads x only): the whole vector is
+     * loaded or zero, and the scalar zero is broadcast by the code generator. */
+    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
+    Buffer *a = buffer1("A", TCC_SCOPE_GLOBAL, 64);
+    Expr *index = add(mul(x, 8), j);
+    Expr *value = tcc_ir_select(arena, bin(EXPR_LT, x, num(5)), load1(a, index),
+                                tcc_ir_float(arena, 0, TCC_FLOAT32));
+    Stmt *body = loop(vj, 8, FOR_VECTORIZED, store1(b, index, value));
+    Kernel *k = kernel_of(loop(vx, 8, FOR_SERIAL, body), 1);
+    ck_assert_int_eq(tcc_pass_vectorize(ctx, k), TCC_OK);
+    check_stmt(k->body, "for x in 0..8 {\n"
+                        "  B[ramp(x * 8, 1, 8)] = if_then_else(x < 5, A[ramp(x * 8, 1, 8)], 0f)\n"
+                        "}\n");
+}
+END_TEST
+
+START_TEST(vectorize_select_whose_condition_differs_between_lanes_stays_scalar)
+{
+    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
+    Buffer *a = buffer1("A", TCC_SCOPE_GLOBAL, 64);
+    Expr *index = add(mul(x, 8), j);
+    Expr *value = tcc_ir_select(arena, bin(EXPR_LT, index, num(61)), load1(a, index),
+                                tcc_ir_float(arena, 0, TCC_FLOAT32));
+    Stmt *body = loop(vj, 8, FOR_VECTORIZED, store1(b, index, value));
+    Kernel *k = kernel_of(loop(vx, 8, FOR_SERIAL, body), 1);
+    ck_assert_int_eq(tcc_pass_vectorize(ctx, k), TCC_OK);
+    char *text = stmt_text(k->body);
+    ck_assert_ptr_null(strstr(text, "ramp("));
+    ck_assert_ptr_nonnull(strstr(text, "for j in 0..8 {"));
+    free(text);
+}
+END_TEST
+
 START_TEST(vectorize_ignores_other_loops)
 {
     Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
@@ -1020,6 +1055,8 @@ static Suite *passes_suite(void)
     tcase_add_test(vectorize, vectorize_through_a_cast);
     tcase_add_test(vectorize, vectorize_non_contiguous_stays_scalar);
     tcase_add_test(vectorize, vectorize_ignores_other_loops);
+    tcase_add_test(vectorize, vectorize_select_with_a_shared_condition);
+    tcase_add_test(vectorize, vectorize_select_whose_condition_differs_between_lanes_stays_scalar);
     suite_add_tcase(suite, vectorize);
 
     TCase *unroll = tcase_create("unroll");

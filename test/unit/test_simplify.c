@@ -612,12 +612,32 @@ START_TEST(random_expressions_keep_their_values)
 }
 END_TEST
 
+START_TEST(aligned_lane_groups_divide_like_their_first_lane)
+{
+    /* 8*y + z with z in [0, 8): a group of 8 lanes starting at a multiple of 8. Dividing
+     * by a multiple of 8 sees only y; the remainder keeps z; a bound that is a multiple
+     * of 8 compares the group as a whole. */
+    VarRange r[1] = {{vz, 0, 8}};
+    Expr *group = add(mul(y, 8), z);
+    check_simplify(div_(group, 256), 1, r, "y / 32");
+    check_simplify(mod(group, 256), 1, r, "y % 32 * 8 + z");
+    check_simplify(bin(EXPR_LT, group, num(24)), 1, r, "y < 3");
+    /* z reaching past the group (z in [0, 9)) proves nothing: all stay as written. */
+    VarRange wide[1] = {{vz, 0, 9}};
+    check_simplify(div_(group, 256), 1, wide, "(y * 8 + z) / 256");
+    check_simplify(bin(EXPR_LT, group, num(24)), 1, wide, "y * 8 + z < 24");
+    /* Nor does a bound that is not a multiple of the group. */
+    check_simplify(bin(EXPR_LT, group, num(27)), 1, r, "y * 8 + z < 27");
+}
+END_TEST
+
 static Suite *simplify_suite(void)
 {
     Suite *suite = suite_create("simplify");
     TCase *linear = tcase_create("linear");
     tcase_add_checked_fixture(linear, setup, teardown);
     tcase_add_test(linear, like_terms_cancel);
+    tcase_add_test(linear, aligned_lane_groups_divide_like_their_first_lane);
     tcase_add_test(linear, constants_fold);
     tcase_add_test(linear, terms_keep_a_stable_order);
     tcase_add_test(linear, non_linear_products_stay_atoms);
