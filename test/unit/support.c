@@ -1,5 +1,6 @@
 #include "support.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 int tcc_test_run(Suite *suite)
@@ -30,4 +31,52 @@ uint64_t tcc_test_random(uint64_t *state)
 int64_t tcc_test_random_below(uint64_t *state, int64_t bound)
 {
     return bound <= 0 ? 0 : (int64_t)(tcc_test_random(state) % (uint64_t)bound);
+}
+
+/* ---- independent naive arithmetic for the reference tests ---------------------------- */
+
+/* An element as the tensor cores read it (operands) or as stored (the epilogue's). */
+double tcc_test_element(tcc_dtype type, const void *data, int64_t i, bool operand)
+{
+    switch (type) {
+    case TCC_FLOAT16:
+        return tcc_f16_to_f32(((const uint16_t *)data)[i]);
+    case TCC_BFLOAT16:
+        return tcc_bf16_to_f32(((const uint16_t *)data)[i]);
+    case TCC_FLOAT32: {
+        float value = ((const float *)data)[i];
+        return operand ? tcc_f32_to_tf32(value) : value;
+    }
+    case TCC_INT8:
+        return ((const int8_t *)data)[i];
+    case TCC_INT32:
+        return ((const int32_t *)data)[i];
+    default:
+        ck_abort_msg("no %s element", tcc_dtype_name(type));
+        return 0;
+    }
+}
+
+/* The epilogue as tcc.h defines it, for output offset o of channel `channel`. */
+double tcc_test_naive_epilogue(const tcc_epilogue *e, tcc_dtype type, const void *bias,
+                               const void *residual, const void *previous, int64_t o,
+                               int64_t channel, double sum)
+{
+    double acc = sum;
+    if (e->prologue == TCC_PROLOGUE_SET)
+        acc = e->prologue_arg + sum;
+    else if (e->prologue == TCC_PROLOGUE_SCALE)
+        acc = e->prologue_arg * tcc_test_element(type, previous, o, false) + sum;
+    else if (e->prologue == TCC_PROLOGUE_RELU)
+        acc = fmax(tcc_test_element(type, previous, o, false), 0.0) + sum;
+    double v = e->alpha * acc;
+    if (e->bias)
+        v += tcc_test_element(type, bias, channel, false);
+    if (e->beta != 0)
+        v += e->beta * tcc_test_element(type, e->residual ? residual : previous, o, false);
+    if (e->relu)
+        v = fmax(v, 0.0);
+    if (e->clamp)
+        v = fmin(fmax(v, e->clamp_min), e->clamp_max);
+    return v;
 }

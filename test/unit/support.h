@@ -7,6 +7,7 @@
 #include "tcc/tcc.h"
 
 #include <check.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -36,5 +37,14 @@ tcc_context *tcc_test_context(void);
 uint64_t tcc_test_random(uint64_t *state);
 /* A uniform integer in [0, bound). */
 int64_t tcc_test_random_below(uint64_t *state, int64_t bound);
+
+/* An element as the tensor cores read it (operands: float32 rounded to tf32) or as stored
+ * (the epilogue's tensors), written independently of the library's readers. */
+double tcc_test_element(tcc_dtype type, const void *data, int64_t i, bool operand);
+/* The epilogue as tcc.h defines it, for output offset o of output channel (column)
+ * `channel`; bias, residual and previous may be NULL when it does not read them. */
+double tcc_test_naive_epilogue(const tcc_epilogue *e, tcc_dtype type, const void *bias,
+                               const void *residual, const void *previous, int64_t o,
+                               int64_t channel, double sum);
 
 #endif

@@ -169,57 +169,12 @@ static void free_data(Data *data)
 
 /* ---- an independent naive convolution ------------------------------------------------- */
 
-/* An element as the tensor cores read it (operands) or as stored (the epilogue's). */
-static double element(tcc_dtype type, const void *data, int64_t i, bool operand)
-{
-    switch (type) {
-    case TCC_FLOAT16:
-        return tcc_f16_to_f32(((const uint16_t *)data)[i]);
-    case TCC_BFLOAT16:
-        return tcc_bf16_to_f32(((const uint16_t *)data)[i]);
-    case TCC_FLOAT32: {
-        float value = ((const float *)data)[i];
-        return operand ? tcc_f32_to_tf32(value) : value;
-    }
-    case TCC_INT8:
-        return ((const int8_t *)data)[i];
-    case TCC_INT32:
-        return ((const int32_t *)data)[i];
-    default:
-        ck_abort_msg("no %s element", tcc_dtype_name(type));
-        return 0;
-    }
-}
-
-/* The epilogue as tcc.h defines it, for output offset o of channel `channel`. */
-static double naive_epilogue(const tcc_epilogue *e, tcc_dtype type, const Data *data, int64_t o,
-                             int64_t channel, double sum)
-{
-    double acc = sum;
-    if (e->prologue == TCC_PROLOGUE_SET)
-        acc = e->prologue_arg + sum;
-    else if (e->prologue == TCC_PROLOGUE_SCALE)
-        acc = e->prologue_arg * element(type, data->previous, o, false) + sum;
-    else if (e->prologue == TCC_PROLOGUE_RELU)
-        acc = fmax(element(type, data->previous, o, false), 0.0) + sum;
-    double v = e->alpha * acc;
-    if (e->bias)
-        v += element(type, data->bias, channel, false);
-    if (e->beta != 0)
-        v += e->beta * element(type, e->residual ? data->residual : data->previous, o, false);
-    if (e->relu)
-        v = fmax(v, 0.0);
-    if (e->clamp)
-        v = fmin(fmax(v, e->clamp_min), e->clamp_max);
-    return v;
-}
-
 static double naive_input(const tcc_conv2d_desc *d, const Data *data, int64_t n, int64_t h,
                           int64_t w, int64_t c)
 {
     if (h < 0 || h >= d->height || w < 0 || w >= d->width)
         return 0.0; /* the zero padding */
-    return element(d->input_type, data->input, input_offset(d, n, h, w, c), true);
+    return tcc_test_element(d->input_type, data->input, input_offset(d, n, h, w, c), true);
 }
 
 static double naive_output(const tcc_conv2d_desc *d, const Data *data, int64_t n, int64_t p,
@@ -232,8 +187,10 @@ static double naive_output(const tcc_conv2d_desc *d, const Data *data, int64_t n
             for (int64_t c = 0; c < Cg; c++)
                 sum += naive_input(d, data, n, p * d->stride_h - d->pad_top + r * d->dilation_h,
                                    q * d->stride_w - d->pad_left + s * d->dilation_w, g * Cg + c) *
-                       element(d->input_type, data->filter, filter_offset(d, k, r, s, c), true);
-    return naive_epilogue(&d->epilogue, d->output_type, data, output_offset(d, n, p, q, k), k, sum);
+                       tcc_test_element(d->input_type, data->filter, filter_offset(d, k, r, s, c),
+                                        true);
+    return tcc_test_naive_epilogue(&d->epilogue, d->output_type, data->bias, data->residual,
+                                   data->previous, output_offset(d, n, p, q, k), k, sum);
 }
 
 static double *naive_conv(const tcc_conv2d_desc *d, const Data *data)

@@ -106,50 +106,6 @@ static void free_data(Data *data)
 
 /* ---- a naive product ------------------------------------------------------------------- */
 
-static double element(tcc_dtype type, const void *data, int64_t i, bool operand)
-{
-    switch (type) {
-    case TCC_FLOAT16:
-        return tcc_f16_to_f32(((const uint16_t *)data)[i]);
-    case TCC_BFLOAT16:
-        return tcc_bf16_to_f32(((const uint16_t *)data)[i]);
-    case TCC_FLOAT32: {
-        float value = ((const float *)data)[i];
-        return operand ? tcc_f32_to_tf32(value) : value;
-    }
-    case TCC_INT8:
-        return ((const int8_t *)data)[i];
-    case TCC_INT32:
-        return ((const int32_t *)data)[i];
-    default:
-        ck_abort_msg("no %s element", tcc_dtype_name(type));
-        return 0;
-    }
-}
-
-/* The epilogue as tcc.h defines it, for output offset o in column j. */
-static double naive_epilogue(const tcc_epilogue *e, tcc_dtype type, const Data *data, int64_t o,
-                             int64_t j, double sum)
-{
-    double acc = sum;
-    if (e->prologue == TCC_PROLOGUE_SET)
-        acc = e->prologue_arg + sum;
-    else if (e->prologue == TCC_PROLOGUE_SCALE)
-        acc = e->prologue_arg * element(type, data->previous, o, false) + sum;
-    else if (e->prologue == TCC_PROLOGUE_RELU)
-        acc = fmax(element(type, data->previous, o, false), 0.0) + sum;
-    double v = e->alpha * acc;
-    if (e->bias)
-        v += element(type, data->bias, j, false);
-    if (e->beta != 0)
-        v += e->beta * element(type, e->residual ? data->residual : data->previous, o, false);
-    if (e->relu)
-        v = fmax(v, 0.0);
-    if (e->clamp)
-        v = fmin(fmax(v, e->clamp_min), e->clamp_max);
-    return v;
-}
-
 static double *naive_matmul(const tcc_matmul_desc *d, const Data *data)
 {
     double *out = malloc((size_t)c_elements(d) * sizeof *out);
@@ -159,10 +115,11 @@ static double *naive_matmul(const tcc_matmul_desc *d, const Data *data)
             for (int64_t j = 0; j < d->n; j++) {
                 double sum = 0.0;
                 for (int64_t l = 0; l < d->k; l++)
-                    sum += element(d->input_type, data->a, a_offset(d, b, i, l), true) *
-                           element(d->input_type, data->b, b_offset(d, b, l, j), true);
+                    sum += tcc_test_element(d->input_type, data->a, a_offset(d, b, i, l), true) *
+                           tcc_test_element(d->input_type, data->b, b_offset(d, b, l, j), true);
                 int64_t o = c_offset(d, b, i, j);
-                out[o] = naive_epilogue(&d->epilogue, d->output_type, data, o, j, sum);
+                out[o] = tcc_test_naive_epilogue(&d->epilogue, d->output_type, data->bias,
+                                                 data->residual, data->previous, o, j, sum);
             }
     return out;
 }
