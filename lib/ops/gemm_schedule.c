@@ -125,7 +125,7 @@ static void choose_defaults(const GemmOperator *op, tcc_gemm_schedule *s)
 tcc_status tcc_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, tcc_arch arch,
                                       tcc_gemm_schedule *s)
 {
-    (void)arch;
+    (void)arch; /* the defaults do not depend on the target yet; the interface lets them */
     choose_defaults(op, s);
     if (!mma_shape_ok(op->input_type, s->mma_m, s->mma_n, s->mma_k))
         return tcc_fail(ctx, TCC_ERROR_UNSUPPORTED, "no MMA shape m%dn%dk%d for %s inputs%s",
