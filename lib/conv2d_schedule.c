@@ -8,13 +8,6 @@
 #include "conv2d.h"
 #include "te.h"
 
-#define TRY(call)                                                                                  \
-    do {                                                                                           \
-        tcc_status status_ = (call);                                                               \
-        if (status_ != TCC_OK)                                                                     \
-            return status_;                                                                        \
-    } while (0)
-
 void tcc_conv2d_tutorial_params_init(tcc_conv2d_tutorial_params *p)
 {
     p->block_row_warps = 4;

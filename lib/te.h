@@ -98,6 +98,15 @@ struct tcc_func {
     tcc_status status; /* the status of that first failure */
 };
 
+/* Returns the status of a schedule call that failed (for schedules written as a
+ * sequence of primitives). */
+#define TRY(call)                                                                                  \
+    do {                                                                                           \
+        tcc_status status_ = (call);                                                               \
+        if (status_ != TCC_OK)                                                                     \
+            return status_;                                                                        \
+    } while (0)
+
 /* te.c */
 IterVar *tcc_iter_var_new(Func *func, const char *name, int64_t extent, bool reduce);
 Expr *tcc_ir_access(Arena *arena, Tensor *tensor, int nindex, Expr *const *index);

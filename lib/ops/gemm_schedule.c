@@ -17,13 +17,6 @@
 
 #include <string.h>
 
-#define TRY(call)                                                                                  \
-    do {                                                                                           \
-        tcc_status status_ = (call);                                                               \
-        if (status_ != TCC_OK)                                                                     \
-            return status_;                                                                        \
-    } while (0)
-
 typedef struct Tiles {
     int64_t mm, mn, mk; /* the MMA shape */
     int64_t bm, bn, bk; /* block tile and reduction step */
