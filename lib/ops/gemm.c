@@ -14,31 +14,21 @@ static bool is_float(tcc_dtype type)
     return type == TCC_FLOAT16 || type == TCC_BFLOAT16 || type == TCC_FLOAT32;
 }
 
-static tcc_expr *zero(tcc_func *f, tcc_dtype type)
-{
-    return is_float(type) ? tcc_float(f, 0, type) : tcc_cast(f, type, tcc_int(f, 0));
-}
-
-/* x < limit, for an axis that a tile may carry past its end. */
-static tcc_expr *below(tcc_func *f, tcc_expr *x, int64_t limit)
-{
-    return tcc_lt(f, x, tcc_int(f, limit));
-}
-
+/* The operands are defined over exactly (m, k) and (k, n): where a whole tile reaches past
+ * M, N or K, the shared-memory copy that reads them evaluates to zero there (a stage's
+ * domain guard, schedule_ops.c), so an element is only ever built inside the range. */
 static tcc_expr *a_body(tcc_func *f, tcc_expr *const *ax, void *user)
 {
     const GemmOperator *op = ((Bodies *)user)->op;
     tcc_expr *m = op->a_col_major ? ax[2] : ax[1], *k = op->a_col_major ? ax[1] : ax[2];
-    tcc_expr *inside = tcc_and(f, below(f, m, op->m), below(f, k, op->k));
-    return tcc_select(f, inside, op->a_element(f, ax[0], m, k, op->op), zero(f, op->input_type));
+    return op->a_element(f, ax[0], m, k, op->op);
 }
 
 static tcc_expr *b_body(tcc_func *f, tcc_expr *const *ax, void *user)
 {
     const GemmOperator *op = ((Bodies *)user)->op;
     tcc_expr *k = op->b_col_major ? ax[2] : ax[1], *n = op->b_col_major ? ax[1] : ax[2];
-    tcc_expr *inside = tcc_and(f, below(f, k, op->k), below(f, n, op->n));
-    return tcc_select(f, inside, op->b_element(f, ax[0], k, n, op->op), zero(f, op->input_type));
+    return op->b_element(f, ax[0], k, n, op->op);
 }
 
 static tcc_expr *c_body(tcc_func *f, tcc_expr *const *ax, void *user)

@@ -3,7 +3,8 @@
  *
  * Per group g (a convolution's group, a batched product's batch entry):
  *   A[g, m, k]  the operand rows (a convolution's im2col, never stored: inlined into
- *               the shared-memory copy, zero outside the tensor and the padding);
+ *               the shared-memory copy, which is zero where a tile passes M or K; the
+ *               element itself is zero in the padding);
  *               A[g, k, m] when column-major
  *   B[g, k, n]  the operand columns (a convolution's filter); B[g, n, k] when
  *               column-major
@@ -23,7 +24,7 @@ typedef struct GemmOperator {
     tcc_epilogue epilogue;
     tcc_tensor *a_source, *b_source; /* the placeholders the elements read */
     tcc_tensor *output;              /* the placeholder Out stores into */
-    /* A[g, m, k] and B[g, k, n] for in-range (m, k) and (k, n); gemm.c adds the range test. */
+    /* A[g, m, k] and B[g, k, n], called for in-range (m, k) and (k, n) only. */
     tcc_expr *(*a_element)(tcc_func *f, tcc_expr *g, tcc_expr *m, tcc_expr *k, void *op);
     tcc_expr *(*b_element)(tcc_func *f, tcc_expr *g, tcc_expr *k, tcc_expr *n, void *op);
     /* The output index of (g, m, n), one expression per dimension of `output`. */
