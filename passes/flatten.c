@@ -3,7 +3,7 @@
  * region [min, min + shape) is stored densely, row-major, so index i of dimension d
  * contributes (i - min[d]) * (product of the shapes of the later dimensions).
  */
-#include "lower.h"
+#include "lower/lower.h"
 
 static Expr *flat_index(Arena *a, const Buffer *b, int nindex, Expr *const *index)
 {

@@ -7,7 +7,7 @@
  * thread launch narrower than the block; a conflict that would need one there is
  * refused. A loop body is checked against what its own previous iteration left pending.
  */
-#include "lower.h"
+#include "lower/lower.h"
 
 #include <string.h>
 

@@ -4,7 +4,7 @@
  * replaced by copies of their body. Fragment indices become constants this way, which
  * lets LLVM keep tensor-core fragments in registers.
  */
-#include "lower.h"
+#include "lower/lower.h"
 
 enum { NOT_UNROLLABLE = 1 << 30 };
 

@@ -5,7 +5,7 @@
  * and an if_then_else whose condition is the same in every lane selects whole vectors.
  * Anything else stays a scalar loop: a vector is a speed-up, never a change of meaning.
  */
-#include "lower.h"
+#include "lower/lower.h"
 
 typedef struct Vectorizer {
     Arena *arena;

@@ -15,7 +15,7 @@
  */
 #include "codegen/codegen.h"
 
-#include "codegen/target.h"
+#include "codegen/llvm.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -5,8 +5,8 @@
 #ifndef TCC_CODEGEN_CODEGEN_H
 #define TCC_CODEGEN_CODEGEN_H
 
-#include "context.h"
-#include "ir.h"
+#include "support/context.h"
+#include "ir/ir.h"
 
 /* Checks that arch can run the kernel (tensor-core shapes and types, bf16) and that it
  * fits the device limits (48 KB of static shared memory, 1024 threads per block), then

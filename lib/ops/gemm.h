@@ -16,7 +16,7 @@
 #ifndef TCC_OPS_GEMM_H
 #define TCC_OPS_GEMM_H
 
-#include "te.h"
+#include "te/te.h"
 
 typedef struct GemmOperator {
     int64_t groups, m, n, k; /* per group */

@@ -4,7 +4,7 @@
  * CUDA toolkit is installed, ptxas accepting the PTX for every arch.
  */
 #include "codegen/codegen.h"
-#include "ir.h"
+#include "ir/ir.h"
 #include "support.h"
 
 #include <pthread.h>

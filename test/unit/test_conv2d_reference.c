@@ -3,7 +3,7 @@
  * hand-computed outputs and against an independent naive convolution over logical
  * (n, h, w, c) indices, written here from the layout formulas of conv2d_reference.c.
  */
-#include "conv2d.h"
+#include "reference/reference.h"
 #include "support.h"
 
 #include <math.h>

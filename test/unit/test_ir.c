@@ -3,7 +3,7 @@
  * constructors promise and nothing more, structural equality, substitution, the
  * rewriter's sharing of untouched subtrees, statement lists, and the arena.
  */
-#include "ir.h"
+#include "ir/ir.h"
 #include "support.h"
 
 #include <check.h>

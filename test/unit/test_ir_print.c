@@ -2,9 +2,9 @@
  * The printer's exact text: lit tests match it with FileCheck and people read it, so
  * every construct's spelling is pinned down here.
  */
-#include "ir.h"
+#include "ir/ir.h"
 #include "support.h"
-#include "te.h"
+#include "te/te.h"
 
 #include <check.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * unroll, thread_sync), then the whole pipeline: the pass list, --print-after through the
  * callback, and the tutorial's convolution end to end.
  */
-#include "lower.h"
+#include "lower/lower.h"
 #include "support.h"
 
 #include <check.h>

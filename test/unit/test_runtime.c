@@ -4,7 +4,7 @@
  * a driver: buffers, kernel loading (hand-written PTX), launches, timing and the errors of
  * each are exercised on device 0.
  */
-#include "kernel.h"
+#include "driver/kernel.h"
 #include "support.h"
 
 #include <dlfcn.h>

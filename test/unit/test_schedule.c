@@ -4,7 +4,7 @@
  * the primitive acts there), matched line by line. Then each primitive misused: the
  * status and a one-line message that names the problem.
  */
-#include "lower.h"
+#include "lower/lower.h"
 #include "support.h"
 
 #include <check.h>

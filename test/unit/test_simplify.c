@@ -5,7 +5,7 @@
  * ranges of enclosing loops. A randomized check at the end compares values before and
  * after simplification over whole ranges.
  */
-#include "ir.h"
+#include "ir/ir.h"
 #include "support.h"
 
 #include <check.h>

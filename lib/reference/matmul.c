@@ -1,0 +1,116 @@
+/*
+ * The matmul descriptor's validation and the CPU reference matrix product.
+ *
+ * C[b, i, j] = sum over l of A[b, i, l] * B[b, l, j], for b < batch, i < m, j < n, l < k,
+ * then the epilogue (bias[j]). The element offsets, which the code generator must match:
+ *
+ *   A  (b, i, l)   row-major ((b*m + i)*k + l)    a_col_major ((b*k + l)*m + i)
+ *   B  (b, l, j)   row-major ((b*k + l)*n + j)    b_col_major ((b*n + j)*k + l)
+ *   C  (b, i, j)   always    ((b*m + i)*n + j)
+ *
+ * As for the convolution, elements are read raw (float32 rounded to tf32 first) and the
+ * result is computed in double, at sampled positions split over threads.
+ */
+#include "support/context.h"
+#include "reference/reference.h"
+
+static tcc_status check_size(tcc_context *ctx, const char *name, int64_t value)
+{
+    if (value < 1 || value > INT32_MAX)
+        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "%s must be in 1..%d (got %lld)", name,
+                        INT32_MAX, (long long)value);
+    return TCC_OK;
+}
+
+/* Every operand must be indexable with 32-bit offsets; the factors are in 1..INT32_MAX,
+ * so the product of three is checked for int64 overflow first. */
+static tcc_status check_count(tcc_context *ctx, const char *tensor, int64_t batch, int64_t rows,
+                              int64_t columns)
+{
+    int64_t matrix, count;
+    if (__builtin_mul_overflow(rows, columns, &matrix) ||
+        __builtin_mul_overflow(batch, matrix, &count) || count > TCC_MAX_TENSOR_ELEMENTS)
+        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+                        "%s has too many elements for 32-bit indexing (at most %d)", tensor,
+                        TCC_MAX_TENSOR_ELEMENTS);
+    return TCC_OK;
+}
+
+static tcc_status check_matmul_sizes(tcc_context *ctx, const tcc_matmul_desc *desc)
+{
+    tcc_status status = check_size(ctx, "batch", desc->batch);
+    if (status == TCC_OK)
+        status = check_size(ctx, "m", desc->m);
+    if (status == TCC_OK)
+        status = check_size(ctx, "n", desc->n);
+    if (status == TCC_OK)
+        status = check_size(ctx, "k", desc->k);
+    if (status == TCC_OK)
+        status = check_count(ctx, "A (batch*m*k)", desc->batch, desc->m, desc->k);
+    if (status == TCC_OK)
+        status = check_count(ctx, "B (batch*k*n)", desc->batch, desc->k, desc->n);
+    if (status == TCC_OK)
+        status = check_count(ctx, "C (batch*m*n)", desc->batch, desc->m, desc->n);
+    return status;
+}
+
+tcc_status tcc_matmul_validate(tcc_context *ctx, const tcc_matmul_desc *desc)
+{
+    if (!desc)
+        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "the matmul descriptor is NULL");
+    tcc_status status = check_matmul_sizes(ctx, desc);
+    if (status == TCC_OK)
+        status =
+            tcc_check_mma_types(ctx, desc->input_type, desc->accumulate_type, desc->output_type);
+    if (status == TCC_OK)
+        status = tcc_check_epilogue(ctx, &desc->epilogue, desc->output_type);
+    return status;
+}
+
+/* A validated descriptor, as the index arithmetic uses it. */
+typedef struct Matmul {
+    const tcc_matmul_desc *desc;
+    const tcc_reference_tensors *tensors;
+    tcc_reference_operands operands; /* A and B */
+    int64_t a_row, a_step;           /* A[b, i, l] = a[b*m*k + i*a_row + l*a_step] */
+    int64_t b_column, b_step;        /* B[b, l, j] = b[b*k*n + j*b_column + l*b_step] */
+} Matmul;
+
+static double matmul_output(const void *problem, int64_t flat)
+{
+    const Matmul *mm = problem;
+    const tcc_matmul_desc *d = mm->desc;
+    int64_t j = flat % d->n, i = flat / d->n % d->m, b = flat / (d->n * d->m);
+    int64_t a = b * d->m * d->k + i * mm->a_row;
+    int64_t bb = b * d->k * d->n + j * mm->b_column;
+    double sum = tcc_reference_dot(&mm->operands, a, mm->a_step, bb, mm->b_step, d->k, 0.0);
+    return tcc_reference_epilogue(&d->epilogue, d->output_type, mm->tensors, flat, j, sum);
+}
+
+tcc_status tcc_matmul_reference(tcc_context *ctx, const tcc_matmul_desc *desc,
+                                const tcc_reference_tensors *tensors, const int64_t *positions,
+                                int64_t count, int threads, double *out)
+{
+    tcc_status status = tcc_matmul_validate(ctx, desc);
+    if (status == TCC_OK)
+        status = tcc_check_reference_args(ctx, "A and B (tensors.input and tensors.filter)",
+                                          &desc->epilogue, tensors, positions, count,
+                                          desc->batch * desc->m * desc->n, out);
+    if (status != TCC_OK)
+        return status;
+    Matmul mm = {
+        .desc = desc,
+        .tensors = tensors,
+        .a_row = desc->a_col_major ? 1 : desc->k,
+        .a_step = desc->a_col_major ? desc->m : 1,
+        .b_column = desc->b_col_major ? desc->k : 1,
+        .b_step = desc->b_col_major ? 1 : desc->n,
+    };
+    status = tcc_reference_operands_init(ctx, &mm.operands, desc->input_type, tensors->input,
+                                         tensors->filter);
+    if (status != TCC_OK)
+        return status;
+    tcc_reference_run(matmul_output, &mm, positions, count, threads, out);
+    tcc_reference_operands_free(&mm.operands);
+    return TCC_OK;
+}

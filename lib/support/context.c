@@ -1,0 +1,82 @@
+#include "support/context.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+tcc_status tcc_context_create(tcc_context **out)
+{
+    tcc_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return TCC_ERROR_OUT_OF_MEMORY;
+    *out = ctx;
+    return TCC_OK;
+}
+
+void tcc_context_destroy(tcc_context *ctx)
+{
+    if (!ctx)
+        return;
+    if (ctx->llvm && ctx->llvm_destroy)
+        ctx->llvm_destroy(ctx->llvm);
+    free(ctx);
+}
+
+const char *tcc_last_error(const tcc_context *ctx)
+{
+    return ctx ? ctx->error : "no context";
+}
+
+tcc_status tcc_vfail(tcc_context *ctx, tcc_status status, const char *format, va_list args)
+{
+    if (ctx)
+        vsnprintf(ctx->error, sizeof ctx->error, format, args);
+    return status;
+}
+
+tcc_status tcc_fail(tcc_context *ctx, tcc_status status, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    tcc_vfail(ctx, status, format, args);
+    va_end(args);
+    return status;
+}
+
+const char *tcc_dtype_name(tcc_dtype type)
+{
+    switch (type) {
+    case TCC_VOID:
+        return "void";
+    case TCC_BOOL:
+        return "bool";
+    case TCC_INT8:
+        return "int8";
+    case TCC_INT32:
+        return "int32";
+    case TCC_FLOAT16:
+        return "float16";
+    case TCC_BFLOAT16:
+        return "bfloat16";
+    case TCC_FLOAT32:
+        return "float32";
+    }
+    return "unknown";
+}
+
+tcc_status tcc_arch_parse(tcc_context *ctx, const char *name, tcc_arch *out)
+{
+    static const tcc_arch known[] = {TCC_SM_70, TCC_SM_75, TCC_SM_80,
+                                     TCC_SM_86, TCC_SM_89, TCC_SM_90};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        char text[16];
+        snprintf(text, sizeof text, "sm_%d", (int)known[i]);
+        if (name && strcmp(name, text) == 0) {
+            *out = known[i];
+            return TCC_OK;
+        }
+    }
+    return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+                    "unknown arch '%s' (expected sm_70, sm_75, sm_80, sm_86, sm_89 or sm_90)",
+                    name ? name : "");
+}
