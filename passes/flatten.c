@@ -7,11 +7,11 @@
 
 static Expr *flat_index(Arena *a, const Buffer *b, int nindex, Expr *const *index)
 {
-    Expr *offset = tcc_ir_int(a, 0);
+    Expr *offset = tci_ir_int(a, 0);
     int64_t stride = 1;
     for (int d = nindex - 1; d >= 0; d--) {
-        Expr *i = b->min[d] ? tcc_ir_binary(a, EXPR_SUB, index[d], b->min[d]) : index[d];
-        offset = tcc_ir_binary(a, EXPR_ADD, tcc_ir_binary(a, EXPR_MUL, i, tcc_ir_int(a, stride)),
+        Expr *i = b->min[d] ? tci_ir_binary(a, EXPR_SUB, index[d], b->min[d]) : index[d];
+        offset = tci_ir_binary(a, EXPR_ADD, tci_ir_binary(a, EXPR_MUL, i, tci_ir_int(a, stride)),
                                offset);
         stride *= b->shape[d];
     }
@@ -22,25 +22,25 @@ static Expr *flatten_expr(Rewriter *rw, Expr *e)
 {
     if (e->kind != EXPR_LOAD || e->load.nindex == 1)
         return NULL;
-    Expr *x = tcc_rewrite_expr_children(rw, e);
+    Expr *x = tci_rewrite_expr_children(rw, e);
     Expr *offset = flat_index(rw->arena, e->load.buffer, x->load.nindex, x->load.index);
-    return tcc_ir_load(rw->arena, e->load.buffer, 1, &offset);
+    return tci_ir_load(rw->arena, e->load.buffer, 1, &offset);
 }
 
 static Stmt *flatten_stmt(Rewriter *rw, Stmt *s)
 {
     if (s->kind == STMT_STORE && s->store.nindex != 1) {
-        Stmt *x = tcc_rewrite_stmt_children(rw, s);
+        Stmt *x = tci_rewrite_stmt_children(rw, s);
         Expr *offset = flat_index(rw->arena, s->store.buffer, x->store.nindex, x->store.index);
-        return tcc_stmt_store(rw->arena, s->store.buffer, 1, &offset, x->store.value);
+        return tci_stmt_store(rw->arena, s->store.buffer, 1, &offset, x->store.value);
     }
     if (s->kind == STMT_WMMA && s->wmma.nindex > 1) {
-        Stmt *x = tcc_rewrite_stmt_children(rw, s);
+        Stmt *x = tci_rewrite_stmt_children(rw, s);
         WmmaStmt w = x->wmma;
         Expr *offset = flat_index(rw->arena, w.memory, w.nindex, w.memory_index);
         w.nindex = 1;
         w.memory_index = &offset;
-        return tcc_stmt_wmma(rw->arena, &w);
+        return tci_stmt_wmma(rw->arena, &w);
     }
     return NULL;
 }
@@ -72,11 +72,11 @@ static void clear_region_starts(Stmt *s)
     }
 }
 
-tcc_status tcc_pass_flatten(tcc_context *ctx, Kernel *kernel)
+tcc_status tci_pass_flatten(tcc_context *ctx, Kernel *kernel)
 {
     (void)ctx;
     Rewriter rw = {.arena = kernel->arena, .expr = flatten_expr, .stmt = flatten_stmt};
-    kernel->body = tcc_rewrite_stmt(&rw, kernel->body);
+    kernel->body = tci_rewrite_stmt(&rw, kernel->body);
     clear_region_starts(kernel->body);
     return TCC_OK;
 }

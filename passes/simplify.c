@@ -6,20 +6,20 @@
 
 static Stmt *remove_unit_loop(Rewriter *rw, Stmt *s)
 {
-    if (s->kind != STMT_FOR || s->loop.kind == FOR_THREAD || !tcc_expr_is_int(s->loop.extent, 1))
+    if (s->kind != STMT_FOR || s->loop.kind == FOR_THREAD || !tci_expr_is_int(s->loop.extent, 1))
         return NULL;
-    Stmt *body = tcc_rewrite_stmt(rw, s->loop.body);
-    return tcc_stmt_substitute(rw->arena, body, 1, &s->loop.var, &s->loop.min);
+    Stmt *body = tci_rewrite_stmt(rw, s->loop.body);
+    return tci_stmt_substitute(rw->arena, body, 1, &s->loop.var, &s->loop.min);
 }
 
-tcc_status tcc_pass_simplify(tcc_context *ctx, Kernel *kernel)
+tcc_status tci_pass_simplify(tcc_context *ctx, Kernel *kernel)
 {
     (void)ctx;
     Arena *a = kernel->arena;
     /* Extents become constants first, then unit loops go, then the arithmetic folds. */
-    kernel->body = tcc_simplify_stmt(a, kernel->body);
+    kernel->body = tci_simplify_stmt(a, kernel->body);
     Rewriter rw = {.arena = a, .stmt = remove_unit_loop};
-    kernel->body = tcc_rewrite_stmt(&rw, kernel->body);
-    kernel->body = tcc_simplify_stmt(a, kernel->body);
+    kernel->body = tci_rewrite_stmt(&rw, kernel->body);
+    kernel->body = tci_simplify_stmt(a, kernel->body);
     return TCC_OK;
 }

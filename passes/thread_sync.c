@@ -167,7 +167,7 @@ static Stmt *sync(Sync *y, Stmt *s, Accesses *pending);
 static Stmt *sync_list(Sync *y, int count, Stmt *const *items, Accesses *pending)
 {
     Arena *a = y->arena;
-    Stmt **out = tcc_arena_alloc(a, sizeof(Stmt *) * (size_t)(2 * count + 1));
+    Stmt **out = tci_arena_alloc(a, sizeof(Stmt *) * (size_t)(2 * count + 1));
     int n = 0;
     for (int i = 0; i < count; i++) {
         Accesses after = {0}, first = {0};
@@ -176,7 +176,7 @@ static Stmt *sync_list(Sync *y, int count, Stmt *const *items, Accesses *pending
         exposed(item, &first, &has_barrier);
         if (conflict(pending, &first)) {
             if (y->uniform)
-                out[n++] = tcc_stmt_barrier(a);
+                out[n++] = tci_stmt_barrier(a);
             else
                 y->diverged = true;
             memset(pending, 0, sizeof *pending);
@@ -187,7 +187,7 @@ static Stmt *sync_list(Sync *y, int count, Stmt *const *items, Accesses *pending
         else
             merge(pending, &after);
     }
-    return tcc_stmt_seq(a, n, out);
+    return tci_stmt_seq(a, n, out);
 }
 
 static Stmt *sync_loop(Sync *y, Stmt *s, Accesses *pending)
@@ -197,7 +197,7 @@ static Stmt *sync_loop(Sync *y, Stmt *s, Accesses *pending)
     sync_list(y, 1, &s->loop.body, &carried);
     Accesses end = carried;
     Stmt *body = sync_list(y, 1, &s->loop.body, &end);
-    Stmt *copy = tcc_arena_alloc(y->arena, sizeof *copy);
+    Stmt *copy = tci_arena_alloc(y->arena, sizeof *copy);
     *copy = *s;
     copy->loop.body = body;
     *pending = end;
@@ -222,15 +222,15 @@ static Stmt *sync(Sync *y, Stmt *s, Accesses *pending)
         return sync_list(y, s->seq.count, s->seq.items, pending);
     case STMT_FOR:
         if (s->loop.kind == FOR_THREAD) {
-            bool narrow = !tcc_expr_is_int(s->loop.extent, y->kernel->launch[s->loop.tag]);
-            Stmt *copy = tcc_arena_alloc(a, sizeof *copy);
+            bool narrow = !tci_expr_is_int(s->loop.extent, y->kernel->launch[s->loop.tag]);
+            Stmt *copy = tci_arena_alloc(a, sizeof *copy);
             *copy = *s;
             copy->loop.body = sync_divergent(y, s->loop.body, pending, narrow);
             return copy;
         }
         return sync_loop(y, s, pending);
     case STMT_ALLOCATE:
-        return tcc_stmt_allocate(a, s->alloc.buffer, sync(y, s->alloc.body, pending));
+        return tci_stmt_allocate(a, s->alloc.buffer, sync(y, s->alloc.body, pending));
     case STMT_IF: {
         Accesses other = *pending;
         expr_reads(s->branch.cond, pending);
@@ -238,7 +238,7 @@ static Stmt *sync(Sync *y, Stmt *s, Accesses *pending)
         Stmt *else_body =
             s->branch.else_body ? sync_divergent(y, s->branch.else_body, &other, true) : NULL;
         merge(pending, &other);
-        return tcc_stmt_if(a, s->branch.cond, then_body, else_body);
+        return tci_stmt_if(a, s->branch.cond, then_body, else_body);
     }
     case STMT_BARRIER:
         memset(pending, 0, sizeof *pending);
@@ -249,13 +249,13 @@ static Stmt *sync(Sync *y, Stmt *s, Accesses *pending)
     }
 }
 
-tcc_status tcc_pass_thread_sync(tcc_context *ctx, Kernel *kernel)
+tcc_status tci_pass_thread_sync(tcc_context *ctx, Kernel *kernel)
 {
     Accesses pending = {0};
     Sync y = {kernel->arena, kernel, true, false};
     Stmt *body = sync(&y, kernel->body, &pending);
     if (y.diverged)
-        return tcc_fail(ctx, TCC_ERROR_SCHEDULE,
+        return tci_fail(ctx, TCC_ERROR_SCHEDULE,
                         "threads exchange data through shared memory inside code that only some "
                         "threads run (an if, or a thread loop narrower than the block): no "
                         "barrier can be placed there");

@@ -17,12 +17,12 @@ static Stmt *unroll(Unroller *u, Stmt *s, int64_t *steps);
 
 static Stmt *replicate(Unroller *u, Stmt *loop, Stmt *body, int64_t extent)
 {
-    Stmt **copies = tcc_arena_alloc(u->arena, sizeof(Stmt *) * (size_t)extent);
+    Stmt **copies = tci_arena_alloc(u->arena, sizeof(Stmt *) * (size_t)extent);
     for (int64_t i = 0; i < extent; i++) {
-        Expr *value = tcc_ir_binary(u->arena, EXPR_ADD, loop->loop.min, tcc_ir_int(u->arena, i));
-        copies[i] = tcc_stmt_substitute(u->arena, body, 1, &loop->loop.var, &value);
+        Expr *value = tci_ir_binary(u->arena, EXPR_ADD, loop->loop.min, tci_ir_int(u->arena, i));
+        copies[i] = tci_stmt_substitute(u->arena, body, 1, &loop->loop.var, &value);
     }
-    return tcc_stmt_seq(u->arena, (int)extent, copies);
+    return tci_stmt_seq(u->arena, (int)extent, copies);
 }
 
 static Stmt *unroll_loop(Unroller *u, Stmt *s, int64_t *steps)
@@ -41,7 +41,7 @@ static Stmt *unroll_loop(Unroller *u, Stmt *s, int64_t *steps)
     *steps = NOT_UNROLLABLE;
     if (body == s->loop.body && s->loop.kind != FOR_UNROLLED)
         return s;
-    Stmt *copy = tcc_arena_alloc(u->arena, sizeof *copy);
+    Stmt *copy = tci_arena_alloc(u->arena, sizeof *copy);
     *copy = *s;
     copy->loop.body = body;
     if (copy->loop.kind == FOR_UNROLLED)
@@ -59,14 +59,14 @@ static Stmt *unroll(Unroller *u, Stmt *s, int64_t *steps)
             *steps = NOT_UNROLLABLE;
             if (body == s->loop.body)
                 return s;
-            Stmt *copy = tcc_arena_alloc(u->arena, sizeof *copy);
+            Stmt *copy = tci_arena_alloc(u->arena, sizeof *copy);
             *copy = *s;
             copy->loop.body = body;
             return copy;
         }
         return unroll_loop(u, s, steps);
     case STMT_SEQ: {
-        Stmt **items = tcc_arena_alloc(u->arena, sizeof(Stmt *) * (size_t)s->seq.count);
+        Stmt **items = tci_arena_alloc(u->arena, sizeof(Stmt *) * (size_t)s->seq.count);
         int64_t total = 0;
         for (int i = 0; i < s->seq.count; i++) {
             int64_t n;
@@ -74,18 +74,18 @@ static Stmt *unroll(Unroller *u, Stmt *s, int64_t *steps)
             total = total + n < NOT_UNROLLABLE ? total + n : NOT_UNROLLABLE;
         }
         *steps = total;
-        return tcc_stmt_seq(u->arena, s->seq.count, items);
+        return tci_stmt_seq(u->arena, s->seq.count, items);
     }
     case STMT_IF: {
         int64_t a, b = 0;
         Stmt *then_body = unroll(u, s->branch.then_body, &a);
         Stmt *else_body = s->branch.else_body ? unroll(u, s->branch.else_body, &b) : NULL;
         *steps = a + b < NOT_UNROLLABLE ? a + b : NOT_UNROLLABLE;
-        return tcc_stmt_if(u->arena, s->branch.cond, then_body, else_body);
+        return tci_stmt_if(u->arena, s->branch.cond, then_body, else_body);
     }
     case STMT_ALLOCATE: {
         Stmt *body = unroll(u, s->alloc.body, steps);
-        return tcc_stmt_allocate(u->arena, s->alloc.buffer, body);
+        return tci_stmt_allocate(u->arena, s->alloc.buffer, body);
     }
     default:
         *steps = 1;
@@ -93,12 +93,12 @@ static Stmt *unroll(Unroller *u, Stmt *s, int64_t *steps)
     }
 }
 
-tcc_status tcc_pass_unroll(tcc_context *ctx, Kernel *kernel, int auto_max_step)
+tcc_status tci_pass_unroll(tcc_context *ctx, Kernel *kernel, int auto_max_step)
 {
     (void)ctx;
     Unroller u = {kernel->arena, auto_max_step};
     int64_t steps;
     kernel->body = unroll(&u, kernel->body, &steps);
-    kernel->body = tcc_simplify_stmt(kernel->arena, kernel->body);
+    kernel->body = tci_simplify_stmt(kernel->arena, kernel->body);
     return TCC_OK;
 }

@@ -18,10 +18,10 @@ typedef struct Vectorizer {
 static Expr *contiguous_base(Vectorizer *v, Expr *e)
 {
     Arena *a = v->arena;
-    Expr *zero = tcc_ir_int(a, 0);
-    Expr *base = tcc_simplify(a, tcc_expr_substitute(a, e, 1, &v->var, &zero), 0, NULL);
-    Expr *diff = tcc_simplify(a, tcc_ir_binary(a, EXPR_SUB, e, base), 0, NULL);
-    if (diff->kind != EXPR_VAR || diff->var != v->var || tcc_expr_uses_var(base, v->var))
+    Expr *zero = tci_ir_int(a, 0);
+    Expr *base = tci_simplify(a, tci_expr_substitute(a, e, 1, &v->var, &zero), 0, NULL);
+    Expr *diff = tci_simplify(a, tci_ir_binary(a, EXPR_SUB, e, base), 0, NULL);
+    if (diff->kind != EXPR_VAR || diff->var != v->var || tci_expr_uses_var(base, v->var))
         return NULL;
     return base;
 }
@@ -30,7 +30,7 @@ static Expr *vectorize_expr(Rewriter *rw, Expr *e)
 {
     Vectorizer *v = rw->user;
     /* The same in every lane: a scalar, broadcast by the code generator. */
-    if (!tcc_expr_uses_var(e, v->var))
+    if (!tci_expr_uses_var(e, v->var))
         return e;
     switch (e->kind) {
     case EXPR_LOAD: {
@@ -39,20 +39,20 @@ static Expr *vectorize_expr(Rewriter *rw, Expr *e)
             v->ok = false;
             return e;
         }
-        Expr *ramp = tcc_ir_ramp(rw->arena, base, 1, v->lanes);
-        return tcc_ir_load(rw->arena, e->load.buffer, 1, &ramp);
+        Expr *ramp = tci_ir_ramp(rw->arena, base, 1, v->lanes);
+        return tci_ir_load(rw->arena, e->load.buffer, 1, &ramp);
     }
     case EXPR_CAST:
         return NULL; /* recurse: a cast of a vector is a vector cast */
     case EXPR_SELECT:
         /* A range test shared by all lanes (an aligned group of channels) guards the
          * whole vector; one that differs between lanes cannot. */
-        if (tcc_expr_uses_var(e->select.cond, v->var)) {
+        if (tci_expr_uses_var(e->select.cond, v->var)) {
             v->ok = false;
             return e;
         }
-        return tcc_ir_select(rw->arena, e->select.cond, tcc_rewrite_expr(rw, e->select.then_value),
-                             tcc_rewrite_expr(rw, e->select.else_value));
+        return tci_ir_select(rw->arena, e->select.cond, tci_rewrite_expr(rw, e->select.then_value),
+                             tci_rewrite_expr(rw, e->select.else_value));
     default:
         /* Arithmetic on lanes would need vector arithmetic: keep it scalar. */
         v->ok = false;
@@ -68,11 +68,11 @@ static Stmt *vectorize_loop(Arena *a, Stmt *loop)
     Vectorizer v = {a, loop->loop.var, (int)loop->loop.extent->int_value, true};
     Expr *base = contiguous_base(&v, body->store.index[0]);
     Rewriter rw = {.arena = a, .expr = vectorize_expr, .user = &v};
-    Expr *value = tcc_rewrite_expr(&rw, body->store.value);
-    if (!base || !v.ok || value->lanes != v.lanes || !tcc_expr_is_int(loop->loop.min, 0))
+    Expr *value = tci_rewrite_expr(&rw, body->store.value);
+    if (!base || !v.ok || value->lanes != v.lanes || !tci_expr_is_int(loop->loop.min, 0))
         return NULL;
-    Expr *ramp = tcc_ir_ramp(a, base, 1, v.lanes);
-    return tcc_stmt_store(a, body->store.buffer, 1, &ramp, value);
+    Expr *ramp = tci_ir_ramp(a, base, 1, v.lanes);
+    return tci_stmt_store(a, body->store.buffer, 1, &ramp, value);
 }
 
 static Stmt *vectorize_stmt(Rewriter *rw, Stmt *s)
@@ -82,17 +82,17 @@ static Stmt *vectorize_stmt(Rewriter *rw, Stmt *s)
     Stmt *vector = vectorize_loop(rw->arena, s);
     if (vector)
         return vector;
-    Stmt *scalar = tcc_arena_alloc(rw->arena, sizeof *scalar);
+    Stmt *scalar = tci_arena_alloc(rw->arena, sizeof *scalar);
     *scalar = *s;
     scalar->loop.kind = FOR_SERIAL;
-    scalar->loop.body = tcc_rewrite_stmt(rw, s->loop.body);
+    scalar->loop.body = tci_rewrite_stmt(rw, s->loop.body);
     return scalar;
 }
 
-tcc_status tcc_pass_vectorize(tcc_context *ctx, Kernel *kernel)
+tcc_status tci_pass_vectorize(tcc_context *ctx, Kernel *kernel)
 {
     (void)ctx;
     Rewriter rw = {.arena = kernel->arena, .stmt = vectorize_stmt};
-    kernel->body = tcc_rewrite_stmt(&rw, kernel->body);
+    kernel->body = tci_rewrite_stmt(&rw, kernel->body);
     return TCC_OK;
 }

@@ -22,7 +22,7 @@
 #include <stdio.h>
 
 /* The tool's name in messages ("tcc-conv"): each tool's main file defines it. */
-extern const char tcc_cli_program[];
+extern const char cli_program[];
 
 /* ---- option tables (cli_parse.c) ------------------------------------------------------ */
 
@@ -67,17 +67,16 @@ typedef struct CliTable {
     }
 
 /* Parses argv[1..] against the tables (their fields already hold the defaults). */
-bool tcc_cli_parse(int argc, char **argv, const CliTable *tables, int ntable, char *err, size_t n);
+bool cli_parse(int argc, char **argv, const CliTable *tables, int ntable, char *err, size_t n);
 /* The options of the tables, one a line, under their headings. */
-void tcc_cli_print_options(FILE *out, const CliTable *tables, int ntable);
+void cli_print_options(FILE *out, const CliTable *tables, int ntable);
 
 /* Helpers for setters: a message (always returns false), and strict number parsing. */
-bool tcc_cli_fail(char *err, size_t n, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
-bool tcc_cli_parse_i64(const char *name, const char *text, int64_t min, int64_t max, int64_t *out,
-                       char *err, size_t n);
-bool tcc_cli_parse_double(const char *name, const char *text, double *out, char *err, size_t n);
-void *tcc_cli_field(void *base, size_t offset);
+bool cli_fail(char *err, size_t n, const char *format, ...) __attribute__((format(printf, 3, 4)));
+bool cli_parse_i64(const char *name, const char *text, int64_t min, int64_t max, int64_t *out,
+                   char *err, size_t n);
+bool cli_parse_double(const char *name, const char *text, double *out, char *err, size_t n);
+void *cli_field(void *base, size_t offset);
 
 /* ---- the options both tools take (cli_options.c) --------------------------------------- */
 
@@ -100,7 +99,7 @@ typedef enum CliScheduleKind {
 } CliScheduleKind;
 
 typedef struct CliCommon {
-    /* types: TCC_VOID until given; tcc_cli_resolve fills the defaults */
+    /* types: TCC_VOID until given; cli_resolve fills the defaults */
     tcc_dtype input_type, accumulate_type, output_type;
     tcc_epilogue epilogue;
     bool beta_given;
@@ -135,24 +134,23 @@ typedef enum CliGroup {
     CLI_GROUP_GENERAL, /* --verbose, --help, --version */
 } CliGroup;
 
-void tcc_cli_common_defaults(CliCommon *common);
+void cli_common_defaults(CliCommon *common);
 /* The rows of one group, over `common`. */
-CliTable tcc_cli_common_table(CliGroup group, CliCommon *common);
+CliTable cli_common_table(CliGroup group, CliCommon *common);
 /* The setter of a --schedule row (a CliScheduleKind field at opt->offset). */
-bool tcc_cli_set_schedule_kind(const CliOpt *opt, const char *value, void *base, char *err,
-                               size_t n);
+bool cli_set_schedule_kind(const CliOpt *opt, const char *value, void *base, char *err, size_t n);
 /* After parsing: the accumulation type (int32 for int8, else float32), the output type
  * (the accumulation type), beta 1 for --residual without --beta, the seed from the clock. */
-void tcc_cli_resolve(CliCommon *common);
+void cli_resolve(CliCommon *common);
 /* Whether any implicit-GEMM knob (--mma, --block-warps, ...) was given. */
-bool tcc_cli_gemm_knobs_given(const CliCommon *common);
+bool cli_gemm_knobs_given(const CliCommon *common);
 /* The number of outputs --run compares (0: all of them) for a problem of `outputs`. */
-int64_t tcc_cli_samples(const CliCommon *common, int64_t outputs);
+int64_t cli_samples(const CliCommon *common, int64_t outputs);
 
 /* ---- the steps around the library (cli_session.c) ------------------------------------- */
 
 /* Prints "<program>: error: <message>" as one line on stderr. */
-void tcc_cli_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
+void cli_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
 
 /* What a compilation holds, so that one function frees it on every path. */
 typedef struct CliSession {
@@ -165,18 +163,18 @@ typedef struct CliSession {
 
 /* --help, --version, --list-passes, and --print-after's pass name: returns the exit
  * status if main should stop here, or -1 to go on. */
-int tcc_cli_early_exit(const CliCommon *common, void (*usage)(FILE *out));
+int cli_early_exit(const CliCommon *common, void (*usage)(FILE *out));
 /* Context, device (with --run), arch and build options. Returns 0, or 1 after printing. */
-int tcc_cli_session_open(CliSession *s, const CliCommon *common);
-void tcc_cli_session_close(CliSession *s);
+int cli_session_open(CliSession *s, const CliCommon *common);
+void cli_session_close(CliSession *s);
 /* Prints tcc_last_error as a one-line error; returns 1. */
-int tcc_cli_library_error(const CliSession *s);
+int cli_library_error(const CliSession *s);
 /* Writes the kernel's loop IR, LLVM IR or PTX to -o or stdout. Returns 0 or 1. */
-int tcc_cli_emit(const CliSession *s, const CliCommon *common);
+int cli_emit(const CliSession *s, const CliCommon *common);
 /* --verbose: "schedule: implicit GEMM: ..." on stderr. `chosen` is the library's default
  * for the problem, printed whole when no knob was given; otherwise the knobs given are
  * printed and the fields the library completes for them show as "auto". */
-void tcc_cli_print_gemm_schedule(const CliCommon *common, const tcc_gemm_schedule *chosen);
+void cli_print_gemm_schedule(const CliCommon *common, const tcc_gemm_schedule *chosen);
 
 /* ---- --run (cli_run.c) ----------------------------------------------------------------- */
 
@@ -192,6 +190,6 @@ typedef struct CliRunTarget {
 
 /* Checks and times the session's kernel on its device; prints the seed, the device, the
  * launch, the error and the time. Returns 0, or 1 on an error or a failed check. */
-int tcc_cli_run(const CliSession *s, const CliCommon *common, const CliRunTarget *target);
+int cli_run(const CliSession *s, const CliCommon *common, const CliRunTarget *target);
 
 #endif

@@ -38,7 +38,7 @@ static bool set_named(const CliOpt *opt, const char *text, const NamedValue *nam
         size_t len = strlen(list);
         snprintf(list + len, sizeof list - len, "%s%s", list_separator(i, count), names[i].name);
     }
-    return tcc_cli_fail(err, n, "%s: unknown %s '%s' (expected %s)", opt->name, what, text, list);
+    return cli_fail(err, n, "%s: unknown %s '%s' (expected %s)", opt->name, what, text, list);
 }
 
 #define COUNT(array) (sizeof(array) / sizeof((array)[0]))
@@ -49,7 +49,7 @@ static bool set_dtype(const CliOpt *opt, const char *value, const NamedValue *na
     int type;
     if (!set_named(opt, value, names, count, "type", &type, err, n))
         return false;
-    *(tcc_dtype *)tcc_cli_field(base, opt->offset) = (tcc_dtype)type;
+    *(tcc_dtype *)cli_field(base, opt->offset) = (tcc_dtype)type;
     return true;
 }
 
@@ -80,7 +80,7 @@ static bool set_beta(const CliOpt *opt, const char *value, void *base, char *err
 {
     CliCommon *c = base;
     c->beta_given = true;
-    return tcc_cli_parse_double(opt->name, value, &c->epilogue.beta, err, n);
+    return cli_parse_double(opt->name, value, &c->epilogue.beta, err, n);
 }
 
 static bool set_clamp(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
@@ -90,11 +90,11 @@ static bool set_clamp(const CliOpt *opt, const char *value, void *base, char *er
     char low[64];
     size_t len = comma ? (size_t)(comma - value) : 0;
     if (!comma || len >= sizeof low)
-        return tcc_cli_fail(err, n, "%s: expected LO,HI, got '%s'", opt->name, value);
+        return cli_fail(err, n, "%s: expected LO,HI, got '%s'", opt->name, value);
     memcpy(low, value, len);
     low[len] = '\0';
-    if (!tcc_cli_parse_double(opt->name, low, &c->epilogue.clamp_min, err, n) ||
-        !tcc_cli_parse_double(opt->name, comma + 1, &c->epilogue.clamp_max, err, n))
+    if (!cli_parse_double(opt->name, low, &c->epilogue.clamp_min, err, n) ||
+        !cli_parse_double(opt->name, comma + 1, &c->epilogue.clamp_max, err, n))
         return false;
     c->epilogue.clamp = true;
     return true;
@@ -114,16 +114,15 @@ static bool set_prologue(const CliOpt *opt, const char *value, void *base, char 
     else if (len == 5 && strncmp(value, "scale", 5) == 0)
         e->prologue = TCC_PROLOGUE_SCALE;
     else
-        return tcc_cli_fail(err, n, "%s: unknown prologue '%s' (expected set:X, scale:X or relu)",
-                            opt->name, value);
+        return cli_fail(err, n, "%s: unknown prologue '%s' (expected set:X, scale:X or relu)",
+                        opt->name, value);
     if (!arg)
-        return tcc_cli_fail(err, n, "%s: '%.*s' needs a value: %.*s:X", opt->name, (int)len, value,
-                            (int)len, value);
-    return tcc_cli_parse_double(opt->name, arg + 1, &e->prologue_arg, err, n);
+        return cli_fail(err, n, "%s: '%.*s' needs a value: %.*s:X", opt->name, (int)len, value,
+                        (int)len, value);
+    return cli_parse_double(opt->name, arg + 1, &e->prologue_arg, err, n);
 }
 
-bool tcc_cli_set_schedule_kind(const CliOpt *opt, const char *value, void *base, char *err,
-                               size_t n)
+bool cli_set_schedule_kind(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
 {
     static const NamedValue names[] = {{"auto", CLI_SCHEDULE_AUTO},
                                        {"tutorial", CLI_SCHEDULE_TUTORIAL},
@@ -131,7 +130,7 @@ bool tcc_cli_set_schedule_kind(const CliOpt *opt, const char *value, void *base,
     int kind;
     if (!set_named(opt, value, names, COUNT(names), "schedule", &kind, err, n))
         return false;
-    *(CliScheduleKind *)tcc_cli_field(base, opt->offset) = (CliScheduleKind)kind;
+    *(CliScheduleKind *)cli_field(base, opt->offset) = (CliScheduleKind)kind;
     return true;
 }
 
@@ -152,7 +151,7 @@ static bool set_mma(const CliOpt *opt, const char *value, void *base, char *err,
             return true;
         }
     }
-    return tcc_cli_fail(
+    return cli_fail(
         err, n, "%s: unknown MMA shape '%s' (expected m16n16k16, m32n8k16, m8n32k16 or m16n16k8)",
         opt->name, value);
 }
@@ -196,15 +195,15 @@ static bool set_emit(const CliOpt *opt, const char *value, void *base, char *err
             return true;
         }
     }
-    return tcc_cli_fail(err, n, "%s: unknown kind '%s' (expected loops, llvm or ptx)", opt->name,
-                        value);
+    return cli_fail(err, n, "%s: unknown kind '%s' (expected loops, llvm or ptx)", opt->name,
+                    value);
 }
 
 static bool set_output(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
 {
     CliCommon *c = base;
     if (!*value)
-        return tcc_cli_fail(err, n, "%s: expected a file name", opt->name);
+        return cli_fail(err, n, "%s: expected a file name", opt->name);
     c->output_path = value;
     c->emit_given = true;
     return true;
@@ -220,8 +219,8 @@ static bool set_check(const CliOpt *opt, const char *value, void *base, char *er
     else if (strcmp(value, "none") == 0)
         c->check = CLI_CHECK_NONE;
     else
-        return tcc_cli_fail(err, n, "%s: unknown mode '%s' (expected full, sampled or none)",
-                            opt->name, value);
+        return cli_fail(err, n, "%s: unknown mode '%s' (expected full, sampled or none)", opt->name,
+                        value);
     return true;
 }
 
@@ -232,8 +231,8 @@ static bool set_seed(const CliOpt *opt, const char *value, void *base, char *err
     errno = 0;
     unsigned long long seed = strtoull(value, &end, 10);
     if (!(*value >= '0' && *value <= '9') || *end != '\0' || errno == ERANGE)
-        return tcc_cli_fail(err, n, "%s: expected an unsigned 64-bit integer, got '%s'", opt->name,
-                            value);
+        return cli_fail(err, n, "%s: expected an unsigned 64-bit integer, got '%s'", opt->name,
+                        value);
     c->seed = seed;
     c->seed_given = true;
     return true;
@@ -320,7 +319,7 @@ static const CliOpt general_rows[] = {
 };
 /* clang-format on */
 
-CliTable tcc_cli_common_table(CliGroup group, CliCommon *common)
+CliTable cli_common_table(CliGroup group, CliCommon *common)
 {
     switch (group) {
     case CLI_GROUP_TYPES:
@@ -341,7 +340,7 @@ CliTable tcc_cli_common_table(CliGroup group, CliCommon *common)
 
 /* ---- defaults ------------------------------------------------------------------------- */
 
-void tcc_cli_common_defaults(CliCommon *c)
+void cli_common_defaults(CliCommon *c)
 {
     memset(c, 0, sizeof *c);
     c->input_type = TCC_FLOAT16;
@@ -362,7 +361,7 @@ static uint64_t seed_from_clock(void)
     return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 }
 
-void tcc_cli_resolve(CliCommon *c)
+void cli_resolve(CliCommon *c)
 {
     if (c->accumulate_type == TCC_VOID)
         c->accumulate_type = c->input_type == TCC_INT8 ? TCC_INT32 : TCC_FLOAT32;
@@ -375,14 +374,14 @@ void tcc_cli_resolve(CliCommon *c)
         c->seed = seed_from_clock();
 }
 
-bool tcc_cli_gemm_knobs_given(const CliCommon *c)
+bool cli_gemm_knobs_given(const CliCommon *c)
 {
     const tcc_gemm_schedule *s = &c->schedule;
     return s->mma_m || s->block_row_warps || s->warp_row_tiles || s->num_total_passes ||
            s->num_fused_passes || c->policy_given || c->block_order_given;
 }
 
-int64_t tcc_cli_samples(const CliCommon *c, int64_t outputs)
+int64_t cli_samples(const CliCommon *c, int64_t outputs)
 {
     if (c->samples >= 0)
         return c->samples;

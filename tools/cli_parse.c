@@ -18,7 +18,7 @@
 /* Counts (runs, threads, tiles) beyond this are typing mistakes. */
 #define COUNT_MAX_VALUE 1000000
 
-bool tcc_cli_fail(char *err, size_t n, const char *format, ...)
+bool cli_fail(char *err, size_t n, const char *format, ...)
 {
     va_list args;
     va_start(args, format);
@@ -27,14 +27,14 @@ bool tcc_cli_fail(char *err, size_t n, const char *format, ...)
     return false;
 }
 
-void *tcc_cli_field(void *base, size_t offset)
+void *cli_field(void *base, size_t offset)
 {
     return (char *)base + offset;
 }
 
 /* A decimal integer in [min, max], all of `text` and nothing else. */
-bool tcc_cli_parse_i64(const char *name, const char *text, int64_t min, int64_t max, int64_t *out,
-                       char *err, size_t n)
+bool cli_parse_i64(const char *name, const char *text, int64_t min, int64_t max, int64_t *out,
+                   char *err, size_t n)
 {
     const char *what = min > 0 ? "a positive integer" : "a non-negative integer";
     char *end = NULL;
@@ -42,23 +42,23 @@ bool tcc_cli_parse_i64(const char *name, const char *text, int64_t min, int64_t 
     long long value = strtoll(text, &end, 10);
     bool digits = *text && (*text == '-' || *text == '+' || (*text >= '0' && *text <= '9'));
     if (!digits || end == text || *end != '\0')
-        return tcc_cli_fail(err, n, "%s: expected %s, got '%s'", name, what, text);
+        return cli_fail(err, n, "%s: expected %s, got '%s'", name, what, text);
     if (value < min)
-        return tcc_cli_fail(err, n, "%s: expected %s, got '%s'", name, what, text);
+        return cli_fail(err, n, "%s: expected %s, got '%s'", name, what, text);
     if (errno == ERANGE || value > max)
-        return tcc_cli_fail(err, n, "%s: '%s' is too large (at most %" PRId64 ")", name, text, max);
+        return cli_fail(err, n, "%s: '%s' is too large (at most %" PRId64 ")", name, text, max);
     *out = value;
     return true;
 }
 
 /* A finite decimal number, all of `text`. */
-bool tcc_cli_parse_double(const char *name, const char *text, double *out, char *err, size_t n)
+bool cli_parse_double(const char *name, const char *text, double *out, char *err, size_t n)
 {
     char *end = NULL;
     errno = 0;
     double value = strtod(text, &end);
     if (!*text || end == text || *end != '\0' || errno == ERANGE || !isfinite(value))
-        return tcc_cli_fail(err, n, "%s: expected a finite number, got '%s'", name, text);
+        return cli_fail(err, n, "%s: expected a finite number, got '%s'", name, text);
     *out = value;
     return true;
 }
@@ -74,15 +74,15 @@ static bool parse_pair(const CliOpt *opt, const char *value, int64_t max, int64_
     if (ok) {
         memcpy(first, value, len);
         first[len] = '\0';
-        ok = tcc_cli_parse_i64(opt->name, first, opt->min, max, a, err, n) &&
-             (!sep || tcc_cli_parse_i64(opt->name, sep + 1, opt->min, max, b, err, n));
+        ok = cli_parse_i64(opt->name, first, opt->min, max, a, err, n) &&
+             (!sep || cli_parse_i64(opt->name, sep + 1, opt->min, max, b, err, n));
     }
     if (!ok) {
         if (len < sizeof first && strstr(err, "too large"))
             return false; /* that message already says what is wrong */
-        return tcc_cli_fail(err, n, "%s: expected %s or two joined by '%c', got '%s'", opt->name,
-                            opt->min > 0 ? "a positive integer" : "a non-negative integer",
-                            opt->separator, value);
+        return cli_fail(err, n, "%s: expected %s or two joined by '%c', got '%s'", opt->name,
+                        opt->min > 0 ? "a positive integer" : "a non-negative integer",
+                        opt->separator, value);
     }
     if (!sep)
         *b = *a;
@@ -94,44 +94,43 @@ static bool apply(const CliOpt *opt, const char *value, void *base, char *err, s
     int64_t number, second;
     switch (opt->kind) {
     case CLI_I64:
-        if (!tcc_cli_parse_i64(opt->name, value, opt->min, SIZE_MAX_VALUE, &number, err, n))
+        if (!cli_parse_i64(opt->name, value, opt->min, SIZE_MAX_VALUE, &number, err, n))
             return false;
-        *(int64_t *)tcc_cli_field(base, opt->offset) = number;
+        *(int64_t *)cli_field(base, opt->offset) = number;
         return true;
     case CLI_INT:
-        if (!tcc_cli_parse_i64(opt->name, value, opt->min, COUNT_MAX_VALUE, &number, err, n))
+        if (!cli_parse_i64(opt->name, value, opt->min, COUNT_MAX_VALUE, &number, err, n))
             return false;
-        *(int *)tcc_cli_field(base, opt->offset) = (int)number;
+        *(int *)cli_field(base, opt->offset) = (int)number;
         return true;
     case CLI_I64_PAIR:
         if (!parse_pair(opt, value, SIZE_MAX_VALUE, &number, &second, err, n))
             return false;
-        *(int64_t *)tcc_cli_field(base, opt->offset) = number;
-        *(int64_t *)tcc_cli_field(base, opt->offset2) = second;
+        *(int64_t *)cli_field(base, opt->offset) = number;
+        *(int64_t *)cli_field(base, opt->offset2) = second;
         return true;
     case CLI_INT_PAIR:
         if (!parse_pair(opt, value, COUNT_MAX_VALUE, &number, &second, err, n))
             return false;
-        *(int *)tcc_cli_field(base, opt->offset) = (int)number;
-        *(int *)tcc_cli_field(base, opt->offset2) = (int)second;
+        *(int *)cli_field(base, opt->offset) = (int)number;
+        *(int *)cli_field(base, opt->offset2) = (int)second;
         return true;
     case CLI_DOUBLE:
-        return tcc_cli_parse_double(opt->name, value, (double *)tcc_cli_field(base, opt->offset),
-                                    err, n);
+        return cli_parse_double(opt->name, value, (double *)cli_field(base, opt->offset), err, n);
     case CLI_FLAG:
-        *(bool *)tcc_cli_field(base, opt->offset) = true;
+        *(bool *)cli_field(base, opt->offset) = true;
         return true;
     case CLI_STRING:
         if (!*value)
-            return tcc_cli_fail(err, n, "%s: expected a value", opt->name);
-        *(const char **)tcc_cli_field(base, opt->offset) = value;
+            return cli_fail(err, n, "%s: expected a value", opt->name);
+        *(const char **)cli_field(base, opt->offset) = value;
         return true;
     case CLI_CUSTOM:
         return opt->custom(opt, value, base, err, n);
     case CLI_HEADING:
         break;
     }
-    return tcc_cli_fail(err, n, "%s: internal error", opt->name);
+    return cli_fail(err, n, "%s: internal error", opt->name);
 }
 
 /* The row named name[0..len) and the base of its table, or NULL. */
@@ -168,19 +167,19 @@ static int parse_one(int argc, char **argv, int i, const CliTable *tables, int n
     const CliOpt *opt = find_option(tables, ntable, word, len, &base);
     if (!opt) {
         if (word[0] == '-')
-            tcc_cli_fail(err, n, "unknown option '%.*s' (see --help)", (int)len, word);
+            cli_fail(err, n, "unknown option '%.*s' (see --help)", (int)len, word);
         else
-            tcc_cli_fail(err, n, "unexpected argument '%s' (see --help)", word);
+            cli_fail(err, n, "unexpected argument '%s' (see --help)", word);
         return -1;
     }
     if (opt->kind == CLI_FLAG) {
         if (value) {
-            tcc_cli_fail(err, n, "%s: takes no value", opt->name);
+            cli_fail(err, n, "%s: takes no value", opt->name);
             return -1;
         }
     } else if (!value) {
         if (i + 1 >= argc) {
-            tcc_cli_fail(err, n, "%s: missing value", opt->name);
+            cli_fail(err, n, "%s: missing value", opt->name);
             return -1;
         }
         value = argv[++i];
@@ -188,7 +187,7 @@ static int parse_one(int argc, char **argv, int i, const CliTable *tables, int n
     return apply(opt, value, base, err, n) ? i : -1;
 }
 
-bool tcc_cli_parse(int argc, char **argv, const CliTable *tables, int ntable, char *err, size_t n)
+bool cli_parse(int argc, char **argv, const CliTable *tables, int ntable, char *err, size_t n)
 {
     err[0] = '\0';
     for (int i = 1; i < argc; i++) {
@@ -199,7 +198,7 @@ bool tcc_cli_parse(int argc, char **argv, const CliTable *tables, int ntable, ch
     return true;
 }
 
-void tcc_cli_print_options(FILE *out, const CliTable *tables, int ntable)
+void cli_print_options(FILE *out, const CliTable *tables, int ntable)
 {
     for (int t = 0; t < ntable; t++) {
         for (size_t i = 0; i < tables[t].count; i++) {

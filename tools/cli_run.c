@@ -36,34 +36,34 @@ static int report_check(const CliCommon *c, const tcc_check_result *result, int6
                result->max_error, result->tolerance, result->normwise_error,
                (long long)result->compared, (long long)result->unwritten);
         if (result->unwritten == 0 && !(result->max_error <= result->tolerance)) {
-            tcc_cli_error("check failed: max relative error %.3g exceeds the tolerance %g",
-                          result->max_error, result->tolerance);
+            cli_error("check failed: max relative error %.3g exceeds the tolerance %g",
+                      result->max_error, result->tolerance);
             return 1;
         }
     }
     if (result->unwritten > 0) {
-        tcc_cli_error("check failed: %lld of %lld outputs not written",
-                      (long long)result->unwritten, (long long)outputs);
+        cli_error("check failed: %lld of %lld outputs not written", (long long)result->unwritten,
+                  (long long)outputs);
         return 1;
     }
     return 0;
 }
 
-int tcc_cli_run(const CliSession *s, const CliCommon *c, const CliRunTarget *target)
+int cli_run(const CliSession *s, const CliCommon *c, const CliRunTarget *target)
 {
     printf("seed: %llu\n", (unsigned long long)c->seed);
     print_launch(s);
     fflush(stdout); /* out before the run, which may die */
     tcc_check_options options = {
         .seed = c->seed,
-        .samples = tcc_cli_samples(c, target->outputs),
+        .samples = cli_samples(c, target->outputs),
         .threads = c->threads, /* 0: the library takes every processor */
         .warmup = c->warmup,
         .runs = c->runs,
     };
     tcc_check_result result;
     if (target->check(s->device, s->kernel, target->desc, &options, &result) != TCC_OK)
-        return tcc_cli_library_error(s);
+        return cli_library_error(s);
     int rc = report_check(c, &result, target->outputs);
     print_time(c, target, &result);
     return rc;

@@ -13,11 +13,11 @@
 #define TCC_VERSION "0.1.0-dev"
 #endif
 
-void tcc_cli_error(const char *format, ...)
+void cli_error(const char *format, ...)
 {
     va_list args;
     va_start(args, format);
-    fprintf(stderr, "%s: error: ", tcc_cli_program);
+    fprintf(stderr, "%s: error: ", cli_program);
     vfprintf(stderr, format, args);
     fputc('\n', stderr);
     va_end(args);
@@ -33,14 +33,14 @@ static bool is_known_pass(const char *name)
     return false;
 }
 
-int tcc_cli_early_exit(const CliCommon *c, void (*usage)(FILE *out))
+int cli_early_exit(const CliCommon *c, void (*usage)(FILE *out))
 {
     if (c->help) {
         usage(stdout);
         return 0;
     }
     if (c->version) {
-        printf("%s %s\n", tcc_cli_program, TCC_VERSION);
+        printf("%s %s\n", cli_program, TCC_VERSION);
         return 0;
     }
     if (c->list_passes) {
@@ -49,15 +49,15 @@ int tcc_cli_early_exit(const CliCommon *c, void (*usage)(FILE *out))
         return 0;
     }
     if (c->print_after && !is_known_pass(c->print_after)) {
-        tcc_cli_error("--print-after: unknown pass '%s' (see --list-passes)", c->print_after);
+        cli_error("--print-after: unknown pass '%s' (see --list-passes)", c->print_after);
         return 1;
     }
     return -1;
 }
 
-int tcc_cli_library_error(const CliSession *s)
+int cli_library_error(const CliSession *s)
 {
-    tcc_cli_error("%s", tcc_last_error(s->ctx));
+    cli_error("%s", tcc_last_error(s->ctx));
     return 1;
 }
 
@@ -82,15 +82,15 @@ static int device_arch(const CliSession *s, tcc_arch *arch)
             return 0;
         }
     }
-    tcc_cli_error("%s is sm_%d; tcc needs sm_70 or newer (tensor cores)",
-                  tcc_device_name(s->device), have);
+    cli_error("%s is sm_%d; tcc needs sm_70 or newer (tensor cores)", tcc_device_name(s->device),
+              have);
     return 1;
 }
 
-int tcc_cli_session_open(CliSession *s, const CliCommon *c)
+int cli_session_open(CliSession *s, const CliCommon *c)
 {
     if (tcc_context_create(&s->ctx) != TCC_OK) {
-        tcc_cli_error("out of memory creating a context");
+        cli_error("out of memory creating a context");
         return 1;
     }
     tcc_build_options_init(&s->build);
@@ -98,17 +98,17 @@ int tcc_cli_session_open(CliSession *s, const CliCommon *c)
     s->build.print_callback = print_after;
     /* The arch: --arch, else the device's with --run, else the default. */
     if (c->arch_name && tcc_arch_parse(s->ctx, c->arch_name, &s->build.arch) != TCC_OK) {
-        tcc_cli_error("--arch: %s", tcc_last_error(s->ctx));
+        cli_error("--arch: %s", tcc_last_error(s->ctx));
         return 1;
     }
     if (c->run && tcc_device_open(s->ctx, 0, &s->device) != TCC_OK)
-        return tcc_cli_library_error(s);
+        return cli_library_error(s);
     if (c->run && !c->arch_name)
         return device_arch(s, &s->build.arch);
     return 0;
 }
 
-void tcc_cli_session_close(CliSession *s)
+void cli_session_close(CliSession *s)
 {
     tcc_kernel_destroy(s->kernel);
     tcc_func_destroy(s->func);
@@ -130,24 +130,24 @@ static const char *emitted_text(const tcc_kernel *kernel, CliEmit emit)
     return NULL;
 }
 
-int tcc_cli_emit(const CliSession *s, const CliCommon *c)
+int cli_emit(const CliSession *s, const CliCommon *c)
 {
     const char *text = emitted_text(s->kernel, c->emit);
     if (!text) {
-        tcc_cli_error("the kernel has no text of the requested kind");
+        cli_error("the kernel has no text of the requested kind");
         return 1;
     }
     bool to_stdout = !c->output_path || strcmp(c->output_path, "-") == 0;
     const char *path = to_stdout ? "<stdout>" : c->output_path;
     FILE *out = to_stdout ? stdout : fopen(path, "w");
     if (!out) {
-        tcc_cli_error("-o: cannot open '%s': %s", path, strerror(errno));
+        cli_error("-o: cannot open '%s': %s", path, strerror(errno));
         return 1;
     }
     bool ok = fputs(text, out) >= 0;
     ok = (to_stdout ? fflush(out) == 0 : fclose(out) == 0) && ok;
     if (!ok) {
-        tcc_cli_error("cannot write '%s': %s", path, strerror(errno));
+        cli_error("cannot write '%s': %s", path, strerror(errno));
         return 1;
     }
     return 0;
@@ -170,12 +170,12 @@ static void print_count(const char *name, int value)
         fprintf(stderr, " %s=auto", name);
 }
 
-void tcc_cli_print_gemm_schedule(const CliCommon *c, const tcc_gemm_schedule *chosen)
+void cli_print_gemm_schedule(const CliCommon *c, const tcc_gemm_schedule *chosen)
 {
     /* Without knobs the schedule is the library's default, every field known. With some,
      * the library completes the others for the knobs given, which this cannot see: they
      * print as "auto". */
-    const tcc_gemm_schedule *s = tcc_cli_gemm_knobs_given(c) ? &c->schedule : chosen;
+    const tcc_gemm_schedule *s = cli_gemm_knobs_given(c) ? &c->schedule : chosen;
     fputs("schedule: implicit GEMM:", stderr);
     if (s->mma_m)
         fprintf(stderr, " mma=m%dn%dk%d", s->mma_m, s->mma_n, s->mma_k);

@@ -24,7 +24,7 @@ static const ConvLayer layers[] = {
 
 #define NLAYER (sizeof layers / sizeof layers[0])
 
-const ConvLayer *tcc_conv_find_layer(const char *name)
+const ConvLayer *conv_find_layer(const char *name)
 {
     for (size_t i = 0; i < NLAYER; i++)
         if (strcmp(layers[i].name, name) == 0)
@@ -32,7 +32,7 @@ const ConvLayer *tcc_conv_find_layer(const char *name)
     return NULL;
 }
 
-void tcc_conv_list_layers(FILE *out)
+void conv_list_layers(FILE *out)
 {
     for (size_t i = 0; i < NLAYER; i++) {
         const ConvLayer *l = &layers[i];

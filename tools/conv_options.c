@@ -20,18 +20,17 @@ static bool set_pad(const CliOpt *opt, const char *value, void *base, char *err,
         size_t len = comma ? (size_t)(comma - start) : strlen(start);
         char number[32];
         if (count == 4 || len >= sizeof number)
-            return tcc_cli_fail(err, n, "%s: expected P, PH,PW or T,B,L,R, got '%s'", opt->name,
-                                value);
+            return cli_fail(err, n, "%s: expected P, PH,PW or T,B,L,R, got '%s'", opt->name, value);
         memcpy(number, start, len);
         number[len] = '\0';
-        if (!tcc_cli_parse_i64(opt->name, number, 0, INT32_MAX, &pads[count++], err, n))
+        if (!cli_parse_i64(opt->name, number, 0, INT32_MAX, &pads[count++], err, n))
             return false;
         if (!comma)
             break;
         start = comma + 1;
     }
     if (count == 3)
-        return tcc_cli_fail(err, n, "%s: expected P, PH,PW or T,B,L,R, got '%s'", opt->name, value);
+        return cli_fail(err, n, "%s: expected P, PH,PW or T,B,L,R, got '%s'", opt->name, value);
     if (count == 1)
         pads[1] = pads[2] = pads[3] = pads[0];
     if (count == 2) /* PH,PW: top and bottom PH, left and right PW */
@@ -50,8 +49,8 @@ static bool set_layout(const CliOpt *opt, const char *value, void *base, char *e
     else if (strcmp(value, "nhwcnc") == 0)
         o->desc.layout = TCC_LAYOUT_NHWCNC;
     else
-        return tcc_cli_fail(err, n, "%s: unknown layout '%s' (expected nhwc, nchw or nhwcnc)",
-                            opt->name, value);
+        return cli_fail(err, n, "%s: unknown layout '%s' (expected nhwc, nchw or nhwcnc)",
+                        opt->name, value);
     o->layout_given = true;
     return true;
 }
@@ -66,9 +65,8 @@ static bool set_filter_layout(const CliOpt *opt, const char *value, void *base, 
     else if (strcmp(value, "blocked") == 0)
         o->desc.filter_layout = TCC_FILTER_BLOCKED;
     else
-        return tcc_cli_fail(err, n,
-                            "%s: unknown filter layout '%s' (expected krsc, kcrs or blocked)",
-                            opt->name, value);
+        return cli_fail(err, n, "%s: unknown filter layout '%s' (expected krsc, kcrs or blocked)",
+                        opt->name, value);
     o->filter_layout_given = true;
     return true;
 }
@@ -112,7 +110,7 @@ static const CliOpt layout_rows[] = {
 
 static const CliOpt schedule_rows[] = {
     CLI_HEADING_ROW("schedule"),
-    CUSTOM("--schedule", common.schedule_kind, tcc_cli_set_schedule_kind,
+    CUSTOM("--schedule", common.schedule_kind, cli_set_schedule_kind,
            "auto|tutorial|default: TVM's tutorial schedule where it applies, else the "
            "implicit GEMM (auto)"),
     I64("--block-row-warps", tiles.block_row_warps, 1, "N: tutorial: warps of a block along rows"),
@@ -134,13 +132,13 @@ static void conv_tables(ConvOptions *o, CliTable tables[NTABLE])
     CliCommon *c = &o->common;
     tables[0] = ROWS(shape_rows, o);
     tables[1] = ROWS(layout_rows, o);
-    tables[2] = tcc_cli_common_table(CLI_GROUP_TYPES, c);
-    tables[3] = tcc_cli_common_table(CLI_GROUP_EPILOGUE, c);
+    tables[2] = cli_common_table(CLI_GROUP_TYPES, c);
+    tables[3] = cli_common_table(CLI_GROUP_EPILOGUE, c);
     tables[4] = ROWS(schedule_rows, o);
-    tables[5] = tcc_cli_common_table(CLI_GROUP_SCHEDULE, c);
-    tables[6] = tcc_cli_common_table(CLI_GROUP_OUTPUT, c);
-    tables[7] = tcc_cli_common_table(CLI_GROUP_RUN, c);
-    tables[8] = tcc_cli_common_table(CLI_GROUP_GENERAL, c);
+    tables[5] = cli_common_table(CLI_GROUP_SCHEDULE, c);
+    tables[6] = cli_common_table(CLI_GROUP_OUTPUT, c);
+    tables[7] = cli_common_table(CLI_GROUP_RUN, c);
+    tables[8] = cli_common_table(CLI_GROUP_GENERAL, c);
 }
 
 /* ---- parsing and resolving -------------------------------------------------------------- */
@@ -158,10 +156,10 @@ static void shape_fields(tcc_conv2d_desc *d, int64_t *fields[NSHAPE])
     memcpy(fields, all, sizeof all);
 }
 
-bool tcc_conv_parse(int argc, char **argv, ConvOptions *o, char *error, size_t error_size)
+bool conv_parse(int argc, char **argv, ConvOptions *o, char *error, size_t error_size)
 {
     memset(o, 0, sizeof *o);
-    tcc_cli_common_defaults(&o->common);
+    cli_common_defaults(&o->common);
     tcc_conv2d_desc_init(&o->desc);
     int64_t *fields[NSHAPE];
     shape_fields(&o->desc, fields);
@@ -169,7 +167,7 @@ bool tcc_conv_parse(int argc, char **argv, ConvOptions *o, char *error, size_t e
         *fields[i] = CONV_UNSET;
     CliTable tables[NTABLE];
     conv_tables(o, tables);
-    return tcc_cli_parse(argc, argv, tables, NTABLE, error, error_size);
+    return cli_parse(argc, argv, tables, NTABLE, error, error_size);
 }
 
 /* The shape defaults: the layer's, or the seed's. */
@@ -243,17 +241,17 @@ static void resolve_tiles(ConvOptions *o)
     }
 }
 
-bool tcc_conv_resolve(ConvOptions *o, char *error, size_t error_size)
+bool conv_resolve(ConvOptions *o, char *error, size_t error_size)
 {
     const ConvLayer *layer = NULL;
-    if (o->layer && !(layer = tcc_conv_find_layer(o->layer)))
-        return tcc_cli_fail(error, error_size, "--layer: unknown layer '%s' (see --list-layers)",
-                            o->layer);
+    if (o->layer && !(layer = conv_find_layer(o->layer)))
+        return cli_fail(error, error_size, "--layer: unknown layer '%s' (see --list-layers)",
+                        o->layer);
     tcc_conv2d_desc shape;
     default_shape(layer, &shape);
     bool shape_given = fill_shape(&o->desc, &shape) || layer;
     resolve_layouts(o, shape_given);
-    tcc_cli_resolve(&o->common);
+    cli_resolve(&o->common);
     o->desc.input_type = o->common.input_type;
     o->desc.accumulate_type = o->common.accumulate_type;
     o->desc.output_type = o->common.output_type;
@@ -262,7 +260,7 @@ bool tcc_conv_resolve(ConvOptions *o, char *error, size_t error_size)
     return true;
 }
 
-void tcc_conv_usage(FILE *out)
+void conv_usage(FILE *out)
 {
     ConvOptions o;
     memset(&o, 0, sizeof o);
@@ -280,6 +278,6 @@ void tcc_conv_usage(FILE *out)
           "\n"
           "options (VALUE as --name=VALUE or --name VALUE):\n",
           out);
-    tcc_cli_print_options(out, tables, NTABLE);
+    cli_print_options(out, tables, NTABLE);
     fputs("\nexit status: 0 on success, 1 on any error or a failed check.\n", out);
 }

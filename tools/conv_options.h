@@ -10,12 +10,12 @@
 
 typedef struct ConvOptions {
     CliCommon common;
-    /* The convolution. Shape fields hold CONV_UNSET until given; tcc_conv_resolve takes
+    /* The convolution. Shape fields hold CONV_UNSET until given; conv_resolve takes
      * the rest from --layer or the seed, and the types and epilogue from `common`. */
     tcc_conv2d_desc desc;
     bool layout_given, filter_layout_given;
     tcc_conv2d_tutorial_params tiles; /* zero until given; --schedule tutorial's tiles */
-    bool tiles_given;                 /* set by tcc_conv_resolve */
+    bool tiles_given;                 /* set by conv_resolve */
     const char *layer;
     bool list_layers;
 } ConvOptions;
@@ -24,13 +24,13 @@ typedef struct ConvOptions {
 
 /* Parses argv into options (defaults first). On a bad argument, writes a one-line
  * message naming the option into `error` and returns false. */
-bool tcc_conv_parse(int argc, char **argv, ConvOptions *options, char *error, size_t error_size);
+bool conv_parse(int argc, char **argv, ConvOptions *options, char *error, size_t error_size);
 /* After parsing: the layer, the shape defaults, the layouts, types, epilogue and tiles.
  * Without any shape or layout option (or --layer), the convolution is the tutorial's in its
  * NHWCnc layout; with one, NHWC unless --layout says otherwise, and the filter layout that
  * goes with the layout. Returns false with a message (an unknown layer). */
-bool tcc_conv_resolve(ConvOptions *options, char *error, size_t error_size);
-void tcc_conv_usage(FILE *out);
+bool conv_resolve(ConvOptions *options, char *error, size_t error_size);
+void conv_usage(FILE *out);
 
 /* ---- the named layers of ../shared/layers.csv (conv_layers.c) --------------------------- */
 
@@ -41,8 +41,8 @@ typedef struct ConvLayer {
 } ConvLayer;
 
 /* The layer called `name`, or NULL. */
-const ConvLayer *tcc_conv_find_layer(const char *name);
+const ConvLayer *conv_find_layer(const char *name);
 /* One line a layer: its name and shape. */
-void tcc_conv_list_layers(FILE *out);
+void conv_list_layers(FILE *out);
 
 #endif

@@ -25,7 +25,7 @@ static const CliOpt shape_rows[] = {
 
 static const CliOpt schedule_rows[] = {
     CLI_HEADING_ROW("schedule"),
-    {"--schedule", CLI_CUSTOM, F(common.schedule_kind), 0, 0, 0, tcc_cli_set_schedule_kind,
+    {"--schedule", CLI_CUSTOM, F(common.schedule_kind), 0, 0, 0, cli_set_schedule_kind,
      "auto|default: the implicit-GEMM schedule (the tutorial's is tcc-conv's only)"},
 };
 /* clang-format on */
@@ -38,36 +38,36 @@ static void matmul_tables(MatmulOptions *o, CliTable tables[NTABLE])
 {
     CliCommon *c = &o->common;
     tables[0] = ROWS(shape_rows, o);
-    tables[1] = tcc_cli_common_table(CLI_GROUP_TYPES, c);
-    tables[2] = tcc_cli_common_table(CLI_GROUP_EPILOGUE, c);
+    tables[1] = cli_common_table(CLI_GROUP_TYPES, c);
+    tables[2] = cli_common_table(CLI_GROUP_EPILOGUE, c);
     tables[3] = ROWS(schedule_rows, o);
-    tables[4] = tcc_cli_common_table(CLI_GROUP_SCHEDULE, c);
-    tables[5] = tcc_cli_common_table(CLI_GROUP_OUTPUT, c);
-    tables[6] = tcc_cli_common_table(CLI_GROUP_RUN, c);
-    tables[7] = tcc_cli_common_table(CLI_GROUP_GENERAL, c);
+    tables[4] = cli_common_table(CLI_GROUP_SCHEDULE, c);
+    tables[5] = cli_common_table(CLI_GROUP_OUTPUT, c);
+    tables[6] = cli_common_table(CLI_GROUP_RUN, c);
+    tables[7] = cli_common_table(CLI_GROUP_GENERAL, c);
 }
 
-bool tcc_matmul_parse(int argc, char **argv, MatmulOptions *o, char *error, size_t error_size)
+bool matmul_parse(int argc, char **argv, MatmulOptions *o, char *error, size_t error_size)
 {
     memset(o, 0, sizeof *o);
-    tcc_cli_common_defaults(&o->common);
+    cli_common_defaults(&o->common);
     tcc_matmul_desc_init(&o->desc);
     o->desc.m = o->desc.n = o->desc.k = DEFAULT_SIZE;
     CliTable tables[NTABLE];
     matmul_tables(o, tables);
-    return tcc_cli_parse(argc, argv, tables, NTABLE, error, error_size);
+    return cli_parse(argc, argv, tables, NTABLE, error, error_size);
 }
 
-void tcc_matmul_resolve(MatmulOptions *o)
+void matmul_resolve(MatmulOptions *o)
 {
-    tcc_cli_resolve(&o->common);
+    cli_resolve(&o->common);
     o->desc.input_type = o->common.input_type;
     o->desc.accumulate_type = o->common.accumulate_type;
     o->desc.output_type = o->common.output_type;
     o->desc.epilogue = o->common.epilogue;
 }
 
-void tcc_matmul_usage(FILE *out)
+void matmul_usage(FILE *out)
 {
     MatmulOptions o;
     memset(&o, 0, sizeof o);
@@ -83,6 +83,6 @@ void tcc_matmul_usage(FILE *out)
           "\n"
           "options (VALUE as --name=VALUE or --name VALUE):\n",
           out);
-    tcc_cli_print_options(out, tables, NTABLE);
+    cli_print_options(out, tables, NTABLE);
     fputs("\nexit status: 0 on success, 1 on any error or a failed check.\n", out);
 }

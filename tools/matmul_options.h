@@ -9,15 +9,14 @@
 
 typedef struct MatmulOptions {
     CliCommon common;
-    tcc_matmul_desc desc; /* types and epilogue from `common` after tcc_matmul_resolve */
+    tcc_matmul_desc desc; /* types and epilogue from `common` after matmul_resolve */
 } MatmulOptions;
 
 /* Parses argv into options (defaults first: a 1024 x 1024 x 1024 product). On a bad
  * argument, writes a one-line message naming the option into `error` and returns false. */
-bool tcc_matmul_parse(int argc, char **argv, MatmulOptions *options, char *error,
-                      size_t error_size);
+bool matmul_parse(int argc, char **argv, MatmulOptions *options, char *error, size_t error_size);
 /* After parsing: the types, the epilogue and the seed. */
-void tcc_matmul_resolve(MatmulOptions *options);
-void tcc_matmul_usage(FILE *out);
+void matmul_resolve(MatmulOptions *options);
+void matmul_usage(FILE *out);
 
 #endif

@@ -11,7 +11,7 @@
  */
 #include "conv_options.h"
 
-const char tcc_cli_program[] = "tcc-conv";
+const char cli_program[] = "tcc-conv";
 
 static tcc_status check_conv(tcc_device *device, const tcc_kernel *kernel, const void *desc,
                              const tcc_check_options *options, tcc_check_result *result)
@@ -51,11 +51,11 @@ static int build_default(CliSession *s, const ConvOptions *o)
     if (o->common.verbose) {
         tcc_gemm_schedule chosen;
         if (tcc_conv2d_default_schedule(s->ctx, &o->desc, s->build.arch, &chosen) != TCC_OK)
-            return tcc_cli_library_error(s);
-        tcc_cli_print_gemm_schedule(&o->common, &chosen);
+            return cli_library_error(s);
+        cli_print_gemm_schedule(&o->common, &chosen);
     }
     if (tcc_conv2d_compile(s->ctx, &o->desc, &o->common.schedule, &s->build, &s->kernel) != TCC_OK)
-        return tcc_cli_library_error(s);
+        return cli_library_error(s);
     return 0;
 }
 
@@ -63,18 +63,18 @@ static int build_default(CliSession *s, const ConvOptions *o)
  * schedule, implicit-GEMM knobs for the default one. Returns -1 after an error. */
 static int schedule_kind(const ConvOptions *o)
 {
-    bool knobs = tcc_cli_gemm_knobs_given(&o->common);
+    bool knobs = cli_gemm_knobs_given(&o->common);
     CliScheduleKind kind = o->common.schedule_kind;
     if (kind == CLI_SCHEDULE_AUTO && (knobs || o->tiles_given))
         kind = o->tiles_given ? CLI_SCHEDULE_TUTORIAL : CLI_SCHEDULE_DEFAULT;
     if (kind == CLI_SCHEDULE_TUTORIAL && knobs) {
-        tcc_cli_error("--mma, --block-warps, --warp-tiles, --passes, --fused-passes, --policy and "
-                      "--block-order tune the implicit-GEMM schedule, not the tutorial's");
+        cli_error("--mma, --block-warps, --warp-tiles, --passes, --fused-passes, --policy and "
+                  "--block-order tune the implicit-GEMM schedule, not the tutorial's");
         return -1;
     }
     if (kind == CLI_SCHEDULE_DEFAULT && o->tiles_given) {
-        tcc_cli_error("--block-row-warps, --block-col-warps, --warp-row-tiles, --warp-col-tiles "
-                      "and --chunk tune the tutorial's schedule, not the implicit GEMM's");
+        cli_error("--block-row-warps, --block-col-warps, --warp-row-tiles, --warp-col-tiles "
+                  "and --chunk tune the tutorial's schedule, not the implicit GEMM's");
         return -1;
     }
     return (int)kind;
@@ -96,7 +96,7 @@ static int compile(CliSession *s, const ConvOptions *o)
         if (build_tutorial(s, o, &inapplicable) == TCC_OK)
             return 0;
         if (kind == CLI_SCHEDULE_TUTORIAL || !inapplicable)
-            return tcc_cli_library_error(s);
+            return cli_library_error(s);
         /* auto: the convolution is not one the tutorial's schedule takes. */
         if (o->common.verbose)
             fprintf(stderr, "schedule: not the tutorial's: %s\n", tcc_last_error(s->ctx));
@@ -109,39 +109,39 @@ static int compile(CliSession *s, const ConvOptions *o)
 static int compile_and_run(CliSession *s, const ConvOptions *o)
 {
     const CliCommon *c = &o->common;
-    if (tcc_cli_session_open(s, c) != 0 || compile(s, o) != 0)
+    if (cli_session_open(s, c) != 0 || compile(s, o) != 0)
         return 1;
     /* With --run the results are the output; the kernel's text only when asked for. */
-    if ((!c->run || c->emit_given) && tcc_cli_emit(s, c) != 0)
+    if ((!c->run || c->emit_given) && cli_emit(s, c) != 0)
         return 1;
     if (!c->run)
         return 0;
     CliRunTarget target = {check_conv, &o->desc, tcc_conv2d_flops(&o->desc),
                            tcc_conv2d_output_elements(&o->desc)};
-    return tcc_cli_run(s, c, &target);
+    return cli_run(s, c, &target);
 }
 
 int main(int argc, char **argv)
 {
     ConvOptions options;
     char error[512];
-    if (!tcc_conv_parse(argc, argv, &options, error, sizeof error)) {
-        tcc_cli_error("%s", error);
+    if (!conv_parse(argc, argv, &options, error, sizeof error)) {
+        cli_error("%s", error);
         return 1;
     }
-    int rc = tcc_cli_early_exit(&options.common, tcc_conv_usage);
+    int rc = cli_early_exit(&options.common, conv_usage);
     if (rc >= 0)
         return rc;
     if (options.list_layers) {
-        tcc_conv_list_layers(stdout);
+        conv_list_layers(stdout);
         return 0;
     }
-    if (!tcc_conv_resolve(&options, error, sizeof error)) {
-        tcc_cli_error("%s", error);
+    if (!conv_resolve(&options, error, sizeof error)) {
+        cli_error("%s", error);
         return 1;
     }
     CliSession session = {0};
     rc = compile_and_run(&session, &options);
-    tcc_cli_session_close(&session);
+    cli_session_close(&session);
     return rc;
 }

@@ -9,7 +9,7 @@
  */
 #include "matmul_options.h"
 
-const char tcc_cli_program[] = "tcc-matmul";
+const char cli_program[] = "tcc-matmul";
 
 static tcc_status check_matmul(tcc_device *device, const tcc_kernel *kernel, const void *desc,
                                const tcc_check_options *options, tcc_check_result *result)
@@ -20,50 +20,50 @@ static tcc_status check_matmul(tcc_device *device, const tcc_kernel *kernel, con
 static int compile(CliSession *s, const MatmulOptions *o)
 {
     if (o->common.schedule_kind == CLI_SCHEDULE_TUTORIAL) {
-        tcc_cli_error("--schedule: the tutorial's schedule is a convolution's (use tcc-conv); "
-                      "tcc-matmul has auto and default");
+        cli_error("--schedule: the tutorial's schedule is a convolution's (use tcc-conv); "
+                  "tcc-matmul has auto and default");
         return 1;
     }
     if (o->common.verbose) {
         tcc_gemm_schedule chosen;
         if (tcc_matmul_default_schedule(s->ctx, &o->desc, s->build.arch, &chosen) != TCC_OK)
-            return tcc_cli_library_error(s);
-        tcc_cli_print_gemm_schedule(&o->common, &chosen);
+            return cli_library_error(s);
+        cli_print_gemm_schedule(&o->common, &chosen);
     }
     if (tcc_matmul_compile(s->ctx, &o->desc, &o->common.schedule, &s->build, &s->kernel) != TCC_OK)
-        return tcc_cli_library_error(s);
+        return cli_library_error(s);
     return 0;
 }
 
 static int compile_and_run(CliSession *s, const MatmulOptions *o)
 {
     const CliCommon *c = &o->common;
-    if (tcc_cli_session_open(s, c) != 0 || compile(s, o) != 0)
+    if (cli_session_open(s, c) != 0 || compile(s, o) != 0)
         return 1;
     /* With --run the results are the output; the kernel's text only when asked for. */
-    if ((!c->run || c->emit_given) && tcc_cli_emit(s, c) != 0)
+    if ((!c->run || c->emit_given) && cli_emit(s, c) != 0)
         return 1;
     if (!c->run)
         return 0;
     const tcc_matmul_desc *d = &o->desc;
     CliRunTarget target = {check_matmul, d, tcc_matmul_flops(d), d->batch * d->m * d->n};
-    return tcc_cli_run(s, c, &target);
+    return cli_run(s, c, &target);
 }
 
 int main(int argc, char **argv)
 {
     MatmulOptions options;
     char error[512];
-    if (!tcc_matmul_parse(argc, argv, &options, error, sizeof error)) {
-        tcc_cli_error("%s", error);
+    if (!matmul_parse(argc, argv, &options, error, sizeof error)) {
+        cli_error("%s", error);
         return 1;
     }
-    int rc = tcc_cli_early_exit(&options.common, tcc_matmul_usage);
+    int rc = cli_early_exit(&options.common, matmul_usage);
     if (rc >= 0)
         return rc;
-    tcc_matmul_resolve(&options);
+    matmul_resolve(&options);
     CliSession session = {0};
     rc = compile_and_run(&session, &options);
-    tcc_cli_session_close(&session);
+    cli_session_close(&session);
     return rc;
 }

@@ -98,8 +98,8 @@ tcc_tensor *tcc_compute(tcc_func *func, const char *name, int ndim, const int64_
 typedef void (*tcc_index_fn)(tcc_func *func, tcc_expr *const *axes, tcc_expr **target_index,
                              void *user);
 tcc_tensor *tcc_compute_into(tcc_func *func, const char *name, int ndim, const int64_t *shape,
-                             const char *const *axis_names, tcc_compute_fn body,
-                             tcc_tensor *target, tcc_index_fn target_index, void *user);
+                             const char *const *axis_names, tcc_compute_fn body, tcc_tensor *target,
+                             tcc_index_fn target_index, void *user);
 
 tcc_expr *tcc_int(tcc_func *func, int64_t value);
 tcc_expr *tcc_float(tcc_func *func, double value, tcc_dtype type);
@@ -146,10 +146,10 @@ typedef enum tcc_thread_tag {
 
 /* The tensor-core operations tensorize can map a loop nest onto. */
 typedef enum tcc_intrinsic {
-    TCC_WMMA_LOAD_A,  /* shared -> wmma.matrix_a, a copy of an m x k tile */
-    TCC_WMMA_LOAD_B,  /* shared -> wmma.matrix_b, a copy of a k x n tile */
-    TCC_WMMA_MMA,     /* acc += a * b over an m x n x k nest; its init becomes fill_fragment */
-    TCC_WMMA_STORE,   /* wmma.accumulator -> global or shared, a copy of an m x n tile */
+    TCC_WMMA_LOAD_A, /* shared -> wmma.matrix_a, a copy of an m x k tile */
+    TCC_WMMA_LOAD_B, /* shared -> wmma.matrix_b, a copy of a k x n tile */
+    TCC_WMMA_MMA,    /* acc += a * b over an m x n x k nest; its init becomes fill_fragment */
+    TCC_WMMA_STORE,  /* wmma.accumulator -> global or shared, a copy of an m x n tile */
 } tcc_intrinsic;
 
 /* The schedule of a function whose outputs are `outputs`: one stage per tensor. */
@@ -254,7 +254,7 @@ typedef struct tcc_conv2d_desc {
     int64_t kernel_h, kernel_w, stride_h, stride_w;
     int64_t pad_top, pad_bottom, pad_left, pad_right;
     int64_t dilation_h, dilation_w;
-    int64_t groups; /* divides both channel counts; groups == in_channels is depthwise */
+    int64_t groups;    /* divides both channel counts; groups == in_channels is depthwise */
     tcc_layout layout; /* of the input and the output */
     tcc_filter_layout filter_layout;
     tcc_dtype input_type;      /* float16, bfloat16, float32 (as tf32), int8 */
@@ -328,16 +328,16 @@ typedef struct tcc_gemm_schedule {
 /* Kernel parameters, in order: conv2d: input, filter, [bias], [residual], output;
  * matmul: A, B, [bias], [residual], C. `schedule` may be NULL (chosen from the shape). */
 tcc_status tcc_conv2d_compile(tcc_context *ctx, const tcc_conv2d_desc *desc,
-                              const tcc_gemm_schedule *schedule,
-                              const tcc_build_options *options, tcc_kernel **out);
+                              const tcc_gemm_schedule *schedule, const tcc_build_options *options,
+                              tcc_kernel **out);
 tcc_status tcc_matmul_compile(tcc_context *ctx, const tcc_matmul_desc *desc,
-                              const tcc_gemm_schedule *schedule,
-                              const tcc_build_options *options, tcc_kernel **out);
+                              const tcc_gemm_schedule *schedule, const tcc_build_options *options,
+                              tcc_kernel **out);
 /* The schedule the compile functions choose when given none (for printing and tuning). */
-tcc_status tcc_conv2d_default_schedule(tcc_context *ctx, const tcc_conv2d_desc *desc,
-                                       tcc_arch arch, tcc_gemm_schedule *out);
-tcc_status tcc_matmul_default_schedule(tcc_context *ctx, const tcc_matmul_desc *desc,
-                                       tcc_arch arch, tcc_gemm_schedule *out);
+tcc_status tcc_conv2d_default_schedule(tcc_context *ctx, const tcc_conv2d_desc *desc, tcc_arch arch,
+                                       tcc_gemm_schedule *out);
+tcc_status tcc_matmul_default_schedule(tcc_context *ctx, const tcc_matmul_desc *desc, tcc_arch arch,
+                                       tcc_gemm_schedule *out);
 
 /* Element counts of a conv2d's tensors in its layouts (the descriptor must be valid). */
 int64_t tcc_conv2d_input_elements(const tcc_conv2d_desc *desc);
@@ -403,18 +403,20 @@ typedef struct tcc_loaded_kernel tcc_loaded_kernel;
 /* cuModuleLoadDataEx on the kernel's PTX; a rejected module's JIT log is in the error. */
 tcc_status tcc_kernel_load(tcc_device *device, const tcc_kernel *kernel, tcc_loaded_kernel **out);
 void tcc_loaded_kernel_destroy(tcc_loaded_kernel *loaded);
-tcc_status tcc_kernel_launch(tcc_loaded_kernel *loaded, int nbuffer, tcc_device_buffer *const *buffers);
+tcc_status tcc_kernel_launch(tcc_loaded_kernel *loaded, int nbuffer,
+                             tcc_device_buffer *const *buffers);
 /* Warm-up launches, then `runs` timed launches with CUDA events; the median in ms. */
-tcc_status tcc_kernel_time(tcc_loaded_kernel *loaded, int nbuffer, tcc_device_buffer *const *buffers,
-                           int warmup, int runs, double *median_ms);
+tcc_status tcc_kernel_time(tcc_loaded_kernel *loaded, int nbuffer,
+                           tcc_device_buffer *const *buffers, int warmup, int runs,
+                           double *median_ms);
 
 /* ---- checking and timing a kernel on a device (what tcc-conv --run does) ------------- */
 
 typedef struct tcc_check_options {
-    uint64_t seed;       /* of the random inputs; print it so a failure can be replayed */
-    int64_t samples;     /* outputs compared with the reference; 0 = all of them */
-    int threads;         /* of the CPU reference; 0 = all processors */
-    int warmup, runs;    /* timing: runs = 0 skips it */
+    uint64_t seed;    /* of the random inputs; print it so a failure can be replayed */
+    int64_t samples;  /* outputs compared with the reference; 0 = all of them */
+    int threads;      /* of the CPU reference; 0 = all processors */
+    int warmup, runs; /* timing: runs = 0 skips it */
 } tcc_check_options;
 
 typedef struct tcc_check_result {

@@ -12,8 +12,8 @@
  *   5. the median of `runs` timed launches.
  * Both operators share every step; a CheckProblem says what differs.
  */
-#include "support/context.h"
 #include "reference/reference.h"
+#include "support/context.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -186,7 +186,7 @@ static tcc_status random_tensor(Check *c, tcc_dtype type, int64_t count, int32_t
 {
     *out = malloc(bytes_of(type, count));
     if (!*out)
-        return tcc_fail(c->ctx, TCC_ERROR_OUT_OF_MEMORY,
+        return tci_fail(c->ctx, TCC_ERROR_OUT_OF_MEMORY,
                         "out of memory for a host tensor of %lld elements", (long long)count);
     fill_random(*out, type, count, int_range, &c->random);
     return TCC_OK;
@@ -202,14 +202,14 @@ static tcc_status make_host_tensors(Check *c)
         status = random_tensor(c, p->input_type, p->b_count, INPUT_INT_RANGE, &c->b);
     if (status == TCC_OK && e->bias)
         status = random_tensor(c, p->output_type, p->bias_count, EPILOGUE_INT_RANGE, &c->bias);
-    if (status == TCC_OK && tcc_epilogue_reads_residual(e))
+    if (status == TCC_OK && tci_epilogue_reads_residual(e))
         status =
             random_tensor(c, p->output_type, p->output_count, EPILOGUE_INT_RANGE, &c->residual);
-    if (status == TCC_OK && tcc_epilogue_reads_previous(e))
+    if (status == TCC_OK && tci_epilogue_reads_previous(e))
         status =
             random_tensor(c, p->output_type, p->output_count, EPILOGUE_INT_RANGE, &c->previous);
     if (status == TCC_OK && !(c->got = malloc(bytes_of(p->output_type, p->output_count))))
-        status = tcc_fail(c->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory for the output");
+        status = tci_fail(c->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory for the output");
     c->tensors = (tcc_reference_tensors){c->a, c->b, c->bias, c->residual, c->previous};
     return status;
 }
@@ -266,7 +266,7 @@ static bool is_poison(const Check *c, int64_t flat)
         return false;
     if (c->problem->output_type == TCC_INT32)
         return ((const int32_t *)c->got)[flat] == INT32_POISON;
-    return isnan(tcc_reference_value(c->problem->output_type, c->got, flat));
+    return isnan(tci_reference_value(c->problem->output_type, c->got, flat));
 }
 
 static int64_t count_unwritten(const Check *c)
@@ -297,7 +297,7 @@ static tcc_status choose_positions(Check *c)
     }
     c->reference = malloc(sizeof *c->reference * (size_t)c->count);
     if (!c->reference || (c->count < total && !c->positions))
-        return tcc_fail(c->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory for %lld reference outputs",
+        return tci_fail(c->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory for %lld reference outputs",
                         (long long)c->count);
     return TCC_OK;
 }
@@ -320,7 +320,7 @@ static void compare(const Check *c, tcc_check_result *result)
         sum_ref2 += scale[i] * scale[i];
         if (is_poison(c, flat))
             continue;
-        double diff = fabs(tcc_reference_value(c->problem->output_type, c->got, flat) - ref);
+        double diff = fabs(tci_reference_value(c->problem->output_type, c->got, flat) - ref);
         if (!isfinite(diff))
             diff = INFINITY;
         max_diff = fmax(max_diff, diff);
@@ -344,7 +344,7 @@ static tcc_status check_against_reference(Check *c, tcc_check_result *result)
         status = c->linear_reference
                      ? p->reference(c->ctx, p->linear_desc, &c->tensors, c->positions, c->count,
                                     threads, c->linear_reference)
-                     : tcc_fail(c->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory");
+                     : tci_fail(c->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory");
     }
     if (status != TCC_OK)
         return status;
@@ -374,10 +374,10 @@ static tcc_status check(tcc_device *device, const tcc_kernel *kernel, const Chec
 {
     tcc_context *ctx = tcc_device_context(device);
     if (!kernel || !options || !result)
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "the check needs a kernel, options and a result (got NULL)");
     if (options->warmup < 0 || options->runs < 0)
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "check options: warmup and runs must be >= 0 (got %d and %d)",
                         options->warmup, options->runs);
     *result = (tcc_check_result){

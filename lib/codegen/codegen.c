@@ -177,7 +177,7 @@ __attribute__((format(printf, 3, 4))) static bool fail(Codegen *cg, tcc_status s
     if (cg->status == TCC_OK) {
         va_list args;
         va_start(args, format);
-        cg->status = tcc_vfail(cg->ctx, status, format, args);
+        cg->status = tci_vfail(cg->ctx, status, format, args);
         va_end(args);
     }
     return false;
@@ -371,7 +371,7 @@ static void symbol_name(const char *name, char *out, size_t size)
     out[n] = '\0';
 }
 
-char *tcc_codegen_symbol(const char *name)
+char *tci_codegen_symbol(const char *name)
 {
     char buffer[256];
     symbol_name(name, buffer, sizeof buffer);
@@ -404,7 +404,7 @@ static bool note_frag(Codegen *cg, const WmmaStmt *w, const Buffer *buffer, tcc_
         return fail(cg, TCC_ERROR_INVALID_ARGUMENT,
                     "codegen: WMMA %s operand '%s' is not a %s fragment",
                     shape_name(w, shape, sizeof shape), buffer ? buffer->name : "(null)",
-                    tcc_scope_name(scope));
+                    tci_scope_name(scope));
     FragUse *use = find_frag(cg, buffer);
     if (!use) {
         if (!reserve(cg, (void **)&cg->frags, &cg->frag_cap, cg->nfrag, sizeof *cg->frags))
@@ -561,7 +561,7 @@ static bool check_launch(Codegen *cg)
     for (int i = 0; i < 6; i++)
         if (launch[i] < 1)
             return fail(cg, TCC_ERROR_SCHEDULE, "launch size %s is %lld; it must be at least 1",
-                        tcc_thread_tag_name((tcc_thread_tag)i), (long long)launch[i]);
+                        tci_thread_tag_name((tcc_thread_tag)i), (long long)launch[i]);
     int64_t threads = launch[3] * launch[4] * launch[5];
     if (threads > THREADS_LIMIT)
         return fail(cg, TCC_ERROR_SCHEDULE,
@@ -571,11 +571,11 @@ static bool check_launch(Codegen *cg)
     for (int i = 0; i < 3; i++) {
         if (launch[3 + i] > block_limit[i])
             return fail(cg, TCC_ERROR_SCHEDULE, "schedule needs %s = %lld; the limit is %lld",
-                        tcc_thread_tag_name((tcc_thread_tag)(3 + i)), (long long)launch[3 + i],
+                        tci_thread_tag_name((tcc_thread_tag)(3 + i)), (long long)launch[3 + i],
                         (long long)block_limit[i]);
         if (launch[i] > grid_limit[i])
             return fail(cg, TCC_ERROR_SCHEDULE, "schedule needs %s = %lld; the limit is %lld",
-                        tcc_thread_tag_name((tcc_thread_tag)i), (long long)launch[i],
+                        tci_thread_tag_name((tcc_thread_tag)i), (long long)launch[i],
                         (long long)grid_limit[i]);
     }
     return true;
@@ -880,7 +880,7 @@ static LLVMValueRef element_ptr(Codegen *cg, const BufferBinding *binding, LLVMV
 static unsigned vector_align(Codegen *cg, const Buffer *buffer, Expr *base)
 {
     int64_t bytes = dtype_bytes(buffer->type);
-    int64_t align = bytes * tcc_expr_known_divisor(cg->kernel->arena, base);
+    int64_t align = bytes * tci_expr_known_divisor(cg->kernel->arena, base);
     if (align > 16)
         align = 16;
     return (unsigned)(align < bytes ? bytes : align);
@@ -1058,8 +1058,8 @@ static LLVMValueRef special_register(Codegen *cg, tcc_thread_tag tag)
     if (!cg->sreg[tag]) {
         cg->sreg[tag] = call_intrinsic(cg, cg->entry_builder, names[tag], NULL, 0, NULL, 0);
         if (cg->sreg[tag])
-            LLVMSetValueName2(cg->sreg[tag], tcc_thread_tag_name(tag),
-                              strlen(tcc_thread_tag_name(tag)));
+            LLVMSetValueName2(cg->sreg[tag], tci_thread_tag_name(tag),
+                              strlen(tci_thread_tag_name(tag)));
     }
     return cg->sreg[tag];
 }
@@ -1077,10 +1077,10 @@ static bool gen_thread_loop(Codegen *cg, const Stmt *s)
     if (extent->kind == EXPR_INT && extent->int_value > launch)
         return fail(cg, TCC_ERROR_SCHEDULE,
                     "loop '%s' bound to %s has extent %lld but the launch has only %lld",
-                    s->loop.var->name, tcc_thread_tag_name(tag), (long long)extent->int_value,
+                    s->loop.var->name, tci_thread_tag_name(tag), (long long)extent->int_value,
                     (long long)launch);
     LLVMValueRef value = index;
-    if (!tcc_expr_is_int(s->loop.min, 0)) {
+    if (!tci_expr_is_int(s->loop.min, 0)) {
         LLVMValueRef min = gen_expr(cg, s->loop.min);
         if (!min)
             return false;
@@ -1335,8 +1335,7 @@ static bool load_regs(Codegen *cg, const Buffer *buffer, const Expr *index_expr,
  * as the reference and CUTLASS do. */
 static LLVMValueRef round_tf32(Codegen *cg, LLVMValueRef reg)
 {
-    LLVMValueRef value =
-        LLVMBuildBitCast(cg->builder, reg, LLVMFloatTypeInContext(cg->llctx), "");
+    LLVMValueRef value = LLVMBuildBitCast(cg->builder, reg, LLVMFloatTypeInContext(cg->llctx), "");
     return call_intrinsic(cg, cg->builder, "llvm.nvvm.f2tf32.rna", NULL, 0, &value, 1);
 }
 
@@ -1625,43 +1624,43 @@ static void codegen_free(Codegen *cg)
 /* Module -> verified -> O3 -> text and PTX. */
 static tcc_status finish_module(Codegen *cg, char **llvm_ir, char **ptx)
 {
-    tcc_status status = tcc_llvm_verify(cg->ctx, cg->module);
+    tcc_status status = tci_llvm_verify(cg->ctx, cg->module);
     if (status == TCC_OK)
-        status = tcc_llvm_optimize(cg->ctx, cg->module, cg->arch);
+        status = tci_llvm_optimize(cg->ctx, cg->module, cg->arch);
     /* O3 must leave a valid module too; a failure here is an LLVM (or tcc) bug. */
     if (status == TCC_OK)
-        status = tcc_llvm_verify(cg->ctx, cg->module);
+        status = tci_llvm_verify(cg->ctx, cg->module);
     if (status == TCC_OK)
-        status = tcc_llvm_print_module(cg->ctx, cg->module, llvm_ir);
+        status = tci_llvm_print_module(cg->ctx, cg->module, llvm_ir);
     if (status == TCC_OK)
-        status = tcc_llvm_emit_ptx(cg->ctx, cg->module, cg->arch, ptx);
+        status = tci_llvm_emit_ptx(cg->ctx, cg->module, cg->arch, ptx);
     return status;
 }
 
-tcc_status tcc_codegen(tcc_context *ctx, const Kernel *kernel, tcc_arch arch, char **llvm_ir,
+tcc_status tci_codegen(tcc_context *ctx, const Kernel *kernel, tcc_arch arch, char **llvm_ir,
                        char **ptx, int64_t *shared_bytes)
 {
     *llvm_ir = NULL;
     *ptx = NULL;
     *shared_bytes = 0;
     if (!kernel)
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "codegen: no kernel");
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "codegen: no kernel");
     Codegen cg = {.ctx = ctx, .kernel = kernel, .arch = arch, .status = TCC_OK};
     tcc_status status = TCC_OK;
     if (!analyze_kernel(&cg))
         status = cg.status;
     if (status == TCC_OK)
-        status = tcc_llvm_context(ctx, &cg.llctx);
+        status = tci_llvm_context(ctx, &cg.llctx);
     if (status == TCC_OK) {
         cg.module =
             LLVMModuleCreateWithNameInContext(kernel->name ? kernel->name : "kernel", cg.llctx);
         cg.builder = LLVMCreateBuilderInContext(cg.llctx);
         cg.entry_builder = LLVMCreateBuilderInContext(cg.llctx);
-        status = tcc_llvm_prepare_module(ctx, cg.module, arch);
+        status = tci_llvm_prepare_module(ctx, cg.module, arch);
     }
     if (status == TCC_OK && !gen_function(&cg))
         status = cg.status != TCC_OK ? cg.status
-                                     : tcc_fail(ctx, TCC_ERROR_LLVM, "codegen failed silently");
+                                     : tci_fail(ctx, TCC_ERROR_LLVM, "codegen failed silently");
     if (status == TCC_OK)
         status = finish_module(&cg, llvm_ir, ptx);
     if (status == TCC_OK) {

@@ -37,13 +37,13 @@ static int arch_slot(tcc_arch arch)
     return -1;
 }
 
-const char *tcc_llvm_cpu_name(tcc_arch arch)
+const char *tci_llvm_cpu_name(tcc_arch arch)
 {
     int slot = arch_slot(arch);
     return slot < 0 ? NULL : arch_table[slot].cpu;
 }
 
-const char *tcc_llvm_ptx_feature(tcc_arch arch)
+const char *tci_llvm_ptx_feature(tcc_arch arch)
 {
     int slot = arch_slot(arch);
     return slot < 0 ? NULL : arch_table[slot].ptx;
@@ -66,19 +66,19 @@ static tcc_status get_state(tcc_context *ctx, LlvmState **out)
     if (!ctx->llvm) {
         LlvmState *state = calloc(1, sizeof *state);
         if (!state)
-            return tcc_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory creating the LLVM state");
+            return tci_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory creating the LLVM state");
         pthread_once(&nvptx_once, init_nvptx);
         state->context = LLVMContextCreate();
         ctx->llvm = state;
         /* The core library frees the state through this pointer, so it links without
          * LLVM. */
-        ctx->llvm_destroy = tcc_llvm_state_destroy;
+        ctx->llvm_destroy = tci_llvm_state_destroy;
     }
     *out = ctx->llvm;
     return TCC_OK;
 }
 
-tcc_status tcc_llvm_context(tcc_context *ctx, LLVMContextRef *out)
+tcc_status tci_llvm_context(tcc_context *ctx, LLVMContextRef *out)
 {
     LlvmState *state = NULL;
     tcc_status status = get_state(ctx, &state);
@@ -95,17 +95,17 @@ static tcc_status fail_llvm_message(tcc_context *ctx, const char *what, char *me
 {
     const char *text = message ? message : "unknown error";
     size_t len = strcspn(text, "\n");
-    tcc_status status = tcc_fail(ctx, TCC_ERROR_LLVM, "%s: %.*s", what, (int)len, text);
+    tcc_status status = tci_fail(ctx, TCC_ERROR_LLVM, "%s: %.*s", what, (int)len, text);
     if (message)
         dispose(message);
     return status;
 }
 
-tcc_status tcc_llvm_target_machine(tcc_context *ctx, tcc_arch arch, LLVMTargetMachineRef *out)
+tcc_status tci_llvm_target_machine(tcc_context *ctx, tcc_arch arch, LLVMTargetMachineRef *out)
 {
     int slot = arch_slot(arch);
     if (slot < 0)
-        return tcc_fail(ctx, TCC_ERROR_UNSUPPORTED, "no NVPTX target for arch %d", (int)arch);
+        return tci_fail(ctx, TCC_ERROR_UNSUPPORTED, "no NVPTX target for arch %d", (int)arch);
     LlvmState *state = NULL;
     tcc_status status = get_state(ctx, &state);
     if (status != TCC_OK)
@@ -122,17 +122,17 @@ tcc_status tcc_llvm_target_machine(tcc_context *ctx, tcc_arch arch, LLVMTargetMa
             target, NVPTX_TRIPLE, arch_table[slot].cpu, arch_table[slot].ptx,
             LLVMCodeGenLevelAggressive, LLVMRelocDefault, LLVMCodeModelDefault);
         if (!state->machines[slot])
-            return tcc_fail(ctx, TCC_ERROR_LLVM, "cannot create the NVPTX target machine for %s",
+            return tci_fail(ctx, TCC_ERROR_LLVM, "cannot create the NVPTX target machine for %s",
                             arch_table[slot].cpu);
     }
     *out = state->machines[slot];
     return TCC_OK;
 }
 
-tcc_status tcc_llvm_prepare_module(tcc_context *ctx, LLVMModuleRef module, tcc_arch arch)
+tcc_status tci_llvm_prepare_module(tcc_context *ctx, LLVMModuleRef module, tcc_arch arch)
 {
     LLVMTargetMachineRef machine = NULL;
-    tcc_status status = tcc_llvm_target_machine(ctx, arch, &machine);
+    tcc_status status = tci_llvm_target_machine(ctx, arch, &machine);
     if (status != TCC_OK)
         return status;
     LLVMSetTarget(module, NVPTX_TRIPLE);
@@ -142,7 +142,7 @@ tcc_status tcc_llvm_prepare_module(tcc_context *ctx, LLVMModuleRef module, tcc_a
     return TCC_OK;
 }
 
-tcc_status tcc_llvm_verify(tcc_context *ctx, LLVMModuleRef module)
+tcc_status tci_llvm_verify(tcc_context *ctx, LLVMModuleRef module)
 {
     char *message = NULL;
     if (LLVMVerifyModule(module, LLVMReturnStatusAction, &message))
@@ -153,10 +153,10 @@ tcc_status tcc_llvm_verify(tcc_context *ctx, LLVMModuleRef module)
     return TCC_OK;
 }
 
-tcc_status tcc_llvm_optimize(tcc_context *ctx, LLVMModuleRef module, tcc_arch arch)
+tcc_status tci_llvm_optimize(tcc_context *ctx, LLVMModuleRef module, tcc_arch arch)
 {
     LLVMTargetMachineRef machine = NULL;
-    tcc_status status = tcc_llvm_target_machine(ctx, arch, &machine);
+    tcc_status status = tci_llvm_target_machine(ctx, arch, &machine);
     if (status != TCC_OK)
         return status;
     LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
@@ -179,11 +179,11 @@ static char *copy_text(const char *data, size_t len)
     return text;
 }
 
-tcc_status tcc_llvm_emit_ptx(tcc_context *ctx, LLVMModuleRef module, tcc_arch arch, char **ptx)
+tcc_status tci_llvm_emit_ptx(tcc_context *ctx, LLVMModuleRef module, tcc_arch arch, char **ptx)
 {
     *ptx = NULL;
     LLVMTargetMachineRef machine = NULL;
-    tcc_status status = tcc_llvm_target_machine(ctx, arch, &machine);
+    tcc_status status = tci_llvm_target_machine(ctx, arch, &machine);
     if (status != TCC_OK)
         return status;
     char *message = NULL;
@@ -195,22 +195,22 @@ tcc_status tcc_llvm_emit_ptx(tcc_context *ctx, LLVMModuleRef module, tcc_arch ar
     *ptx = copy_text(LLVMGetBufferStart(buffer), LLVMGetBufferSize(buffer));
     LLVMDisposeMemoryBuffer(buffer);
     if (!*ptx)
-        return tcc_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory copying the PTX");
+        return tci_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory copying the PTX");
     return TCC_OK;
 }
 
-tcc_status tcc_llvm_print_module(tcc_context *ctx, LLVMModuleRef module, char **text)
+tcc_status tci_llvm_print_module(tcc_context *ctx, LLVMModuleRef module, char **text)
 {
     char *printed = LLVMPrintModuleToString(module);
     *text = printed ? copy_text(printed, strlen(printed)) : NULL;
     if (printed)
         LLVMDisposeMessage(printed);
     if (!*text)
-        return tcc_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory printing the LLVM IR");
+        return tci_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory printing the LLVM IR");
     return TCC_OK;
 }
 
-void tcc_llvm_state_destroy(LlvmState *state)
+void tci_llvm_state_destroy(LlvmState *state)
 {
     if (!state)
         return;

@@ -13,30 +13,30 @@
 
 /* The LLVM context of ctx (created on the first call). Modules made in it must be
  * disposed before the tcc context is destroyed. */
-tcc_status tcc_llvm_context(tcc_context *ctx, LLVMContextRef *out);
+tcc_status tci_llvm_context(tcc_context *ctx, LLVMContextRef *out);
 
 /* The target machine for arch (created on the first call for that arch). */
-tcc_status tcc_llvm_target_machine(tcc_context *ctx, tcc_arch arch, LLVMTargetMachineRef *out);
+tcc_status tci_llvm_target_machine(tcc_context *ctx, tcc_arch arch, LLVMTargetMachineRef *out);
 
 /* "sm_80" etc. and the PTX ISA feature ("+ptx70") used for arch; NULL if unknown. */
-const char *tcc_llvm_cpu_name(tcc_arch arch);
-const char *tcc_llvm_ptx_feature(tcc_arch arch);
+const char *tci_llvm_cpu_name(tcc_arch arch);
+const char *tci_llvm_ptx_feature(tcc_arch arch);
 
 /* Sets the triple and the data layout of arch's target machine on module. */
-tcc_status tcc_llvm_prepare_module(tcc_context *ctx, LLVMModuleRef module, tcc_arch arch);
+tcc_status tci_llvm_prepare_module(tcc_context *ctx, LLVMModuleRef module, tcc_arch arch);
 
 /* LLVMVerifyModule without aborting: a broken module becomes TCC_ERROR_LLVM. */
-tcc_status tcc_llvm_verify(tcc_context *ctx, LLVMModuleRef module);
+tcc_status tci_llvm_verify(tcc_context *ctx, LLVMModuleRef module);
 
 /* Runs "default<O3>" with the target machine of arch (so NVPTX's own passes run). */
-tcc_status tcc_llvm_optimize(tcc_context *ctx, LLVMModuleRef module, tcc_arch arch);
+tcc_status tci_llvm_optimize(tcc_context *ctx, LLVMModuleRef module, tcc_arch arch);
 
 /* Emits PTX text: *ptx is malloc'd and NUL-terminated (caller frees). */
-tcc_status tcc_llvm_emit_ptx(tcc_context *ctx, LLVMModuleRef module, tcc_arch arch, char **ptx);
+tcc_status tci_llvm_emit_ptx(tcc_context *ctx, LLVMModuleRef module, tcc_arch arch, char **ptx);
 
 /* The module's textual LLVM IR, malloc'd (caller frees). */
-tcc_status tcc_llvm_print_module(tcc_context *ctx, LLVMModuleRef module, char **text);
+tcc_status tci_llvm_print_module(tcc_context *ctx, LLVMModuleRef module, char **text);
 
-void tcc_llvm_state_destroy(LlvmState *state);
+void tci_llvm_state_destroy(LlvmState *state);
 
 #endif

@@ -5,10 +5,10 @@
  */
 #include "codegen/codegen.h"
 #include "codegen/llvm.h"
-#include "support/context.h"
-#include "ir/ir.h"
 #include "driver/kernel.h"
+#include "ir/ir.h"
 #include "lower/lower.h"
+#include "support/context.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +17,11 @@
 static char *print_kernel(const Kernel *kernel)
 {
     StrBuf sb;
-    tcc_strbuf_init(&sb);
-    tcc_print_kernel(&sb, kernel);
+    tci_strbuf_init(&sb);
+    tci_print_kernel(&sb, kernel);
     bool failed = sb.failed;
     if (failed || !sb.data) {
-        tcc_strbuf_free(&sb);
+        tci_strbuf_free(&sb);
         return failed ? NULL : strdup("");
     }
     return sb.data; /* ownership moves to the caller */
@@ -33,18 +33,18 @@ static tcc_status build_into(tcc_context *ctx, tcc_func *func, int nparam,
                              Arena *arena, tcc_kernel *result)
 {
     Kernel *kernel = NULL;
-    tcc_status status = tcc_lower(func, nparam, params, options, arena, &kernel);
+    tcc_status status = tci_lower(func, nparam, params, options, arena, &kernel);
     if (status != TCC_OK)
         return status;
     result->loop_ir = print_kernel(kernel);
-    result->name = tcc_codegen_symbol(kernel->name);
+    result->name = tci_codegen_symbol(kernel->name);
     if (!result->loop_ir || !result->name)
-        return tcc_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory printing the kernel");
+        return tci_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory printing the kernel");
     for (int i = 0; i < 3; i++) {
         result->grid[i] = kernel->launch[i];
         result->block[i] = kernel->launch[3 + i];
     }
-    return tcc_codegen(ctx, kernel, options->arch, &result->llvm_ir, &result->ptx,
+    return tci_codegen(ctx, kernel, options->arch, &result->llvm_ir, &result->ptx,
                        &result->shared_bytes);
 }
 
@@ -56,9 +56,9 @@ tcc_status tcc_build(tcc_func *func, int nparam, tcc_tensor *const *params,
     *out = NULL;
     if (!func)
         return TCC_ERROR_INVALID_ARGUMENT;
-    tcc_context *ctx = tcc_func_context(func);
+    tcc_context *ctx = tci_func_context(func);
     if (nparam < 0 || (nparam > 0 && !params))
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "tcc_build: %d parameters but no list",
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "tcc_build: %d parameters but no list",
                         nparam);
     tcc_build_options defaults;
     if (!options) {
@@ -66,18 +66,18 @@ tcc_status tcc_build(tcc_func *func, int nparam, tcc_tensor *const *params,
         options = &defaults;
     }
     /* Before lowering, which is the slow part. */
-    if (!tcc_llvm_cpu_name(options->arch))
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "tcc_build: unknown arch %d",
+    if (!tci_llvm_cpu_name(options->arch))
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "tcc_build: unknown arch %d",
                         (int)options->arch);
     tcc_kernel *result = calloc(1, sizeof *result);
-    Arena *arena = tcc_arena_create();
+    Arena *arena = tci_arena_create();
     if (!result || !arena) {
         free(result);
-        tcc_arena_destroy(arena);
-        return tcc_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory starting a build");
+        tci_arena_destroy(arena);
+        return tci_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory starting a build");
     }
     tcc_status status = build_into(ctx, func, nparam, params, options, arena, result);
-    tcc_arena_destroy(arena);
+    tci_arena_destroy(arena);
     if (status != TCC_OK) {
         tcc_kernel_destroy(result);
         return status;

@@ -3,62 +3,62 @@
 
 #include <string.h>
 
-Var *tcc_var(Arena *arena, const char *name, int id)
+Var *tci_var(Arena *arena, const char *name, int id)
 {
-    Var *v = tcc_arena_alloc(arena, sizeof *v);
-    v->name = tcc_arena_strdup(arena, name);
+    Var *v = tci_arena_alloc(arena, sizeof *v);
+    v->name = tci_arena_strdup(arena, name);
     v->id = id;
     return v;
 }
 
-Var *tcc_kernel_new_var(Kernel *kernel, const char *name)
+Var *tci_kernel_new_var(Kernel *kernel, const char *name)
 {
-    return tcc_var(kernel->arena, name, kernel->next_var_id++);
+    return tci_var(kernel->arena, name, kernel->next_var_id++);
 }
 
 static Expr *new_expr(Arena *arena, ExprKind kind, tcc_dtype type)
 {
-    Expr *e = tcc_arena_alloc(arena, sizeof *e);
+    Expr *e = tci_arena_alloc(arena, sizeof *e);
     e->kind = kind;
     e->type = type;
     e->lanes = 1;
     return e;
 }
 
-Expr *tcc_ir_int(Arena *arena, int64_t value)
+Expr *tci_ir_int(Arena *arena, int64_t value)
 {
     Expr *e = new_expr(arena, EXPR_INT, TCC_INT32);
     e->int_value = value;
     return e;
 }
 
-Expr *tcc_ir_bool(Arena *arena, bool value)
+Expr *tci_ir_bool(Arena *arena, bool value)
 {
     Expr *e = new_expr(arena, EXPR_INT, TCC_BOOL);
     e->int_value = value;
     return e;
 }
 
-Expr *tcc_ir_float(Arena *arena, double value, tcc_dtype type)
+Expr *tci_ir_float(Arena *arena, double value, tcc_dtype type)
 {
     Expr *e = new_expr(arena, EXPR_FLOAT, type);
     e->float_value = value;
     return e;
 }
 
-Expr *tcc_ir_var(Arena *arena, Var *var)
+Expr *tci_ir_var(Arena *arena, Var *var)
 {
     Expr *e = new_expr(arena, EXPR_VAR, TCC_INT32);
     e->var = var;
     return e;
 }
 
-bool tcc_expr_is_int(const Expr *e, int64_t value)
+bool tci_expr_is_int(const Expr *e, int64_t value)
 {
     return e && e->kind == EXPR_INT && e->int_value == value;
 }
 
-bool tcc_expr_is_const(const Expr *e)
+bool tci_expr_is_const(const Expr *e)
 {
     return e && (e->kind == EXPR_INT || e->kind == EXPR_FLOAT);
 }
@@ -139,45 +139,45 @@ static Expr *fold_identity(ExprKind kind, Expr *a, Expr *b)
         return NULL;
     switch (kind) {
     case EXPR_ADD:
-        if (tcc_expr_is_int(a, 0))
+        if (tci_expr_is_int(a, 0))
             return b;
-        if (tcc_expr_is_int(b, 0))
+        if (tci_expr_is_int(b, 0))
             return a;
         return NULL;
     case EXPR_SUB:
-        return tcc_expr_is_int(b, 0) ? a : NULL;
+        return tci_expr_is_int(b, 0) ? a : NULL;
     case EXPR_MUL:
-        if (tcc_expr_is_int(a, 1))
+        if (tci_expr_is_int(a, 1))
             return b;
-        if (tcc_expr_is_int(b, 1))
+        if (tci_expr_is_int(b, 1))
             return a;
-        if (tcc_expr_is_int(a, 0))
+        if (tci_expr_is_int(a, 0))
             return a;
-        if (tcc_expr_is_int(b, 0))
+        if (tci_expr_is_int(b, 0))
             return b;
         return NULL;
     case EXPR_DIV:
-        return tcc_expr_is_int(b, 1) ? a : NULL;
+        return tci_expr_is_int(b, 1) ? a : NULL;
     default:
         return NULL;
     }
 }
 
-Expr *tcc_ir_binary(Arena *arena, ExprKind kind, Expr *a, Expr *b)
+Expr *tci_ir_binary(Arena *arena, ExprKind kind, Expr *a, Expr *b)
 {
     if (a->kind == EXPR_INT && b->kind == EXPR_INT) {
         int64_t value;
         if (fold_ints(kind, a->int_value, b->int_value, &value))
-            return is_comparison(kind) ? tcc_ir_bool(arena, value) : tcc_ir_int(arena, value);
+            return is_comparison(kind) ? tci_ir_bool(arena, value) : tci_ir_int(arena, value);
     }
     if (kind == EXPR_AND) {
-        if (tcc_expr_is_int(a, 1))
+        if (tci_expr_is_int(a, 1))
             return b;
-        if (tcc_expr_is_int(b, 1))
+        if (tci_expr_is_int(b, 1))
             return a;
     }
-    if (kind == EXPR_MOD && tcc_expr_is_int(b, 1))
-        return tcc_ir_int(arena, 0);
+    if (kind == EXPR_MOD && tci_expr_is_int(b, 1))
+        return tci_ir_int(arena, 0);
     Expr *same = fold_identity(kind, a, b);
     if (same)
         return same;
@@ -188,16 +188,16 @@ Expr *tcc_ir_binary(Arena *arena, ExprKind kind, Expr *a, Expr *b)
     return e;
 }
 
-Expr *tcc_ir_not(Arena *arena, Expr *a)
+Expr *tci_ir_not(Arena *arena, Expr *a)
 {
     if (a->kind == EXPR_INT)
-        return tcc_ir_bool(arena, !a->int_value);
+        return tci_ir_bool(arena, !a->int_value);
     Expr *e = new_expr(arena, EXPR_NOT, TCC_BOOL);
     e->bin.a = a;
     return e;
 }
 
-Expr *tcc_ir_select(Arena *arena, Expr *cond, Expr *then_value, Expr *else_value)
+Expr *tci_ir_select(Arena *arena, Expr *cond, Expr *then_value, Expr *else_value)
 {
     if (cond->kind == EXPR_INT)
         return cond->int_value ? then_value : else_value;
@@ -209,12 +209,12 @@ Expr *tcc_ir_select(Arena *arena, Expr *cond, Expr *then_value, Expr *else_value
     return e;
 }
 
-Expr *tcc_ir_cast(Arena *arena, tcc_dtype type, Expr *value)
+Expr *tci_ir_cast(Arena *arena, tcc_dtype type, Expr *value)
 {
     if (value->type == type)
         return value;
     if (value->kind == EXPR_FLOAT && type != TCC_INT32 && type != TCC_INT8)
-        return tcc_ir_float(arena, value->float_value, type);
+        return tci_ir_float(arena, value->float_value, type);
     Expr *e = new_expr(arena, EXPR_CAST, type);
     e->lanes = value->lanes;
     e->cast.value = value;
@@ -223,12 +223,12 @@ Expr *tcc_ir_cast(Arena *arena, tcc_dtype type, Expr *value)
 
 static Expr **copy_exprs(Arena *arena, int n, Expr *const *items)
 {
-    Expr **copy = tcc_arena_alloc(arena, sizeof(Expr *) * (size_t)(n ? n : 1));
+    Expr **copy = tci_arena_alloc(arena, sizeof(Expr *) * (size_t)(n ? n : 1));
     memcpy(copy, items, sizeof(Expr *) * (size_t)n);
     return copy;
 }
 
-Expr *tcc_ir_load(Arena *arena, Buffer *buffer, int nindex, Expr *const *index)
+Expr *tci_ir_load(Arena *arena, Buffer *buffer, int nindex, Expr *const *index)
 {
     Expr *e = new_expr(arena, EXPR_LOAD, buffer->type);
     e->load.buffer = buffer;
@@ -239,7 +239,7 @@ Expr *tcc_ir_load(Arena *arena, Buffer *buffer, int nindex, Expr *const *index)
     return e;
 }
 
-Expr *tcc_ir_ramp(Arena *arena, Expr *base, int64_t stride, int lanes)
+Expr *tci_ir_ramp(Arena *arena, Expr *base, int64_t stride, int lanes)
 {
     Expr *e = new_expr(arena, EXPR_RAMP, TCC_INT32);
     e->lanes = lanes;
@@ -248,11 +248,11 @@ Expr *tcc_ir_ramp(Arena *arena, Expr *base, int64_t stride, int lanes)
     return e;
 }
 
-Buffer *tcc_buffer_new(Arena *arena, const char *name, tcc_dtype type, tcc_scope scope, int ndim,
+Buffer *tci_buffer_new(Arena *arena, const char *name, tcc_dtype type, tcc_scope scope, int ndim,
                        const int64_t *shape)
 {
-    Buffer *b = tcc_arena_alloc(arena, sizeof *b);
-    b->name = tcc_arena_strdup(arena, name);
+    Buffer *b = tci_arena_alloc(arena, sizeof *b);
+    b->name = tci_arena_strdup(arena, name);
     b->type = type;
     b->scope = scope;
     b->ndim = ndim;
@@ -267,19 +267,19 @@ Buffer *tcc_buffer_new(Arena *arena, const char *name, tcc_dtype type, tcc_scope
 
 static Stmt *new_stmt(Arena *arena, StmtKind kind)
 {
-    Stmt *s = tcc_arena_alloc(arena, sizeof *s);
+    Stmt *s = tci_arena_alloc(arena, sizeof *s);
     s->kind = kind;
     return s;
 }
 
-Stmt *tcc_stmt_seq(Arena *arena, int count, Stmt *const *items)
+Stmt *tci_stmt_seq(Arena *arena, int count, Stmt *const *items)
 {
     int total = 0;
     for (int i = 0; i < count; i++)
         if (items[i])
             total += items[i]->kind == STMT_SEQ ? items[i]->seq.count : 1;
     Stmt *s = new_stmt(arena, STMT_SEQ);
-    s->seq.items = tcc_arena_alloc(arena, sizeof(Stmt *) * (size_t)(total ? total : 1));
+    s->seq.items = tci_arena_alloc(arena, sizeof(Stmt *) * (size_t)(total ? total : 1));
     for (int i = 0; i < count; i++) {
         if (!items[i])
             continue;
@@ -294,17 +294,17 @@ Stmt *tcc_stmt_seq(Arena *arena, int count, Stmt *const *items)
     return s;
 }
 
-Stmt *tcc_stmt_seq2(Arena *arena, Stmt *first, Stmt *second)
+Stmt *tci_stmt_seq2(Arena *arena, Stmt *first, Stmt *second)
 {
     if (!first)
         return second;
     if (!second)
         return first;
     Stmt *items[2] = {first, second};
-    return tcc_stmt_seq(arena, 2, items);
+    return tci_stmt_seq(arena, 2, items);
 }
 
-Stmt *tcc_stmt_for(Arena *arena, Var *var, Expr *min, Expr *extent, ForKind kind, Stmt *body)
+Stmt *tci_stmt_for(Arena *arena, Var *var, Expr *min, Expr *extent, ForKind kind, Stmt *body)
 {
     Stmt *s = new_stmt(arena, STMT_FOR);
     s->loop.var = var;
@@ -315,15 +315,15 @@ Stmt *tcc_stmt_for(Arena *arena, Var *var, Expr *min, Expr *extent, ForKind kind
     return s;
 }
 
-Stmt *tcc_stmt_thread(Arena *arena, Var *var, tcc_thread_tag tag, int64_t extent, Stmt *body)
+Stmt *tci_stmt_thread(Arena *arena, Var *var, tcc_thread_tag tag, int64_t extent, Stmt *body)
 {
     Stmt *s =
-        tcc_stmt_for(arena, var, tcc_ir_int(arena, 0), tcc_ir_int(arena, extent), FOR_THREAD, body);
+        tci_stmt_for(arena, var, tci_ir_int(arena, 0), tci_ir_int(arena, extent), FOR_THREAD, body);
     s->loop.tag = tag;
     return s;
 }
 
-Stmt *tcc_stmt_store(Arena *arena, Buffer *buffer, int nindex, Expr *const *index, Expr *value)
+Stmt *tci_stmt_store(Arena *arena, Buffer *buffer, int nindex, Expr *const *index, Expr *value)
 {
     Stmt *s = new_stmt(arena, STMT_STORE);
     s->store.buffer = buffer;
@@ -333,7 +333,7 @@ Stmt *tcc_stmt_store(Arena *arena, Buffer *buffer, int nindex, Expr *const *inde
     return s;
 }
 
-Stmt *tcc_stmt_if(Arena *arena, Expr *cond, Stmt *then_body, Stmt *else_body)
+Stmt *tci_stmt_if(Arena *arena, Expr *cond, Stmt *then_body, Stmt *else_body)
 {
     Stmt *s = new_stmt(arena, STMT_IF);
     s->branch.cond = cond;
@@ -342,7 +342,7 @@ Stmt *tcc_stmt_if(Arena *arena, Expr *cond, Stmt *then_body, Stmt *else_body)
     return s;
 }
 
-Stmt *tcc_stmt_allocate(Arena *arena, Buffer *buffer, Stmt *body)
+Stmt *tci_stmt_allocate(Arena *arena, Buffer *buffer, Stmt *body)
 {
     Stmt *s = new_stmt(arena, STMT_ALLOCATE);
     s->alloc.buffer = buffer;
@@ -350,12 +350,12 @@ Stmt *tcc_stmt_allocate(Arena *arena, Buffer *buffer, Stmt *body)
     return s;
 }
 
-Stmt *tcc_stmt_barrier(Arena *arena)
+Stmt *tci_stmt_barrier(Arena *arena)
 {
     return new_stmt(arena, STMT_BARRIER);
 }
 
-Stmt *tcc_stmt_wmma(Arena *arena, const WmmaStmt *wmma)
+Stmt *tci_stmt_wmma(Arena *arena, const WmmaStmt *wmma)
 {
     Stmt *s = new_stmt(arena, STMT_WMMA);
     s->wmma = *wmma;
@@ -367,12 +367,12 @@ Stmt *tcc_stmt_wmma(Arena *arena, const WmmaStmt *wmma)
 static bool exprs_equal(int n, Expr *const *a, Expr *const *b)
 {
     for (int i = 0; i < n; i++)
-        if (!tcc_expr_equal(a[i], b[i]))
+        if (!tci_expr_equal(a[i], b[i]))
             return false;
     return true;
 }
 
-bool tcc_expr_equal(const Expr *a, const Expr *b)
+bool tci_expr_equal(const Expr *a, const Expr *b)
 {
     if (a == b)
         return true;
@@ -386,24 +386,24 @@ bool tcc_expr_equal(const Expr *a, const Expr *b)
     case EXPR_VAR:
         return a->var == b->var;
     case EXPR_NOT:
-        return tcc_expr_equal(a->bin.a, b->bin.a);
+        return tci_expr_equal(a->bin.a, b->bin.a);
     case EXPR_SELECT:
-        return tcc_expr_equal(a->select.cond, b->select.cond) &&
-               tcc_expr_equal(a->select.then_value, b->select.then_value) &&
-               tcc_expr_equal(a->select.else_value, b->select.else_value);
+        return tci_expr_equal(a->select.cond, b->select.cond) &&
+               tci_expr_equal(a->select.then_value, b->select.then_value) &&
+               tci_expr_equal(a->select.else_value, b->select.else_value);
     case EXPR_CAST:
-        return tcc_expr_equal(a->cast.value, b->cast.value);
+        return tci_expr_equal(a->cast.value, b->cast.value);
     case EXPR_LOAD:
         return a->load.buffer == b->load.buffer && a->load.nindex == b->load.nindex &&
                exprs_equal(a->load.nindex, a->load.index, b->load.index);
     case EXPR_RAMP:
-        return a->ramp.stride == b->ramp.stride && tcc_expr_equal(a->ramp.base, b->ramp.base);
+        return a->ramp.stride == b->ramp.stride && tci_expr_equal(a->ramp.base, b->ramp.base);
     case EXPR_ACCESS:
         return a->access.tensor == b->access.tensor && a->access.nindex == b->access.nindex &&
                exprs_equal(a->access.nindex, a->access.index, b->access.index);
     case EXPR_REDUCE:
         return false;
     default:
-        return tcc_expr_equal(a->bin.a, b->bin.a) && tcc_expr_equal(a->bin.b, b->bin.b);
+        return tci_expr_equal(a->bin.a, b->bin.a) && tci_expr_equal(a->bin.b, b->bin.b);
     }
 }

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TCC_MAX_DIMS 8
+#define TCI_MAX_DIMS 8
 
 typedef struct Arena Arena;
 typedef struct Var Var;
@@ -30,14 +30,14 @@ typedef struct tcc_iter_var IterVar;
 
 /* ---- arena --------------------------------------------------------------------------- */
 
-Arena *tcc_arena_create(void);
-void tcc_arena_destroy(Arena *arena);
+Arena *tci_arena_create(void);
+void tci_arena_destroy(Arena *arena);
 /* Zeroed memory; NULL only when the system is out of memory. */
-void *tcc_arena_alloc(Arena *arena, size_t bytes);
+void *tci_arena_alloc(Arena *arena, size_t bytes);
 /* While set, an allocation failure longjmps to `recovery` instead of returning NULL. */
-void tcc_arena_set_recovery(Arena *arena, jmp_buf *recovery);
-char *tcc_arena_strdup(Arena *arena, const char *text);
-char *tcc_arena_printf(Arena *arena, const char *format, ...) __attribute__((format(printf, 2, 3)));
+void tci_arena_set_recovery(Arena *arena, jmp_buf *recovery);
+char *tci_arena_strdup(Arena *arena, const char *text);
+char *tci_arena_printf(Arena *arena, const char *format, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- variables and expressions -------------------------------------------------------- */
 
@@ -124,8 +124,8 @@ struct Buffer {
     tcc_dtype type;
     tcc_scope scope;
     int ndim;
-    int64_t shape[TCC_MAX_DIMS];
-    Expr *min[TCC_MAX_DIMS]; /* NULL means 0 */
+    int64_t shape[TCI_MAX_DIMS];
+    Expr *min[TCI_MAX_DIMS]; /* NULL means 0 */
     int64_t elements;        /* product of shape */
     int param_index;         /* position among the kernel's parameters, or -1 */
 };
@@ -222,48 +222,48 @@ struct Kernel {
 
 /* ---- constructors (ir.c) ------------------------------------------------------------ */
 
-Var *tcc_var(Arena *arena, const char *name, int id);
-Var *tcc_kernel_new_var(Kernel *kernel, const char *name);
+Var *tci_var(Arena *arena, const char *name, int id);
+Var *tci_kernel_new_var(Kernel *kernel, const char *name);
 
-Expr *tcc_ir_int(Arena *arena, int64_t value);
-Expr *tcc_ir_bool(Arena *arena, bool value);
-Expr *tcc_ir_float(Arena *arena, double value, tcc_dtype type);
-Expr *tcc_ir_var(Arena *arena, Var *var);
+Expr *tci_ir_int(Arena *arena, int64_t value);
+Expr *tci_ir_bool(Arena *arena, bool value);
+Expr *tci_ir_float(Arena *arena, double value, tcc_dtype type);
+Expr *tci_ir_var(Arena *arena, Var *var);
 /* Arithmetic and comparisons; the result type is taken from `a` (bool for comparisons).
  * Constants are folded and x+0, x*1, x*0 removed, nothing more: see simplify.c. */
-Expr *tcc_ir_binary(Arena *arena, ExprKind kind, Expr *a, Expr *b);
-Expr *tcc_ir_not(Arena *arena, Expr *a);
-Expr *tcc_ir_select(Arena *arena, Expr *cond, Expr *then_value, Expr *else_value);
-Expr *tcc_ir_cast(Arena *arena, tcc_dtype type, Expr *value);
-Expr *tcc_ir_load(Arena *arena, Buffer *buffer, int nindex, Expr *const *index);
-Expr *tcc_ir_ramp(Arena *arena, Expr *base, int64_t stride, int lanes);
-Expr *tcc_ir_access(Arena *arena, Tensor *tensor, int nindex, Expr *const *index);
-Expr *tcc_ir_reduce(Arena *arena, Expr *source, int naxis, IterVar *const *axis);
+Expr *tci_ir_binary(Arena *arena, ExprKind kind, Expr *a, Expr *b);
+Expr *tci_ir_not(Arena *arena, Expr *a);
+Expr *tci_ir_select(Arena *arena, Expr *cond, Expr *then_value, Expr *else_value);
+Expr *tci_ir_cast(Arena *arena, tcc_dtype type, Expr *value);
+Expr *tci_ir_load(Arena *arena, Buffer *buffer, int nindex, Expr *const *index);
+Expr *tci_ir_ramp(Arena *arena, Expr *base, int64_t stride, int lanes);
+Expr *tci_ir_access(Arena *arena, Tensor *tensor, int nindex, Expr *const *index);
+Expr *tci_ir_reduce(Arena *arena, Expr *source, int naxis, IterVar *const *axis);
 
-Buffer *tcc_buffer_new(Arena *arena, const char *name, tcc_dtype type, tcc_scope scope, int ndim,
+Buffer *tci_buffer_new(Arena *arena, const char *name, tcc_dtype type, tcc_scope scope, int ndim,
                        const int64_t *shape);
 
-Stmt *tcc_stmt_seq(Arena *arena, int count, Stmt *const *items); /* flattens nested seqs */
-Stmt *tcc_stmt_seq2(Arena *arena, Stmt *first, Stmt *second);    /* either may be NULL */
-Stmt *tcc_stmt_for(Arena *arena, Var *var, Expr *min, Expr *extent, ForKind kind, Stmt *body);
-Stmt *tcc_stmt_thread(Arena *arena, Var *var, tcc_thread_tag tag, int64_t extent, Stmt *body);
-Stmt *tcc_stmt_store(Arena *arena, Buffer *buffer, int nindex, Expr *const *index, Expr *value);
-Stmt *tcc_stmt_if(Arena *arena, Expr *cond, Stmt *then_body, Stmt *else_body);
-Stmt *tcc_stmt_allocate(Arena *arena, Buffer *buffer, Stmt *body);
-Stmt *tcc_stmt_barrier(Arena *arena);
-Stmt *tcc_stmt_wmma(Arena *arena, const WmmaStmt *wmma);
+Stmt *tci_stmt_seq(Arena *arena, int count, Stmt *const *items); /* flattens nested seqs */
+Stmt *tci_stmt_seq2(Arena *arena, Stmt *first, Stmt *second);    /* either may be NULL */
+Stmt *tci_stmt_for(Arena *arena, Var *var, Expr *min, Expr *extent, ForKind kind, Stmt *body);
+Stmt *tci_stmt_thread(Arena *arena, Var *var, tcc_thread_tag tag, int64_t extent, Stmt *body);
+Stmt *tci_stmt_store(Arena *arena, Buffer *buffer, int nindex, Expr *const *index, Expr *value);
+Stmt *tci_stmt_if(Arena *arena, Expr *cond, Stmt *then_body, Stmt *else_body);
+Stmt *tci_stmt_allocate(Arena *arena, Buffer *buffer, Stmt *body);
+Stmt *tci_stmt_barrier(Arena *arena);
+Stmt *tci_stmt_wmma(Arena *arena, const WmmaStmt *wmma);
 
-bool tcc_expr_is_int(const Expr *e, int64_t value);
-bool tcc_expr_is_const(const Expr *e);
+bool tci_expr_is_int(const Expr *e, int64_t value);
+bool tci_expr_is_const(const Expr *e);
 /* Structural equality (variables by identity). */
-bool tcc_expr_equal(const Expr *a, const Expr *b);
+bool tci_expr_equal(const Expr *a, const Expr *b);
 
 /* ---- utilities (ir_util.c) ---------------------------------------------------------- */
 
 /* Replace variables: map[i] is the replacement of vars[i]. */
-Expr *tcc_expr_substitute(Arena *arena, Expr *e, int n, Var *const *vars, Expr *const *map);
-Stmt *tcc_stmt_substitute(Arena *arena, Stmt *s, int n, Var *const *vars, Expr *const *map);
-bool tcc_expr_uses_var(const Expr *e, const Var *var);
+Expr *tci_expr_substitute(Arena *arena, Expr *e, int n, Var *const *vars, Expr *const *map);
+Stmt *tci_stmt_substitute(Arena *arena, Stmt *s, int n, Var *const *vars, Expr *const *map);
+bool tci_expr_uses_var(const Expr *e, const Var *var);
 
 /* A generic rewriter: the callbacks return a replacement or NULL to recurse. */
 typedef struct Rewriter {
@@ -272,12 +272,12 @@ typedef struct Rewriter {
     Stmt *(*stmt)(struct Rewriter *rw, Stmt *s);
     void *user;
 } Rewriter;
-Expr *tcc_rewrite_expr(Rewriter *rw, Expr *e);
-Stmt *tcc_rewrite_stmt(Rewriter *rw, Stmt *s);
+Expr *tci_rewrite_expr(Rewriter *rw, Expr *e);
+Stmt *tci_rewrite_stmt(Rewriter *rw, Stmt *s);
 /* Rebuild an expression's / statement's children through the rewriter (no callback on
  * the node itself): for callbacks that handle a node and want the default for children. */
-Expr *tcc_rewrite_expr_children(Rewriter *rw, Expr *e);
-Stmt *tcc_rewrite_stmt_children(Rewriter *rw, Stmt *s);
+Expr *tci_rewrite_expr_children(Rewriter *rw, Expr *e);
+Stmt *tci_rewrite_stmt_children(Rewriter *rw, Stmt *s);
 
 /* ---- simplifier (simplify.c) -------------------------------------------------------- */
 
@@ -287,12 +287,12 @@ typedef struct VarRange {
     const Var *var;
     int64_t min, extent;
 } VarRange;
-Expr *tcc_simplify(Arena *arena, Expr *e, int nrange, const VarRange *ranges);
+Expr *tci_simplify(Arena *arena, Expr *e, int nrange, const VarRange *ranges);
 /* Simplify every expression of a statement, using the ranges of the enclosing loops. */
-Stmt *tcc_simplify_stmt(Arena *arena, Stmt *s);
+Stmt *tci_simplify_stmt(Arena *arena, Stmt *s);
 /* The largest power of two (at most 1<<30) that provably divides e, given that the
  * variables are arbitrary integers. */
-int64_t tcc_expr_known_divisor(Arena *arena, Expr *e);
+int64_t tci_expr_known_divisor(Arena *arena, Expr *e);
 
 /* ---- printer (ir_print.c) ----------------------------------------------------------- */
 
@@ -301,14 +301,14 @@ typedef struct StrBuf {
     size_t len, cap;
     bool failed; /* an allocation failed; data holds what fit */
 } StrBuf;
-void tcc_strbuf_init(StrBuf *sb);
-void tcc_strbuf_free(StrBuf *sb);
-void tcc_strbuf_printf(StrBuf *sb, const char *format, ...) __attribute__((format(printf, 2, 3)));
+void tci_strbuf_init(StrBuf *sb);
+void tci_strbuf_free(StrBuf *sb);
+void tci_strbuf_printf(StrBuf *sb, const char *format, ...) __attribute__((format(printf, 2, 3)));
 
-const char *tcc_scope_name(tcc_scope scope);
-const char *tcc_thread_tag_name(tcc_thread_tag tag);
-void tcc_print_expr(StrBuf *sb, const Expr *e);
-void tcc_print_stmt(StrBuf *sb, const Stmt *s, int indent);
-void tcc_print_kernel(StrBuf *sb, const Kernel *kernel);
+const char *tci_scope_name(tcc_scope scope);
+const char *tci_thread_tag_name(tcc_thread_tag tag);
+void tci_print_expr(StrBuf *sb, const Expr *e);
+void tci_print_stmt(StrBuf *sb, const Stmt *s, int indent);
+void tci_print_kernel(StrBuf *sb, const Kernel *kernel);
 
 #endif

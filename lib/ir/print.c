@@ -25,7 +25,7 @@
 
 enum { STRBUF_INITIAL = 256 };
 
-void tcc_strbuf_init(StrBuf *sb)
+void tci_strbuf_init(StrBuf *sb)
 {
     /* Allocate now so that `data` is a valid (empty) string even if nothing is printed. */
     sb->len = 0;
@@ -38,7 +38,7 @@ void tcc_strbuf_init(StrBuf *sb)
         sb->failed = true;
 }
 
-void tcc_strbuf_free(StrBuf *sb)
+void tci_strbuf_free(StrBuf *sb)
 {
     free(sb->data);
     sb->data = NULL;
@@ -68,7 +68,7 @@ static bool strbuf_reserve(StrBuf *sb, size_t need)
     return true;
 }
 
-void tcc_strbuf_printf(StrBuf *sb, const char *format, ...)
+void tci_strbuf_printf(StrBuf *sb, const char *format, ...)
 {
     if (sb->failed)
         return;
@@ -88,17 +88,17 @@ void tcc_strbuf_printf(StrBuf *sb, const char *format, ...)
 
 static void put(StrBuf *sb, const char *text)
 {
-    tcc_strbuf_printf(sb, "%s", text);
+    tci_strbuf_printf(sb, "%s", text);
 }
 
 static void put_indent(StrBuf *sb, int indent)
 {
-    tcc_strbuf_printf(sb, "%*s", 2 * (indent > 0 ? indent : 0), "");
+    tci_strbuf_printf(sb, "%*s", 2 * (indent > 0 ? indent : 0), "");
 }
 
 /* ---- names -------------------------------------------------------------------------- */
 
-const char *tcc_scope_name(tcc_scope scope)
+const char *tci_scope_name(tcc_scope scope)
 {
     switch (scope) {
     case TCC_SCOPE_GLOBAL:
@@ -117,7 +117,7 @@ const char *tcc_scope_name(tcc_scope scope)
     return "unknown";
 }
 
-const char *tcc_thread_tag_name(tcc_thread_tag tag)
+const char *tci_thread_tag_name(tcc_thread_tag tag)
 {
     switch (tag) {
     case TCC_BLOCK_X:
@@ -141,7 +141,7 @@ static void put_type(StrBuf *sb, tcc_dtype type, int lanes)
 {
     put(sb, tcc_dtype_name(type));
     if (lanes > 1)
-        tcc_strbuf_printf(sb, "x%d", lanes);
+        tci_strbuf_printf(sb, "x%d", lanes);
 }
 
 static void put_var(StrBuf *sb, const Var *var)
@@ -151,7 +151,7 @@ static void put_var(StrBuf *sb, const Var *var)
     else if (var->name)
         put(sb, var->name);
     else
-        tcc_strbuf_printf(sb, "_v%d", var->id); /* a nameless variable still prints */
+        tci_strbuf_printf(sb, "_v%d", var->id); /* a nameless variable still prints */
 }
 
 static void put_buffer_name(StrBuf *sb, const Buffer *buffer)
@@ -272,7 +272,7 @@ static void print_operand(StrBuf *sb, const Expr *e, bool parens)
 {
     if (parens)
         put(sb, "(");
-    tcc_print_expr(sb, e);
+    tci_print_expr(sb, e);
     if (parens)
         put(sb, ")");
 }
@@ -282,7 +282,7 @@ static void print_list(StrBuf *sb, int n, Expr *const *items)
     for (int i = 0; i < n; i++) {
         if (i)
             put(sb, ", ");
-        tcc_print_expr(sb, items ? items[i] : NULL);
+        tci_print_expr(sb, items ? items[i] : NULL);
     }
 }
 
@@ -295,19 +295,19 @@ static void print_binary(StrBuf *sb, const Expr *e)
     print_operand(sb, a, left_parens);
     if (e->kind == EXPR_ADD && b && b->kind == EXPR_INT && b->type == TCC_INT32 &&
         b->int_value < 0 && b->int_value != INT64_MIN) {
-        tcc_strbuf_printf(sb, " - %lld", -(long long)b->int_value);
+        tci_strbuf_printf(sb, " - %lld", -(long long)b->int_value);
         return;
     }
-    tcc_strbuf_printf(sb, " %s ", binary_operator(e->kind));
+    tci_strbuf_printf(sb, " %s ", binary_operator(e->kind));
     print_operand(sb, b, precedence(b) <= prec);
 }
 
 static void print_call2(StrBuf *sb, const char *name, const Expr *a, const Expr *b)
 {
-    tcc_strbuf_printf(sb, "%s(", name);
-    tcc_print_expr(sb, a);
+    tci_strbuf_printf(sb, "%s(", name);
+    tci_print_expr(sb, a);
     put(sb, ", ");
-    tcc_print_expr(sb, b);
+    tci_print_expr(sb, b);
     put(sb, ")");
 }
 
@@ -318,7 +318,7 @@ static void print_scalar_leaf(StrBuf *sb, const Expr *e)
         if (e->type == TCC_BOOL)
             put(sb, e->int_value ? "true" : "false");
         else
-            tcc_strbuf_printf(sb, "%lld", (long long)e->int_value);
+            tci_strbuf_printf(sb, "%lld", (long long)e->int_value);
         break;
     case EXPR_FLOAT:
         put_float(sb, e->float_value, e->type);
@@ -336,24 +336,24 @@ static void print_leaf(StrBuf *sb, const Expr *e)
         put(sb, "broadcast(");
     print_scalar_leaf(sb, e);
     if (e->lanes > 1)
-        tcc_strbuf_printf(sb, ", %d)", e->lanes);
+        tci_strbuf_printf(sb, ", %d)", e->lanes);
 }
 
 static void print_select(StrBuf *sb, const Expr *e)
 {
     put(sb, "if_then_else(");
-    tcc_print_expr(sb, e->select.cond);
+    tci_print_expr(sb, e->select.cond);
     put(sb, ", ");
-    tcc_print_expr(sb, e->select.then_value);
+    tci_print_expr(sb, e->select.then_value);
     put(sb, ", ");
-    tcc_print_expr(sb, e->select.else_value);
+    tci_print_expr(sb, e->select.else_value);
     put(sb, ")");
 }
 
 static void print_reduce(StrBuf *sb, const Expr *e)
 {
     put(sb, "sum(");
-    tcc_print_expr(sb, e->reduce.source);
+    tci_print_expr(sb, e->reduce.source);
     put(sb, ", axis=[");
     for (int i = 0; i < e->reduce.naxis; i++) {
         if (i)
@@ -364,7 +364,7 @@ static void print_reduce(StrBuf *sb, const Expr *e)
     put(sb, "])");
 }
 
-void tcc_print_expr(StrBuf *sb, const Expr *e)
+void tci_print_expr(StrBuf *sb, const Expr *e)
 {
     if (!e) {
         put(sb, "<null>");
@@ -401,8 +401,8 @@ void tcc_print_expr(StrBuf *sb, const Expr *e)
         return;
     case EXPR_RAMP:
         put(sb, "ramp(");
-        tcc_print_expr(sb, e->ramp.base);
-        tcc_strbuf_printf(sb, ", %lld, %d)", (long long)e->ramp.stride, e->lanes);
+        tci_print_expr(sb, e->ramp.base);
+        tci_strbuf_printf(sb, ", %lld, %d)", (long long)e->ramp.stride, e->lanes);
         return;
     case EXPR_ACCESS:
         put(sb, e->access.tensor ? tcc_tensor_name(e->access.tensor) : "<null tensor>");
@@ -417,7 +417,7 @@ void tcc_print_expr(StrBuf *sb, const Expr *e)
         if (binary_operator(e->kind))
             print_binary(sb, e);
         else
-            tcc_strbuf_printf(sb, "<unknown expr %d>", (int)e->kind);
+            tci_strbuf_printf(sb, "<unknown expr %d>", (int)e->kind);
         return;
     }
 }
@@ -428,39 +428,39 @@ static void print_shape(StrBuf *sb, int ndim, const int64_t *shape)
 {
     put(sb, "[");
     for (int i = 0; i < ndim; i++)
-        tcc_strbuf_printf(sb, "%s%lld", i ? ", " : "", (long long)shape[i]);
+        tci_strbuf_printf(sb, "%s%lld", i ? ", " : "", (long long)shape[i]);
     put(sb, "]");
 }
 
-/* `min..end`, end = min + extent: folded when both are constants, as tcc_ir_binary
+/* `min..end`, end = min + extent: folded when both are constants, as tci_ir_binary
  * would. The sum is built on the stack so that printing never allocates IR. */
 static void print_range(StrBuf *sb, const Expr *min, const Expr *extent)
 {
     bool min_int = min && min->kind == EXPR_INT;
     bool extent_int = extent && extent->kind == EXPR_INT;
     if (min_int && min->int_value == 0) {
-        tcc_print_expr(sb, min);
+        tci_print_expr(sb, min);
         put(sb, "..");
-        tcc_print_expr(sb, extent);
+        tci_print_expr(sb, extent);
         return;
     }
-    tcc_print_expr(sb, min);
+    tci_print_expr(sb, min);
     put(sb, "..");
     if (min_int && extent_int) {
-        tcc_strbuf_printf(sb, "%lld", (long long)(min->int_value + extent->int_value));
+        tci_strbuf_printf(sb, "%lld", (long long)(min->int_value + extent->int_value));
         return;
     }
     Expr end = {.kind = EXPR_ADD, .type = TCC_INT32, .lanes = 1};
     end.bin.a = (Expr *)min;
     end.bin.b = (Expr *)extent;
-    tcc_print_expr(sb, &end);
+    tci_print_expr(sb, &end);
 }
 
 /* "{" ends the current line; the body follows one level deeper; "}" closes it. */
 static void print_block(StrBuf *sb, const Stmt *body, int indent)
 {
     put(sb, " {\n");
-    tcc_print_stmt(sb, body, indent + 1);
+    tci_print_stmt(sb, body, indent + 1);
     put_indent(sb, indent);
     put(sb, "}");
 }
@@ -472,11 +472,11 @@ static void print_for(StrBuf *sb, const Stmt *s, int indent)
         put(sb, "launch ");
         /* TVM names thread variables after their tag; then the name says it all. */
         if (!s->loop.var || !s->loop.var->name ||
-            strcmp(s->loop.var->name, tcc_thread_tag_name(s->loop.tag)) != 0) {
+            strcmp(s->loop.var->name, tci_thread_tag_name(s->loop.tag)) != 0) {
             put_var(sb, s->loop.var);
             put(sb, " = ");
         }
-        put(sb, tcc_thread_tag_name(s->loop.tag));
+        put(sb, tci_thread_tag_name(s->loop.tag));
         break;
     case FOR_UNROLLED:
         put(sb, "unrolled for ");
@@ -502,13 +502,13 @@ static void print_store(StrBuf *sb, const Stmt *s)
     put(sb, "[");
     print_list(sb, s->store.nindex, s->store.index);
     put(sb, "] = ");
-    tcc_print_expr(sb, s->store.value);
+    tci_print_expr(sb, s->store.value);
 }
 
 static void print_if(StrBuf *sb, const Stmt *s, int indent)
 {
     put(sb, "if (");
-    tcc_print_expr(sb, s->branch.cond);
+    tci_print_expr(sb, s->branch.cond);
     put(sb, ")");
     print_block(sb, s->branch.then_body, indent);
     if (s->branch.else_body) {
@@ -523,7 +523,7 @@ static void print_allocate(StrBuf *sb, const Stmt *s, int indent)
     put(sb, "allocate ");
     put_buffer_name(sb, b);
     if (b) {
-        tcc_strbuf_printf(sb, ": %s %s ", tcc_dtype_name(b->type), tcc_scope_name(b->scope));
+        tci_strbuf_printf(sb, ": %s %s ", tcc_dtype_name(b->type), tci_scope_name(b->scope));
         print_shape(sb, b->ndim, b->shape);
         bool any_min = false;
         for (int i = 0; i < b->ndim; i++)
@@ -535,7 +535,7 @@ static void print_allocate(StrBuf *sb, const Stmt *s, int indent)
                 if (i)
                     put(sb, ", ");
                 if (b->min[i])
-                    tcc_print_expr(sb, b->min[i]);
+                    tci_print_expr(sb, b->min[i]);
                 else
                     put(sb, "0");
             }
@@ -549,7 +549,7 @@ static void print_fragment(StrBuf *sb, const Buffer *buffer, const Expr *index)
 {
     put_buffer_name(sb, buffer);
     put(sb, "[");
-    tcc_print_expr(sb, index);
+    tci_print_expr(sb, index);
     put(sb, "]");
 }
 
@@ -564,7 +564,7 @@ static void print_tile(StrBuf *sb, const WmmaStmt *w)
 
 static void print_layout(StrBuf *sb, const WmmaStmt *w)
 {
-    tcc_strbuf_printf(sb, ", stride %lld, %s)", (long long)w->stride,
+    tci_strbuf_printf(sb, ", stride %lld, %s)", (long long)w->stride,
                       w->col_major ? "col_major" : "row_major");
 }
 
@@ -605,20 +605,20 @@ static void print_wmma(StrBuf *sb, const WmmaStmt *w)
         print_layout(sb, w);
         break;
     default:
-        tcc_strbuf_printf(sb, "wmma.<unknown op %d>()", (int)w->op);
+        tci_strbuf_printf(sb, "wmma.<unknown op %d>()", (int)w->op);
         break;
     }
     /* Every op shows the fragment shape: the same buffer could serve two shapes. */
-    tcc_strbuf_printf(sb, "    // m%dn%dk%d", w->m, w->n, w->k);
+    tci_strbuf_printf(sb, "    // m%dn%dk%d", w->m, w->n, w->k);
 }
 
-void tcc_print_stmt(StrBuf *sb, const Stmt *s, int indent)
+void tci_print_stmt(StrBuf *sb, const Stmt *s, int indent)
 {
     if (!s)
         return;
     if (s->kind == STMT_SEQ) {
         for (int i = 0; i < s->seq.count; i++)
-            tcc_print_stmt(sb, s->seq.items[i], indent);
+            tci_print_stmt(sb, s->seq.items[i], indent);
         return;
     }
     put_indent(sb, indent);
@@ -642,7 +642,7 @@ void tcc_print_stmt(StrBuf *sb, const Stmt *s, int indent)
         print_wmma(sb, &s->wmma);
         break;
     default:
-        tcc_strbuf_printf(sb, "<unknown stmt %d>", (int)s->kind);
+        tci_strbuf_printf(sb, "<unknown stmt %d>", (int)s->kind);
         break;
     }
     put(sb, "\n");
@@ -656,28 +656,28 @@ static void print_param(StrBuf *sb, const Buffer *b)
         put(sb, "<null buffer>");
         return;
     }
-    tcc_strbuf_printf(sb, "%s ", tcc_dtype_name(b->type));
+    tci_strbuf_printf(sb, "%s ", tcc_dtype_name(b->type));
     put_buffer_name(sb, b);
     print_shape(sb, b->ndim, b->shape);
 }
 
-void tcc_print_kernel(StrBuf *sb, const Kernel *kernel)
+void tci_print_kernel(StrBuf *sb, const Kernel *kernel)
 {
     if (!kernel) {
         put(sb, "<null kernel>\n");
         return;
     }
     put(sb, "// \"/\" and \"%\" are floor division and modulo\n");
-    tcc_strbuf_printf(sb, "kernel %s(", kernel->name ? kernel->name : "<unnamed>");
+    tci_strbuf_printf(sb, "kernel %s(", kernel->name ? kernel->name : "<unnamed>");
     for (int i = 0; i < kernel->nparam; i++) {
         if (i)
             put(sb, ", ");
         print_param(sb, kernel->params ? kernel->params[i] : NULL);
     }
     const int64_t *l = kernel->launch;
-    tcc_strbuf_printf(sb, ")\n  grid(%lld, %lld, %lld) block(%lld, %lld, %lld)\n{\n",
+    tci_strbuf_printf(sb, ")\n  grid(%lld, %lld, %lld) block(%lld, %lld, %lld)\n{\n",
                       (long long)l[0], (long long)l[1], (long long)l[2], (long long)l[3],
                       (long long)l[4], (long long)l[5]);
-    tcc_print_stmt(sb, kernel->body, 1);
+    tci_print_stmt(sb, kernel->body, 1);
     put(sb, "}\n");
 }

@@ -37,14 +37,14 @@ static void linear_add_term(Simplifier *s, Linear *l, Expr *atom, int64_t coef)
     if (coef == 0)
         return;
     for (int i = 0; i < l->count; i++) {
-        if (tcc_expr_equal(l->terms[i].atom, atom)) {
+        if (tci_expr_equal(l->terms[i].atom, atom)) {
             l->terms[i].coef += coef;
             return;
         }
     }
     if (l->count == l->cap) {
         int cap = l->cap ? l->cap * 2 : 8;
-        Term *terms = tcc_arena_alloc(s->arena, sizeof(Term) * (size_t)cap);
+        Term *terms = tci_arena_alloc(s->arena, sizeof(Term) * (size_t)cap);
         if (l->count)
             memcpy(terms, l->terms, sizeof(Term) * (size_t)l->count);
         l->terms = terms;
@@ -143,19 +143,19 @@ static Expr *linear_to_expr(Simplifier *s, const Linear *l)
             continue;
         Expr *atom = l->terms[i].atom;
         if (!sum) {
-            sum = c == 1 ? atom : tcc_ir_binary(a, EXPR_MUL, atom, tcc_ir_int(a, c));
+            sum = c == 1 ? atom : tci_ir_binary(a, EXPR_MUL, atom, tci_ir_int(a, c));
         } else {
             int64_t m = c < 0 ? -c : c;
-            Expr *term = m == 1 ? atom : tcc_ir_binary(a, EXPR_MUL, atom, tcc_ir_int(a, m));
-            sum = tcc_ir_binary(a, c < 0 ? EXPR_SUB : EXPR_ADD, sum, term);
+            Expr *term = m == 1 ? atom : tci_ir_binary(a, EXPR_MUL, atom, tci_ir_int(a, m));
+            sum = tci_ir_binary(a, c < 0 ? EXPR_SUB : EXPR_ADD, sum, term);
         }
     }
     if (!sum)
-        return tcc_ir_int(a, l->constant);
+        return tci_ir_int(a, l->constant);
     if (l->constant > 0)
-        return tcc_ir_binary(a, EXPR_ADD, sum, tcc_ir_int(a, l->constant));
+        return tci_ir_binary(a, EXPR_ADD, sum, tci_ir_int(a, l->constant));
     if (l->constant < 0)
-        return tcc_ir_binary(a, EXPR_SUB, sum, tcc_ir_int(a, -l->constant));
+        return tci_ir_binary(a, EXPR_SUB, sum, tci_ir_int(a, -l->constant));
     return sum;
 }
 
@@ -255,7 +255,7 @@ static void divide_linear(Simplifier *s, const Linear *l, int64_t c, bool modulo
             return;
         }
         Expr *atom =
-            tcc_ir_binary(s->arena, EXPR_MOD, linear_to_expr(s, &rest), tcc_ir_int(s->arena, c));
+            tci_ir_binary(s->arena, EXPR_MOD, linear_to_expr(s, &rest), tci_ir_int(s->arena, c));
         linear_add_term(s, out, atom, 1);
         return;
     }
@@ -274,7 +274,7 @@ static void divide_linear(Simplifier *s, const Linear *l, int64_t c, bool modulo
         numerator = numerator->bin.a;
         c *= a;
     }
-    Expr *atom = tcc_ir_binary(s->arena, EXPR_DIV, numerator, tcc_ir_int(s->arena, c));
+    Expr *atom = tci_ir_binary(s->arena, EXPR_DIV, numerator, tci_ir_int(s->arena, c));
     linear_add_term(s, out, atom, 1);
 }
 
@@ -305,7 +305,7 @@ static void linear_of(Simplifier *s, Expr *e, Linear *out)
             return;
         }
         Expr *atom =
-            tcc_ir_binary(s->arena, EXPR_MUL, linear_to_expr(s, &a), linear_to_expr(s, &b));
+            tci_ir_binary(s->arena, EXPR_MUL, linear_to_expr(s, &a), linear_to_expr(s, &b));
         linear_add_term(s, out, atom, 1);
         return;
     }
@@ -319,7 +319,7 @@ static void linear_of(Simplifier *s, Expr *e, Linear *out)
             return;
         }
         Expr *atom =
-            tcc_ir_binary(s->arena, e->kind, linear_to_expr(s, &num), linear_to_expr(s, &den));
+            tci_ir_binary(s->arena, e->kind, linear_to_expr(s, &num), linear_to_expr(s, &den));
         linear_add_term(s, out, atom, 1);
         return;
     }
@@ -335,10 +335,10 @@ static bool is_div_of(const Expr *d, const Expr *y, int64_t c)
 {
     if (d->kind != EXPR_DIV || d->bin.b->kind != EXPR_INT)
         return false;
-    if (d->bin.b->int_value == c && tcc_expr_equal(d->bin.a, y))
+    if (d->bin.b->int_value == c && tci_expr_equal(d->bin.a, y))
         return true;
     return y->kind == EXPR_DIV && y->bin.b->kind == EXPR_INT &&
-           d->bin.b->int_value == y->bin.b->int_value * c && tcc_expr_equal(d->bin.a, y->bin.a);
+           d->bin.b->int_value == y->bin.b->int_value * c && tci_expr_equal(d->bin.a, y->bin.a);
 }
 
 /* k*c*(y/c) + k*(y%c) is k*y: merge such pairs back into y, repeatedly, so that a fused
@@ -375,7 +375,7 @@ static Expr *simplify_int(Simplifier *s, Expr *e)
     merge_div_mod(s, &l);
     int64_t lo, hi;
     if (linear_bounds(s, &l, &lo, &hi) && lo == hi)
-        return tcc_ir_int(s->arena, lo);
+        return tci_ir_int(s->arena, lo);
     return linear_to_expr(s, &l);
 }
 
@@ -403,7 +403,7 @@ static Expr *move_constant(Simplifier *s, Expr *x, Expr *y)
 static Expr *move_constant_rhs(Simplifier *s, Expr *x, Expr *y)
 {
     int64_t c = constant_term(s, x, y);
-    return c == 0 ? y : tcc_ir_int(s->arena, y->int_value - c);
+    return c == 0 ? y : tci_ir_int(s->arena, y->int_value - c);
 }
 
 /* a < b, a <= b, a == b, a != b decided from the bounds of a - b where possible. */
@@ -422,40 +422,40 @@ static Expr *simplify_compare(Simplifier *s, Expr *e)
         if (e->kind == EXPR_LT && split_small_term(s, &diff, 0, &g, &big, &small)) {
             diff = big;
             x = linear_to_expr(s, &big);
-            y = tcc_ir_int(a, 0);
+            y = tci_ir_int(a, 0);
         }
         if (linear_bounds(s, &diff, &lo, &hi)) {
             switch (e->kind) {
             case EXPR_LT:
                 if (hi < 0)
-                    return tcc_ir_bool(a, true);
+                    return tci_ir_bool(a, true);
                 if (lo >= 0)
-                    return tcc_ir_bool(a, false);
+                    return tci_ir_bool(a, false);
                 break;
             case EXPR_LE:
                 if (hi <= 0)
-                    return tcc_ir_bool(a, true);
+                    return tci_ir_bool(a, true);
                 if (lo > 0)
-                    return tcc_ir_bool(a, false);
+                    return tci_ir_bool(a, false);
                 break;
             case EXPR_EQ:
                 if (lo == 0 && hi == 0)
-                    return tcc_ir_bool(a, true);
+                    return tci_ir_bool(a, true);
                 if (lo > 0 || hi < 0)
-                    return tcc_ir_bool(a, false);
+                    return tci_ir_bool(a, false);
                 break;
             case EXPR_NE:
                 if (lo == 0 && hi == 0)
-                    return tcc_ir_bool(a, false);
+                    return tci_ir_bool(a, false);
                 if (lo > 0 || hi < 0)
-                    return tcc_ir_bool(a, true);
+                    return tci_ir_bool(a, true);
                 break;
             default:
                 break;
             }
         }
     }
-    return tcc_ir_binary(a, e->kind, move_constant(s, x, y), move_constant_rhs(s, x, y));
+    return tci_ir_binary(a, e->kind, move_constant(s, x, y), move_constant_rhs(s, x, y));
 }
 
 static Expr *simplify_logic(Simplifier *s, Expr *e)
@@ -464,16 +464,16 @@ static Expr *simplify_logic(Simplifier *s, Expr *e)
     Expr *x = simplify(s, e->bin.a);
     Expr *y = simplify(s, e->bin.b);
     if (e->kind == EXPR_AND) {
-        if (tcc_expr_is_int(x, 0) || tcc_expr_is_int(y, 0))
-            return tcc_ir_bool(a, false);
-    } else if (tcc_expr_is_int(x, 1) || tcc_expr_is_int(y, 1)) {
-        return tcc_ir_bool(a, true);
-    } else if (tcc_expr_is_int(x, 0)) {
+        if (tci_expr_is_int(x, 0) || tci_expr_is_int(y, 0))
+            return tci_ir_bool(a, false);
+    } else if (tci_expr_is_int(x, 1) || tci_expr_is_int(y, 1)) {
+        return tci_ir_bool(a, true);
+    } else if (tci_expr_is_int(x, 0)) {
         return y;
-    } else if (tcc_expr_is_int(y, 0)) {
+    } else if (tci_expr_is_int(y, 0)) {
         return x;
     }
-    return tcc_ir_binary(a, e->kind, x, y);
+    return tci_ir_binary(a, e->kind, x, y);
 }
 
 static Expr *simplify_rewrite(Rewriter *rw, Expr *e)
@@ -504,10 +504,10 @@ static Expr *simplify_rewrite(Rewriter *rw, Expr *e)
 static Expr *simplify(Simplifier *s, Expr *e)
 {
     Rewriter rw = {.arena = s->arena, .expr = simplify_rewrite, .user = s};
-    return tcc_rewrite_expr(&rw, e);
+    return tci_rewrite_expr(&rw, e);
 }
 
-Expr *tcc_simplify(Arena *arena, Expr *e, int nrange, const VarRange *ranges)
+Expr *tci_simplify(Arena *arena, Expr *e, int nrange, const VarRange *ranges)
 {
     if (!e)
         return NULL;
@@ -528,20 +528,20 @@ static Stmt *simplify_stmt(StmtSimplifier *ss, Stmt *s);
 static Expr *simplify_in_scope(Rewriter *rw, Expr *e)
 {
     StmtSimplifier *ss = rw->user;
-    return tcc_simplify(ss->arena, e, ss->nrange, ss->ranges);
+    return tci_simplify(ss->arena, e, ss->nrange, ss->ranges);
 }
 
 static Stmt *simplify_loop(StmtSimplifier *ss, Stmt *s)
 {
-    Expr *min = tcc_simplify(ss->arena, s->loop.min, ss->nrange, ss->ranges);
-    Expr *extent = tcc_simplify(ss->arena, s->loop.extent, ss->nrange, ss->ranges);
+    Expr *min = tci_simplify(ss->arena, s->loop.min, ss->nrange, ss->ranges);
+    Expr *extent = tci_simplify(ss->arena, s->loop.extent, ss->nrange, ss->ranges);
     bool known = min->kind == EXPR_INT && extent->kind == EXPR_INT && ss->nrange < ss->cap;
     if (known)
         ss->ranges[ss->nrange++] = (VarRange){s->loop.var, min->int_value, extent->int_value};
     Stmt *body = simplify_stmt(ss, s->loop.body);
     if (known)
         ss->nrange--;
-    Stmt *copy = tcc_arena_alloc(ss->arena, sizeof *copy);
+    Stmt *copy = tci_arena_alloc(ss->arena, sizeof *copy);
     *copy = *s;
     copy->loop.min = min;
     copy->loop.extent = extent;
@@ -555,11 +555,11 @@ static Stmt *simplify_stmt_rewrite(Rewriter *rw, Stmt *s)
     if (s->kind == STMT_FOR)
         return simplify_loop(ss, s);
     if (s->kind == STMT_IF) {
-        Expr *cond = tcc_simplify(ss->arena, s->branch.cond, ss->nrange, ss->ranges);
+        Expr *cond = tci_simplify(ss->arena, s->branch.cond, ss->nrange, ss->ranges);
         if (cond->kind == EXPR_INT)
             return cond->int_value       ? simplify_stmt(ss, s->branch.then_body)
                    : s->branch.else_body ? simplify_stmt(ss, s->branch.else_body)
-                                         : tcc_stmt_seq(ss->arena, 0, NULL);
+                                         : tci_stmt_seq(ss->arena, 0, NULL);
     }
     return NULL;
 }
@@ -568,10 +568,10 @@ static Stmt *simplify_stmt(StmtSimplifier *ss, Stmt *s)
 {
     Rewriter rw = {
         .arena = ss->arena, .expr = simplify_in_scope, .stmt = simplify_stmt_rewrite, .user = ss};
-    return tcc_rewrite_stmt(&rw, s);
+    return tci_rewrite_stmt(&rw, s);
 }
 
-Stmt *tcc_simplify_stmt(Arena *arena, Stmt *s)
+Stmt *tci_simplify_stmt(Arena *arena, Stmt *s)
 {
     enum { MAX_NEST = 256 };
     VarRange ranges[MAX_NEST];
@@ -581,7 +581,7 @@ Stmt *tcc_simplify_stmt(Arena *arena, Stmt *s)
 
 /* ---- divisibility ---------------------------------------------------------------------- */
 
-int64_t tcc_expr_known_divisor(Arena *arena, Expr *e)
+int64_t tci_expr_known_divisor(Arena *arena, Expr *e)
 {
     Simplifier s = {arena, 0, NULL};
     Linear l = {0};

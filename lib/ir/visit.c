@@ -7,9 +7,9 @@ static Expr **rewrite_list(Rewriter *rw, int n, Expr **items, bool *changed)
 {
     Expr **out = items;
     for (int i = 0; i < n; i++) {
-        Expr *e = tcc_rewrite_expr(rw, items[i]);
+        Expr *e = tci_rewrite_expr(rw, items[i]);
         if (e != items[i] && out == items) {
-            out = tcc_arena_alloc(rw->arena, sizeof(Expr *) * (size_t)n);
+            out = tci_arena_alloc(rw->arena, sizeof(Expr *) * (size_t)n);
             memcpy(out, items, sizeof(Expr *) * (size_t)n);
         }
         out[i] = e;
@@ -19,7 +19,7 @@ static Expr **rewrite_list(Rewriter *rw, int n, Expr **items, bool *changed)
     return out;
 }
 
-Expr *tcc_rewrite_expr_children(Rewriter *rw, Expr *e)
+Expr *tci_rewrite_expr_children(Rewriter *rw, Expr *e)
 {
     Arena *a = rw->arena;
     bool changed = false;
@@ -29,56 +29,56 @@ Expr *tcc_rewrite_expr_children(Rewriter *rw, Expr *e)
     case EXPR_VAR:
         return e;
     case EXPR_NOT: {
-        Expr *x = tcc_rewrite_expr(rw, e->bin.a);
-        return x == e->bin.a ? e : tcc_ir_not(a, x);
+        Expr *x = tci_rewrite_expr(rw, e->bin.a);
+        return x == e->bin.a ? e : tci_ir_not(a, x);
     }
     case EXPR_SELECT: {
-        Expr *c = tcc_rewrite_expr(rw, e->select.cond);
-        Expr *t = tcc_rewrite_expr(rw, e->select.then_value);
-        Expr *f = tcc_rewrite_expr(rw, e->select.else_value);
+        Expr *c = tci_rewrite_expr(rw, e->select.cond);
+        Expr *t = tci_rewrite_expr(rw, e->select.then_value);
+        Expr *f = tci_rewrite_expr(rw, e->select.else_value);
         if (c == e->select.cond && t == e->select.then_value && f == e->select.else_value)
             return e;
-        return tcc_ir_select(a, c, t, f);
+        return tci_ir_select(a, c, t, f);
     }
     case EXPR_CAST: {
-        Expr *x = tcc_rewrite_expr(rw, e->cast.value);
-        return x == e->cast.value ? e : tcc_ir_cast(a, e->type, x);
+        Expr *x = tci_rewrite_expr(rw, e->cast.value);
+        return x == e->cast.value ? e : tci_ir_cast(a, e->type, x);
     }
     case EXPR_LOAD: {
         Expr **index = rewrite_list(rw, e->load.nindex, e->load.index, &changed);
-        return changed ? tcc_ir_load(a, e->load.buffer, e->load.nindex, index) : e;
+        return changed ? tci_ir_load(a, e->load.buffer, e->load.nindex, index) : e;
     }
     case EXPR_RAMP: {
-        Expr *base = tcc_rewrite_expr(rw, e->ramp.base);
-        return base == e->ramp.base ? e : tcc_ir_ramp(a, base, e->ramp.stride, e->lanes);
+        Expr *base = tci_rewrite_expr(rw, e->ramp.base);
+        return base == e->ramp.base ? e : tci_ir_ramp(a, base, e->ramp.stride, e->lanes);
     }
     case EXPR_ACCESS: {
         Expr **index = rewrite_list(rw, e->access.nindex, e->access.index, &changed);
         if (!changed)
             return e;
-        Expr *copy = tcc_arena_alloc(a, sizeof *copy);
+        Expr *copy = tci_arena_alloc(a, sizeof *copy);
         *copy = *e;
         copy->access.index = index;
         return copy;
     }
     case EXPR_REDUCE: {
-        Expr *source = tcc_rewrite_expr(rw, e->reduce.source);
+        Expr *source = tci_rewrite_expr(rw, e->reduce.source);
         if (source == e->reduce.source)
             return e;
-        Expr *copy = tcc_arena_alloc(a, sizeof *copy);
+        Expr *copy = tci_arena_alloc(a, sizeof *copy);
         *copy = *e;
         copy->reduce.source = source;
         return copy;
     }
     default: {
-        Expr *x = tcc_rewrite_expr(rw, e->bin.a);
-        Expr *y = tcc_rewrite_expr(rw, e->bin.b);
-        return (x == e->bin.a && y == e->bin.b) ? e : tcc_ir_binary(a, e->kind, x, y);
+        Expr *x = tci_rewrite_expr(rw, e->bin.a);
+        Expr *y = tci_rewrite_expr(rw, e->bin.b);
+        return (x == e->bin.a && y == e->bin.b) ? e : tci_ir_binary(a, e->kind, x, y);
     }
     }
 }
 
-Expr *tcc_rewrite_expr(Rewriter *rw, Expr *e)
+Expr *tci_rewrite_expr(Rewriter *rw, Expr *e)
 {
     if (!e)
         return NULL;
@@ -87,12 +87,12 @@ Expr *tcc_rewrite_expr(Rewriter *rw, Expr *e)
         if (replaced)
             return replaced;
     }
-    return tcc_rewrite_expr_children(rw, e);
+    return tci_rewrite_expr_children(rw, e);
 }
 
 static Stmt *copy_stmt(Arena *arena, const Stmt *s)
 {
-    Stmt *copy = tcc_arena_alloc(arena, sizeof *copy);
+    Stmt *copy = tci_arena_alloc(arena, sizeof *copy);
     *copy = *s;
     return copy;
 }
@@ -101,10 +101,10 @@ static Stmt *rewrite_wmma(Rewriter *rw, Stmt *s)
 {
     WmmaStmt w = s->wmma;
     bool changed = false;
-    w.fragment_index = tcc_rewrite_expr(rw, w.fragment_index);
-    w.a_index = tcc_rewrite_expr(rw, w.a_index);
-    w.b_index = tcc_rewrite_expr(rw, w.b_index);
-    w.c_index = tcc_rewrite_expr(rw, w.c_index);
+    w.fragment_index = tci_rewrite_expr(rw, w.fragment_index);
+    w.a_index = tci_rewrite_expr(rw, w.a_index);
+    w.b_index = tci_rewrite_expr(rw, w.b_index);
+    w.c_index = tci_rewrite_expr(rw, w.c_index);
     w.memory_index = rewrite_list(rw, w.nindex, w.memory_index, &changed);
     changed = changed || w.fragment_index != s->wmma.fragment_index ||
               w.a_index != s->wmma.a_index || w.b_index != s->wmma.b_index ||
@@ -116,7 +116,7 @@ static Stmt *rewrite_wmma(Rewriter *rw, Stmt *s)
     return copy;
 }
 
-Stmt *tcc_rewrite_stmt_children(Rewriter *rw, Stmt *s)
+Stmt *tci_rewrite_stmt_children(Rewriter *rw, Stmt *s)
 {
     Arena *a = rw->arena;
     bool changed = false;
@@ -124,19 +124,19 @@ Stmt *tcc_rewrite_stmt_children(Rewriter *rw, Stmt *s)
     case STMT_SEQ: {
         Stmt **items = s->seq.items;
         for (int i = 0; i < s->seq.count; i++) {
-            Stmt *x = tcc_rewrite_stmt(rw, s->seq.items[i]);
+            Stmt *x = tci_rewrite_stmt(rw, s->seq.items[i]);
             if (x != s->seq.items[i] && items == s->seq.items) {
-                items = tcc_arena_alloc(a, sizeof(Stmt *) * (size_t)s->seq.count);
+                items = tci_arena_alloc(a, sizeof(Stmt *) * (size_t)s->seq.count);
                 memcpy(items, s->seq.items, sizeof(Stmt *) * (size_t)s->seq.count);
             }
             items[i] = x;
         }
-        return items == s->seq.items ? s : tcc_stmt_seq(a, s->seq.count, items);
+        return items == s->seq.items ? s : tci_stmt_seq(a, s->seq.count, items);
     }
     case STMT_FOR: {
-        Expr *min = tcc_rewrite_expr(rw, s->loop.min);
-        Expr *extent = tcc_rewrite_expr(rw, s->loop.extent);
-        Stmt *body = tcc_rewrite_stmt(rw, s->loop.body);
+        Expr *min = tci_rewrite_expr(rw, s->loop.min);
+        Expr *extent = tci_rewrite_expr(rw, s->loop.extent);
+        Stmt *body = tci_rewrite_stmt(rw, s->loop.body);
         if (min == s->loop.min && extent == s->loop.extent && body == s->loop.body)
             return s;
         Stmt *copy = copy_stmt(a, s);
@@ -147,23 +147,23 @@ Stmt *tcc_rewrite_stmt_children(Rewriter *rw, Stmt *s)
     }
     case STMT_STORE: {
         Expr **index = rewrite_list(rw, s->store.nindex, s->store.index, &changed);
-        Expr *value = tcc_rewrite_expr(rw, s->store.value);
+        Expr *value = tci_rewrite_expr(rw, s->store.value);
         if (!changed && value == s->store.value)
             return s;
-        return tcc_stmt_store(a, s->store.buffer, s->store.nindex, index, value);
+        return tci_stmt_store(a, s->store.buffer, s->store.nindex, index, value);
     }
     case STMT_IF: {
-        Expr *cond = tcc_rewrite_expr(rw, s->branch.cond);
-        Stmt *then_body = tcc_rewrite_stmt(rw, s->branch.then_body);
-        Stmt *else_body = s->branch.else_body ? tcc_rewrite_stmt(rw, s->branch.else_body) : NULL;
+        Expr *cond = tci_rewrite_expr(rw, s->branch.cond);
+        Stmt *then_body = tci_rewrite_stmt(rw, s->branch.then_body);
+        Stmt *else_body = s->branch.else_body ? tci_rewrite_stmt(rw, s->branch.else_body) : NULL;
         if (cond == s->branch.cond && then_body == s->branch.then_body &&
             else_body == s->branch.else_body)
             return s;
-        return tcc_stmt_if(a, cond, then_body, else_body);
+        return tci_stmt_if(a, cond, then_body, else_body);
     }
     case STMT_ALLOCATE: {
-        Stmt *body = tcc_rewrite_stmt(rw, s->alloc.body);
-        return body == s->alloc.body ? s : tcc_stmt_allocate(a, s->alloc.buffer, body);
+        Stmt *body = tci_rewrite_stmt(rw, s->alloc.body);
+        return body == s->alloc.body ? s : tci_stmt_allocate(a, s->alloc.buffer, body);
     }
     case STMT_BARRIER:
         return s;
@@ -173,7 +173,7 @@ Stmt *tcc_rewrite_stmt_children(Rewriter *rw, Stmt *s)
     return s;
 }
 
-Stmt *tcc_rewrite_stmt(Rewriter *rw, Stmt *s)
+Stmt *tci_rewrite_stmt(Rewriter *rw, Stmt *s)
 {
     if (!s)
         return NULL;
@@ -182,7 +182,7 @@ Stmt *tcc_rewrite_stmt(Rewriter *rw, Stmt *s)
         if (replaced)
             return replaced;
     }
-    return tcc_rewrite_stmt_children(rw, s);
+    return tci_rewrite_stmt_children(rw, s);
 }
 
 typedef struct Substitution {
@@ -202,29 +202,29 @@ static Expr *substitute_var(Rewriter *rw, Expr *e)
     return e;
 }
 
-Expr *tcc_expr_substitute(Arena *arena, Expr *e, int n, Var *const *vars, Expr *const *map)
+Expr *tci_expr_substitute(Arena *arena, Expr *e, int n, Var *const *vars, Expr *const *map)
 {
     Substitution sub = {n, vars, map};
     Rewriter rw = {.arena = arena, .expr = substitute_var, .user = &sub};
-    return tcc_rewrite_expr(&rw, e);
+    return tci_rewrite_expr(&rw, e);
 }
 
-Stmt *tcc_stmt_substitute(Arena *arena, Stmt *s, int n, Var *const *vars, Expr *const *map)
+Stmt *tci_stmt_substitute(Arena *arena, Stmt *s, int n, Var *const *vars, Expr *const *map)
 {
     Substitution sub = {n, vars, map};
     Rewriter rw = {.arena = arena, .expr = substitute_var, .user = &sub};
-    return tcc_rewrite_stmt(&rw, s);
+    return tci_rewrite_stmt(&rw, s);
 }
 
 static bool uses_list(int n, Expr *const *items, const Var *var)
 {
     for (int i = 0; i < n; i++)
-        if (tcc_expr_uses_var(items[i], var))
+        if (tci_expr_uses_var(items[i], var))
             return true;
     return false;
 }
 
-bool tcc_expr_uses_var(const Expr *e, const Var *var)
+bool tci_expr_uses_var(const Expr *e, const Var *var)
 {
     if (!e)
         return false;
@@ -235,22 +235,22 @@ bool tcc_expr_uses_var(const Expr *e, const Var *var)
     case EXPR_VAR:
         return e->var == var;
     case EXPR_NOT:
-        return tcc_expr_uses_var(e->bin.a, var);
+        return tci_expr_uses_var(e->bin.a, var);
     case EXPR_SELECT:
-        return tcc_expr_uses_var(e->select.cond, var) ||
-               tcc_expr_uses_var(e->select.then_value, var) ||
-               tcc_expr_uses_var(e->select.else_value, var);
+        return tci_expr_uses_var(e->select.cond, var) ||
+               tci_expr_uses_var(e->select.then_value, var) ||
+               tci_expr_uses_var(e->select.else_value, var);
     case EXPR_CAST:
-        return tcc_expr_uses_var(e->cast.value, var);
+        return tci_expr_uses_var(e->cast.value, var);
     case EXPR_LOAD:
         return uses_list(e->load.nindex, e->load.index, var);
     case EXPR_RAMP:
-        return tcc_expr_uses_var(e->ramp.base, var);
+        return tci_expr_uses_var(e->ramp.base, var);
     case EXPR_ACCESS:
         return uses_list(e->access.nindex, e->access.index, var);
     case EXPR_REDUCE:
-        return tcc_expr_uses_var(e->reduce.source, var);
+        return tci_expr_uses_var(e->reduce.source, var);
     default:
-        return tcc_expr_uses_var(e->bin.a, var) || tcc_expr_uses_var(e->bin.b, var);
+        return tci_expr_uses_var(e->bin.a, var) || tci_expr_uses_var(e->bin.b, var);
     }
 }

@@ -45,37 +45,37 @@ static AxisValues axis_offsets(Lowering *lw, const Stage *stage)
 {
     Arena *a = lw->arena;
     size_t room = (size_t)(stage->nleaf + 2 * stage->nrel);
-    AxisValues av = {0, tcc_arena_alloc(a, sizeof(IterVar *) * room),
-                     tcc_arena_alloc(a, sizeof(Expr *) * room)};
+    AxisValues av = {0, tci_arena_alloc(a, sizeof(IterVar *) * room),
+                     tci_arena_alloc(a, sizeof(Expr *) * room)};
     for (int i = 0; i < stage->nleaf; i++)
-        bind(&av, stage->leaf[i], tcc_ir_var(a, stage->leaf[i]->loop_var));
+        bind(&av, stage->leaf[i], tci_ir_var(a, stage->leaf[i]->loop_var));
     for (int r = stage->nrel - 1; r >= 0; r--) {
         const Relation *rel = &stage->rel[r];
         if (rel->kind == REL_SPLIT) {
             Expr *outer = lookup(&av, rel->outer), *inner = lookup(&av, rel->inner);
-            Expr *scaled = tcc_ir_binary(a, EXPR_MUL, outer, tcc_ir_int(a, rel->inner->extent));
-            bind(&av, rel->parent, tcc_ir_binary(a, EXPR_ADD, scaled, inner));
+            Expr *scaled = tci_ir_binary(a, EXPR_MUL, outer, tci_ir_int(a, rel->inner->extent));
+            bind(&av, rel->parent, tci_ir_binary(a, EXPR_ADD, scaled, inner));
         } else {
             Expr *fused = lookup(&av, rel->fused);
-            Expr *inner_extent = tcc_ir_int(a, rel->inner->extent);
-            bind(&av, rel->outer, tcc_ir_binary(a, EXPR_DIV, fused, inner_extent));
-            bind(&av, rel->inner, tcc_ir_binary(a, EXPR_MOD, fused, inner_extent));
+            Expr *inner_extent = tci_ir_int(a, rel->inner->extent);
+            bind(&av, rel->outer, tci_ir_binary(a, EXPR_DIV, fused, inner_extent));
+            bind(&av, rel->inner, tci_ir_binary(a, EXPR_MOD, fused, inner_extent));
         }
     }
     return av;
 }
 
-Expr *tcc_axis_offset(Lowering *lw, const Stage *stage, const IterVar *axis)
+Expr *tci_axis_offset(Lowering *lw, const Stage *stage, const IterVar *axis)
 {
     AxisValues av = axis_offsets(lw, stage);
     Expr *offset = lookup(&av, axis);
-    return offset ? offset : tcc_ir_int(lw->arena, 0);
+    return offset ? offset : tci_ir_int(lw->arena, 0);
 }
 
-Expr *tcc_axis_value(Lowering *lw, const Stage *stage, const IterVar *root)
+Expr *tci_axis_value(Lowering *lw, const Stage *stage, const IterVar *root)
 {
-    Expr *min = root->min ? root->min : tcc_ir_int(lw->arena, 0);
-    return tcc_ir_binary(lw->arena, EXPR_ADD, min, tcc_axis_offset(lw, stage, root));
+    Expr *min = root->min ? root->min : tci_ir_int(lw->arena, 0);
+    return tci_ir_binary(lw->arena, EXPR_ADD, min, tci_axis_offset(lw, stage, root));
 }
 
 /* ---- interval arithmetic -------------------------------------------------------------- */
@@ -101,8 +101,8 @@ static Interval interval_of(Arena *a, Expr *e, const Relaxation *relax);
 
 static Interval scale(Arena *a, Interval x, int64_t c)
 {
-    Expr *lo = tcc_ir_binary(a, EXPR_MUL, x.lo, tcc_ir_int(a, c));
-    Expr *hi = tcc_ir_binary(a, EXPR_MUL, x.hi, tcc_ir_int(a, c));
+    Expr *lo = tci_ir_binary(a, EXPR_MUL, x.lo, tci_ir_int(a, c));
+    Expr *hi = tci_ir_binary(a, EXPR_MUL, x.hi, tci_ir_int(a, c));
     return c >= 0 ? (Interval){lo, hi} : (Interval){hi, lo};
 }
 
@@ -118,15 +118,15 @@ static Interval interval_binary(Arena *a, Expr *e, const Relaxation *relax)
     if (!x.lo || !y.lo)
         return unknown;
     if (is_point(x) && is_point(y))
-        return point(tcc_ir_binary(a, e->kind, x.lo, y.lo));
+        return point(tci_ir_binary(a, e->kind, x.lo, y.lo));
     bool y_const = y.lo->kind == EXPR_INT && is_point(y);
     switch (e->kind) {
     case EXPR_ADD:
-        return (Interval){tcc_ir_binary(a, EXPR_ADD, x.lo, y.lo),
-                          tcc_ir_binary(a, EXPR_ADD, x.hi, y.hi)};
+        return (Interval){tci_ir_binary(a, EXPR_ADD, x.lo, y.lo),
+                          tci_ir_binary(a, EXPR_ADD, x.hi, y.hi)};
     case EXPR_SUB:
-        return (Interval){tcc_ir_binary(a, EXPR_SUB, x.lo, y.hi),
-                          tcc_ir_binary(a, EXPR_SUB, x.hi, y.lo)};
+        return (Interval){tci_ir_binary(a, EXPR_SUB, x.lo, y.hi),
+                          tci_ir_binary(a, EXPR_SUB, x.hi, y.lo)};
     case EXPR_MUL:
         if (y_const)
             return scale(a, x, y.lo->int_value);
@@ -135,17 +135,17 @@ static Interval interval_binary(Arena *a, Expr *e, const Relaxation *relax)
         return unknown;
     case EXPR_DIV: /* floor division by a positive constant is monotonic */
         if (y_const && y.lo->int_value > 0)
-            return (Interval){tcc_ir_binary(a, EXPR_DIV, x.lo, y.lo),
-                              tcc_ir_binary(a, EXPR_DIV, x.hi, y.lo)};
+            return (Interval){tci_ir_binary(a, EXPR_DIV, x.lo, y.lo),
+                              tci_ir_binary(a, EXPR_DIV, x.hi, y.lo)};
         return unknown;
     case EXPR_MOD:
         if (y_const && y.lo->int_value > 0)
-            return (Interval){tcc_ir_int(a, 0), tcc_ir_int(a, y.lo->int_value - 1)};
+            return (Interval){tci_ir_int(a, 0), tci_ir_int(a, y.lo->int_value - 1)};
         return unknown;
     case EXPR_MIN:
     case EXPR_MAX:
-        return (Interval){tcc_ir_binary(a, e->kind, x.lo, y.lo),
-                          tcc_ir_binary(a, e->kind, x.hi, y.hi)};
+        return (Interval){tci_ir_binary(a, e->kind, x.lo, y.lo),
+                          tci_ir_binary(a, e->kind, x.hi, y.hi)};
     default:
         return unknown;
     }
@@ -160,7 +160,7 @@ static Interval interval_of(Arena *a, Expr *e, const Relaxation *relax)
         int64_t extent = relaxed_extent(relax, e->var);
         if (extent == 0)
             return point(e);
-        return (Interval){tcc_ir_int(a, 0), tcc_ir_int(a, extent - 1)};
+        return (Interval){tci_ir_int(a, 0), tci_ir_int(a, extent - 1)};
     }
     case EXPR_ADD:
     case EXPR_SUB:
@@ -182,35 +182,35 @@ static Expr *simplify_relaxed(Arena *a, Expr *e, const Relaxation *relax)
     int n = relax->count < 64 ? relax->count : 64;
     for (int i = 0; i < n; i++)
         ranges[i] = (VarRange){relax->vars[i], 0, relax->extent[i]};
-    return tcc_simplify(a, e, n, ranges);
+    return tci_simplify(a, e, n, ranges);
 }
 
-tcc_status tcc_access_region(Lowering *lw, const Stage *stage, int nindex, Expr *const *index,
+tcc_status tci_access_region(Lowering *lw, const Stage *stage, int nindex, Expr *const *index,
                              const Relaxation *relax, Region *out)
 {
     Arena *a = lw->arena;
     const Tensor *t = stage->tensor;
-    Var *roots[2 * TCC_MAX_DIMS];
-    Expr *values[2 * TCC_MAX_DIMS];
+    Var *roots[2 * TCI_MAX_DIMS];
+    Expr *values[2 * TCI_MAX_DIMS];
     int nroot = 0;
     for (int i = 0; i < t->ndim; i++) {
         roots[nroot] = t->axis[i]->var;
-        values[nroot++] = tcc_axis_value(lw, stage, t->axis[i]);
+        values[nroot++] = tci_axis_value(lw, stage, t->axis[i]);
     }
     for (int i = 0; i < t->nreduce; i++) {
         roots[nroot] = t->reduce_axis[i]->var;
-        values[nroot++] = tcc_axis_value(lw, stage, t->reduce_axis[i]);
+        values[nroot++] = tci_axis_value(lw, stage, t->reduce_axis[i]);
     }
     for (int d = 0; d < nindex; d++) {
-        Expr *e = tcc_expr_substitute(a, index[d], nroot, roots, values);
-        Interval x = interval_of(a, tcc_simplify(a, e, 0, NULL), relax);
+        Expr *e = tci_expr_substitute(a, index[d], nroot, roots, values);
+        Interval x = interval_of(a, tci_simplify(a, e, 0, NULL), relax);
         Expr *extent = NULL;
         if (x.lo) {
-            Expr *span = tcc_ir_binary(a, EXPR_SUB, x.hi, x.lo);
-            extent = simplify_relaxed(a, tcc_ir_binary(a, EXPR_ADD, span, tcc_ir_int(a, 1)), relax);
+            Expr *span = tci_ir_binary(a, EXPR_SUB, x.hi, x.lo);
+            extent = simplify_relaxed(a, tci_ir_binary(a, EXPR_ADD, span, tci_ir_int(a, 1)), relax);
         }
         if (!extent || extent->kind != EXPR_INT || extent->int_value < 1)
-            return tcc_fail(lw->ctx, TCC_ERROR_SCHEDULE,
+            return tci_fail(lw->ctx, TCC_ERROR_SCHEDULE,
                             "cannot bound index %d of an access in stage %s to a constant extent",
                             d, t->name);
         out->min[d] = simplify_relaxed(a, x.lo, relax);
@@ -238,8 +238,8 @@ static void relax_var(Arena *a, Relaxation *r, Var *var, int64_t extent)
             return;
         }
     }
-    Var **vars = tcc_arena_alloc(a, sizeof(Var *) * (size_t)(r->count + 1));
-    int64_t *extents = tcc_arena_alloc(a, sizeof(int64_t) * (size_t)(r->count + 1));
+    Var **vars = tci_arena_alloc(a, sizeof(Var *) * (size_t)(r->count + 1));
+    int64_t *extents = tci_arena_alloc(a, sizeof(int64_t) * (size_t)(r->count + 1));
     if (r->count) {
         memcpy(vars, r->vars, sizeof(Var *) * (size_t)r->count);
         memcpy(extents, r->extent, sizeof(int64_t) * (size_t)r->count);
@@ -262,11 +262,11 @@ static tcc_status relaxation_for(Lowering *lw, const Stage *target, const Stage 
                                  Relaxation *out)
 {
     const Stage *parent = target->attach_stage;
-    int at = tcc_stage_leaf_index(parent, target->attach_axis);
+    int at = tci_stage_leaf_index(parent, target->attach_axis);
     bool below = true;
     for (const Stage *x = consumer, *child = NULL; x; child = x, x = attach_parent(x)) {
         bool in_parent = x == parent;
-        if (in_parent && child && tcc_stage_leaf_index(x, child->attach_axis) < at)
+        if (in_parent && child && tci_stage_leaf_index(x, child->attach_axis) < at)
             break; /* the consumer runs outside loop v */
         for (int i = 0; i < x->nleaf; i++) {
             IterVar *leaf = x->leaf[i];
@@ -280,7 +280,7 @@ static tcc_status relaxation_for(Lowering *lw, const Stage *target, const Stage 
             below = false;
     }
     if (below)
-        return tcc_fail(lw->ctx, TCC_ERROR_SCHEDULE,
+        return tci_fail(lw->ctx, TCC_ERROR_SCHEDULE,
                         "%s is computed at %s of %s, but its consumer %s is not inside that loop",
                         target->tensor->name, target->attach_axis->var->name, parent->tensor->name,
                         consumer->tensor->name);
@@ -302,7 +302,7 @@ static void collect_accesses(Expr *e, const Tensor *t, Accesses *out)
     switch (e->kind) {
     case EXPR_ACCESS:
         if (e->access.tensor == t)
-            tcc_push(out->arena, (void ***)&out->items, &out->count, &out->cap, e);
+            tci_push(out->arena, (void ***)&out->items, &out->count, &out->cap, e);
         for (int i = 0; i < e->access.nindex; i++)
             collect_accesses(e->access.index[i], t, out);
         return;
@@ -341,7 +341,7 @@ static bool region_union(Arena *a, Region *acc, const Region *r, int ndim, bool 
         return true;
     }
     for (int d = 0; d < ndim; d++) {
-        Expr *diff = tcc_simplify(a, tcc_ir_binary(a, EXPR_SUB, r->min[d], acc->min[d]), 0, NULL);
+        Expr *diff = tci_simplify(a, tci_ir_binary(a, EXPR_SUB, r->min[d], acc->min[d]), 0, NULL);
         if (diff->kind != EXPR_INT)
             return false;
         int64_t lo = diff->int_value < 0 ? diff->int_value : 0;
@@ -374,11 +374,11 @@ static tcc_status infer_attached(Lowering *lw, Stage *st)
             return status;
         for (int k = 0; k < acc.count; k++) {
             Region r;
-            status = tcc_access_region(lw, c, t->ndim, acc.items[k]->access.index, &relax, &r);
+            status = tci_access_region(lw, c, t->ndim, acc.items[k]->access.index, &relax, &r);
             if (status != TCC_OK)
                 return status;
             if (!region_union(lw->arena, &region, &r, t->ndim, !found))
-                return tcc_fail(lw->ctx, TCC_ERROR_SCHEDULE,
+                return tci_fail(lw->ctx, TCC_ERROR_SCHEDULE,
                                 "the regions of %s read by its consumers are not a constant "
                                 "distance apart",
                                 t->name);
@@ -386,7 +386,7 @@ static tcc_status infer_attached(Lowering *lw, Stage *st)
         }
     }
     if (!found)
-        return tcc_fail(lw->ctx, TCC_ERROR_SCHEDULE, "%s is computed but nothing reads it",
+        return tci_fail(lw->ctx, TCC_ERROR_SCHEDULE, "%s is computed but nothing reads it",
                         t->name);
     for (int d = 0; d < t->ndim; d++) {
         t->axis[d]->min = region.min[d];
@@ -422,7 +422,7 @@ static void pass_down(Stage *st)
     }
 }
 
-tcc_status tcc_pass_bound_infer(Lowering *lw)
+tcc_status tci_pass_bound_infer(Lowering *lw)
 {
     Func *func = lw->func;
     for (int i = func->nstage - 1; i >= 0; i--) {
@@ -431,7 +431,7 @@ tcc_status tcc_pass_bound_infer(Lowering *lw)
         if (!t->is_compute || st->attach == ATTACH_INLINE)
             continue;
         for (int r = 0; r < t->nreduce; r++) {
-            t->reduce_axis[r]->min = tcc_ir_int(lw->arena, 0);
+            t->reduce_axis[r]->min = tci_ir_int(lw->arena, 0);
             t->reduce_axis[r]->extent = t->reduce_axis[r]->dom_extent;
         }
         if (st->attach == ATTACH_AT) {
@@ -440,11 +440,11 @@ tcc_status tcc_pass_bound_infer(Lowering *lw)
                 return status;
         } else if (st->is_output) {
             for (int d = 0; d < t->ndim; d++) {
-                t->axis[d]->min = tcc_ir_int(lw->arena, 0);
+                t->axis[d]->min = tci_ir_int(lw->arena, 0);
                 t->axis[d]->extent = t->shape[d];
             }
         } else {
-            return tcc_fail(lw->ctx, TCC_ERROR_SCHEDULE,
+            return tci_fail(lw->ctx, TCC_ERROR_SCHEDULE,
                             "stage %s is neither an output, inlined, nor computed at a loop "
                             "of another stage",
                             t->name);

@@ -14,15 +14,15 @@ static Expr *inline_access(Rewriter *rw, Expr *e)
     Inliner *in = rw->user;
     if (e->kind != EXPR_ACCESS || e->access.tensor != in->tensor)
         return NULL;
-    Expr *args = tcc_rewrite_expr_children(rw, e);
+    Expr *args = tci_rewrite_expr_children(rw, e);
     Tensor *t = in->tensor;
-    Var *axes[TCC_MAX_DIMS];
+    Var *axes[TCI_MAX_DIMS];
     for (int i = 0; i < t->ndim; i++)
         axes[i] = t->axis[i]->var;
-    return tcc_expr_substitute(rw->arena, t->lowered_body, t->ndim, axes, args->access.index);
+    return tci_expr_substitute(rw->arena, t->lowered_body, t->ndim, axes, args->access.index);
 }
 
-tcc_status tcc_pass_inline(Lowering *lw)
+tcc_status tci_pass_inline(Lowering *lw)
 {
     Func *func = lw->func;
     for (int i = 0; i < func->nstage; i++)
@@ -37,7 +37,7 @@ tcc_status tcc_pass_inline(Lowering *lw)
         for (int j = i + 1; j < func->nstage; j++) {
             Tensor *reader = func->stages[j]->tensor;
             if (reader->is_compute)
-                reader->lowered_body = tcc_rewrite_expr(&rw, reader->lowered_body);
+                reader->lowered_body = tci_rewrite_expr(&rw, reader->lowered_body);
         }
     }
     return TCC_OK;

@@ -17,50 +17,50 @@ static Expr *access_to_load(Rewriter *rw, Expr *e)
 {
     if (e->kind != EXPR_ACCESS)
         return NULL;
-    Expr *args = tcc_rewrite_expr_children(rw, e);
+    Expr *args = tci_rewrite_expr_children(rw, e);
     Buffer *buffer = e->access.tensor->buffer;
-    return tcc_ir_load(rw->arena, buffer, args->access.nindex, args->access.index);
+    return tci_ir_load(rw->arena, buffer, args->access.nindex, args->access.index);
 }
 
 /* The stage's body with its root axes replaced by their loop values and accesses by loads. */
 static Expr *lowered_value(Lowering *lw, const Stage *st, Expr *body)
 {
     const Tensor *t = st->tensor;
-    Var *roots[2 * TCC_MAX_DIMS];
-    Expr *values[2 * TCC_MAX_DIMS];
+    Var *roots[2 * TCI_MAX_DIMS];
+    Expr *values[2 * TCI_MAX_DIMS];
     int n = 0;
     for (int i = 0; i < t->ndim; i++, n++) {
         roots[n] = t->axis[i]->var;
-        values[n] = tcc_axis_value(lw, st, t->axis[i]);
+        values[n] = tci_axis_value(lw, st, t->axis[i]);
     }
     for (int i = 0; i < t->nreduce; i++, n++) {
         roots[n] = t->reduce_axis[i]->var;
-        values[n] = tcc_axis_value(lw, st, t->reduce_axis[i]);
+        values[n] = tci_axis_value(lw, st, t->reduce_axis[i]);
     }
-    Expr *e = tcc_expr_substitute(lw->arena, body, n, roots, values);
+    Expr *e = tci_expr_substitute(lw->arena, body, n, roots, values);
     Rewriter rw = {.arena = lw->arena, .expr = access_to_load};
-    return tcc_rewrite_expr(&rw, e);
+    return tci_rewrite_expr(&rw, e);
 }
 
 static void store_index(Lowering *lw, const Stage *st, Expr **index)
 {
     for (int i = 0; i < st->tensor->ndim; i++)
-        index[i] = tcc_axis_value(lw, st, st->tensor->axis[i]);
+        index[i] = tci_axis_value(lw, st, st->tensor->axis[i]);
 }
 
 /* A split whose factor does not divide its extent runs past the end: guard the body. */
 static Expr *split_guards(Lowering *lw, const Stage *st)
 {
     Arena *a = lw->arena;
-    Expr *cond = tcc_ir_bool(a, true);
+    Expr *cond = tci_ir_bool(a, true);
     for (int r = 0; r < st->nrel; r++) {
         const Relation *rel = &st->rel[r];
         if (rel->kind != REL_SPLIT ||
             rel->outer->extent * rel->inner->extent == rel->parent->extent)
             continue;
-        Expr *offset = tcc_axis_offset(lw, st, rel->parent);
-        Expr *inside = tcc_ir_binary(a, EXPR_LT, offset, tcc_ir_int(a, rel->parent->extent));
-        cond = tcc_ir_binary(a, EXPR_AND, cond, inside);
+        Expr *offset = tci_axis_offset(lw, st, rel->parent);
+        Expr *inside = tci_ir_binary(a, EXPR_LT, offset, tci_ir_int(a, rel->parent->extent));
+        cond = tci_ir_binary(a, EXPR_AND, cond, inside);
     }
     return cond;
 }
@@ -71,8 +71,8 @@ static Stmt *make_loop(Lowering *lw, const IterVar *leaf, Var *var, Stmt *body)
 {
     Arena *a = lw->arena;
     if (leaf->bound)
-        return tcc_stmt_thread(a, leaf->loop_var, leaf->tag, leaf->extent, body);
-    return tcc_stmt_for(a, var, tcc_ir_int(a, 0), tcc_ir_int(a, leaf->extent), leaf->for_kind,
+        return tci_stmt_thread(a, leaf->loop_var, leaf->tag, leaf->extent, body);
+    return tci_stmt_for(a, var, tci_ir_int(a, 0), tci_ir_int(a, leaf->extent), leaf->for_kind,
                         body);
 }
 
@@ -89,24 +89,24 @@ static tcc_status attach_children(Lowering *lw, const Stage *st, const IterVar *
 {
     Func *func = lw->func;
     Stmt *produce = NULL;
-    Buffer **allocated = tcc_arena_alloc(lw->arena, sizeof(Buffer *) * (size_t)func->nstage);
+    Buffer **allocated = tci_arena_alloc(lw->arena, sizeof(Buffer *) * (size_t)func->nstage);
     int nalloc = 0;
     for (int i = 0; i < func->nstage; i++) {
         Stage *child = func->stages[i];
         if (child->attach != ATTACH_AT || child->attach_stage != st || child->attach_axis != leaf)
             continue;
         Stmt *body;
-        tcc_status status = tcc_build_stage(lw, child, &body);
+        tcc_status status = tci_build_stage(lw, child, &body);
         if (status != TCC_OK)
             return status;
-        produce = tcc_stmt_seq2(lw->arena, produce, body);
+        produce = tci_stmt_seq2(lw->arena, produce, body);
         allocated[nalloc++] = child->tensor->buffer;
     }
     if (!produce)
         return TCC_OK;
-    Stmt *s = tcc_stmt_seq2(lw->arena, produce, *inner);
+    Stmt *s = tci_stmt_seq2(lw->arena, produce, *inner);
     for (int i = nalloc - 1; i >= 0; i--)
-        s = tcc_stmt_allocate(lw->arena, allocated[i], s);
+        s = tci_stmt_allocate(lw->arena, allocated[i], s);
     *inner = s;
     return TCC_OK;
 }
@@ -124,9 +124,9 @@ static int tensorized_leaf(const Stage *st)
 static tcc_status build_init(Lowering *lw, const Stage *st, int first, Stmt *store, Stmt **out)
 {
     Arena *a = lw->arena;
-    Var **from = tcc_arena_alloc(a, sizeof(Var *) * (size_t)st->nleaf);
-    Var **to = tcc_arena_alloc(a, sizeof(Var *) * (size_t)st->nleaf);
-    Expr **to_expr = tcc_arena_alloc(a, sizeof(Expr *) * (size_t)st->nleaf);
+    Var **from = tci_arena_alloc(a, sizeof(Var *) * (size_t)st->nleaf);
+    Var **to = tci_arena_alloc(a, sizeof(Var *) * (size_t)st->nleaf);
+    Expr **to_expr = tci_arena_alloc(a, sizeof(Expr *) * (size_t)st->nleaf);
     int n = 0;
     for (int i = first; i < st->nleaf; i++) {
         IterVar *leaf = st->leaf[i];
@@ -134,8 +134,8 @@ static tcc_status build_init(Lowering *lw, const Stage *st, int first, Stmt *sto
             continue;
         from[n] = leaf->loop_var;
         to[n] =
-            tcc_kernel_new_var(lw->kernel, tcc_arena_printf(a, "%s.init", leaf->loop_var->name));
-        to_expr[n] = tcc_ir_var(a, to[n]);
+            tci_kernel_new_var(lw->kernel, tci_arena_printf(a, "%s.init", leaf->loop_var->name));
+        to_expr[n] = tci_ir_var(a, to[n]);
         n++;
     }
     Stmt *s = store;
@@ -146,7 +146,7 @@ static tcc_status build_init(Lowering *lw, const Stage *st, int first, Stmt *sto
             continue;
         if (tensorized >= 0 && i >= tensorized) {
             if (i == tensorized) {
-                tcc_status status = tcc_tensorize_stage(lw, st, i, true, &s);
+                tcc_status status = tci_tensorize_stage(lw, st, i, true, &s);
                 if (status != TCC_OK)
                     return status;
             }
@@ -156,7 +156,7 @@ static tcc_status build_init(Lowering *lw, const Stage *st, int first, Stmt *sto
         if (!leaf->bound)
             k--;
     }
-    *out = tcc_stmt_substitute(a, s, n, from, to_expr);
+    *out = tci_stmt_substitute(a, s, n, from, to_expr);
     return TCC_OK;
 }
 
@@ -176,65 +176,65 @@ static Expr *inside_domain(Lowering *lw, const Stage *st, Expr *const *index)
 {
     Arena *a = lw->arena;
     const Tensor *t = st->tensor;
-    Expr *cond = tcc_ir_bool(a, true);
+    Expr *cond = tci_ir_bool(a, true);
     if (st->attach != ATTACH_AT || is_tensorized(st))
         return cond;
     for (int d = 0; d < t->ndim; d++) {
         const IterVar *axis = t->axis[d];
-        if (tcc_expr_is_int(axis->min, 0) && axis->extent <= axis->dom_extent)
+        if (tci_expr_is_int(axis->min, 0) && axis->extent <= axis->dom_extent)
             continue;
         cond =
-            tcc_ir_binary(a, EXPR_AND, cond, tcc_ir_binary(a, EXPR_LE, tcc_ir_int(a, 0), index[d]));
-        cond = tcc_ir_binary(a, EXPR_AND, cond,
-                             tcc_ir_binary(a, EXPR_LT, index[d], tcc_ir_int(a, axis->dom_extent)));
+            tci_ir_binary(a, EXPR_AND, cond, tci_ir_binary(a, EXPR_LE, tci_ir_int(a, 0), index[d]));
+        cond = tci_ir_binary(a, EXPR_AND, cond,
+                             tci_ir_binary(a, EXPR_LT, index[d], tci_ir_int(a, axis->dom_extent)));
     }
     /* Most regions stay inside: the ranges of the loops prove it, and the test goes. */
-    return tcc_simplify(a, cond, lw->nrange, lw->ranges);
+    return tci_simplify(a, cond, lw->nrange, lw->ranges);
 }
 
 static Expr *zero_of(Arena *a, tcc_dtype type)
 {
-    return type == TCC_INT32 || type == TCC_INT8 ? tcc_ir_cast(a, type, tcc_ir_int(a, 0))
-                                                 : tcc_ir_float(a, 0, type);
+    return type == TCC_INT32 || type == TCC_INT8 ? tci_ir_cast(a, type, tci_ir_int(a, 0))
+                                                 : tci_ir_float(a, 0, type);
 }
 
 static tcc_status make_body(Lowering *lw, const Stage *st, Stmt **update, Stmt **init)
 {
     Arena *a = lw->arena;
     Tensor *t = st->tensor;
-    Expr *index[TCC_MAX_DIMS];
+    Expr *index[TCI_MAX_DIMS];
     store_index(lw, st, index);
     Expr *value = lowered_value(lw, st, t->lowered_body);
     Expr *inside = inside_domain(lw, st, index);
-    if (!tcc_expr_is_int(inside, 1)) {
+    if (!tci_expr_is_int(inside, 1)) {
         if (value->kind == EXPR_REDUCE) {
-            Expr *copy = tcc_arena_alloc(a, sizeof *copy);
+            Expr *copy = tci_arena_alloc(a, sizeof *copy);
             *copy = *value;
             copy->reduce.source =
-                tcc_ir_select(a, inside, value->reduce.source, zero_of(a, value->type));
+                tci_ir_select(a, inside, value->reduce.source, zero_of(a, value->type));
             value = copy;
         } else {
-            value = tcc_ir_select(a, inside, value, zero_of(a, t->type));
+            value = tci_ir_select(a, inside, value, zero_of(a, t->type));
         }
     }
     *init = NULL;
     if (value->kind == EXPR_REDUCE) {
-        Expr *old = tcc_ir_load(a, t->buffer, t->ndim, index);
-        value = tcc_ir_binary(a, EXPR_ADD, old, value->reduce.source);
-        *init = tcc_stmt_store(a, t->buffer, t->ndim, index, zero_of(a, t->type));
+        Expr *old = tci_ir_load(a, t->buffer, t->ndim, index);
+        value = tci_ir_binary(a, EXPR_ADD, old, value->reduce.source);
+        *init = tci_stmt_store(a, t->buffer, t->ndim, index, zero_of(a, t->type));
     }
     Stmt *store;
     if (t->store_target) {
         Tensor *target = t->store_target;
-        Expr *target_index[TCC_MAX_DIMS];
+        Expr *target_index[TCI_MAX_DIMS];
         for (int d = 0; d < target->ndim; d++)
             target_index[d] = lowered_value(lw, st, t->store_index[d]);
-        store = tcc_stmt_store(a, target->buffer, target->ndim, target_index, value);
+        store = tci_stmt_store(a, target->buffer, target->ndim, target_index, value);
     } else {
-        store = tcc_stmt_store(a, t->buffer, t->ndim, index, value);
+        store = tci_stmt_store(a, t->buffer, t->ndim, index, value);
     }
     Expr *guard = split_guards(lw, st);
-    *update = tcc_expr_is_int(guard, 1) ? store : tcc_stmt_if(a, guard, store, NULL);
+    *update = tci_expr_is_int(guard, 1) ? store : tci_stmt_if(a, guard, store, NULL);
     return TCC_OK;
 }
 
@@ -248,7 +248,7 @@ static bool has_children(Lowering *lw, const Stage *st, const IterVar *leaf)
     return false;
 }
 
-tcc_status tcc_build_stage(Lowering *lw, const Stage *st, Stmt **out)
+tcc_status tci_build_stage(Lowering *lw, const Stage *st, Stmt **out)
 {
     Stmt *s, *init;
     tcc_status status = make_body(lw, st, &s, &init);
@@ -260,13 +260,13 @@ tcc_status tcc_build_stage(Lowering *lw, const Stage *st, Stmt **out)
     for (int i = st->nleaf - 1; i >= 0 && status == TCC_OK; i--) {
         IterVar *leaf = st->leaf[i];
         if (tensorized >= 0 && i >= tensorized && has_children(lw, st, leaf))
-            return tcc_fail(lw->ctx, TCC_ERROR_SCHEDULE,
+            return tci_fail(lw->ctx, TCC_ERROR_SCHEDULE,
                             "a stage is computed at %s of %s, inside its tensorized loops",
                             leaf->var->name, st->tensor->name);
         if (tensorized >= 0 && i > tensorized)
             continue;
         if (i == tensorized) {
-            status = tcc_tensorize_stage(lw, st, i, false, &s);
+            status = tci_tensorize_stage(lw, st, i, false, &s);
         } else {
             status = attach_children(lw, st, leaf, &s);
             s = make_loop(lw, leaf, leaf->loop_var, s);
@@ -274,7 +274,7 @@ tcc_status tcc_build_stage(Lowering *lw, const Stage *st, Stmt **out)
         if (status == TCC_OK && init && i == first_reduce) {
             Stmt *init_nest = NULL;
             status = build_init(lw, st, first_reduce, init, &init_nest);
-            s = tcc_stmt_seq2(lw->arena, init_nest, s);
+            s = tci_stmt_seq2(lw->arena, init_nest, s);
         }
     }
     *out = s;
@@ -291,12 +291,12 @@ static tcc_status realize_buffers(Lowering *lw)
         if (!t->is_compute || st->attach == ATTACH_INLINE || t->buffer || t->store_target)
             continue;
         if (st->attach != ATTACH_AT)
-            return tcc_fail(lw->ctx, TCC_ERROR_INVALID_ARGUMENT,
+            return tci_fail(lw->ctx, TCC_ERROR_INVALID_ARGUMENT,
                             "output %s is not among the kernel's parameters", t->name);
-        int64_t shape[TCC_MAX_DIMS];
+        int64_t shape[TCI_MAX_DIMS];
         for (int d = 0; d < t->ndim; d++)
             shape[d] = t->axis[d]->extent;
-        t->buffer = tcc_buffer_new(lw->arena, t->name, t->type, st->scope, t->ndim, shape);
+        t->buffer = tci_buffer_new(lw->arena, t->name, t->type, st->scope, t->ndim, shape);
         for (int d = 0; d < t->ndim; d++)
             t->buffer->min[d] = t->axis[d]->min;
     }
@@ -310,7 +310,7 @@ static void collect_loop_ranges(Lowering *lw)
     int room = 6;
     for (int i = 0; i < func->nstage; i++)
         room += func->stages[i]->nleaf;
-    lw->ranges = tcc_arena_alloc(lw->arena, sizeof(VarRange) * (size_t)room);
+    lw->ranges = tci_arena_alloc(lw->arena, sizeof(VarRange) * (size_t)room);
     lw->nrange = 0;
     for (int tag = 0; tag < 6; tag++)
         if (lw->kernel->thread_var[tag])
@@ -327,7 +327,7 @@ static void collect_loop_ranges(Lowering *lw)
     }
 }
 
-tcc_status tcc_pass_schedule_ops(Lowering *lw)
+tcc_status tci_pass_schedule_ops(Lowering *lw)
 {
     collect_loop_ranges(lw);
     tcc_status status = realize_buffers(lw);
@@ -337,8 +337,8 @@ tcc_status tcc_pass_schedule_ops(Lowering *lw)
         if (!st->is_output)
             continue;
         Stmt *nest;
-        status = tcc_build_stage(lw, st, &nest);
-        body = tcc_stmt_seq2(lw->arena, body, nest);
+        status = tci_build_stage(lw, st, &nest);
+        body = tci_stmt_seq2(lw->arena, body, nest);
     }
     lw->kernel->body = body;
     return status;

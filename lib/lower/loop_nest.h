@@ -5,10 +5,10 @@
 #include "lower/lower.h"
 
 /* The loop nest that produces `stage`, with the stages computed inside it. */
-tcc_status tcc_build_stage(Lowering *lw, const Stage *stage, Stmt **out);
+tcc_status tci_build_stage(Lowering *lw, const Stage *stage, Stmt **out);
 
 /* Replaces leaf `at` of `stage` and the loops inside it by a tensor-core operation;
  * `init` selects the initialization of a reduction (fill_fragment) over the update. */
-tcc_status tcc_tensorize_stage(Lowering *lw, const Stage *stage, int at, bool init, Stmt **out);
+tcc_status tci_tensorize_stage(Lowering *lw, const Stage *stage, int at, bool init, Stmt **out);
 
 #endif

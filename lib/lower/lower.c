@@ -1,5 +1,5 @@
 /*
- * The lowering pipeline, in one function: tcc_lower reads top to bottom.
+ * The lowering pipeline, in one function: tci_lower reads top to bottom.
  */
 #include "lower/lower.h"
 
@@ -23,7 +23,7 @@ void tcc_build_options_init(tcc_build_options *options)
     options->auto_unroll_max_step = 16;
 }
 
-tcc_context *tcc_func_context(tcc_func *func)
+tcc_context *tci_func_context(tcc_func *func)
 {
     return func ? func->ctx : NULL;
 }
@@ -47,10 +47,10 @@ static void print_after(const tcc_build_options *options, const char *pass, cons
     if (strcmp(wanted, "all") != 0 && strcmp(wanted, pass) != 0)
         return;
     StrBuf sb;
-    tcc_strbuf_init(&sb);
-    tcc_print_kernel(&sb, kernel);
+    tci_strbuf_init(&sb);
+    tci_print_kernel(&sb, kernel);
     options->print_callback(pass, sb.data ? sb.data : "", options->print_user);
-    tcc_strbuf_free(&sb);
+    tci_strbuf_free(&sb);
 }
 
 /* Lowering state lives on the axes and tensors; clear what an earlier lowering left. */
@@ -78,25 +78,25 @@ static tcc_status bind_params(Lowering *lw, int nparam, tcc_tensor *const *param
 {
     Kernel *k = lw->kernel;
     k->nparam = nparam;
-    k->params = tcc_arena_alloc(lw->arena, sizeof(Buffer *) * (size_t)(nparam ? nparam : 1));
+    k->params = tci_arena_alloc(lw->arena, sizeof(Buffer *) * (size_t)(nparam ? nparam : 1));
     for (int i = 0; i < nparam; i++) {
         Tensor *t = params[i];
         if (!t || t->func != lw->func ||
             (t->is_compute && (!t->stage->is_output || t->store_target)))
-            return tcc_fail(lw->ctx, TCC_ERROR_INVALID_ARGUMENT,
+            return tci_fail(lw->ctx, TCC_ERROR_INVALID_ARGUMENT,
                             "parameter %d must be a placeholder or an output of this function", i);
         if (t->buffer)
-            return tcc_fail(lw->ctx, TCC_ERROR_INVALID_ARGUMENT, "parameter %s is listed twice",
+            return tci_fail(lw->ctx, TCC_ERROR_INVALID_ARGUMENT, "parameter %s is listed twice",
                             t->name);
         t->buffer =
-            tcc_buffer_new(lw->arena, t->name, t->type, TCC_SCOPE_GLOBAL, t->ndim, t->shape);
+            tci_buffer_new(lw->arena, t->name, t->type, TCC_SCOPE_GLOBAL, t->ndim, t->shape);
         t->buffer->param_index = i;
         k->params[i] = t->buffer;
     }
     for (int i = 0; i < lw->func->ntensor; i++) {
         Tensor *t = lw->func->tensors[i];
         if (!t->is_compute && !t->buffer)
-            return tcc_fail(lw->ctx, TCC_ERROR_INVALID_ARGUMENT,
+            return tci_fail(lw->ctx, TCC_ERROR_INVALID_ARGUMENT,
                             "placeholder %s is not among the kernel's parameters", t->name);
     }
     return TCC_OK;
@@ -116,7 +116,7 @@ static void bind_thread_vars(Lowering *lw, bool extents_known)
             if (!leaf->bound)
                 continue;
             if (!k->thread_var[leaf->tag])
-                k->thread_var[leaf->tag] = tcc_kernel_new_var(k, tcc_thread_tag_name(leaf->tag));
+                k->thread_var[leaf->tag] = tci_kernel_new_var(k, tci_thread_tag_name(leaf->tag));
             leaf->loop_var = k->thread_var[leaf->tag];
             if (extents_known && leaf->extent > k->launch[leaf->tag])
                 k->launch[leaf->tag] = leaf->extent;
@@ -129,14 +129,14 @@ static tcc_status check_launch(Lowering *lw)
     const int64_t *l = lw->kernel->launch;
     int64_t threads = l[TCC_THREAD_X] * l[TCC_THREAD_Y] * l[TCC_THREAD_Z];
     if (threads > 1024)
-        return tcc_fail(lw->ctx, TCC_ERROR_SCHEDULE,
+        return tci_fail(lw->ctx, TCC_ERROR_SCHEDULE,
                         "schedule needs %lld threads per block (%lld x %lld x %lld); the limit "
                         "is 1024",
                         (long long)threads, (long long)l[TCC_THREAD_X], (long long)l[TCC_THREAD_Y],
                         (long long)l[TCC_THREAD_Z]);
     if (l[TCC_THREAD_Z] > 64 || l[TCC_BLOCK_Y] > 65535 || l[TCC_BLOCK_Z] > 65535 ||
         l[TCC_BLOCK_X] > INT32_MAX)
-        return tcc_fail(lw->ctx, TCC_ERROR_SCHEDULE,
+        return tci_fail(lw->ctx, TCC_ERROR_SCHEDULE,
                         "launch grid(%lld, %lld, %lld) block(%lld, %lld, %lld) exceeds the "
                         "device's limits",
                         (long long)l[0], (long long)l[1], (long long)l[2], (long long)l[3],
@@ -155,64 +155,64 @@ static tcc_status lower(Lowering *lw, int nparam, tcc_tensor *const *params,
     bind_thread_vars(lw, false);
     if ((status = bind_params(lw, nparam, params)) != TCC_OK)
         return status;
-    if ((status = tcc_pass_inline(lw)) != TCC_OK)
+    if ((status = tci_pass_inline(lw)) != TCC_OK)
         return status;
-    if ((status = tcc_pass_bound_infer(lw)) != TCC_OK)
+    if ((status = tci_pass_bound_infer(lw)) != TCC_OK)
         return status;
     bind_thread_vars(lw, true);
     if ((status = check_launch(lw)) != TCC_OK)
         return status;
-    if ((status = tcc_pass_schedule_ops(lw)) != TCC_OK)
+    if ((status = tci_pass_schedule_ops(lw)) != TCC_OK)
         return status;
     print_after(options, "schedule_ops", k);
 
     tcc_context *ctx = lw->ctx;
-    if ((status = tcc_pass_flatten(ctx, k)) != TCC_OK)
+    if ((status = tci_pass_flatten(ctx, k)) != TCC_OK)
         return status;
     print_after(options, "flatten", k);
-    if ((status = tcc_pass_simplify(ctx, k)) != TCC_OK)
+    if ((status = tci_pass_simplify(ctx, k)) != TCC_OK)
         return status;
     print_after(options, "simplify", k);
-    if ((status = tcc_pass_vectorize(ctx, k)) != TCC_OK)
+    if ((status = tci_pass_vectorize(ctx, k)) != TCC_OK)
         return status;
     print_after(options, "vectorize", k);
     int max_step = options ? options->auto_unroll_max_step : 16;
-    if ((status = tcc_pass_unroll(ctx, k, max_step)) != TCC_OK)
+    if ((status = tci_pass_unroll(ctx, k, max_step)) != TCC_OK)
         return status;
     print_after(options, "unroll", k);
-    if ((status = tcc_pass_thread_sync(ctx, k)) != TCC_OK)
+    if ((status = tci_pass_thread_sync(ctx, k)) != TCC_OK)
         return status;
     print_after(options, "thread_sync", k);
     return TCC_OK;
 }
 
-tcc_status tcc_lower(tcc_func *func, int nparam, tcc_tensor *const *params,
+tcc_status tci_lower(tcc_func *func, int nparam, tcc_tensor *const *params,
                      const tcc_build_options *options, Arena *arena, Kernel **out)
 {
     if (!func || !arena || !out)
         return TCC_ERROR_INVALID_ARGUMENT;
     tcc_context *ctx = func->ctx;
     if (func->failed)
-        return tcc_func_status(func);
+        return tci_func_status(func);
     if (!func->scheduled)
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "create the schedule before building");
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "create the schedule before building");
     if (options && options->print_after_pass && !known_pass(options->print_after_pass))
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "unknown pass '%s' for --print-after (see --list-passes)",
                         options->print_after_pass);
     jmp_buf recovery;
     if (setjmp(recovery)) {
-        tcc_arena_set_recovery(arena, NULL);
-        return tcc_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory while lowering");
+        tci_arena_set_recovery(arena, NULL);
+        return tci_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory while lowering");
     }
-    tcc_arena_set_recovery(arena, &recovery);
-    Kernel *kernel = tcc_arena_alloc(arena, sizeof *kernel);
+    tci_arena_set_recovery(arena, &recovery);
+    Kernel *kernel = tci_arena_alloc(arena, sizeof *kernel);
     kernel->arena = arena;
-    kernel->name = tcc_arena_strdup(arena, func->name);
+    kernel->name = tci_arena_strdup(arena, func->name);
     kernel->next_var_id = func->next_var_id;
     Lowering lw = {func, ctx, arena, kernel, 0, NULL};
     tcc_status status = lower(&lw, nparam, params, options);
-    tcc_arena_set_recovery(arena, NULL);
+    tci_arena_set_recovery(arena, NULL);
     if (status == TCC_OK)
         *out = kernel;
     return status;

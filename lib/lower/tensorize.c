@@ -17,7 +17,7 @@ typedef struct Tile {
 
 static tcc_status fail(Lowering *lw, const Stage *st, const char *what)
 {
-    return tcc_fail(lw->ctx, TCC_ERROR_SCHEDULE, "tensorize %s: %s", st->tensor->name, what);
+    return tci_fail(lw->ctx, TCC_ERROR_SCHEDULE, "tensorize %s: %s", st->tensor->name, what);
 }
 
 /* The loops from `at` inwards (spatial ones only for an init), relaxed. */
@@ -27,8 +27,8 @@ static tcc_status tile_loops(Lowering *lw, const Stage *st, int at, bool init, R
     Arena *a = lw->arena;
     int n = 0;
     relax->count = 0;
-    relax->vars = tcc_arena_alloc(a, sizeof(Var *) * (size_t)st->nleaf);
-    relax->extent = tcc_arena_alloc(a, sizeof(int64_t) * (size_t)st->nleaf);
+    relax->vars = tci_arena_alloc(a, sizeof(Var *) * (size_t)st->nleaf);
+    relax->extent = tci_arena_alloc(a, sizeof(int64_t) * (size_t)st->nleaf);
     for (int i = at; i < st->nleaf; i++) {
         const IterVar *leaf = st->leaf[i];
         if (init && leaf->reduce)
@@ -59,11 +59,11 @@ static tcc_status tile_region(Lowering *lw, const Stage *st, const Buffer *b, co
         dims[n++] = d;
     }
     if (n != 2 || r->extent[dims[0]] != tile.rows || r->extent[dims[1]] != tile.cols)
-        return tcc_fail(lw->ctx, TCC_ERROR_SCHEDULE,
+        return tci_fail(lw->ctx, TCC_ERROR_SCHEDULE,
                         "tensorize %s: %s is not read or written as a %lldx%lld tile",
                         st->tensor->name, b->name, (long long)tile.rows, (long long)tile.cols);
     if (dims[1] != b->ndim - 1)
-        return tcc_fail(lw->ctx, TCC_ERROR_SCHEDULE,
+        return tci_fail(lw->ctx, TCC_ERROR_SCHEDULE,
                         "tensorize %s: the columns of the tile of %s are not contiguous",
                         st->tensor->name, b->name);
     *row_dim = dims[0];
@@ -89,27 +89,27 @@ static tcc_status fragment_index(Lowering *lw, const Stage *st, const Buffer *fr
             varying = 3;
     }
     if (varying > 2 || elements != tile.rows * tile.cols)
-        return tcc_fail(lw->ctx, TCC_ERROR_SCHEDULE,
+        return tci_fail(lw->ctx, TCC_ERROR_SCHEDULE,
                         "tensorize %s: the region of fragment %s is not a %lldx%lld tile of it",
                         st->tensor->name, frag->name, (long long)tile.rows, (long long)tile.cols);
-    Expr *index = tcc_ir_int(a, 0);
+    Expr *index = tci_ir_int(a, 0);
     int64_t tiles = 1;
     for (int d = frag->ndim - 1; d >= 0; d--) {
         Expr *start =
-            frag->min[d] ? tcc_ir_binary(a, EXPR_SUB, r->min[d], frag->min[d]) : r->min[d];
-        Expr *extent = tcc_ir_int(a, r->extent[d]);
-        if (!tcc_expr_is_int(tcc_simplify(a, tcc_ir_binary(a, EXPR_MOD, start, extent), 0, NULL),
+            frag->min[d] ? tci_ir_binary(a, EXPR_SUB, r->min[d], frag->min[d]) : r->min[d];
+        Expr *extent = tci_ir_int(a, r->extent[d]);
+        if (!tci_expr_is_int(tci_simplify(a, tci_ir_binary(a, EXPR_MOD, start, extent), 0, NULL),
                              0))
-            return tcc_fail(lw->ctx, TCC_ERROR_SCHEDULE,
+            return tci_fail(lw->ctx, TCC_ERROR_SCHEDULE,
                             "tensorize %s: a tile of fragment %s does not start at a multiple of "
                             "its extent %lld in dimension %d",
                             st->tensor->name, frag->name, (long long)r->extent[d], d);
-        Expr *coordinate = tcc_ir_binary(a, EXPR_DIV, start, extent);
-        index = tcc_ir_binary(a, EXPR_ADD, index,
-                              tcc_ir_binary(a, EXPR_MUL, coordinate, tcc_ir_int(a, tiles)));
+        Expr *coordinate = tci_ir_binary(a, EXPR_DIV, start, extent);
+        index = tci_ir_binary(a, EXPR_ADD, index,
+                              tci_ir_binary(a, EXPR_MUL, coordinate, tci_ir_int(a, tiles)));
         tiles *= frag->shape[d] / r->extent[d];
     }
-    *out = tcc_simplify(a, index, 0, NULL);
+    *out = tci_simplify(a, index, 0, NULL);
     return TCC_OK;
 }
 
@@ -129,10 +129,10 @@ static Expr *strip_cast(Expr *e)
 
 static tcc_status own_region(Lowering *lw, const Stage *st, const Relaxation *relax, Region *r)
 {
-    Expr *index[TCC_MAX_DIMS];
+    Expr *index[TCI_MAX_DIMS];
     for (int d = 0; d < st->tensor->ndim; d++)
-        index[d] = tcc_ir_var(lw->arena, st->tensor->axis[d]->var);
-    return tcc_access_region(lw, st, st->tensor->ndim, index, relax, r);
+        index[d] = tci_ir_var(lw->arena, st->tensor->axis[d]->var);
+    return tci_access_region(lw, st, st->tensor->ndim, index, relax, r);
 }
 
 static tcc_status check_loops(Lowering *lw, const Stage *st, int count, const int64_t *extents,
@@ -142,7 +142,7 @@ static tcc_status check_loops(Lowering *lw, const Stage *st, int count, const in
                         !reduce[0] && !reduce[1] && reduce[2]
                   : count == 2 && extents[0] == m && extents[1] == n;
     if (!ok)
-        return tcc_fail(lw->ctx, TCC_ERROR_SCHEDULE,
+        return tci_fail(lw->ctx, TCC_ERROR_SCHEDULE,
                         "tensorize %s: the loops inside the tensorized axis are not the "
                         "operation's m%lldn%lldk%lld tile",
                         st->tensor->name, (long long)m, (long long)n, (long long)k);
@@ -163,12 +163,12 @@ static tcc_status build_copy(Lowering *lw, const Stage *st, const IterVar *leaf,
                                                           : TCC_SCOPE_WMMA_ACCUMULATOR;
     tcc_scope frag_scope = load ? st->scope : source->stage->scope;
     if (frag_scope != want)
-        return tcc_fail(lw->ctx, TCC_ERROR_SCHEDULE,
+        return tci_fail(lw->ctx, TCC_ERROR_SCHEDULE,
                         "tensorize %s: the fragment must be in %s scope", t->name,
-                        tcc_scope_name(want));
+                        tci_scope_name(want));
     Tile tile = memory_tile(leaf, w->m, w->n, w->k);
     Region src, dst;
-    tcc_status status = tcc_access_region(lw, st, source->ndim, body->access.index, relax, &src);
+    tcc_status status = tci_access_region(lw, st, source->ndim, body->access.index, relax, &src);
     if (status == TCC_OK)
         status = own_region(lw, st, relax, &dst);
     if (status != TCC_OK)
@@ -186,7 +186,7 @@ static tcc_status build_copy(Lowering *lw, const Stage *st, const IterVar *leaf,
         status = fragment_index(lw, st, w->fragment, fragment_region, tile, &w->fragment_index);
     w->col_major = leaf->col_major;
     w->nindex = w->memory->ndim;
-    w->memory_index = tcc_arena_alloc(lw->arena, sizeof(Expr *) * (size_t)w->nindex);
+    w->memory_index = tci_arena_alloc(lw->arena, sizeof(Expr *) * (size_t)w->nindex);
     for (int d = 0; d < w->nindex; d++)
         w->memory_index[d] = memory_region->min[d];
     return status;
@@ -209,7 +209,7 @@ static bool orientation_matches(const Stage *st, const Expr *access, bool is_a)
     const Expr *last = access->access.index[access->access.nindex - 1];
     bool last_is_k = false;
     for (int i = 0; i < t->nreduce; i++)
-        last_is_k = last_is_k || tcc_expr_uses_var(last, t->reduce_axis[i]->var);
+        last_is_k = last_is_k || tci_expr_uses_var(last, t->reduce_axis[i]->var);
     bool col_major = loaded_col_major(access->access.tensor);
     return is_a ? last_is_k != col_major : last_is_k == col_major;
 }
@@ -219,17 +219,17 @@ static tcc_status operand(Lowering *lw, const Stage *st, Expr *access, tcc_scope
 {
     access = strip_cast(access);
     if (access->kind != EXPR_ACCESS || access->access.tensor->stage->scope != scope)
-        return tcc_fail(lw->ctx, TCC_ERROR_SCHEDULE,
+        return tci_fail(lw->ctx, TCC_ERROR_SCHEDULE,
                         "tensorize %s: an operand of the product is not read from %s",
-                        st->tensor->name, tcc_scope_name(scope));
+                        st->tensor->name, tci_scope_name(scope));
     Tensor *t = access->access.tensor;
     if (!orientation_matches(st, access, scope == TCC_SCOPE_WMMA_MATRIX_A))
-        return tcc_fail(lw->ctx, TCC_ERROR_SCHEDULE,
+        return tci_fail(lw->ctx, TCC_ERROR_SCHEDULE,
                         "tensorize %s: %s is loaded %s-major, but the product reads it the other "
                         "way",
                         st->tensor->name, t->name, loaded_col_major(t) ? "column" : "row");
     Region r;
-    tcc_status status = tcc_access_region(lw, st, t->ndim, access->access.index, relax, &r);
+    tcc_status status = tci_access_region(lw, st, t->ndim, access->access.index, relax, &r);
     if (status != TCC_OK)
         return status;
     *buffer = t->buffer;
@@ -266,7 +266,7 @@ static tcc_status build_mma(Lowering *lw, const Stage *st, bool init, const Rela
     return status;
 }
 
-tcc_status tcc_tensorize_stage(Lowering *lw, const Stage *st, int at, bool init, Stmt **out)
+tcc_status tci_tensorize_stage(Lowering *lw, const Stage *st, int at, bool init, Stmt **out)
 {
     const IterVar *leaf = st->leaf[at];
     Relaxation relax;
@@ -288,6 +288,6 @@ tcc_status tcc_tensorize_stage(Lowering *lw, const Stage *st, int at, bool init,
         status = build_copy(lw, st, leaf, &relax, &w);
     if (status != TCC_OK)
         return status;
-    *out = tcc_stmt_wmma(lw->arena, &w);
+    *out = tci_stmt_wmma(lw->arena, &w);
     return TCC_OK;
 }

@@ -4,7 +4,7 @@
  */
 #include "ops/gemm.h"
 
-tcc_status tcc_gemm_check_arch(tcc_context *ctx, const GemmOperator *op, tcc_arch arch)
+tcc_status tci_gemm_check_arch(tcc_context *ctx, const GemmOperator *op, tcc_arch arch)
 {
     const char *what = NULL;
     int needed = 70;
@@ -15,35 +15,35 @@ tcc_status tcc_gemm_check_arch(tcc_context *ctx, const GemmOperator *op, tcc_arc
     else if (op->input_type == TCC_INT8)
         what = "int8", needed = 75; /* sm_72, and every arch tcc targets from sm_75 on */
     if ((int)arch < needed)
-        return tcc_fail(ctx, TCC_ERROR_UNSUPPORTED,
+        return tci_fail(ctx, TCC_ERROR_UNSUPPORTED,
                         "%s tensor cores need sm_%d or newer; the target is sm_%d",
                         what ? what : "float16", needed == 75 ? 72 : needed, (int)arch);
     return TCC_OK;
 }
 
-tcc_status tcc_gemm_prepare(tcc_func *func, GemmMaker make, const void *desc,
+tcc_status tci_gemm_prepare(tcc_func *func, GemmMaker make, const void *desc,
                             const tcc_gemm_schedule *schedule, tcc_arch arch, Gemm *out)
 {
     tcc_context *ctx = func->ctx;
     GemmOperator *op;
     tcc_status status = make(func, desc, &op);
     if (status == TCC_OK)
-        status = tcc_gemm_check_arch(ctx, op, arch);
+        status = tci_gemm_check_arch(ctx, op, arch);
     if (status != TCC_OK)
         return status;
     tcc_gemm_schedule chosen = {0};
     if (schedule)
         chosen = *schedule;
-    if ((status = tcc_gemm_complete_schedule(ctx, op, arch, &chosen)) != TCC_OK)
+    if ((status = tci_gemm_complete_schedule(ctx, op, arch, &chosen)) != TCC_OK)
         return status;
-    if ((status = tcc_gemm_define(func, op, out)) != TCC_OK)
+    if ((status = tci_gemm_define(func, op, out)) != TCC_OK)
         return status;
     if ((status = tcc_schedule_create(func, 1, &out->out)) != TCC_OK)
         return status;
-    return tcc_gemm_schedule_apply(func, op, out, &chosen);
+    return tci_gemm_schedule_apply(func, op, out, &chosen);
 }
 
-tcc_status tcc_gemm_default_schedule(tcc_context *ctx, GemmMaker make, const void *desc,
+tcc_status tci_gemm_default_schedule(tcc_context *ctx, GemmMaker make, const void *desc,
                                      tcc_arch arch, tcc_gemm_schedule *out)
 {
     if (!ctx || !desc || !out)
@@ -56,7 +56,7 @@ tcc_status tcc_gemm_default_schedule(tcc_context *ctx, GemmMaker make, const voi
     status = make(func, desc, &op);
     *out = (tcc_gemm_schedule){0};
     if (status == TCC_OK)
-        status = tcc_gemm_complete_schedule(ctx, op, arch, out);
+        status = tci_gemm_complete_schedule(ctx, op, arch, out);
     tcc_func_destroy(func);
     return status;
 }
@@ -64,13 +64,13 @@ tcc_status tcc_gemm_default_schedule(tcc_context *ctx, GemmMaker make, const voi
 tcc_status tcc_conv2d_default_schedule(tcc_context *ctx, const tcc_conv2d_desc *desc, tcc_arch arch,
                                        tcc_gemm_schedule *out)
 {
-    return tcc_gemm_default_schedule(ctx, tcc_conv2d_gemm, desc, arch, out);
+    return tci_gemm_default_schedule(ctx, tci_conv2d_gemm, desc, arch, out);
 }
 
 tcc_status tcc_matmul_default_schedule(tcc_context *ctx, const tcc_matmul_desc *desc, tcc_arch arch,
                                        tcc_gemm_schedule *out)
 {
-    return tcc_gemm_default_schedule(ctx, tcc_matmul_gemm, desc, arch, out);
+    return tci_gemm_default_schedule(ctx, tci_matmul_gemm, desc, arch, out);
 }
 
 static tcc_status compile(tcc_context *ctx, const char *name, GemmMaker make, const void *desc,
@@ -90,7 +90,7 @@ static tcc_status compile(tcc_context *ctx, const char *name, GemmMaker make, co
     if (status != TCC_OK)
         return status;
     Gemm gemm;
-    status = tcc_gemm_prepare(func, make, desc, schedule, options->arch, &gemm);
+    status = tci_gemm_prepare(func, make, desc, schedule, options->arch, &gemm);
     if (status == TCC_OK)
         status = tcc_build(func, gemm.nparam, gemm.params, options, out);
     tcc_func_destroy(func);
@@ -101,12 +101,12 @@ tcc_status tcc_conv2d_compile(tcc_context *ctx, const tcc_conv2d_desc *desc,
                               const tcc_gemm_schedule *schedule, const tcc_build_options *options,
                               tcc_kernel **out)
 {
-    return compile(ctx, "conv2d", tcc_conv2d_gemm, desc, schedule, options, out);
+    return compile(ctx, "conv2d", tci_conv2d_gemm, desc, schedule, options, out);
 }
 
 tcc_status tcc_matmul_compile(tcc_context *ctx, const tcc_matmul_desc *desc,
                               const tcc_gemm_schedule *schedule, const tcc_build_options *options,
                               tcc_kernel **out)
 {
-    return compile(ctx, "matmul", tcc_matmul_gemm, desc, schedule, options, out);
+    return compile(ctx, "matmul", tci_matmul_gemm, desc, schedule, options, out);
 }

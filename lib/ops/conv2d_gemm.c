@@ -160,13 +160,13 @@ static int filter_shape(const tcc_conv2d_desc *d, int64_t cg, int64_t *shape)
 }
 
 /* The GEMM of a convolution, with its placeholders, in the function's arena. */
-tcc_status tcc_conv2d_gemm(tcc_func *f, const void *desc, GemmOperator **out)
+tcc_status tci_conv2d_gemm(tcc_func *f, const void *desc, GemmOperator **out)
 {
     const tcc_conv2d_desc *d = desc;
     tcc_status status = tcc_conv2d_validate(f->ctx, d);
     if (status != TCC_OK)
         return status;
-    ConvOp *op = tcc_arena_alloc(f->arena, sizeof *op);
+    ConvOp *op = tci_arena_alloc(f->arena, sizeof *op);
     *op = (ConvOp){.d = *d};
     op->p = tcc_conv2d_out_height(d);
     op->q = tcc_conv2d_out_width(d);
@@ -197,5 +197,5 @@ tcc_status tcc_conv2d_gemm(tcc_func *f, const void *desc, GemmOperator **out)
     n = activation_shape(d->layout, d->batch, op->p, op->q, d->out_channels, shape);
     g->output = tcc_placeholder(f, "output", n, shape, d->output_type);
     *out = g;
-    return g->output ? TCC_OK : tcc_func_status(f);
+    return g->output ? TCC_OK : tci_func_status(f);
 }

@@ -79,7 +79,7 @@ static void output_index(tcc_func *f, tcc_expr *const *ax, tcc_expr **index, voi
 /* The output tensor's previous contents (for beta and the SCALE/RELU prologues). */
 static tcc_expr *previous(tcc_func *f, const Bodies *b, tcc_expr *const *ax, tcc_dtype type)
 {
-    tcc_expr *index[TCC_MAX_DIMS];
+    tcc_expr *index[TCI_MAX_DIMS];
     output_index(f, ax, index, (void *)b);
     tcc_tensor *output = b->op->output;
     return tcc_cast(f, type, tcc_access(f, output, output->ndim, index));
@@ -120,7 +120,7 @@ static tcc_expr *out_body(tcc_func *f, tcc_expr *const *ax, void *user)
     if (e->beta != 0) {
         tcc_expr *source;
         if (e->residual) {
-            tcc_expr *index[TCC_MAX_DIMS];
+            tcc_expr *index[TCI_MAX_DIMS];
             output_index(f, ax, index, (void *)b);
             source = tcc_cast(f, type, tcc_access(f, b->gemm->residual, op->output->ndim, index));
         } else {
@@ -142,7 +142,7 @@ static void add_param(Gemm *gemm, tcc_tensor *t)
     gemm->params[gemm->nparam++] = t;
 }
 
-tcc_status tcc_gemm_define(tcc_func *func, const GemmOperator *op, Gemm *gemm)
+tcc_status tci_gemm_define(tcc_func *func, const GemmOperator *op, Gemm *gemm)
 {
     Bodies bodies = {op, gemm};
     const tcc_epilogue *e = &op->epilogue;
@@ -178,6 +178,6 @@ tcc_status tcc_gemm_define(tcc_func *func, const GemmOperator *op, Gemm *gemm)
     gemm->out = tcc_compute_into(func, "Out", 3, c_shape, c_axes, out_body, op->output,
                                  output_index, &bodies);
     if (!gemm->out)
-        return tcc_func_status(func);
+        return tci_func_status(func);
     return TCC_OK;
 }

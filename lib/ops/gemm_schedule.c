@@ -115,13 +115,13 @@ static void choose_defaults(const GemmOperator *op, tcc_gemm_schedule *s)
         s->num_fused_passes = s->num_total_passes;
 }
 
-tcc_status tcc_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, tcc_arch arch,
+tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, tcc_arch arch,
                                       tcc_gemm_schedule *s)
 {
     (void)arch; /* the defaults do not depend on the target yet; the interface lets them */
     choose_defaults(op, s);
     if (!mma_shape_ok(op->input_type, s->mma_m, s->mma_n, s->mma_k))
-        return tcc_fail(ctx, TCC_ERROR_UNSUPPORTED, "no MMA shape m%dn%dk%d for %s inputs%s",
+        return tci_fail(ctx, TCC_ERROR_UNSUPPORTED, "no MMA shape m%dn%dk%d for %s inputs%s",
                         s->mma_m, s->mma_n, s->mma_k, tcc_dtype_name(op->input_type),
                         op->input_type == TCC_FLOAT32 ? " (tf32 has m16n16k8)"
                                                       : " (m16n16k16, m32n8k16 and m8n32k16)");
@@ -129,22 +129,22 @@ tcc_status tcc_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, 
                           s->warp_col_tiles,  s->num_total_passes, s->num_fused_passes};
     for (int i = 0; i < 6; i++)
         if (knobs[i] < 1 || knobs[i] > 64)
-            return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+            return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                             "schedule: warps, tiles and passes must be between 1 and 64");
     if (s->num_total_passes % s->num_fused_passes != 0)
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "schedule: num_fused_passes (%d) must divide num_total_passes (%d)",
                         s->num_fused_passes, s->num_total_passes);
     if ((int)s->policy < TCC_MMA_PASS_ORDER || s->policy > TCC_MMA_BLOCK_ORDER)
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: unknown MMA policy");
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: unknown MMA policy");
     Tiles t = tiles_of(s);
     if (t.threads > 1024)
-        return tcc_fail(ctx, TCC_ERROR_SCHEDULE,
+        return tci_fail(ctx, TCC_ERROR_SCHEDULE,
                         "schedule needs %lld threads per block (%d x %d warps); the limit is 1024",
                         (long long)t.threads, s->block_row_warps, s->block_col_warps);
     int64_t bytes = shared_bytes(op, t);
     if (bytes > 48 * 1024)
-        return tcc_fail(ctx, TCC_ERROR_SCHEDULE,
+        return tci_fail(ctx, TCC_ERROR_SCHEDULE,
                         "schedule needs %lld bytes of shared memory (a %lldx%lld block, k step "
                         "%lld); the limit for static shared memory is 49152",
                         (long long)bytes, (long long)t.bm, (long long)t.bn, (long long)t.bk);
@@ -265,7 +265,7 @@ static tcc_status schedule_shared(tcc_func *f, tcc_tensor *shared, Tiles t)
     return spread_over_threads(s, groups, t);
 }
 
-tcc_status tcc_gemm_schedule_apply(tcc_func *f, const GemmOperator *op, const Gemm *gemm,
+tcc_status tci_gemm_schedule_apply(tcc_func *f, const GemmOperator *op, const Gemm *gemm,
                                    const tcc_gemm_schedule *s)
 {
     Tiles t = tiles_of(s);
@@ -279,7 +279,7 @@ tcc_status tcc_gemm_schedule_apply(tcc_func *f, const GemmOperator *op, const Ge
     TRY(tcc_set_scope(tcc_stage_of(f, c), TCC_SCOPE_SHARED));
     tcc_tensor *acc = tcc_cache_write(f, c, TCC_SCOPE_WMMA_ACCUMULATOR);
     if (!as || !bs || !af || !bf || !acc)
-        return tcc_func_status(f);
+        return tci_func_status(f);
 
     tcc_iter_var *block_axis, *warp_axis, *step, *group;
     TRY(schedule_out(f, op, gemm, s, t, &block_axis));

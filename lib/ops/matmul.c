@@ -39,13 +39,13 @@ static void output_index(tcc_func *f, tcc_expr *g, tcc_expr *m, tcc_expr *n, tcc
 }
 
 /* The GEMM of a matrix product, with its placeholders, in the function's arena. */
-tcc_status tcc_matmul_gemm(tcc_func *f, const void *desc, GemmOperator **out)
+tcc_status tci_matmul_gemm(tcc_func *f, const void *desc, GemmOperator **out)
 {
     const tcc_matmul_desc *d = desc;
     tcc_status status = tcc_matmul_validate(f->ctx, d);
     if (status != TCC_OK)
         return status;
-    MatmulOp *op = tcc_arena_alloc(f->arena, sizeof *op);
+    MatmulOp *op = tci_arena_alloc(f->arena, sizeof *op);
     *op = (MatmulOp){.d = *d};
     GemmOperator *g = &op->gemm;
     *g = (GemmOperator){.groups = d->batch,
@@ -71,5 +71,5 @@ tcc_status tcc_matmul_gemm(tcc_func *f, const void *desc, GemmOperator **out)
     g->b_source = tcc_placeholder(f, "b", 3, b_shape, d->input_type);
     g->output = tcc_placeholder(f, "c", 3, c_shape, d->output_type);
     *out = g;
-    return g->output ? TCC_OK : tcc_func_status(f);
+    return g->output ? TCC_OK : tci_func_status(f);
 }

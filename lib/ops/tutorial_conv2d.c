@@ -58,7 +58,7 @@ static tcc_status check_tutorial_form(tcc_context *ctx, const tcc_conv2d_desc *d
         d->groups != 1 || d->dilation_h != 1 || d->dilation_w != 1 ||
         d->input_type != TCC_FLOAT16 || d->accumulate_type != TCC_FLOAT32 ||
         d->output_type != TCC_FLOAT32 || !plain_epilogue)
-        return tcc_fail(ctx, TCC_ERROR_UNSUPPORTED,
+        return tci_fail(ctx, TCC_ERROR_UNSUPPORTED,
                         "the tutorial's definition takes NHWCnc with the blocked filter, float16 "
                         "-> float32, no groups, dilation or epilogue (use the default schedule)");
     return TCC_OK;
@@ -100,7 +100,7 @@ tcc_status tcc_conv2d_define(tcc_func *func, const tcc_conv2d_desc *desc, tcc_co
     tcc_tensor *output = tcc_compute(func, "Conv", 6, output_shape, output_axes, desc->output_type,
                                      conv_body, &bodies);
     if (!output)
-        return tcc_func_status(func);
+        return tci_func_status(func);
     *out = (tcc_conv2d){.input = bodies.input,
                         .filter = bodies.filter,
                         .output = output,

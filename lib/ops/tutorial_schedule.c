@@ -26,22 +26,22 @@ static tcc_status check_tiling(tcc_func *func, const tcc_conv2d *conv,
                                p->warp_col_tiles, p->chunk};
     for (int i = 0; i < 5; i++)
         if (params[i] < 1)
-            return tcc_fail(func->ctx, TCC_ERROR_INVALID_ARGUMENT,
+            return tci_fail(func->ctx, TCC_ERROR_INVALID_ARGUMENT,
                             "tile sizes of the tutorial schedule must be at least 1");
     int64_t rows = p->block_row_warps * p->warp_row_tiles;
     int64_t cols = p->block_col_warps * p->warp_col_tiles;
     if (out[0] % rows != 0)
-        return tcc_fail(func->ctx, TCC_ERROR_UNSUPPORTED,
+        return tci_fail(func->ctx, TCC_ERROR_UNSUPPORTED,
                         "the tutorial schedule cannot tile batch %lld: it must be a multiple of "
                         "%lld (16 x block_row_warps x warp_row_tiles)",
                         (long long)(out[0] * 16), (long long)(rows * 16));
     if (out[3] % cols != 0)
-        return tcc_fail(func->ctx, TCC_ERROR_UNSUPPORTED,
+        return tci_fail(func->ctx, TCC_ERROR_UNSUPPORTED,
                         "the tutorial schedule cannot tile out_channels %lld: it must be a "
                         "multiple of %lld (16 x block_col_warps x warp_col_tiles)",
                         (long long)(out[3] * 16), (long long)(cols * 16));
     if (in[3] % p->chunk != 0)
-        return tcc_fail(func->ctx, TCC_ERROR_UNSUPPORTED,
+        return tci_fail(func->ctx, TCC_ERROR_UNSUPPORTED,
                         "the tutorial schedule cannot tile in_channels %lld: it must be a "
                         "multiple of %lld (16 x chunk)",
                         (long long)(in[3] * 16), (long long)(p->chunk * 16));
@@ -98,7 +98,7 @@ tcc_status tcc_conv2d_schedule_tutorial(tcc_func *func, const tcc_conv2d *conv,
     tcc_tensor *wf = tcc_cache_read(func, ws, TCC_SCOPE_WMMA_MATRIX_B, 1, &out);
     tcc_tensor *acc = tcc_cache_write(func, out, TCC_SCOPE_WMMA_ACCUMULATOR);
     if (!as || !ws || !af || !wf || !acc)
-        return tcc_func_status(func);
+        return tci_func_status(func);
 
     /* The output: blocks over (h*w, n tiles, k tiles), warps over (n, k), tiles per warp. */
     tcc_stage *s = tcc_stage_of(func, out);

@@ -30,8 +30,8 @@
  * w = q*stride_w - pad_left + s*dilation_w; outside 0..H-1 x 0..W-1 the input is zero.
  * NHWCnc requires N, C and K to be multiples of 16, G == 1 and the BLOCKED filter.
  */
-#include "support/context.h"
 #include "reference/reference.h"
+#include "support/context.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -217,7 +217,7 @@ static const char *accumulators_of(tcc_dtype input)
     return input == TCC_FLOAT16 ? "float32 or float16" : input == TCC_INT8 ? "int32" : "float32";
 }
 
-tcc_status tcc_check_mma_types(tcc_context *ctx, tcc_dtype input_type, tcc_dtype accumulate_type,
+tcc_status tci_check_mma_types(tcc_context *ctx, tcc_dtype input_type, tcc_dtype accumulate_type,
                                tcc_dtype output_type)
 {
     const struct {
@@ -228,16 +228,16 @@ tcc_status tcc_check_mma_types(tcc_context *ctx, tcc_dtype input_type, tcc_dtype
                   {"output_type", output_type}};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         if (!known_dtype(fields[i].type))
-            return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "%s %d is not a tcc_dtype",
+            return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "%s %d is not a tcc_dtype",
                             fields[i].name, (int)fields[i].type);
     }
     if (input_type != TCC_FLOAT16 && input_type != TCC_BFLOAT16 && input_type != TCC_FLOAT32 &&
         input_type != TCC_INT8)
-        return tcc_fail(ctx, TCC_ERROR_UNSUPPORTED,
+        return tci_fail(ctx, TCC_ERROR_UNSUPPORTED,
                         "input_type must be float16, bfloat16, float32 or int8 (got %s)",
                         tcc_dtype_name(input_type));
     if (!accumulates_in(input_type, accumulate_type))
-        return tcc_fail(ctx, TCC_ERROR_UNSUPPORTED,
+        return tci_fail(ctx, TCC_ERROR_UNSUPPORTED,
                         "accumulate_type: %s inputs accumulate in %s, not %s",
                         tcc_dtype_name(input_type), accumulators_of(input_type),
                         tcc_dtype_name(accumulate_type));
@@ -245,7 +245,7 @@ tcc_status tcc_check_mma_types(tcc_context *ctx, tcc_dtype input_type, tcc_dtype
                          ? output_type == TCC_INT32 || output_type == TCC_FLOAT32
                          : is_float(output_type);
     if (!output_ok)
-        return tcc_fail(ctx, TCC_ERROR_UNSUPPORTED,
+        return tci_fail(ctx, TCC_ERROR_UNSUPPORTED,
                         "output_type must be %s for %s accumulation "
                         "(got %s)",
                         accumulate_type == TCC_INT32 ? "int32 or float32"
@@ -259,7 +259,7 @@ static tcc_status check_number(tcc_context *ctx, const char *name, double value,
                                bool allow_infinite)
 {
     if (isnan(value) || (!allow_infinite && isinf(value)))
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "epilogue.%s must be a %s number (got %g)",
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "epilogue.%s must be a %s number (got %g)",
                         name, allow_infinite ? "non-NaN" : "finite", value);
     return TCC_OK;
 }
@@ -273,16 +273,16 @@ static tcc_status check_integer_constants(tcc_context *ctx, const tcc_epilogue *
     for (int i = 0; i < (e->clamp ? 5 : 3); i++)
         if (values[i] != (double)(int32_t)values[i] || values[i] < INT32_MIN ||
             values[i] > INT32_MAX)
-            return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+            return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                             "epilogue.%s (%g) must be an integer in int32 for an int32 output",
                             names[i], values[i]);
     return TCC_OK;
 }
 
-tcc_status tcc_check_epilogue(tcc_context *ctx, const tcc_epilogue *epilogue, tcc_dtype output)
+tcc_status tci_check_epilogue(tcc_context *ctx, const tcc_epilogue *epilogue, tcc_dtype output)
 {
     if (epilogue->prologue < TCC_PROLOGUE_NONE || epilogue->prologue > TCC_PROLOGUE_RELU)
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "epilogue.prologue %d is not a tcc_prologue_op", (int)epilogue->prologue);
     tcc_status status = check_number(ctx, "alpha", epilogue->alpha, false);
     if (status == TCC_OK)
@@ -297,18 +297,18 @@ tcc_status tcc_check_epilogue(tcc_context *ctx, const tcc_epilogue *epilogue, tc
     if (status == TCC_OK)
         status = check_number(ctx, "clamp_max", epilogue->clamp_max, true);
     if (status == TCC_OK && epilogue->clamp_min > epilogue->clamp_max)
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "epilogue.clamp_min (%g) must be <= epilogue.clamp_max (%g)",
                         epilogue->clamp_min, epilogue->clamp_max);
     return status;
 }
 
-bool tcc_epilogue_reads_residual(const tcc_epilogue *epilogue)
+bool tci_epilogue_reads_residual(const tcc_epilogue *epilogue)
 {
     return epilogue->beta != 0.0 && epilogue->residual;
 }
 
-bool tcc_epilogue_reads_previous(const tcc_epilogue *epilogue)
+bool tci_epilogue_reads_previous(const tcc_epilogue *epilogue)
 {
     return (epilogue->beta != 0.0 && !epilogue->residual) ||
            epilogue->prologue == TCC_PROLOGUE_SCALE || epilogue->prologue == TCC_PROLOGUE_RELU;
@@ -331,10 +331,10 @@ static const char *filter_layout_name(tcc_filter_layout layout)
 static tcc_status check_enums(tcc_context *ctx, const tcc_conv2d_desc *desc)
 {
     if (desc->layout < TCC_LAYOUT_NHWC || desc->layout > TCC_LAYOUT_NHWCNC)
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "layout %d is not a tcc_layout",
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "layout %d is not a tcc_layout",
                         (int)desc->layout);
     if (desc->filter_layout < TCC_FILTER_KRSC || desc->filter_layout > TCC_FILTER_BLOCKED)
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "filter_layout %d is not a tcc_filter_layout", (int)desc->filter_layout);
     return TCC_OK;
 }
@@ -350,7 +350,7 @@ static tcc_status check_fields(tcc_context *ctx, const SizeField *fields, size_t
 {
     for (size_t i = 0; i < count; i++) {
         if (!in_range(fields[i].value, fields[i].min))
-            return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "%s must be in %lld..%d (got %lld)",
+            return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "%s must be in %lld..%d (got %lld)",
                             fields[i].name, (long long)fields[i].min, INT32_MAX,
                             (long long)fields[i].value);
     }
@@ -383,7 +383,7 @@ static tcc_status check_conv_sizes(tcc_context *ctx, const tcc_conv2d_desc *desc
 static tcc_status check_groups(tcc_context *ctx, const tcc_conv2d_desc *desc)
 {
     if (desc->in_channels % desc->groups != 0 || desc->out_channels % desc->groups != 0)
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "groups (%lld) must divide in_channels (%lld) and out_channels (%lld)",
                         (long long)desc->groups, (long long)desc->in_channels,
                         (long long)desc->out_channels);
@@ -395,7 +395,7 @@ static tcc_status check_blocked_layout(tcc_context *ctx, const tcc_conv2d_desc *
 {
     bool blocked = desc->layout == TCC_LAYOUT_NHWCNC;
     if (blocked != (desc->filter_layout == TCC_FILTER_BLOCKED))
-        return tcc_fail(ctx, TCC_ERROR_UNSUPPORTED,
+        return tci_fail(ctx, TCC_ERROR_UNSUPPORTED,
                         "filter_layout %s does not go with layout %s: the NHWCnc layout takes "
                         "the BLOCKED filter, and only it does",
                         filter_layout_name(desc->filter_layout), layout_name(desc->layout));
@@ -406,12 +406,12 @@ static tcc_status check_blocked_layout(tcc_context *ctx, const tcc_conv2d_desc *
                                 {"out_channels", desc->out_channels, 0}};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         if (fields[i].value % BLOCK != 0)
-            return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+            return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                             "%s must be a multiple of %d for the NHWCnc layout (got %lld)",
                             fields[i].name, BLOCK, (long long)fields[i].value);
     }
     if (desc->groups != 1)
-        return tcc_fail(ctx, TCC_ERROR_UNSUPPORTED,
+        return tci_fail(ctx, TCC_ERROR_UNSUPPORTED,
                         "groups must be 1 for the NHWCnc layout (got %lld)",
                         (long long)desc->groups);
     return TCC_OK;
@@ -423,11 +423,11 @@ static tcc_status check_window(tcc_context *ctx, const char *kernel, int64_t ker
                                int64_t padded_value)
 {
     if (padded_value > INT32_MAX)
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "%s (%lld) must be at most %d", padded,
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "%s (%lld) must be at most %d", padded,
                         (long long)padded_value, INT32_MAX);
     int64_t span = dilation_value * (kernel_value - 1) + 1;
     if (span > padded_value)
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "%s (%lld) with %s (%lld) spans %lld, more than %s (%lld): the output "
                         "is empty",
                         kernel, (long long)kernel_value, dilation, (long long)dilation_value,
@@ -449,10 +449,10 @@ static tcc_status check_output(tcc_context *ctx, const tcc_conv2d_desc *desc)
 
 static tcc_status check_count(tcc_context *ctx, const char *tensor, int64_t count)
 {
-    if (count > TCC_MAX_TENSOR_ELEMENTS)
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+    if (count > TCI_MAX_TENSOR_ELEMENTS)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "%s has too many elements for 32-bit indexing (%lld, at most %d)", tensor,
-                        (long long)count, TCC_MAX_TENSOR_ELEMENTS);
+                        (long long)count, TCI_MAX_TENSOR_ELEMENTS);
     return TCC_OK;
 }
 
@@ -472,7 +472,7 @@ static tcc_status check_element_counts(tcc_context *ctx, const tcc_conv2d_desc *
 tcc_status tcc_conv2d_validate(tcc_context *ctx, const tcc_conv2d_desc *desc)
 {
     if (!desc)
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "the conv2d descriptor is NULL");
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "the conv2d descriptor is NULL");
     tcc_status status = check_enums(ctx, desc);
     if (status == TCC_OK)
         status = check_conv_sizes(ctx, desc);
@@ -486,15 +486,15 @@ tcc_status tcc_conv2d_validate(tcc_context *ctx, const tcc_conv2d_desc *desc)
         status = check_element_counts(ctx, desc);
     if (status == TCC_OK)
         status =
-            tcc_check_mma_types(ctx, desc->input_type, desc->accumulate_type, desc->output_type);
+            tci_check_mma_types(ctx, desc->input_type, desc->accumulate_type, desc->output_type);
     if (status == TCC_OK)
-        status = tcc_check_epilogue(ctx, &desc->epilogue, desc->output_type);
+        status = tci_check_epilogue(ctx, &desc->epilogue, desc->output_type);
     return status;
 }
 
 /* ---- element access and the epilogue, shared with the matmul ------------------------------ */
 
-double tcc_reference_operand(tcc_dtype type, const void *data, int64_t offset)
+double tci_reference_operand(tcc_dtype type, const void *data, int64_t offset)
 {
     switch (type) {
     case TCC_FLOAT16:
@@ -506,11 +506,11 @@ double tcc_reference_operand(tcc_dtype type, const void *data, int64_t offset)
     case TCC_INT8:
         return ((const int8_t *)data)[offset];
     default:
-        return tcc_reference_value(type, data, offset);
+        return tci_reference_value(type, data, offset);
     }
 }
 
-double tcc_reference_value(tcc_dtype type, const void *data, int64_t offset)
+double tci_reference_value(tcc_dtype type, const void *data, int64_t offset)
 {
     switch (type) {
     case TCC_FLOAT16:
@@ -528,22 +528,22 @@ double tcc_reference_value(tcc_dtype type, const void *data, int64_t offset)
     }
 }
 
-tcc_status tcc_reference_operands_init(tcc_context *ctx, tcc_reference_operands *operands,
+tcc_status tci_reference_operands_init(tcc_context *ctx, ReferenceOperands *operands,
                                        tcc_dtype type, const void *a, const void *b)
 {
-    *operands = (tcc_reference_operands){.type = type, .a = a, .b = b};
+    *operands = (ReferenceOperands){.type = type, .a = a, .b = b};
     if (type != TCC_FLOAT16)
         return TCC_OK;
     /* A table lookup is several times faster than converting every element. */
     operands->f16 = malloc(65536 * sizeof *operands->f16);
     if (!operands->f16)
-        return tcc_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory in the CPU reference");
+        return tci_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory in the CPU reference");
     for (uint32_t bits = 0; bits < 65536; bits++)
         operands->f16[bits] = tcc_f16_to_f32((uint16_t)bits);
     return TCC_OK;
 }
 
-void tcc_reference_operands_free(tcc_reference_operands *operands)
+void tci_reference_operands_free(ReferenceOperands *operands)
 {
     free(operands->f16);
     operands->f16 = NULL;
@@ -558,7 +558,7 @@ static float bf16_value(uint16_t bits)
 }
 
 /* One loop per type, so that the type is not dispatched on for every element. */
-double tcc_reference_dot(const tcc_reference_operands *operands, int64_t a_offset, int64_t a_step,
+double tci_reference_dot(const ReferenceOperands *operands, int64_t a_offset, int64_t a_step,
                          int64_t b_offset, int64_t b_step, int64_t count, double sum)
 {
     switch (operands->type) {
@@ -585,8 +585,8 @@ double tcc_reference_dot(const tcc_reference_operands *operands, int64_t a_offse
     }
     default: /* float32, rounded to tf32 */
         for (int64_t i = 0; i < count; i++)
-            sum += tcc_reference_operand(operands->type, operands->a, a_offset + i * a_step) *
-                   tcc_reference_operand(operands->type, operands->b, b_offset + i * b_step);
+            sum += tci_reference_operand(operands->type, operands->a, a_offset + i * a_step) *
+                   tci_reference_operand(operands->type, operands->b, b_offset + i * b_step);
         return sum;
     }
 }
@@ -598,9 +598,9 @@ static double prologue_value(const tcc_epilogue *e, tcc_dtype type,
     case TCC_PROLOGUE_SET:
         return e->prologue_arg;
     case TCC_PROLOGUE_SCALE:
-        return e->prologue_arg * tcc_reference_value(type, tensors->previous_output, flat);
+        return e->prologue_arg * tci_reference_value(type, tensors->previous_output, flat);
     case TCC_PROLOGUE_RELU: {
-        double previous = tcc_reference_value(type, tensors->previous_output, flat);
+        double previous = tci_reference_value(type, tensors->previous_output, flat);
         return previous > 0.0 ? previous : 0.0;
     }
     default:
@@ -608,18 +608,18 @@ static double prologue_value(const tcc_epilogue *e, tcc_dtype type,
     }
 }
 
-double tcc_reference_epilogue(const tcc_epilogue *epilogue, tcc_dtype output_type,
+double tci_reference_epilogue(const tcc_epilogue *epilogue, tcc_dtype output_type,
                               const tcc_reference_tensors *tensors, int64_t flat, int64_t channel,
                               double products)
 {
     double acc = prologue_value(epilogue, output_type, tensors, flat) + products;
     double v = epilogue->alpha * acc;
     if (epilogue->bias)
-        v += tcc_reference_value(output_type, tensors->bias, channel);
+        v += tci_reference_value(output_type, tensors->bias, channel);
     /* beta == 0 reads nothing, so a NaN or infinite source cannot leak in through 0 * x. */
     if (epilogue->beta != 0.0) {
         const void *source = epilogue->residual ? tensors->residual : tensors->previous_output;
-        v += epilogue->beta * tcc_reference_value(output_type, source, flat);
+        v += epilogue->beta * tci_reference_value(output_type, source, flat);
     }
     if (epilogue->relu && v < 0.0)
         v = 0.0;
@@ -630,38 +630,38 @@ double tcc_reference_epilogue(const tcc_epilogue *epilogue, tcc_dtype output_typ
     return v;
 }
 
-tcc_status tcc_check_reference_args(tcc_context *ctx, const char *operand_names,
+tcc_status tci_check_reference_args(tcc_context *ctx, const char *operand_names,
                                     const tcc_epilogue *epilogue,
                                     const tcc_reference_tensors *tensors, const int64_t *positions,
                                     int64_t count, int64_t total, const double *out)
 {
     if (!tensors || !tensors->input || !tensors->filter)
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "the reference needs the %s (got NULL)",
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "the reference needs the %s (got NULL)",
                         operand_names);
     if (epilogue->bias && !tensors->bias)
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "epilogue.bias is set but tensors.bias is NULL");
-    if (tcc_epilogue_reads_residual(epilogue) && !tensors->residual)
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+    if (tci_epilogue_reads_residual(epilogue) && !tensors->residual)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "epilogue.residual is set (beta %g) but tensors.residual is NULL",
                         epilogue->beta);
-    if (tcc_epilogue_reads_previous(epilogue) && !tensors->previous_output)
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+    if (tci_epilogue_reads_previous(epilogue) && !tensors->previous_output)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "the epilogue reads the output's previous contents but "
                         "tensors.previous_output is NULL");
     if (count < 0)
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "count must be >= 0 (got %lld)",
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "count must be >= 0 (got %lld)",
                         (long long)count);
     if (count > 0 && !out)
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "out is NULL");
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "out is NULL");
     if (!positions && count != total)
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "count must be the number of outputs (%lld) when positions is NULL "
                         "(got %lld)",
                         (long long)total, (long long)count);
     for (int64_t i = 0; positions && i < count; i++) {
         if (positions[i] < 0 || positions[i] >= total)
-            return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+            return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                             "positions[%lld] = %lld is outside the output (%lld elements)",
                             (long long)i, (long long)positions[i], (long long)total);
     }
@@ -672,7 +672,7 @@ tcc_status tcc_check_reference_args(tcc_context *ctx, const char *operand_names,
 
 /* One thread's share: outputs begin..end-1 of the position list (or of all outputs). */
 typedef struct Job {
-    tcc_reference_output_fn output;
+    ReferenceOutputFn output;
     const void *problem;
     const int64_t *positions; /* NULL: position i is output i */
     double *out;
@@ -704,8 +704,8 @@ static void run_jobs(Job *jobs, int njob)
     }
 }
 
-void tcc_reference_run(tcc_reference_output_fn output, const void *problem,
-                       const int64_t *positions, int64_t count, int threads, double *out)
+void tci_reference_run(ReferenceOutputFn output, const void *problem, const int64_t *positions,
+                       int64_t count, int threads, double *out)
 {
     if (count <= 0)
         return;
@@ -778,7 +778,7 @@ static Strides filter_strides(tcc_filter_layout layout, int64_t K, int64_t R, in
 typedef struct Conv {
     const tcc_conv2d_desc *desc;
     const tcc_reference_tensors *tensors;
-    tcc_reference_operands operands;           /* the input and the filter */
+    ReferenceOperands operands;                /* the input and the filter */
     int64_t out_h, out_w, group_in, group_out; /* P, Q, C/groups, K/groups */
     Strides input, filter;
 } Conv;
@@ -822,7 +822,7 @@ static double channel_sum(const Conv *cv, int64_t input_base, int64_t c0, int64_
     const Strides *in = &cv->input, *fl = &cv->filter;
     for (int64_t c = 0; c < cv->group_in; c += BLOCK) {
         int64_t lanes = cv->group_in - c < BLOCK ? cv->group_in - c : BLOCK;
-        sum = tcc_reference_dot(&cv->operands, input_base + part(c0 + c, in->j_block, in->j_lane),
+        sum = tci_reference_dot(&cv->operands, input_base + part(c0 + c, in->j_block, in->j_lane),
                                 in->j_lane, filter_base + part(c, fl->j_block, fl->j_lane),
                                 fl->j_lane, lanes, sum);
     }
@@ -852,7 +852,7 @@ static double conv_output(const void *problem, int64_t flat)
                               filter_k + r * cv->filter.y + s * cv->filter.x, sum);
         }
     }
-    return tcc_reference_epilogue(&d->epilogue, d->output_type, cv->tensors, flat, k, sum);
+    return tci_reference_epilogue(&d->epilogue, d->output_type, cv->tensors, flat, k, sum);
 }
 
 tcc_status tcc_conv2d_reference(tcc_context *ctx, const tcc_conv2d_desc *desc,
@@ -861,7 +861,7 @@ tcc_status tcc_conv2d_reference(tcc_context *ctx, const tcc_conv2d_desc *desc,
 {
     tcc_status status = tcc_conv2d_validate(ctx, desc);
     if (status == TCC_OK)
-        status = tcc_check_reference_args(ctx, "input and filter", &desc->epilogue, tensors,
+        status = tci_check_reference_args(ctx, "input and filter", &desc->epilogue, tensors,
                                           positions, count, tcc_conv2d_output_elements(desc), out);
     if (status != TCC_OK)
         return status;
@@ -876,11 +876,11 @@ tcc_status tcc_conv2d_reference(tcc_context *ctx, const tcc_conv2d_desc *desc,
         .filter = filter_strides(desc->filter_layout, desc->out_channels, desc->kernel_h,
                                  desc->kernel_w, desc->in_channels / desc->groups),
     };
-    status = tcc_reference_operands_init(ctx, &cv.operands, desc->input_type, tensors->input,
+    status = tci_reference_operands_init(ctx, &cv.operands, desc->input_type, tensors->input,
                                          tensors->filter);
     if (status != TCC_OK)
         return status;
-    tcc_reference_run(conv_output, &cv, positions, count, threads, out);
-    tcc_reference_operands_free(&cv.operands);
+    tci_reference_run(conv_output, &cv, positions, count, threads, out);
+    tci_reference_operands_free(&cv.operands);
     return TCC_OK;
 }

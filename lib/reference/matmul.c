@@ -11,13 +11,13 @@
  * As for the convolution, elements are read raw (float32 rounded to tf32 first) and the
  * result is computed in double, at sampled positions split over threads.
  */
-#include "support/context.h"
 #include "reference/reference.h"
+#include "support/context.h"
 
 static tcc_status check_size(tcc_context *ctx, const char *name, int64_t value)
 {
     if (value < 1 || value > INT32_MAX)
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "%s must be in 1..%d (got %lld)", name,
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "%s must be in 1..%d (got %lld)", name,
                         INT32_MAX, (long long)value);
     return TCC_OK;
 }
@@ -29,10 +29,10 @@ static tcc_status check_count(tcc_context *ctx, const char *tensor, int64_t batc
 {
     int64_t matrix, count;
     if (__builtin_mul_overflow(rows, columns, &matrix) ||
-        __builtin_mul_overflow(batch, matrix, &count) || count > TCC_MAX_TENSOR_ELEMENTS)
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+        __builtin_mul_overflow(batch, matrix, &count) || count > TCI_MAX_TENSOR_ELEMENTS)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "%s has too many elements for 32-bit indexing (at most %d)", tensor,
-                        TCC_MAX_TENSOR_ELEMENTS);
+                        TCI_MAX_TENSOR_ELEMENTS);
     return TCC_OK;
 }
 
@@ -57,13 +57,13 @@ static tcc_status check_matmul_sizes(tcc_context *ctx, const tcc_matmul_desc *de
 tcc_status tcc_matmul_validate(tcc_context *ctx, const tcc_matmul_desc *desc)
 {
     if (!desc)
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "the matmul descriptor is NULL");
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "the matmul descriptor is NULL");
     tcc_status status = check_matmul_sizes(ctx, desc);
     if (status == TCC_OK)
         status =
-            tcc_check_mma_types(ctx, desc->input_type, desc->accumulate_type, desc->output_type);
+            tci_check_mma_types(ctx, desc->input_type, desc->accumulate_type, desc->output_type);
     if (status == TCC_OK)
-        status = tcc_check_epilogue(ctx, &desc->epilogue, desc->output_type);
+        status = tci_check_epilogue(ctx, &desc->epilogue, desc->output_type);
     return status;
 }
 
@@ -71,9 +71,9 @@ tcc_status tcc_matmul_validate(tcc_context *ctx, const tcc_matmul_desc *desc)
 typedef struct Matmul {
     const tcc_matmul_desc *desc;
     const tcc_reference_tensors *tensors;
-    tcc_reference_operands operands; /* A and B */
-    int64_t a_row, a_step;           /* A[b, i, l] = a[b*m*k + i*a_row + l*a_step] */
-    int64_t b_column, b_step;        /* B[b, l, j] = b[b*k*n + j*b_column + l*b_step] */
+    ReferenceOperands operands; /* A and B */
+    int64_t a_row, a_step;      /* A[b, i, l] = a[b*m*k + i*a_row + l*a_step] */
+    int64_t b_column, b_step;   /* B[b, l, j] = b[b*k*n + j*b_column + l*b_step] */
 } Matmul;
 
 static double matmul_output(const void *problem, int64_t flat)
@@ -83,8 +83,8 @@ static double matmul_output(const void *problem, int64_t flat)
     int64_t j = flat % d->n, i = flat / d->n % d->m, b = flat / (d->n * d->m);
     int64_t a = b * d->m * d->k + i * mm->a_row;
     int64_t bb = b * d->k * d->n + j * mm->b_column;
-    double sum = tcc_reference_dot(&mm->operands, a, mm->a_step, bb, mm->b_step, d->k, 0.0);
-    return tcc_reference_epilogue(&d->epilogue, d->output_type, mm->tensors, flat, j, sum);
+    double sum = tci_reference_dot(&mm->operands, a, mm->a_step, bb, mm->b_step, d->k, 0.0);
+    return tci_reference_epilogue(&d->epilogue, d->output_type, mm->tensors, flat, j, sum);
 }
 
 tcc_status tcc_matmul_reference(tcc_context *ctx, const tcc_matmul_desc *desc,
@@ -93,7 +93,7 @@ tcc_status tcc_matmul_reference(tcc_context *ctx, const tcc_matmul_desc *desc,
 {
     tcc_status status = tcc_matmul_validate(ctx, desc);
     if (status == TCC_OK)
-        status = tcc_check_reference_args(ctx, "A and B (tensors.input and tensors.filter)",
+        status = tci_check_reference_args(ctx, "A and B (tensors.input and tensors.filter)",
                                           &desc->epilogue, tensors, positions, count,
                                           desc->batch * desc->m * desc->n, out);
     if (status != TCC_OK)
@@ -106,11 +106,11 @@ tcc_status tcc_matmul_reference(tcc_context *ctx, const tcc_matmul_desc *desc,
         .b_column = desc->b_col_major ? desc->k : 1,
         .b_step = desc->b_col_major ? 1 : desc->n,
     };
-    status = tcc_reference_operands_init(ctx, &mm.operands, desc->input_type, tensors->input,
+    status = tci_reference_operands_init(ctx, &mm.operands, desc->input_type, tensors->input,
                                          tensors->filter);
     if (status != TCC_OK)
         return status;
-    tcc_reference_run(matmul_output, &mm, positions, count, threads, out);
-    tcc_reference_operands_free(&mm.operands);
+    tci_reference_run(matmul_output, &mm, positions, count, threads, out);
+    tci_reference_operands_free(&mm.operands);
     return TCC_OK;
 }

@@ -9,8 +9,8 @@
  * and makes it current at the start of every call, so a device may be used from any
  * thread, one thread at a time.
  */
-#include "support/context.h"
 #include "runtime/cuda_driver.h"
+#include "support/context.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -70,7 +70,7 @@ static tcc_status cuda_fail(const tcc_device *device, CUresult result, const cha
 {
     char text[512];
     describe_result(device, result, text, sizeof text);
-    return tcc_fail(device->ctx, TCC_ERROR_CUDA, "%s failed%s: %s", call, detail, text);
+    return tci_fail(device->ctx, TCC_ERROR_CUDA, "%s failed%s: %s", call, detail, text);
 }
 
 /* Checks one driver call: CUDA_CHECK(device, cuMemAlloc, (&pointer, bytes)) returns the
@@ -136,7 +136,7 @@ static tcc_status load_driver(tcc_device *device)
     device->library = dlopen(LIBCUDA, RTLD_NOW | RTLD_LOCAL);
     if (!device->library) {
         const char *why = dlerror();
-        return tcc_fail(device->ctx, TCC_ERROR_CUDA,
+        return tci_fail(device->ctx, TCC_ERROR_CUDA,
                         "cannot load " LIBCUDA ": no NVIDIA driver on this machine (%s)",
                         why ? why : "unknown dlopen error");
     }
@@ -146,7 +146,7 @@ static tcc_status load_driver(tcc_device *device)
         if (!address && symbol->fallback)
             address = dlsym(device->library, symbol->fallback);
         if (!address)
-            return tcc_fail(device->ctx, TCC_ERROR_CUDA,
+            return tci_fail(device->ctx, TCC_ERROR_CUDA,
                             LIBCUDA " has no symbol %s: the NVIDIA driver is too old",
                             symbol->name);
         /* POSIX guarantees that a data pointer can hold a function address. */
@@ -196,11 +196,11 @@ static tcc_status query_device(tcc_device *device, int ordinal)
 tcc_status tcc_device_open(tcc_context *ctx, int ordinal, tcc_device **out)
 {
     if (!out)
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "tcc_device_open: out is NULL");
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "tcc_device_open: out is NULL");
     *out = NULL;
     tcc_device *device = calloc(1, sizeof *device);
     if (!device)
-        return tcc_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory opening a device");
+        return tci_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory opening a device");
     device->ctx = ctx;
     tcc_status status = load_driver(device);
     if (status == TCC_OK)
@@ -239,18 +239,18 @@ int tcc_device_arch(const tcc_device *device)
 tcc_status tcc_buffer_alloc(tcc_device *device, size_t bytes, tcc_device_buffer **out)
 {
     if (!device || !out)
-        return tcc_fail(device ? device->ctx : NULL, TCC_ERROR_INVALID_ARGUMENT,
+        return tci_fail(device ? device->ctx : NULL, TCC_ERROR_INVALID_ARGUMENT,
                         "tcc_buffer_alloc: device or out is NULL");
     *out = NULL;
     if (bytes == 0)
-        return tcc_fail(device->ctx, TCC_ERROR_INVALID_ARGUMENT,
+        return tci_fail(device->ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "tcc_buffer_alloc: a buffer needs at least one byte");
     tcc_status status = bind_context(device);
     if (status != TCC_OK)
         return status;
     tcc_device_buffer *buffer = calloc(1, sizeof *buffer);
     if (!buffer)
-        return tcc_fail(device->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory allocating a buffer");
+        return tci_fail(device->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory allocating a buffer");
     CUresult result = device->cu.cuMemAlloc(&buffer->pointer, bytes);
     if (result != CUDA_SUCCESS) {
         free(buffer);
@@ -279,12 +279,12 @@ static tcc_status check_transfer(tcc_device_buffer *buffer, const void *host, si
                                  const char *function)
 {
     if (!buffer)
-        return tcc_fail(NULL, TCC_ERROR_INVALID_ARGUMENT, "%s: buffer is NULL", function);
+        return tci_fail(NULL, TCC_ERROR_INVALID_ARGUMENT, "%s: buffer is NULL", function);
     tcc_context *ctx = buffer->device->ctx;
     if (!host && bytes > 0)
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "%s: host pointer is NULL", function);
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "%s: host pointer is NULL", function);
     if (bytes > buffer->bytes)
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "%s: %zu bytes do not fit in a buffer of %zu bytes", function, bytes,
                         buffer->bytes);
     return bind_context(buffer->device);
@@ -311,7 +311,7 @@ tcc_status tcc_buffer_download(tcc_device_buffer *buffer, void *host, size_t byt
 tcc_status tcc_buffer_fill_bytes(tcc_device_buffer *buffer, unsigned char byte)
 {
     if (!buffer)
-        return tcc_fail(NULL, TCC_ERROR_INVALID_ARGUMENT, "tcc_buffer_fill_bytes: buffer is NULL");
+        return tci_fail(NULL, TCC_ERROR_INVALID_ARGUMENT, "tcc_buffer_fill_bytes: buffer is NULL");
     tcc_status status = bind_context(buffer->device);
     if (status != TCC_OK)
         return status;
@@ -348,7 +348,7 @@ static tcc_status launch_dims(tcc_context *ctx, const char *what, const int64_t 
 {
     for (int i = 0; i < 3; i++) {
         if (in[i] < 1 || in[i] > (int64_t)UINT_MAX)
-            return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+            return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                             "tcc_kernel_load: %s dimension %d is %lld (must be in 1..%u)", what, i,
                             (long long)in[i], UINT_MAX);
         out[i] = (unsigned int)in[i];
@@ -363,9 +363,9 @@ static tcc_status describe_kernel(tcc_device *device, const tcc_kernel *kernel,
     int64_t grid[3], block[3];
     const char *name = tcc_kernel_name(kernel);
     if (!name || !*name)
-        return tcc_fail(device->ctx, TCC_ERROR_INVALID_ARGUMENT, "tcc_kernel_load: unnamed kernel");
+        return tci_fail(device->ctx, TCC_ERROR_INVALID_ARGUMENT, "tcc_kernel_load: unnamed kernel");
     if (strlen(name) >= sizeof loaded->name)
-        return tcc_fail(device->ctx, TCC_ERROR_INVALID_ARGUMENT,
+        return tci_fail(device->ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "tcc_kernel_load: kernel name '%.40s...' is too long", name);
     strcpy(loaded->name, name);
     tcc_kernel_grid(kernel, grid);
@@ -395,7 +395,7 @@ static tcc_status load_module(tcc_device *device, const char *ptx, tcc_loaded_ke
     describe_result(device, result, text, sizeof text);
     flatten_log(*error_log ? error_log : info_log, log, sizeof log);
     snprintf(detail, sizeof detail, " for kernel '%s'", loaded->name);
-    return tcc_fail(device->ctx, TCC_ERROR_CUDA, "cuModuleLoadDataEx failed%s: %s: %s", detail,
+    return tci_fail(device->ctx, TCC_ERROR_CUDA, "cuModuleLoadDataEx failed%s: %s: %s", detail,
                     text, *log ? log : "the JIT log is empty");
 }
 
@@ -413,15 +413,15 @@ static tcc_status find_function(tcc_device *device, tcc_loaded_kernel *loaded)
 tcc_status tcc_kernel_load(tcc_device *device, const tcc_kernel *kernel, tcc_loaded_kernel **out)
 {
     if (!device || !kernel || !out)
-        return tcc_fail(device ? device->ctx : NULL, TCC_ERROR_INVALID_ARGUMENT,
+        return tci_fail(device ? device->ctx : NULL, TCC_ERROR_INVALID_ARGUMENT,
                         "tcc_kernel_load: device, kernel or out is NULL");
     *out = NULL;
     const char *ptx = tcc_kernel_ptx(kernel);
     if (!ptx || !*ptx)
-        return tcc_fail(device->ctx, TCC_ERROR_INVALID_ARGUMENT, "tcc_kernel_load: no PTX");
+        return tci_fail(device->ctx, TCC_ERROR_INVALID_ARGUMENT, "tcc_kernel_load: no PTX");
     tcc_loaded_kernel *loaded = calloc(1, sizeof *loaded);
     if (!loaded)
-        return tcc_fail(device->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory loading a kernel");
+        return tci_fail(device->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory loading a kernel");
     loaded->device = device;
     tcc_status status = describe_kernel(device, kernel, loaded);
     if (status == TCC_OK)
@@ -468,11 +468,11 @@ static tcc_status make_args(tcc_loaded_kernel *loaded, int nbuffer,
     args->pointers = NULL;
     args->params = NULL;
     if (nbuffer < 0 || (nbuffer > 0 && !buffers))
-        return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "kernel '%s': bad buffer list (%d)",
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "kernel '%s': bad buffer list (%d)",
                         loaded->name, nbuffer);
     for (int i = 0; i < nbuffer; i++) {
         if (!buffers[i] || buffers[i]->device != loaded->device)
-            return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+            return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                             "kernel '%s': buffer %d is NULL or belongs to another device",
                             loaded->name, i);
     }
@@ -481,7 +481,7 @@ static tcc_status make_args(tcc_loaded_kernel *loaded, int nbuffer,
     args->params = calloc(count, sizeof *args->params);
     if (!args->pointers || !args->params) {
         free_args(args);
-        return tcc_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory launching a kernel");
+        return tci_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory launching a kernel");
     }
     for (int i = 0; i < nbuffer; i++) {
         args->pointers[i] = buffers[i]->pointer;
@@ -519,7 +519,7 @@ tcc_status tcc_kernel_launch(tcc_loaded_kernel *loaded, int nbuffer,
                              tcc_device_buffer *const *buffers)
 {
     if (!loaded)
-        return tcc_fail(NULL, TCC_ERROR_INVALID_ARGUMENT, "tcc_kernel_launch: kernel is NULL");
+        return tci_fail(NULL, TCC_ERROR_INVALID_ARGUMENT, "tcc_kernel_launch: kernel is NULL");
     LaunchArgs args;
     tcc_status status = make_args(loaded, nbuffer, buffers, &args);
     if (status != TCC_OK)
@@ -559,7 +559,7 @@ static tcc_status create_events(tcc_device *device, int runs, EventPairs *events
     events->start = calloc((size_t)runs, sizeof *events->start);
     events->end = calloc((size_t)runs, sizeof *events->end);
     if (!events->start || !events->end)
-        return tcc_fail(device->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory timing a kernel");
+        return tci_fail(device->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory timing a kernel");
     for (int i = 0; i < runs; i++) {
         CUDA_CHECK(device, cuEventCreate, (&events->start[i], CU_EVENT_DEFAULT));
         CUDA_CHECK(device, cuEventCreate, (&events->end[i], CU_EVENT_DEFAULT));
@@ -621,10 +621,10 @@ tcc_status tcc_kernel_time(tcc_loaded_kernel *loaded, int nbuffer,
                            double *median_ms)
 {
     if (!loaded)
-        return tcc_fail(NULL, TCC_ERROR_INVALID_ARGUMENT, "tcc_kernel_time: kernel is NULL");
+        return tci_fail(NULL, TCC_ERROR_INVALID_ARGUMENT, "tcc_kernel_time: kernel is NULL");
     tcc_device *device = loaded->device;
     if (warmup < 0 || runs < 1 || !median_ms)
-        return tcc_fail(device->ctx, TCC_ERROR_INVALID_ARGUMENT,
+        return tci_fail(device->ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "tcc_kernel_time: needs warmup >= 0, runs >= 1 and a result pointer "
                         "(got warmup %d, runs %d)",
                         warmup, runs);
@@ -636,7 +636,7 @@ tcc_status tcc_kernel_time(tcc_loaded_kernel *loaded, int nbuffer,
     double *times = calloc((size_t)runs, sizeof *times);
     status = times
                  ? bind_context(device)
-                 : tcc_fail(device->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory timing a kernel");
+                 : tci_fail(device->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory timing a kernel");
     if (status == TCC_OK)
         status = warm_up(loaded, &args, warmup);
     if (status == TCC_OK)

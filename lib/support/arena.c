@@ -20,12 +20,12 @@ struct Arena {
 
 enum { CHUNK_BYTES = 64 * 1024 };
 
-Arena *tcc_arena_create(void)
+Arena *tci_arena_create(void)
 {
     return calloc(1, sizeof(Arena));
 }
 
-void tcc_arena_destroy(Arena *arena)
+void tci_arena_destroy(Arena *arena)
 {
     if (!arena)
         return;
@@ -36,7 +36,7 @@ void tcc_arena_destroy(Arena *arena)
     free(arena);
 }
 
-void *tcc_arena_alloc(Arena *arena, size_t bytes)
+void *tci_arena_alloc(Arena *arena, size_t bytes)
 {
     const size_t align = sizeof(max_align_t);
     bytes = (bytes + align - 1) / align * align;
@@ -45,7 +45,7 @@ void *tcc_arena_alloc(Arena *arena, size_t bytes)
         size_t size = bytes > CHUNK_BYTES ? bytes : CHUNK_BYTES;
         c = malloc(sizeof(Chunk) + size);
         if (!c) {
-            /* Lowering runs under a recovery point (tcc_arena_set_recovery): every node
+            /* Lowering runs under a recovery point (tci_arena_set_recovery): every node
              * is in the arena, so unwinding to it loses nothing and leaks nothing. */
             if (arena->on_out_of_memory)
                 longjmp(*arena->on_out_of_memory, 1);
@@ -62,16 +62,16 @@ void *tcc_arena_alloc(Arena *arena, size_t bytes)
     return p;
 }
 
-char *tcc_arena_strdup(Arena *arena, const char *text)
+char *tci_arena_strdup(Arena *arena, const char *text)
 {
     size_t n = strlen(text) + 1;
-    char *copy = tcc_arena_alloc(arena, n);
+    char *copy = tci_arena_alloc(arena, n);
     if (copy)
         memcpy(copy, text, n);
     return copy;
 }
 
-char *tcc_arena_printf(Arena *arena, const char *format, ...)
+char *tci_arena_printf(Arena *arena, const char *format, ...)
 {
     va_list args;
     va_start(args, format);
@@ -79,7 +79,7 @@ char *tcc_arena_printf(Arena *arena, const char *format, ...)
     va_end(args);
     if (n < 0)
         return NULL;
-    char *text = tcc_arena_alloc(arena, (size_t)n + 1);
+    char *text = tci_arena_alloc(arena, (size_t)n + 1);
     if (!text)
         return NULL;
     va_start(args, format);
@@ -88,7 +88,7 @@ char *tcc_arena_printf(Arena *arena, const char *format, ...)
     return text;
 }
 
-void tcc_arena_set_recovery(Arena *arena, jmp_buf *recovery)
+void tci_arena_set_recovery(Arena *arena, jmp_buf *recovery)
 {
     arena->on_out_of_memory = recovery;
 }

@@ -27,18 +27,18 @@ const char *tcc_last_error(const tcc_context *ctx)
     return ctx ? ctx->error : "no context";
 }
 
-tcc_status tcc_vfail(tcc_context *ctx, tcc_status status, const char *format, va_list args)
+tcc_status tci_vfail(tcc_context *ctx, tcc_status status, const char *format, va_list args)
 {
     if (ctx)
         vsnprintf(ctx->error, sizeof ctx->error, format, args);
     return status;
 }
 
-tcc_status tcc_fail(tcc_context *ctx, tcc_status status, const char *format, ...)
+tcc_status tci_fail(tcc_context *ctx, tcc_status status, const char *format, ...)
 {
     va_list args;
     va_start(args, format);
-    tcc_vfail(ctx, status, format, args);
+    tci_vfail(ctx, status, format, args);
     va_end(args);
     return status;
 }
@@ -76,7 +76,7 @@ tcc_status tcc_arch_parse(tcc_context *ctx, const char *name, tcc_arch *out)
             return TCC_OK;
         }
     }
-    return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+    return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                     "unknown arch '%s' (expected sm_70, sm_75, sm_80, sm_86, sm_89 or sm_90)",
                     name ? name : "");
 }

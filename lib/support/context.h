@@ -19,9 +19,9 @@ struct tcc_context {
 };
 
 /* Records a one-line message and returns status, so callers can write
- * `return tcc_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "...", ...);`. */
-tcc_status tcc_fail(tcc_context *ctx, tcc_status status, const char *format, ...)
+ * `return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "...", ...);`. */
+tcc_status tci_fail(tcc_context *ctx, tcc_status status, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
-tcc_status tcc_vfail(tcc_context *ctx, tcc_status status, const char *format, va_list args);
+tcc_status tci_vfail(tcc_context *ctx, tcc_status status, const char *format, va_list args);
 
 #endif

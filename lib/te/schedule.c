@@ -7,9 +7,9 @@
 
 #include <string.h>
 
-Stage *tcc_stage_new(Func *func, Tensor *tensor)
+Stage *tci_stage_new(Func *func, Tensor *tensor)
 {
-    Stage *st = tcc_arena_alloc(func->arena, sizeof *st);
+    Stage *st = tci_arena_alloc(func->arena, sizeof *st);
     st->func = func;
     st->tensor = tensor;
     st->scope = TCC_SCOPE_GLOBAL;
@@ -18,9 +18,9 @@ Stage *tcc_stage_new(Func *func, Tensor *tensor)
     if (!tensor->is_compute)
         return st;
     for (int i = 0; i < tensor->ndim; i++)
-        tcc_push(func->arena, (void ***)&st->leaf, &st->nleaf, &st->leaf_cap, tensor->axis[i]);
+        tci_push(func->arena, (void ***)&st->leaf, &st->nleaf, &st->leaf_cap, tensor->axis[i]);
     for (int i = 0; i < tensor->nreduce; i++)
-        tcc_push(func->arena, (void ***)&st->leaf, &st->nleaf, &st->leaf_cap,
+        tci_push(func->arena, (void ***)&st->leaf, &st->nleaf, &st->leaf_cap,
                  tensor->reduce_axis[i]);
     for (int i = 0; i < st->nleaf; i++)
         st->leaf[i]->stage = st;
@@ -32,18 +32,18 @@ tcc_status tcc_schedule_create(tcc_func *func, int noutput, tcc_tensor *const *o
     if (!func)
         return TCC_ERROR_INVALID_ARGUMENT;
     if (func->failed)
-        return tcc_func_status(func);
+        return tci_func_status(func);
     if (func->scheduled)
-        return tcc_fail(func->ctx, TCC_ERROR_INVALID_ARGUMENT, "the schedule already exists");
+        return tci_fail(func->ctx, TCC_ERROR_INVALID_ARGUMENT, "the schedule already exists");
     if (noutput < 1)
-        return tcc_fail(func->ctx, TCC_ERROR_INVALID_ARGUMENT, "a schedule needs an output");
+        return tci_fail(func->ctx, TCC_ERROR_INVALID_ARGUMENT, "a schedule needs an output");
     for (int i = 0; i < func->ntensor; i++) {
-        Stage *st = tcc_stage_new(func, func->tensors[i]);
-        tcc_push(func->arena, (void ***)&func->stages, &func->nstage, &func->stage_cap, st);
+        Stage *st = tci_stage_new(func, func->tensors[i]);
+        tci_push(func->arena, (void ***)&func->stages, &func->nstage, &func->stage_cap, st);
     }
     for (int i = 0; i < noutput; i++) {
         if (!outputs[i] || !outputs[i]->is_compute || outputs[i]->func != func)
-            return tcc_fail(func->ctx, TCC_ERROR_INVALID_ARGUMENT,
+            return tci_fail(func->ctx, TCC_ERROR_INVALID_ARGUMENT,
                             "output %d is not a compute tensor of this function", i);
         outputs[i]->stage->is_output = true;
     }
@@ -60,7 +60,7 @@ tcc_stage *tcc_stage_of(tcc_func *func, tcc_tensor *tensor)
 
 /* ---- reading relations ----------------------------------------------------------------- */
 
-bool tcc_expr_reads(const Expr *e, const Tensor *tensor)
+bool tci_expr_reads(const Expr *e, const Tensor *tensor)
 {
     if (!e)
         return false;
@@ -70,36 +70,36 @@ bool tcc_expr_reads(const Expr *e, const Tensor *tensor)
     case EXPR_VAR:
         return false;
     case EXPR_NOT:
-        return tcc_expr_reads(e->bin.a, tensor);
+        return tci_expr_reads(e->bin.a, tensor);
     case EXPR_SELECT:
-        return tcc_expr_reads(e->select.cond, tensor) ||
-               tcc_expr_reads(e->select.then_value, tensor) ||
-               tcc_expr_reads(e->select.else_value, tensor);
+        return tci_expr_reads(e->select.cond, tensor) ||
+               tci_expr_reads(e->select.then_value, tensor) ||
+               tci_expr_reads(e->select.else_value, tensor);
     case EXPR_CAST:
-        return tcc_expr_reads(e->cast.value, tensor);
+        return tci_expr_reads(e->cast.value, tensor);
     case EXPR_ACCESS:
         if (e->access.tensor == tensor)
             return true;
         for (int i = 0; i < e->access.nindex; i++)
-            if (tcc_expr_reads(e->access.index[i], tensor))
+            if (tci_expr_reads(e->access.index[i], tensor))
                 return true;
         return false;
     case EXPR_REDUCE:
-        return tcc_expr_reads(e->reduce.source, tensor);
+        return tci_expr_reads(e->reduce.source, tensor);
     case EXPR_LOAD:
     case EXPR_RAMP:
         return false;
     default:
-        return tcc_expr_reads(e->bin.a, tensor) || tcc_expr_reads(e->bin.b, tensor);
+        return tci_expr_reads(e->bin.a, tensor) || tci_expr_reads(e->bin.b, tensor);
     }
 }
 
-int tcc_stage_readers(Func *func, const Tensor *tensor, Stage **out, int max)
+int tci_stage_readers(Func *func, const Tensor *tensor, Stage **out, int max)
 {
     int n = 0;
     for (int i = 0; i < func->nstage; i++) {
         Tensor *t = func->stages[i]->tensor;
-        if (t->is_compute && tcc_expr_reads(t->body, tensor) && n < max)
+        if (t->is_compute && tci_expr_reads(t->body, tensor) && n < max)
             out[n++] = func->stages[i];
     }
     return n;
@@ -109,7 +109,7 @@ int tcc_stage_readers(Func *func, const Tensor *tensor, Stage **out, int max)
 
 static void insert_stage(Func *func, Stage *st, int position)
 {
-    tcc_push(func->arena, (void ***)&func->stages, &func->nstage, &func->stage_cap, st);
+    tci_push(func->arena, (void ***)&func->stages, &func->nstage, &func->stage_cap, st);
     memmove(&func->stages[position + 1], &func->stages[position],
             sizeof(Stage *) * (size_t)(func->nstage - 1 - position));
     func->stages[position] = st;
@@ -126,16 +126,16 @@ static int stage_position(Func *func, const Stage *st)
 /* A compute tensor `name` that copies `source` element by element. */
 static Tensor *copy_tensor(Func *func, const char *name, Tensor *source)
 {
-    Tensor *t = tcc_tensor_new(func, name, true, source->ndim, source->shape, source->type);
+    Tensor *t = tci_tensor_new(func, name, true, source->ndim, source->shape, source->type);
     if (!t)
         return NULL;
-    Expr *index[TCC_MAX_DIMS];
+    Expr *index[TCI_MAX_DIMS];
     for (int i = 0; i < t->ndim; i++) {
-        char *axis_name = tcc_arena_printf(func->arena, "ax%d", i);
-        t->axis[i] = tcc_iter_var_new(func, axis_name, t->shape[i], false);
-        index[i] = tcc_ir_var(func->arena, t->axis[i]->var);
+        char *axis_name = tci_arena_printf(func->arena, "ax%d", i);
+        t->axis[i] = tci_iter_var_new(func, axis_name, t->shape[i], false);
+        index[i] = tci_ir_var(func->arena, t->axis[i]->var);
     }
-    t->body = tcc_ir_access(func->arena, source, t->ndim, index);
+    t->body = tci_ir_access(func->arena, source, t->ndim, index);
     return t;
 }
 
@@ -148,8 +148,8 @@ static Expr *retarget_access(Rewriter *rw, Expr *e)
     Retarget *r = rw->user;
     if (e->kind != EXPR_ACCESS || e->access.tensor != r->from)
         return NULL;
-    Expr *copy = tcc_rewrite_expr_children(rw, e);
-    return tcc_ir_access(rw->arena, r->to, copy->access.nindex, copy->access.index);
+    Expr *copy = tci_rewrite_expr_children(rw, e);
+    return tci_ir_access(rw->arena, r->to, copy->access.nindex, copy->access.index);
 }
 
 tcc_tensor *tcc_cache_read(tcc_func *func, tcc_tensor *tensor, tcc_scope scope, int nreader,
@@ -158,18 +158,18 @@ tcc_tensor *tcc_cache_read(tcc_func *func, tcc_tensor *tensor, tcc_scope scope, 
     if (!func || !tensor || !func->scheduled || func->failed)
         return NULL;
     for (int i = 0; i < nreader; i++)
-        if (!readers[i] || !readers[i]->is_compute || !tcc_expr_reads(readers[i]->body, tensor))
-            return tcc_func_fail(func, TCC_ERROR_SCHEDULE, "cache_read: %s does not read %s",
+        if (!readers[i] || !readers[i]->is_compute || !tci_expr_reads(readers[i]->body, tensor))
+            return tci_func_fail(func, TCC_ERROR_SCHEDULE, "cache_read: %s does not read %s",
                                  readers[i] ? readers[i]->name : "?", tensor->name);
-    const char *name = tcc_arena_printf(func->arena, "%s.%s", tensor->name, tcc_scope_name(scope));
+    const char *name = tci_arena_printf(func->arena, "%s.%s", tensor->name, tci_scope_name(scope));
     Tensor *cache = copy_tensor(func, name, tensor);
     if (!cache)
         return NULL;
     Retarget r = {tensor, cache};
     Rewriter rw = {.arena = func->arena, .expr = retarget_access, .user = &r};
     for (int i = 0; i < nreader; i++)
-        readers[i]->body = tcc_rewrite_expr(&rw, readers[i]->body);
-    Stage *st = tcc_stage_new(func, cache);
+        readers[i]->body = tci_rewrite_expr(&rw, readers[i]->body);
+    Stage *st = tci_stage_new(func, cache);
     st->scope = scope;
     insert_stage(func, st, stage_position(func, tensor->stage) + 1);
     return cache;
@@ -181,31 +181,31 @@ tcc_tensor *tcc_cache_write(tcc_func *func, tcc_tensor *tensor, tcc_scope scope)
         return NULL;
     Stage *old = tensor->stage;
     if (!tensor->is_compute || old->nrel > 0)
-        return tcc_func_fail(func, TCC_ERROR_SCHEDULE,
+        return tci_func_fail(func, TCC_ERROR_SCHEDULE,
                              "cache_write: %s must be a compute tensor not yet split or fused",
                              tensor->name);
-    const char *name = tcc_arena_printf(func->arena, "%s.%s", tensor->name, tcc_scope_name(scope));
-    Tensor *cache = tcc_tensor_new(func, name, true, tensor->ndim, tensor->shape, tensor->type);
+    const char *name = tci_arena_printf(func->arena, "%s.%s", tensor->name, tci_scope_name(scope));
+    Tensor *cache = tci_tensor_new(func, name, true, tensor->ndim, tensor->shape, tensor->type);
     if (!cache)
         return NULL;
     /* The cache computes what the tensor computed, over axes of its own; the tensor
      * becomes a copy of the cache. The reduction axes move with the computation. */
-    Var *from[TCC_MAX_DIMS];
-    Expr *to[TCC_MAX_DIMS], *index[TCC_MAX_DIMS];
+    Var *from[TCI_MAX_DIMS];
+    Expr *to[TCI_MAX_DIMS], *index[TCI_MAX_DIMS];
     for (int i = 0; i < tensor->ndim; i++) {
-        char *axis_name = tcc_arena_printf(func->arena, "%s.c", tensor->axis[i]->var->name);
-        cache->axis[i] = tcc_iter_var_new(func, axis_name, tensor->shape[i], false);
+        char *axis_name = tci_arena_printf(func->arena, "%s.c", tensor->axis[i]->var->name);
+        cache->axis[i] = tci_iter_var_new(func, axis_name, tensor->shape[i], false);
         from[i] = tensor->axis[i]->var;
-        to[i] = tcc_ir_var(func->arena, cache->axis[i]->var);
-        index[i] = tcc_ir_var(func->arena, tensor->axis[i]->var);
+        to[i] = tci_ir_var(func->arena, cache->axis[i]->var);
+        index[i] = tci_ir_var(func->arena, tensor->axis[i]->var);
     }
-    cache->body = tcc_expr_substitute(func->arena, tensor->body, tensor->ndim, from, to);
+    cache->body = tci_expr_substitute(func->arena, tensor->body, tensor->ndim, from, to);
     cache->nreduce = tensor->nreduce;
     memcpy(cache->reduce_axis, tensor->reduce_axis, sizeof cache->reduce_axis);
     tensor->nreduce = 0;
-    tensor->body = tcc_ir_access(func->arena, cache, tensor->ndim, index);
+    tensor->body = tci_ir_access(func->arena, cache, tensor->ndim, index);
     old->nleaf = tensor->ndim;
-    Stage *st = tcc_stage_new(func, cache);
+    Stage *st = tci_stage_new(func, cache);
     st->scope = scope;
     insert_stage(func, st, stage_position(func, old));
     return cache;
@@ -217,7 +217,7 @@ tcc_status tcc_set_scope(tcc_stage *stage, tcc_scope scope)
         return TCC_ERROR_INVALID_ARGUMENT;
     if (!stage->tensor->is_compute || stage->is_output || (int)scope < TCC_SCOPE_GLOBAL ||
         scope > TCC_SCOPE_WMMA_ACCUMULATOR)
-        return tcc_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
+        return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
                         "set_scope: %s must be a compute that is not an output, and the scope "
                         "known",
                         stage->tensor->name);
@@ -227,7 +227,7 @@ tcc_status tcc_set_scope(tcc_stage *stage, tcc_scope scope)
 
 /* ---- loop primitives ---------------------------------------------------------------------- */
 
-int tcc_stage_leaf_index(const Stage *stage, const IterVar *axis)
+int tci_stage_leaf_index(const Stage *stage, const IterVar *axis)
 {
     for (int i = 0; i < stage->nleaf; i++)
         if (stage->leaf[i] == axis)
@@ -237,7 +237,7 @@ int tcc_stage_leaf_index(const Stage *stage, const IterVar *axis)
 
 static tcc_status not_a_leaf(const Stage *stage, const IterVar *axis, const char *primitive)
 {
-    return tcc_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
+    return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
                     "%s: axis %s is not a loop of stage %s (already split or fused, or of "
                     "another stage)",
                     primitive, axis ? axis->var->name : "(null)", stage->tensor->name);
@@ -248,7 +248,7 @@ static Relation *add_relation(Stage *stage)
     Func *func = stage->func;
     if (stage->nrel == stage->rel_cap) {
         int cap = stage->rel_cap ? stage->rel_cap * 2 : 8;
-        Relation *rel = tcc_arena_alloc(func->arena, sizeof(Relation) * (size_t)cap);
+        Relation *rel = tci_arena_alloc(func->arena, sizeof(Relation) * (size_t)cap);
         if (stage->nrel)
             memcpy(rel, stage->rel, sizeof(Relation) * (size_t)stage->nrel);
         stage->rel = rel;
@@ -259,7 +259,7 @@ static Relation *add_relation(Stage *stage)
 
 static IterVar *derived_axis(Stage *stage, const char *name, bool reduce)
 {
-    IterVar *iv = tcc_iter_var_new(stage->func, name, 0, reduce);
+    IterVar *iv = tci_iter_var_new(stage->func, name, 0, reduce);
     iv->stage = stage;
     return iv;
 }
@@ -269,11 +269,11 @@ static tcc_status split(tcc_stage *stage, tcc_iter_var *axis, int64_t factor, in
 {
     if (!stage)
         return TCC_ERROR_INVALID_ARGUMENT;
-    int at = tcc_stage_leaf_index(stage, axis);
+    int at = tci_stage_leaf_index(stage, axis);
     if (at < 0)
         return not_a_leaf(stage, axis, "split");
     if (factor < 0 || nparts < 0 || (factor == 0 && nparts == 0))
-        return tcc_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
+        return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
                         "split of %s: the factor must be at least 1 (got %lld)", axis->var->name,
                         (long long)(factor ? factor : nparts));
     Arena *arena = stage->func->arena;
@@ -283,11 +283,11 @@ static tcc_status split(tcc_stage *stage, tcc_iter_var *axis, int64_t factor, in
     rel->factor = factor;
     rel->nparts = nparts;
     rel->outer =
-        derived_axis(stage, tcc_arena_printf(arena, "%s.outer", axis->var->name), axis->reduce);
+        derived_axis(stage, tci_arena_printf(arena, "%s.outer", axis->var->name), axis->reduce);
     rel->inner =
-        derived_axis(stage, tcc_arena_printf(arena, "%s.inner", axis->var->name), axis->reduce);
+        derived_axis(stage, tci_arena_printf(arena, "%s.inner", axis->var->name), axis->reduce);
     stage->leaf[at] = rel->outer;
-    tcc_push(arena, (void ***)&stage->leaf, &stage->nleaf, &stage->leaf_cap, NULL);
+    tci_push(arena, (void ***)&stage->leaf, &stage->nleaf, &stage->leaf_cap, NULL);
     memmove(&stage->leaf[at + 2], &stage->leaf[at + 1],
             sizeof(IterVar *) * (size_t)(stage->nleaf - at - 2));
     stage->leaf[at + 1] = rel->inner;
@@ -302,7 +302,7 @@ tcc_status tcc_split(tcc_stage *stage, tcc_iter_var *axis, int64_t factor, tcc_i
                      tcc_iter_var **inner)
 {
     if (stage && factor < 1)
-        return tcc_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
+        return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
                         "split: the factor must be at least 1 (got %lld)", (long long)factor);
     return split(stage, axis, factor, 0, outer, inner);
 }
@@ -311,7 +311,7 @@ tcc_status tcc_split_nparts(tcc_stage *stage, tcc_iter_var *axis, int64_t nparts
                             tcc_iter_var **outer, tcc_iter_var **inner)
 {
     if (stage && nparts < 1)
-        return tcc_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
+        return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
                         "split: nparts must be at least 1 (got %lld)", (long long)nparts);
     return split(stage, axis, 0, nparts, outer, inner);
 }
@@ -321,17 +321,17 @@ tcc_status tcc_fuse(tcc_stage *stage, tcc_iter_var *outer, tcc_iter_var *inner,
 {
     if (!stage)
         return TCC_ERROR_INVALID_ARGUMENT;
-    int a = tcc_stage_leaf_index(stage, outer), b = tcc_stage_leaf_index(stage, inner);
+    int a = tci_stage_leaf_index(stage, outer), b = tci_stage_leaf_index(stage, inner);
     if (a < 0)
         return not_a_leaf(stage, outer, "fuse");
     if (b < 0)
         return not_a_leaf(stage, inner, "fuse");
     if (b != a + 1)
-        return tcc_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
+        return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
                         "fuse: %s must be the loop directly inside %s", inner->var->name,
                         outer->var->name);
     if (outer->reduce != inner->reduce)
-        return tcc_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
+        return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
                         "fuse: cannot fuse a reduce axis with a spatial one");
     Arena *arena = stage->func->arena;
     Relation *rel = add_relation(stage);
@@ -339,7 +339,7 @@ tcc_status tcc_fuse(tcc_stage *stage, tcc_iter_var *outer, tcc_iter_var *inner,
     rel->outer = outer;
     rel->inner = inner;
     rel->fused = derived_axis(
-        stage, tcc_arena_printf(arena, "%s.%s.fused", outer->var->name, inner->var->name),
+        stage, tci_arena_printf(arena, "%s.%s.fused", outer->var->name, inner->var->name),
         outer->reduce);
     stage->leaf[a] = rel->fused;
     memmove(&stage->leaf[b], &stage->leaf[b + 1],
@@ -356,15 +356,15 @@ tcc_status tcc_reorder(tcc_stage *stage, int naxis, tcc_iter_var *const *order)
         return TCC_ERROR_INVALID_ARGUMENT;
     int position[64];
     if (naxis < 1 || naxis > 64 || naxis > stage->nleaf)
-        return tcc_fail(stage->func->ctx, TCC_ERROR_SCHEDULE, "reorder: bad number of axes (%d)",
+        return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE, "reorder: bad number of axes (%d)",
                         naxis);
     for (int i = 0; i < naxis; i++) {
-        position[i] = tcc_stage_leaf_index(stage, order[i]);
+        position[i] = tci_stage_leaf_index(stage, order[i]);
         if (position[i] < 0)
             return not_a_leaf(stage, order[i], "reorder");
         for (int j = 0; j < i; j++)
             if (position[j] == position[i])
-                return tcc_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
+                return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
                                 "reorder: axis %s appears twice", order[i]->var->name);
     }
     /* The named axes keep the set of positions they occupy, in the new order. */
@@ -385,19 +385,19 @@ tcc_status tcc_bind(tcc_stage *stage, tcc_iter_var *axis, tcc_thread_tag tag)
 {
     if (!stage)
         return TCC_ERROR_INVALID_ARGUMENT;
-    if (tcc_stage_leaf_index(stage, axis) < 0)
+    if (tci_stage_leaf_index(stage, axis) < 0)
         return not_a_leaf(stage, axis, "bind");
     if (axis->reduce)
-        return tcc_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
+        return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
                         "bind: reduce axis %s cannot be bound to %s", axis->var->name,
-                        tcc_thread_tag_name(tag));
+                        tci_thread_tag_name(tag));
     if ((int)tag < TCC_BLOCK_X || tag > TCC_THREAD_Z)
-        return tcc_fail(stage->func->ctx, TCC_ERROR_SCHEDULE, "bind: unknown thread tag");
+        return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE, "bind: unknown thread tag");
     for (int i = 0; i < stage->nleaf; i++)
         if (stage->leaf[i] != axis && stage->leaf[i]->bound && stage->leaf[i]->tag == tag)
-            return tcc_fail(
+            return tci_fail(
                 stage->func->ctx, TCC_ERROR_SCHEDULE, "bind: %s of stage %s is already bound to %s",
-                stage->leaf[i]->var->name, stage->tensor->name, tcc_thread_tag_name(tag));
+                stage->leaf[i]->var->name, stage->tensor->name, tci_thread_tag_name(tag));
     axis->bound = true;
     axis->tag = tag;
     return TCC_OK;
@@ -407,10 +407,10 @@ tcc_status tcc_compute_at(tcc_stage *stage, tcc_stage *parent, tcc_iter_var *axi
 {
     if (!stage || !parent)
         return TCC_ERROR_INVALID_ARGUMENT;
-    if (tcc_stage_leaf_index(parent, axis) < 0)
+    if (tci_stage_leaf_index(parent, axis) < 0)
         return not_a_leaf(parent, axis, "compute_at");
     if (stage == parent || !stage->tensor->is_compute)
-        return tcc_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
+        return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
                         "compute_at: %s cannot be computed inside %s", stage->tensor->name,
                         parent->tensor->name);
     stage->attach = ATTACH_AT;
@@ -424,7 +424,7 @@ tcc_status tcc_compute_inline(tcc_stage *stage)
     if (!stage)
         return TCC_ERROR_INVALID_ARGUMENT;
     if (!stage->tensor->is_compute || stage->tensor->nreduce > 0 || stage->is_output)
-        return tcc_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
+        return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
                         "compute_inline: %s must be an element-wise compute that is not an output",
                         stage->tensor->name);
     stage->attach = ATTACH_INLINE;
@@ -435,7 +435,7 @@ static tcc_status annotate(tcc_stage *stage, tcc_iter_var *axis, ForKind kind, c
 {
     if (!stage)
         return TCC_ERROR_INVALID_ARGUMENT;
-    if (tcc_stage_leaf_index(stage, axis) < 0)
+    if (tci_stage_leaf_index(stage, axis) < 0)
         return not_a_leaf(stage, axis, name);
     axis->for_kind = kind;
     return TCC_OK;
@@ -462,12 +462,12 @@ tcc_status tcc_tensorize_layout(tcc_stage *stage, tcc_iter_var *axis, tcc_intrin
 {
     if (!stage)
         return TCC_ERROR_INVALID_ARGUMENT;
-    if (tcc_stage_leaf_index(stage, axis) < 0)
+    if (tci_stage_leaf_index(stage, axis) < 0)
         return not_a_leaf(stage, axis, "tensorize");
     bool known = (m == 16 && n == 16 && (k == 16 || k == 8)) || (m == 32 && n == 8 && k == 16) ||
                  (m == 8 && n == 32 && k == 16);
     if (!known)
-        return tcc_fail(stage->func->ctx, TCC_ERROR_UNSUPPORTED,
+        return tci_fail(stage->func->ctx, TCC_ERROR_UNSUPPORTED,
                         "tensorize: no WMMA shape m%dn%dk%d (m16n16k16, m32n8k16, m8n32k16; "
                         "m16n16k8 for tf32)",
                         m, n, k);

@@ -7,15 +7,15 @@
 
 tcc_status tcc_func_create(tcc_context *ctx, const char *name, tcc_func **out)
 {
-    Arena *arena = tcc_arena_create();
-    Func *func = arena ? tcc_arena_alloc(arena, sizeof *func) : NULL;
+    Arena *arena = tci_arena_create();
+    Func *func = arena ? tci_arena_alloc(arena, sizeof *func) : NULL;
     if (!func) {
-        tcc_arena_destroy(arena);
-        return tcc_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory");
+        tci_arena_destroy(arena);
+        return tci_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory");
     }
     func->ctx = ctx;
     func->arena = arena;
-    func->name = tcc_arena_strdup(arena, name ? name : "kernel");
+    func->name = tci_arena_strdup(arena, name ? name : "kernel");
     *out = func;
     return TCC_OK;
 }
@@ -23,15 +23,15 @@ tcc_status tcc_func_create(tcc_context *ctx, const char *name, tcc_func **out)
 void tcc_func_destroy(tcc_func *func)
 {
     if (func)
-        tcc_arena_destroy(func->arena);
+        tci_arena_destroy(func->arena);
 }
 
-void *tcc_func_fail(Func *func, tcc_status status, const char *format, ...)
+void *tci_func_fail(Func *func, tcc_status status, const char *format, ...)
 {
     va_list args;
     va_start(args, format);
     if (!func->failed) {
-        tcc_vfail(func->ctx, status, format, args);
+        tci_vfail(func->ctx, status, format, args);
         func->status = status;
     }
     va_end(args);
@@ -39,16 +39,16 @@ void *tcc_func_fail(Func *func, tcc_status status, const char *format, ...)
     return NULL;
 }
 
-tcc_status tcc_func_status(const Func *func)
+tcc_status tci_func_status(const Func *func)
 {
     return func->failed ? func->status : TCC_ERROR_INVALID_ARGUMENT;
 }
 
-void tcc_push(Arena *arena, void ***items, int *count, int *cap, void *item)
+void tci_push(Arena *arena, void ***items, int *count, int *cap, void *item)
 {
     if (*count == *cap) {
         int grown = *cap ? *cap * 2 : 8;
-        void **copy = tcc_arena_alloc(arena, sizeof(void *) * (size_t)grown);
+        void **copy = tci_arena_alloc(arena, sizeof(void *) * (size_t)grown);
         if (*count)
             memcpy(copy, *items, sizeof(void *) * (size_t)*count);
         *items = copy;
@@ -57,10 +57,10 @@ void tcc_push(Arena *arena, void ***items, int *count, int *cap, void *item)
     (*items)[(*count)++] = item;
 }
 
-IterVar *tcc_iter_var_new(Func *func, const char *name, int64_t extent, bool reduce)
+IterVar *tci_iter_var_new(Func *func, const char *name, int64_t extent, bool reduce)
 {
-    IterVar *iv = tcc_arena_alloc(func->arena, sizeof *iv);
-    iv->var = tcc_var(func->arena, name, func->next_var_id++);
+    IterVar *iv = tci_arena_alloc(func->arena, sizeof *iv);
+    iv->var = tci_var(func->arena, name, func->next_var_id++);
     iv->reduce = reduce;
     iv->dom_extent = extent;
     iv->extent = extent;
@@ -70,22 +70,22 @@ IterVar *tcc_iter_var_new(Func *func, const char *name, int64_t extent, bool red
 
 static bool valid_shape(Func *func, const char *name, int ndim, const int64_t *shape)
 {
-    if (ndim < 1 || ndim > TCC_MAX_DIMS) {
-        tcc_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
-                      "tensor %s: %d dimensions (1 to %d allowed)", name, ndim, TCC_MAX_DIMS);
+    if (ndim < 1 || ndim > TCI_MAX_DIMS) {
+        tci_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
+                      "tensor %s: %d dimensions (1 to %d allowed)", name, ndim, TCI_MAX_DIMS);
         return false;
     }
     int64_t elements = 1;
     for (int i = 0; i < ndim; i++) {
         if (shape[i] < 1) {
-            tcc_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
+            tci_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
                           "tensor %s: dimension %d has size %lld (must be at least 1)", name, i,
                           (long long)shape[i]);
             return false;
         }
         elements *= shape[i];
         if (elements > INT32_MAX) {
-            tcc_func_fail(func, TCC_ERROR_UNSUPPORTED,
+            tci_func_fail(func, TCC_ERROR_UNSUPPORTED,
                           "tensor %s has more than 2^31 elements (32-bit indexing)", name);
             return false;
         }
@@ -93,26 +93,26 @@ static bool valid_shape(Func *func, const char *name, int ndim, const int64_t *s
     return true;
 }
 
-Tensor *tcc_tensor_new(Func *func, const char *name, bool is_compute, int ndim,
+Tensor *tci_tensor_new(Func *func, const char *name, bool is_compute, int ndim,
                        const int64_t *shape, tcc_dtype type)
 {
     if (func->failed || !name || !shape || !valid_shape(func, name, ndim, shape))
         return NULL;
-    Tensor *t = tcc_arena_alloc(func->arena, sizeof *t);
+    Tensor *t = tci_arena_alloc(func->arena, sizeof *t);
     t->func = func;
-    t->name = tcc_arena_strdup(func->arena, name);
+    t->name = tci_arena_strdup(func->arena, name);
     t->is_compute = is_compute;
     t->type = type;
     t->ndim = ndim;
     memcpy(t->shape, shape, sizeof(int64_t) * (size_t)ndim);
-    tcc_push(func->arena, (void ***)&func->tensors, &func->ntensor, &func->tensor_cap, t);
+    tci_push(func->arena, (void ***)&func->tensors, &func->ntensor, &func->tensor_cap, t);
     return t;
 }
 
 tcc_tensor *tcc_placeholder(tcc_func *func, const char *name, int ndim, const int64_t *shape,
                             tcc_dtype type)
 {
-    return func ? tcc_tensor_new(func, name, false, ndim, shape, type) : NULL;
+    return func ? tci_tensor_new(func, name, false, ndim, shape, type) : NULL;
 }
 
 tcc_iter_var *tcc_reduce_axis(tcc_func *func, const char *name, int64_t extent)
@@ -120,10 +120,10 @@ tcc_iter_var *tcc_reduce_axis(tcc_func *func, const char *name, int64_t extent)
     if (!func || func->failed)
         return NULL;
     if (extent < 1)
-        return tcc_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
+        return tci_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
                              "reduce axis %s has extent %lld (must be at least 1)", name,
                              (long long)extent);
-    return tcc_iter_var_new(func, name, extent, true);
+    return tci_iter_var_new(func, name, extent, true);
 }
 
 /* The reduction axes a body sums over, collected from its top-level EXPR_REDUCE. */
@@ -143,35 +143,35 @@ tcc_tensor *tcc_compute(tcc_func *func, const char *name, int ndim, const int64_
     if (!func)
         return NULL;
     if (func->scheduled)
-        return tcc_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
+        return tci_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
                              "compute %s: define every tensor before creating the schedule",
                              name ? name : "?");
-    Tensor *t = tcc_tensor_new(func, name, true, ndim, shape, type);
+    Tensor *t = tci_tensor_new(func, name, true, ndim, shape, type);
     if (!t)
         return NULL;
-    tcc_expr *axes[TCC_MAX_DIMS];
+    tcc_expr *axes[TCI_MAX_DIMS];
     for (int i = 0; i < ndim; i++) {
         /* Unnamed axes carry their tensor's name, so nested stages print apart. */
         const char *axis_name = axis_names && axis_names[i]
                                     ? axis_names[i]
-                                    : tcc_arena_printf(func->arena, "%s.i%d", name, i);
-        t->axis[i] = tcc_iter_var_new(func, axis_name, shape[i], false);
-        axes[i] = tcc_ir_var(func->arena, t->axis[i]->var);
+                                    : tci_arena_printf(func->arena, "%s.i%d", name, i);
+        t->axis[i] = tci_iter_var_new(func, axis_name, shape[i], false);
+        axes[i] = tci_ir_var(func->arena, t->axis[i]->var);
     }
     t->body = body(func, axes, user);
     if (!t->body)
         return func->failed ? NULL
-                            : tcc_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
+                            : tci_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
                                             "compute %s: the body is empty", name);
-    if (t->body->kind == EXPR_REDUCE && t->body->reduce.naxis > TCC_MAX_DIMS)
-        return tcc_func_fail(func, TCC_ERROR_INVALID_ARGUMENT, "compute %s: too many reduce axes",
+    if (t->body->kind == EXPR_REDUCE && t->body->reduce.naxis > TCI_MAX_DIMS)
+        return tci_func_fail(func, TCC_ERROR_INVALID_ARGUMENT, "compute %s: too many reduce axes",
                              name);
-    t->body = tcc_ir_cast(func->arena, type, t->body);
+    t->body = tci_ir_cast(func->arena, type, t->body);
     if (t->body->kind == EXPR_CAST && t->body->cast.value->kind == EXPR_REDUCE) {
         /* A sum in another type: the accumulation happens in the output type. */
         Expr *reduce = t->body->cast.value;
-        Expr *source = tcc_ir_cast(func->arena, type, reduce->reduce.source);
-        t->body = tcc_ir_reduce(func->arena, source, reduce->reduce.naxis, reduce->reduce.axis);
+        Expr *source = tci_ir_cast(func->arena, type, reduce->reduce.source);
+        t->body = tci_ir_reduce(func->arena, source, reduce->reduce.naxis, reduce->reduce.axis);
     }
     collect_reduce_axes(t);
     return t;
@@ -184,25 +184,25 @@ tcc_tensor *tcc_compute_into(tcc_func *func, const char *name, int ndim, const i
     if (!func || func->failed)
         return NULL;
     if (!target || target->is_compute || target->func != func || !target_index)
-        return tcc_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
+        return tci_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
                              "compute_into %s: the target must be a placeholder of this function",
                              name ? name : "?");
     Tensor *t = tcc_compute(func, name, ndim, shape, axis_names, target->type, body, user);
     if (!t)
         return NULL;
     if (t->nreduce > 0)
-        return tcc_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
+        return tci_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
                              "compute_into %s: a reduction cannot store into another tensor", name);
-    Expr *axes[TCC_MAX_DIMS];
+    Expr *axes[TCI_MAX_DIMS];
     for (int i = 0; i < ndim; i++)
-        axes[i] = tcc_ir_var(func->arena, t->axis[i]->var);
+        axes[i] = tci_ir_var(func->arena, t->axis[i]->var);
     for (int i = 0; i < target->ndim; i++)
         t->store_index[i] = NULL;
     target_index(func, axes, t->store_index, user);
     for (int i = 0; i < target->ndim; i++)
         if (!t->store_index[i])
             return func->failed ? NULL
-                                : tcc_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
+                                : tci_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
                                                 "compute_into %s: index %d of the target is "
                                                 "missing",
                                                 name, i);
@@ -212,45 +212,45 @@ tcc_tensor *tcc_compute_into(tcc_func *func, const char *name, int ndim, const i
 
 /* ---- expressions ------------------------------------------------------------------- */
 
-Expr *tcc_ir_access(Arena *arena, Tensor *tensor, int nindex, Expr *const *index)
+Expr *tci_ir_access(Arena *arena, Tensor *tensor, int nindex, Expr *const *index)
 {
-    Expr *e = tcc_arena_alloc(arena, sizeof *e);
+    Expr *e = tci_arena_alloc(arena, sizeof *e);
     e->kind = EXPR_ACCESS;
     e->type = tensor->type;
     e->lanes = 1;
     e->access.tensor = tensor;
     e->access.nindex = nindex;
-    e->access.index = tcc_arena_alloc(arena, sizeof(Expr *) * (size_t)nindex);
+    e->access.index = tci_arena_alloc(arena, sizeof(Expr *) * (size_t)nindex);
     memcpy(e->access.index, index, sizeof(Expr *) * (size_t)nindex);
     return e;
 }
 
-Expr *tcc_ir_reduce(Arena *arena, Expr *source, int naxis, IterVar *const *axis)
+Expr *tci_ir_reduce(Arena *arena, Expr *source, int naxis, IterVar *const *axis)
 {
-    Expr *e = tcc_arena_alloc(arena, sizeof *e);
+    Expr *e = tci_arena_alloc(arena, sizeof *e);
     e->kind = EXPR_REDUCE;
     e->type = source->type;
     e->lanes = 1;
     e->reduce.source = source;
     e->reduce.naxis = naxis;
-    e->reduce.axis = tcc_arena_alloc(arena, sizeof(IterVar *) * (size_t)naxis);
+    e->reduce.axis = tci_arena_alloc(arena, sizeof(IterVar *) * (size_t)naxis);
     memcpy(e->reduce.axis, axis, sizeof(IterVar *) * (size_t)naxis);
     return e;
 }
 
 tcc_expr *tcc_int(tcc_func *func, int64_t value)
 {
-    return func ? tcc_ir_int(func->arena, value) : NULL;
+    return func ? tci_ir_int(func->arena, value) : NULL;
 }
 
 tcc_expr *tcc_float(tcc_func *func, double value, tcc_dtype type)
 {
-    return func ? tcc_ir_float(func->arena, value, type) : NULL;
+    return func ? tci_ir_float(func->arena, value, type) : NULL;
 }
 
 tcc_expr *tcc_axis(tcc_func *func, tcc_iter_var *axis)
 {
-    return func && axis ? tcc_ir_var(func->arena, axis->var) : NULL;
+    return func && axis ? tci_ir_var(func->arena, axis->var) : NULL;
 }
 
 static tcc_expr *binary(tcc_func *func, ExprKind kind, tcc_expr *a, tcc_expr *b)
@@ -259,10 +259,10 @@ static tcc_expr *binary(tcc_func *func, ExprKind kind, tcc_expr *a, tcc_expr *b)
         return NULL;
     bool a_int = a->type == TCC_INT32, b_int = b->type == TCC_INT32;
     if (kind != EXPR_AND && a->type != b->type && !(a_int && b_int))
-        return tcc_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
+        return tci_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
                              "operands of different types (%s and %s): cast one of them",
                              tcc_dtype_name(a->type), tcc_dtype_name(b->type));
-    return tcc_ir_binary(func->arena, kind, a, b);
+    return tci_ir_binary(func->arena, kind, a, b);
 }
 
 tcc_expr *tcc_add(tcc_func *f, tcc_expr *a, tcc_expr *b)
@@ -303,15 +303,15 @@ tcc_expr *tcc_select(tcc_func *func, tcc_expr *cond, tcc_expr *then_value, tcc_e
     if (!func || !cond || !then_value || !else_value)
         return NULL;
     if (then_value->type != else_value->type)
-        return tcc_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
+        return tci_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
                              "if_then_else: branches of different types (%s and %s)",
                              tcc_dtype_name(then_value->type), tcc_dtype_name(else_value->type));
-    return tcc_ir_select(func->arena, cond, then_value, else_value);
+    return tci_ir_select(func->arena, cond, then_value, else_value);
 }
 
 tcc_expr *tcc_cast(tcc_func *func, tcc_dtype type, tcc_expr *value)
 {
-    return func && value ? tcc_ir_cast(func->arena, type, value) : NULL;
+    return func && value ? tci_ir_cast(func->arena, type, value) : NULL;
 }
 
 tcc_expr *tcc_access(tcc_func *func, tcc_tensor *tensor, int nindex, tcc_expr *const *index)
@@ -319,27 +319,27 @@ tcc_expr *tcc_access(tcc_func *func, tcc_tensor *tensor, int nindex, tcc_expr *c
     if (!func || !tensor || func->failed)
         return NULL;
     if (nindex != tensor->ndim)
-        return tcc_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
+        return tci_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
                              "access to %s with %d indices (it has %d dimensions)", tensor->name,
                              nindex, tensor->ndim);
     for (int i = 0; i < nindex; i++)
         if (!index[i])
             return NULL;
-    return tcc_ir_access(func->arena, tensor, nindex, index);
+    return tci_ir_access(func->arena, tensor, nindex, index);
 }
 
 tcc_expr *tcc_sum(tcc_func *func, tcc_expr *source, int naxis, tcc_iter_var *const *axes)
 {
     if (!func || !source || func->failed)
         return NULL;
-    if (naxis < 1 || naxis > TCC_MAX_DIMS)
-        return tcc_func_fail(func, TCC_ERROR_INVALID_ARGUMENT, "sum over %d axes (1 to %d)", naxis,
-                             TCC_MAX_DIMS);
+    if (naxis < 1 || naxis > TCI_MAX_DIMS)
+        return tci_func_fail(func, TCC_ERROR_INVALID_ARGUMENT, "sum over %d axes (1 to %d)", naxis,
+                             TCI_MAX_DIMS);
     for (int i = 0; i < naxis; i++)
         if (!axes[i] || !axes[i]->reduce)
-            return tcc_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
+            return tci_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
                                  "sum: axis %d is not a reduce axis", i);
-    return tcc_ir_reduce(func->arena, source, naxis, axes);
+    return tci_ir_reduce(func->arena, source, naxis, axes);
 }
 
 tcc_iter_var *tcc_tensor_axis(tcc_tensor *tensor, int i)

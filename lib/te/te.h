@@ -10,8 +10,8 @@
 #ifndef TCC_TE_H
 #define TCC_TE_H
 
-#include "support/context.h"
 #include "ir/ir.h"
+#include "support/context.h"
 
 typedef struct tcc_stage Stage;
 typedef struct tcc_func Func;
@@ -45,15 +45,15 @@ struct tcc_tensor {
     bool is_compute;
     tcc_dtype type;
     int ndim;
-    int64_t shape[TCC_MAX_DIMS];
-    IterVar *axis[TCC_MAX_DIMS]; /* compute: one per output dimension */
+    int64_t shape[TCI_MAX_DIMS];
+    IterVar *axis[TCI_MAX_DIMS]; /* compute: one per output dimension */
     int nreduce;
-    IterVar *reduce_axis[TCC_MAX_DIMS];
+    IterVar *reduce_axis[TCI_MAX_DIMS];
     Expr *body; /* compute: the value; EXPR_REDUCE at the top for reductions */
     Stage *stage;
     /* tcc_compute_into: stored into store_target at store_index (over this tensor's axes) */
     Tensor *store_target;
-    Expr *store_index[TCC_MAX_DIMS];
+    Expr *store_index[TCI_MAX_DIMS];
     /* set by lowering */
     Expr *lowered_body; /* body with inlined tensors substituted */
     Buffer *buffer;     /* where the tensor is stored; NULL when inlined */
@@ -108,24 +108,24 @@ struct tcc_func {
     } while (0)
 
 /* te.c */
-IterVar *tcc_iter_var_new(Func *func, const char *name, int64_t extent, bool reduce);
-Expr *tcc_ir_access(Arena *arena, Tensor *tensor, int nindex, Expr *const *index);
-Expr *tcc_ir_reduce(Arena *arena, Expr *source, int naxis, IterVar *const *axis);
-Tensor *tcc_tensor_new(Func *func, const char *name, bool is_compute, int ndim,
+IterVar *tci_iter_var_new(Func *func, const char *name, int64_t extent, bool reduce);
+Expr *tci_ir_access(Arena *arena, Tensor *tensor, int nindex, Expr *const *index);
+Expr *tci_ir_reduce(Arena *arena, Expr *source, int naxis, IterVar *const *axis);
+Tensor *tci_tensor_new(Func *func, const char *name, bool is_compute, int ndim,
                        const int64_t *shape, tcc_dtype type);
 /* Appends to an arena-backed growable array of pointers. */
-void tcc_push(Arena *arena, void ***items, int *count, int *cap, void *item);
+void tci_push(Arena *arena, void ***items, int *count, int *cap, void *item);
 /* Records an error on the function and returns NULL (for builders). */
-void *tcc_func_fail(Func *func, tcc_status status, const char *format, ...)
+void *tci_func_fail(Func *func, tcc_status status, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
 /* The status of the first failed builder call (its message is already in the context). */
-tcc_status tcc_func_status(const Func *func);
+tcc_status tci_func_status(const Func *func);
 
 /* schedule.c */
-Stage *tcc_stage_new(Func *func, Tensor *tensor);
-int tcc_stage_leaf_index(const Stage *stage, const IterVar *axis);
+Stage *tci_stage_new(Func *func, Tensor *tensor);
+int tci_stage_leaf_index(const Stage *stage, const IterVar *axis);
 /* The stages that read `tensor`, directly. */
-int tcc_stage_readers(Func *func, const Tensor *tensor, Stage **out, int max);
-bool tcc_expr_reads(const Expr *e, const Tensor *tensor);
+int tci_stage_readers(Func *func, const Tensor *tensor, Stage **out, int max);
+bool tci_expr_reads(const Expr *e, const Tensor *tensor);
 
 #endif

@@ -24,41 +24,41 @@ static const tcc_arch all_archs[] = {TCC_SM_70, TCC_SM_75, TCC_SM_80,
 
 static Expr *I(Arena *a, int64_t value)
 {
-    return tcc_ir_int(a, value);
+    return tci_ir_int(a, value);
 }
 
 static Expr *V(Arena *a, Var *var)
 {
-    return tcc_ir_var(a, var);
+    return tci_ir_var(a, var);
 }
 
 static Expr *B(Arena *a, ExprKind kind, Expr *x, Expr *y)
 {
-    return tcc_ir_binary(a, kind, x, y);
+    return tci_ir_binary(a, kind, x, y);
 }
 
 static Expr *load(Arena *a, Buffer *buffer, Expr *index)
 {
-    return tcc_ir_load(a, buffer, 1, &index);
+    return tci_ir_load(a, buffer, 1, &index);
 }
 
 static Stmt *store(Arena *a, Buffer *buffer, Expr *index, Expr *value)
 {
-    return tcc_stmt_store(a, buffer, 1, &index, value);
+    return tci_stmt_store(a, buffer, 1, &index, value);
 }
 
 static Buffer *buffer(Arena *a, const char *name, tcc_dtype type, tcc_scope scope, int64_t elements)
 {
-    return tcc_buffer_new(a, name, type, scope, 1, &elements);
+    return tci_buffer_new(a, name, type, scope, 1, &elements);
 }
 
 static Kernel *kernel_new(Arena *a, const char *name, int nparam, Buffer *const *params)
 {
-    Kernel *k = tcc_arena_alloc(a, sizeof *k);
+    Kernel *k = tci_arena_alloc(a, sizeof *k);
     k->name = name;
     k->arena = a;
     k->nparam = nparam;
-    k->params = tcc_arena_alloc(a, sizeof(Buffer *) * (size_t)(nparam ? nparam : 1));
+    k->params = tci_arena_alloc(a, sizeof(Buffer *) * (size_t)(nparam ? nparam : 1));
     for (int i = 0; i < nparam; i++) {
         k->params[i] = params[i];
         params[i]->param_index = i;
@@ -71,7 +71,7 @@ static Kernel *kernel_new(Arena *a, const char *name, int nparam, Buffer *const 
 /* A raw binary node, bypassing the constructor's constant folding, so LLVM folds it. */
 static Expr *raw_binary(Arena *a, ExprKind kind, int64_t x, int64_t y)
 {
-    Expr *e = tcc_arena_alloc(a, sizeof *e);
+    Expr *e = tci_arena_alloc(a, sizeof *e);
     e->kind = kind;
     e->type = TCC_INT32;
     e->lanes = 1;
@@ -94,43 +94,43 @@ static Kernel *vector_add_kernel(Arena *a)
     Kernel *k = kernel_new(a, "vector_add", 5, params);
     k->launch[TCC_BLOCK_X] = 8;
     k->launch[TCC_THREAD_X] = 128;
-    Var *bx = tcc_kernel_new_var(k, "blockIdx.x");
-    Var *tx = tcc_kernel_new_var(k, "threadIdx.x");
-    Var *r = tcc_kernel_new_var(k, "r");
+    Var *bx = tci_kernel_new_var(k, "blockIdx.x");
+    Var *tx = tci_kernel_new_var(k, "threadIdx.x");
+    Var *r = tci_kernel_new_var(k, "r");
     k->thread_var[TCC_BLOCK_X] = bx;
     k->thread_var[TCC_THREAD_X] = tx;
 
     Expr *i = B(a, EXPR_ADD, B(a, EXPR_MUL, V(a, bx), I(a, 128)), V(a, tx));
     Expr *prev =
-        tcc_ir_select(a, B(a, EXPR_LE, I(a, 1), i), load(a, Bf, B(a, EXPR_SUB, i, I(a, 1))),
-                      tcc_ir_float(a, 0.0, TCC_FLOAT32));
+        tci_ir_select(a, B(a, EXPR_LE, I(a, 1), i), load(a, Bf, B(a, EXPR_SUB, i, I(a, 1))),
+                      tci_ir_float(a, 0.0, TCC_FLOAT32));
     Expr *divmod = B(a, EXPR_SUB, B(a, EXPR_DIV, i, I(a, 4)), B(a, EXPR_MOD, i, I(a, 4)));
     Expr *sum =
-        B(a, EXPR_ADD, B(a, EXPR_ADD, load(a, A, i), prev), tcc_ir_cast(a, TCC_FLOAT32, divmod));
+        B(a, EXPR_ADD, B(a, EXPR_ADD, load(a, A, i), prev), tci_ir_cast(a, TCC_FLOAT32, divmod));
     Stmt *c_store = store(a, C, i, sum);
     Stmt *h_store = store(a, H, i,
-                          B(a, EXPR_ADD, tcc_ir_cast(a, TCC_FLOAT16, load(a, A, i)),
-                            tcc_ir_float(a, 0.5, TCC_FLOAT16)));
+                          B(a, EXPR_ADD, tci_ir_cast(a, TCC_FLOAT16, load(a, A, i)),
+                            tci_ir_float(a, 0.5, TCC_FLOAT16)));
 
     /* acc[0] = sum over r < 4 of A[(i + r) % 1024]; C[i] = C[i] + acc[0] */
     Buffer *acc = buffer(a, "acc", TCC_FLOAT32, TCC_SCOPE_LOCAL, 1);
-    Stmt *acc_init = store(a, acc, I(a, 0), tcc_ir_float(a, 0.0, TCC_FLOAT32));
+    Stmt *acc_init = store(a, acc, I(a, 0), tci_ir_float(a, 0.0, TCC_FLOAT32));
     Expr *ir = B(a, EXPR_MOD, B(a, EXPR_ADD, i, V(a, r)), I(a, 1024));
     Stmt *acc_add = store(a, acc, I(a, 0), B(a, EXPR_ADD, load(a, acc, I(a, 0)), load(a, A, ir)));
-    Stmt *loop = tcc_stmt_for(a, r, I(a, 0), I(a, 4), FOR_SERIAL, acc_add);
+    Stmt *loop = tci_stmt_for(a, r, I(a, 0), I(a, 4), FOR_SERIAL, acc_add);
     Stmt *acc_out = store(a, C, i, B(a, EXPR_ADD, load(a, C, i), load(a, acc, I(a, 0))));
     Stmt *local_items[] = {acc_init, loop, acc_out};
-    Stmt *local = tcc_stmt_allocate(a, acc, tcc_stmt_seq(a, 3, local_items));
+    Stmt *local = tci_stmt_allocate(a, acc, tci_stmt_seq(a, 3, local_items));
 
     Stmt *guarded_items[] = {c_store, h_store, local};
     Stmt *guarded =
-        tcc_stmt_if(a, B(a, EXPR_LT, i, I(a, 1000)), tcc_stmt_seq(a, 3, guarded_items), NULL);
+        tci_stmt_if(a, B(a, EXPR_LT, i, I(a, 1000)), tci_stmt_seq(a, 3, guarded_items), NULL);
 
     /* C[4 tx .. 4 tx + 3] = A[4 tx .. 4 tx + 3] * 2 for tx < 100, as one vector access */
-    Expr *ramp = tcc_ir_ramp(a, B(a, EXPR_MUL, V(a, tx), I(a, 4)), 1, 4);
+    Expr *ramp = tci_ir_ramp(a, B(a, EXPR_MUL, V(a, tx), I(a, 4)), 1, 4);
     Stmt *vec =
-        store(a, C, ramp, B(a, EXPR_MUL, load(a, A, ramp), tcc_ir_float(a, 2.0, TCC_FLOAT32)));
-    Stmt *vec_loop = tcc_stmt_thread(a, tx, TCC_THREAD_X, 100, vec);
+        store(a, C, ramp, B(a, EXPR_MUL, load(a, A, ramp), tci_ir_float(a, 2.0, TCC_FLOAT32)));
+    Stmt *vec_loop = tci_stmt_thread(a, tx, TCC_THREAD_X, 100, vec);
 
     /* Floor division and modulo of constants with every sign, folded by LLVM. */
     Stmt *folds[] = {
@@ -141,12 +141,12 @@ static Kernel *vector_add_kernel(Arena *a)
         store(a, Q, I(a, 4), raw_binary(a, EXPR_DIV, -13, -3)), /* 4 */
         store(a, Q, I(a, 5), raw_binary(a, EXPR_MOD, -13, -3)), /* -1 */
     };
-    Stmt *fold_if = tcc_stmt_if(a, B(a, EXPR_EQ, i, I(a, 0)), tcc_stmt_seq(a, 6, folds), NULL);
+    Stmt *fold_if = tci_stmt_if(a, B(a, EXPR_EQ, i, I(a, 0)), tci_stmt_seq(a, 6, folds), NULL);
 
-    Stmt *body_items[] = {tcc_stmt_thread(a, tx, TCC_THREAD_X, 128, guarded), vec_loop, fold_if};
-    Stmt *body = tcc_stmt_seq(a, 3, body_items);
+    Stmt *body_items[] = {tci_stmt_thread(a, tx, TCC_THREAD_X, 128, guarded), vec_loop, fold_if};
+    Stmt *body = tci_stmt_seq(a, 3, body_items);
     k->body =
-        tcc_stmt_thread(a, bx, TCC_BLOCK_X, 8, tcc_stmt_thread(a, tx, TCC_THREAD_X, 128, body));
+        tci_stmt_thread(a, bx, TCC_BLOCK_X, 8, tci_stmt_thread(a, tx, TCC_THREAD_X, 128, body));
     return k;
 }
 
@@ -160,7 +160,7 @@ static Stmt *wmma(Arena *a, WmmaOp op, int m, int n, int k, Buffer *fragment, in
     w.memory_index = memory ? &offset : NULL;
     w.stride = stride;
     w.col_major = col_major;
-    return tcc_stmt_wmma(a, &w);
+    return tci_stmt_wmma(a, &w);
 }
 
 static Stmt *wmma_mma(Arena *a, int m, int n, int k, Buffer *acc, Buffer *fa, int64_t ia,
@@ -174,14 +174,14 @@ static Stmt *wmma_mma(Arena *a, int m, int n, int k, Buffer *acc, Buffer *fa, in
     w.b_index = I(a, ib);
     w.c = acc;
     w.c_index = I(a, 0);
-    return tcc_stmt_wmma(a, &w);
+    return tci_stmt_wmma(a, &w);
 }
 
 static Stmt *wmma_fill(Arena *a, int m, int n, int k, Buffer *acc, double value)
 {
     WmmaStmt w = {.op = WMMA_FILL, .m = m, .n = n, .k = k, .fragment = acc, .fill_value = value};
     w.fragment_index = I(a, 0);
-    return tcc_stmt_wmma(a, &w);
+    return tci_stmt_wmma(a, &w);
 }
 
 /* One warp computes C (16x16, f32) = A (16x32, f16) * B (32x16, f16): A and B are copied
@@ -195,8 +195,8 @@ static Kernel *wmma_kernel(Arena *a, int64_t a_shared_elements)
     Buffer *params[] = {A, Bm, C};
     Kernel *k = kernel_new(a, "wmma_gemm", 3, params);
     k->launch[TCC_THREAD_X] = 32;
-    Var *tx = tcc_kernel_new_var(k, "threadIdx.x");
-    Var *j = tcc_kernel_new_var(k, "j");
+    Var *tx = tci_kernel_new_var(k, "threadIdx.x");
+    Var *j = tci_kernel_new_var(k, "j");
     k->thread_var[TCC_THREAD_X] = tx;
 
     Buffer *As = buffer(a, "A.shared", TCC_FLOAT16, TCC_SCOPE_SHARED, a_shared_elements);
@@ -208,9 +208,9 @@ static Kernel *wmma_kernel(Arena *a, int64_t a_shared_elements)
     /* 512 elements per matrix, 16 per thread: two vectors of 8 */
     Expr *offset =
         B(a, EXPR_ADD, B(a, EXPR_MUL, V(a, tx), I(a, 16)), B(a, EXPR_MUL, V(a, j), I(a, 8)));
-    Expr *ramp = tcc_ir_ramp(a, offset, 1, 8);
+    Expr *ramp = tci_ir_ramp(a, offset, 1, 8);
     Stmt *copies[] = {store(a, As, ramp, load(a, A, ramp)), store(a, Bs, ramp, load(a, Bm, ramp))};
-    Stmt *copy = tcc_stmt_for(a, j, I(a, 0), I(a, 2), FOR_SERIAL, tcc_stmt_seq(a, 2, copies));
+    Stmt *copy = tci_stmt_for(a, j, I(a, 0), I(a, 2), FOR_SERIAL, tci_stmt_seq(a, 2, copies));
 
     Stmt *steps[] = {
         wmma_fill(a, 16, 16, 16, acc, 0.0),
@@ -222,15 +222,15 @@ static Kernel *wmma_kernel(Arena *a, int64_t a_shared_elements)
         wmma_mma(a, 16, 16, 16, acc, fa, 1, fb, 1),
         wmma(a, WMMA_STORE, 16, 16, 16, acc, 0, C, I(a, 0), 16, false),
     };
-    Stmt *compute = tcc_stmt_seq(a, 8, steps);
-    compute = tcc_stmt_allocate(a, fb, compute);
-    compute = tcc_stmt_allocate(a, fa, compute);
-    compute = tcc_stmt_allocate(a, acc, compute);
-    Stmt *items[] = {copy, tcc_stmt_barrier(a), compute};
-    Stmt *body = tcc_stmt_seq(a, 3, items);
-    body = tcc_stmt_allocate(a, Bs, body);
-    body = tcc_stmt_allocate(a, As, body);
-    k->body = tcc_stmt_thread(a, tx, TCC_THREAD_X, 32, body);
+    Stmt *compute = tci_stmt_seq(a, 8, steps);
+    compute = tci_stmt_allocate(a, fb, compute);
+    compute = tci_stmt_allocate(a, fa, compute);
+    compute = tci_stmt_allocate(a, acc, compute);
+    Stmt *items[] = {copy, tci_stmt_barrier(a), compute};
+    Stmt *body = tci_stmt_seq(a, 3, items);
+    body = tci_stmt_allocate(a, Bs, body);
+    body = tci_stmt_allocate(a, As, body);
+    k->body = tci_stmt_thread(a, tx, TCC_THREAD_X, 32, body);
     return k;
 }
 
@@ -245,7 +245,7 @@ static Kernel *wmma_table_kernel(Arena *a, int m, int n, int k, tcc_dtype in, tc
     Buffer *params[] = {A, Bm, C};
     Kernel *kern = kernel_new(a, "wmma_table", 3, params);
     kern->launch[TCC_THREAD_X] = 32;
-    Var *tx = tcc_kernel_new_var(kern, "threadIdx.x");
+    Var *tx = tci_kernel_new_var(kern, "threadIdx.x");
     Buffer *fa = buffer(a, "a", in, TCC_SCOPE_WMMA_MATRIX_A, m * k);
     Buffer *fb = buffer(a, "b", in, TCC_SCOPE_WMMA_MATRIX_B, k * n);
     Buffer *acc = buffer(a, "c", out, TCC_SCOPE_WMMA_ACCUMULATOR, m * n);
@@ -256,9 +256,9 @@ static Kernel *wmma_table_kernel(Arena *a, int m, int n, int k, tcc_dtype in, tc
         wmma_mma(a, m, n, k, acc, fa, 0, fb, 0),
         wmma(a, WMMA_STORE, m, n, k, acc, 0, C, I(a, 0), n, false),
     };
-    Stmt *body = tcc_stmt_seq(a, 5, steps);
-    body = tcc_stmt_allocate(a, acc, tcc_stmt_allocate(a, fb, tcc_stmt_allocate(a, fa, body)));
-    kern->body = tcc_stmt_thread(a, tx, TCC_THREAD_X, 32, body);
+    Stmt *body = tci_stmt_seq(a, 5, steps);
+    body = tci_stmt_allocate(a, acc, tci_stmt_allocate(a, fb, tci_stmt_allocate(a, fa, body)));
+    kern->body = tci_stmt_thread(a, tx, TCC_THREAD_X, 32, body);
     return kern;
 }
 
@@ -273,7 +273,7 @@ typedef struct Output {
 static Output generate(tcc_context *ctx, const Kernel *kernel, tcc_arch arch)
 {
     Output out;
-    out.status = tcc_codegen(ctx, kernel, arch, &out.llvm_ir, &out.ptx, &out.shared_bytes);
+    out.status = tci_codegen(ctx, kernel, arch, &out.llvm_ir, &out.ptx, &out.shared_bytes);
     return out;
 }
 
@@ -335,7 +335,7 @@ static void check_ptxas(const char *ptx, tcc_arch arch)
 START_TEST(test_vector_add)
 {
     tcc_context *ctx = tcc_test_context();
-    Arena *a = tcc_arena_create();
+    Arena *a = tci_arena_create();
     Kernel *k = vector_add_kernel(a);
     Output out = generate(ctx, k, TCC_SM_80);
     ck_assert_msg(out.status == TCC_OK, "%s", tcc_last_error(ctx));
@@ -360,7 +360,7 @@ START_TEST(test_vector_add)
     tcc_assert_contains(out.ptx, "st.global.v4.f32");
     tcc_assert_contains(out.ptx, "st.global.b16");
     output_free(&out);
-    tcc_arena_destroy(a);
+    tci_arena_destroy(a);
     tcc_context_destroy(ctx);
 }
 END_TEST
@@ -369,17 +369,17 @@ END_TEST
 START_TEST(test_guarded_load_is_branched)
 {
     tcc_context *ctx = tcc_test_context();
-    Arena *a = tcc_arena_create();
+    Arena *a = tci_arena_create();
     Buffer *X = buffer(a, "X", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 64);
     Buffer *Y = buffer(a, "Y", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 64);
     Buffer *params[] = {X, Y};
     Kernel *k = kernel_new(a, "guarded", 2, params);
     k->launch[TCC_THREAD_X] = 64;
-    Var *tx = tcc_kernel_new_var(k, "tx");
+    Var *tx = tci_kernel_new_var(k, "tx");
     Expr *index = B(a, EXPR_SUB, V(a, tx), I(a, 1));
-    Expr *value = tcc_ir_select(a, B(a, EXPR_LE, I(a, 1), V(a, tx)), load(a, X, index),
-                                tcc_ir_float(a, 0.0, TCC_FLOAT32));
-    k->body = tcc_stmt_thread(a, tx, TCC_THREAD_X, 64, store(a, Y, V(a, tx), value));
+    Expr *value = tci_ir_select(a, B(a, EXPR_LE, I(a, 1), V(a, tx)), load(a, X, index),
+                                tci_ir_float(a, 0.0, TCC_FLOAT32));
+    k->body = tci_stmt_thread(a, tx, TCC_THREAD_X, 64, store(a, Y, V(a, tx), value));
     Output out = generate(ctx, k, TCC_SM_80);
     ck_assert_msg(out.status == TCC_OK, "%s", tcc_last_error(ctx));
     /* the load lives in a block of its own, reached by a conditional branch */
@@ -387,7 +387,7 @@ START_TEST(test_guarded_load_is_branched)
     tcc_assert_contains(out.llvm_ir, "phi float");
     check_ptxas(out.ptx, TCC_SM_80);
     output_free(&out);
-    tcc_arena_destroy(a);
+    tci_arena_destroy(a);
     tcc_context_destroy(ctx);
 }
 END_TEST
@@ -395,7 +395,7 @@ END_TEST
 START_TEST(test_wmma_kernel)
 {
     tcc_context *ctx = tcc_test_context();
-    Arena *a = tcc_arena_create();
+    Arena *a = tci_arena_create();
     Kernel *k = wmma_kernel(a, 16 * 32);
     Output out = generate(ctx, k, TCC_SM_80);
     ck_assert_msg(out.status == TCC_OK, "%s", tcc_last_error(ctx));
@@ -418,7 +418,7 @@ START_TEST(test_wmma_kernel)
     tcc_assert_contains(out.ptx, ".shared .align 128 .b8 A_shared[1024];");
     tcc_assert_contains(out.ptx, ".shared .align 128 .b8 B_shared[1024];");
     output_free(&out);
-    tcc_arena_destroy(a);
+    tci_arena_destroy(a);
     tcc_context_destroy(ctx);
 }
 END_TEST
@@ -427,7 +427,7 @@ START_TEST(test_ptxas_all_archs)
 {
     tcc_context *ctx = tcc_test_context();
     for (int i = 0; i < NARCH; i++) {
-        Arena *a = tcc_arena_create();
+        Arena *a = tci_arena_create();
         Kernel *kernels[] = {vector_add_kernel(a), wmma_kernel(a, 16 * 32)};
         for (int j = 0; j < 2; j++) {
             Output out = generate(ctx, kernels[j], all_archs[i]);
@@ -439,7 +439,7 @@ START_TEST(test_ptxas_all_archs)
             check_ptxas(out.ptx, all_archs[i]);
             output_free(&out);
         }
-        tcc_arena_destroy(a);
+        tci_arena_destroy(a);
     }
     tcc_context_destroy(ctx);
 }
@@ -468,7 +468,7 @@ START_TEST(test_wmma_table)
     };
     tcc_context *ctx = tcc_test_context();
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        Arena *a = tcc_arena_create();
+        Arena *a = tci_arena_create();
         Kernel *k =
             wmma_table_kernel(a, rows[i].m, rows[i].n, rows[i].k, rows[i].in, rows[i].out, false);
         Output out = generate(ctx, k, rows[i].arch);
@@ -476,7 +476,7 @@ START_TEST(test_wmma_table)
         tcc_assert_contains(out.llvm_ir, rows[i].mma);
         check_ptxas(out.ptx, rows[i].arch);
         output_free(&out);
-        tcc_arena_destroy(a);
+        tci_arena_destroy(a);
     }
     tcc_context_destroy(ctx);
 }
@@ -485,7 +485,7 @@ END_TEST
 START_TEST(test_wmma_col_major)
 {
     tcc_context *ctx = tcc_test_context();
-    Arena *a = tcc_arena_create();
+    Arena *a = tci_arena_create();
     Kernel *k = wmma_table_kernel(a, 16, 16, 16, TCC_FLOAT16, TCC_FLOAT32, true);
     Output out = generate(ctx, k, TCC_SM_80);
     ck_assert_msg(out.status == TCC_OK, "%s", tcc_last_error(ctx));
@@ -495,7 +495,7 @@ START_TEST(test_wmma_col_major)
     tcc_assert_contains(out.ptx, "wmma.mma.sync.aligned.col.row.m16n16k16.f32.f32");
     check_ptxas(out.ptx, TCC_SM_80);
     output_free(&out);
-    tcc_arena_destroy(a);
+    tci_arena_destroy(a);
     tcc_context_destroy(ctx);
 }
 END_TEST
@@ -503,7 +503,7 @@ END_TEST
 START_TEST(test_refuses_too_much_shared_memory)
 {
     tcc_context *ctx = tcc_test_context();
-    Arena *a = tcc_arena_create();
+    Arena *a = tci_arena_create();
     /* 32768 f16 for A plus 1024 bytes for B */
     Kernel *k = wmma_kernel(a, 32768);
     Output out = generate(ctx, k, TCC_SM_80);
@@ -512,7 +512,7 @@ START_TEST(test_refuses_too_much_shared_memory)
     ck_assert_ptr_null(out.ptx);
     ck_assert_str_eq(tcc_last_error(ctx), "schedule needs 66560 bytes of shared memory; the "
                                           "limit for static shared memory is 49152");
-    tcc_arena_destroy(a);
+    tci_arena_destroy(a);
     tcc_context_destroy(ctx);
 }
 END_TEST
@@ -520,7 +520,7 @@ END_TEST
 START_TEST(test_refuses_too_many_threads)
 {
     tcc_context *ctx = tcc_test_context();
-    Arena *a = tcc_arena_create();
+    Arena *a = tci_arena_create();
     Kernel *k = vector_add_kernel(a);
     k->launch[TCC_THREAD_Y] = 16; /* 128 x 16 = 2048 */
     Output out = generate(ctx, k, TCC_SM_80);
@@ -528,7 +528,7 @@ START_TEST(test_refuses_too_many_threads)
     tcc_assert_contains(tcc_last_error(ctx), "2048 threads per block");
     tcc_assert_contains(tcc_last_error(ctx), "the limit is 1024");
     tcc_assert_one_line(ctx);
-    tcc_arena_destroy(a);
+    tci_arena_destroy(a);
     tcc_context_destroy(ctx);
 }
 END_TEST
@@ -536,7 +536,7 @@ END_TEST
 START_TEST(test_refuses_unsupported_arch)
 {
     tcc_context *ctx = tcc_test_context();
-    Arena *a = tcc_arena_create();
+    Arena *a = tci_arena_create();
     /* f16 WMMA before Volta */
     Output out = generate(ctx, wmma_kernel(a, 16 * 32), (tcc_arch)61);
     ck_assert_int_eq(out.status, TCC_ERROR_UNSUPPORTED);
@@ -565,7 +565,7 @@ START_TEST(test_refuses_unsupported_arch)
                    TCC_SM_80);
     ck_assert_int_eq(out.status, TCC_ERROR_UNSUPPORTED);
     tcc_assert_one_line(ctx);
-    tcc_arena_destroy(a);
+    tci_arena_destroy(a);
     tcc_context_destroy(ctx);
 }
 END_TEST
@@ -574,16 +574,16 @@ END_TEST
 START_TEST(test_bfloat16_needs_sm80)
 {
     tcc_context *ctx = tcc_test_context();
-    Arena *a = tcc_arena_create();
+    Arena *a = tci_arena_create();
     Buffer *X = buffer(a, "X", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 32);
     Buffer *Y = buffer(a, "Y", TCC_BFLOAT16, TCC_SCOPE_GLOBAL, 32);
     Buffer *params[] = {X, Y};
     Kernel *k = kernel_new(a, "to_bf16", 2, params);
     k->launch[TCC_THREAD_X] = 32;
-    Var *tx = tcc_kernel_new_var(k, "tx");
+    Var *tx = tci_kernel_new_var(k, "tx");
     k->body =
-        tcc_stmt_thread(a, tx, TCC_THREAD_X, 32,
-                        store(a, Y, V(a, tx), tcc_ir_cast(a, TCC_BFLOAT16, load(a, X, V(a, tx)))));
+        tci_stmt_thread(a, tx, TCC_THREAD_X, 32,
+                        store(a, Y, V(a, tx), tci_ir_cast(a, TCC_BFLOAT16, load(a, X, V(a, tx)))));
     Output out = generate(ctx, k, TCC_SM_75);
     ck_assert_int_eq(out.status, TCC_ERROR_UNSUPPORTED);
     ck_assert_str_eq(tcc_last_error(ctx), "bfloat16 needs sm_80 or newer; the target is sm_75");
@@ -592,7 +592,7 @@ START_TEST(test_bfloat16_needs_sm80)
     tcc_assert_contains(out.llvm_ir, "fptrunc float");
     check_ptxas(out.ptx, TCC_SM_80);
     output_free(&out);
-    tcc_arena_destroy(a);
+    tci_arena_destroy(a);
     tcc_context_destroy(ctx);
 }
 END_TEST
@@ -606,13 +606,13 @@ static void *compile_in_thread(void *arg)
         return (void *)"no context";
     const char *result = NULL;
     for (int i = 0; i < 4 && !result; i++) {
-        Arena *a = tcc_arena_create();
+        Arena *a = tci_arena_create();
         Kernel *k = i % 2 ? vector_add_kernel(a) : wmma_kernel(a, 16 * 32);
         Output out = generate(ctx, k, arch);
         if (out.status != TCC_OK || !strstr(out.ptx, ".entry"))
             result = "codegen failed";
         output_free(&out);
-        tcc_arena_destroy(a);
+        tci_arena_destroy(a);
     }
     tcc_context_destroy(ctx);
     return (void *)result;

@@ -20,51 +20,51 @@ static Expr *x, *y, *z;
 
 static void setup(void)
 {
-    arena = tcc_arena_create();
+    arena = tci_arena_create();
     ck_assert_ptr_nonnull(arena);
-    vx = tcc_var(arena, "x", 0);
-    vy = tcc_var(arena, "y", 1);
-    vz = tcc_var(arena, "z", 2);
-    x = tcc_ir_var(arena, vx);
-    y = tcc_ir_var(arena, vy);
-    z = tcc_ir_var(arena, vz);
+    vx = tci_var(arena, "x", 0);
+    vy = tci_var(arena, "y", 1);
+    vz = tci_var(arena, "z", 2);
+    x = tci_ir_var(arena, vx);
+    y = tci_ir_var(arena, vy);
+    z = tci_ir_var(arena, vz);
 }
 
 static void teardown(void)
 {
-    tcc_arena_destroy(arena);
+    tci_arena_destroy(arena);
     arena = NULL;
 }
 
 static Expr *num(int64_t value)
 {
-    return tcc_ir_int(arena, value);
+    return tci_ir_int(arena, value);
 }
 
 static Expr *bin(ExprKind kind, Expr *a, Expr *b)
 {
-    return tcc_ir_binary(arena, kind, a, b);
+    return tci_ir_binary(arena, kind, a, b);
 }
 
 /* Fails unless e prints as `expected`. */
 static void check_expr(const Expr *e, const char *expected)
 {
     StrBuf sb;
-    tcc_strbuf_init(&sb);
-    tcc_print_expr(&sb, e);
+    tci_strbuf_init(&sb);
+    tci_print_expr(&sb, e);
     ck_assert(!sb.failed);
     ck_assert_str_eq(sb.data, expected);
-    tcc_strbuf_free(&sb);
+    tci_strbuf_free(&sb);
 }
 
 static void check_stmt(const Stmt *s, const char *expected)
 {
     StrBuf sb;
-    tcc_strbuf_init(&sb);
-    tcc_print_stmt(&sb, s, 0);
+    tci_strbuf_init(&sb);
+    tci_print_stmt(&sb, s, 0);
     ck_assert(!sb.failed);
     ck_assert_str_eq(sb.data, expected);
-    tcc_strbuf_free(&sb);
+    tci_strbuf_free(&sb);
 }
 
 static void check_int(const Expr *e, tcc_dtype type, int64_t value)
@@ -77,12 +77,12 @@ static void check_int(const Expr *e, tcc_dtype type, int64_t value)
 
 static Buffer *buffer1(const char *name, int64_t size)
 {
-    return tcc_buffer_new(arena, name, TCC_FLOAT32, TCC_SCOPE_GLOBAL, 1, &size);
+    return tci_buffer_new(arena, name, TCC_FLOAT32, TCC_SCOPE_GLOBAL, 1, &size);
 }
 
 static Stmt *store(Buffer *b, Expr *index, Expr *value)
 {
-    return tcc_stmt_store(arena, b, 1, &index, value);
+    return tci_stmt_store(arena, b, 1, &index, value);
 }
 
 /* ---- constructors ------------------------------------------------------------------- */
@@ -99,7 +99,7 @@ START_TEST(binary_folds_integer_constants)
     check_int(bin(EXPR_LE, num(4), num(3)), TCC_BOOL, 0);
     check_int(bin(EXPR_EQ, num(5), num(5)), TCC_BOOL, 1);
     check_int(bin(EXPR_NE, num(5), num(5)), TCC_BOOL, 0);
-    check_int(bin(EXPR_OR, tcc_ir_bool(arena, false), tcc_ir_bool(arena, true)), TCC_BOOL, 1);
+    check_int(bin(EXPR_OR, tci_ir_bool(arena, false), tci_ir_bool(arena, true)), TCC_BOOL, 1);
 }
 END_TEST
 
@@ -142,8 +142,8 @@ START_TEST(binary_removes_integer_identities)
     check_int(bin(EXPR_MOD, x, num(1)), TCC_INT32, 0);
     /* `true && c` is c. */
     Expr *c = bin(EXPR_LT, x, y);
-    ck_assert_ptr_eq(bin(EXPR_AND, tcc_ir_bool(arena, true), c), c);
-    ck_assert_ptr_eq(bin(EXPR_AND, c, tcc_ir_bool(arena, true)), c);
+    ck_assert_ptr_eq(bin(EXPR_AND, tci_ir_bool(arena, true), c), c);
+    ck_assert_ptr_eq(bin(EXPR_AND, c, tci_ir_bool(arena, true)), c);
 }
 END_TEST
 
@@ -156,23 +156,23 @@ START_TEST(binary_does_nothing_more)
     check_expr(bin(EXPR_ADD, bin(EXPR_ADD, x, num(1)), num(2)), "x + 1 + 2");
     check_expr(bin(EXPR_DIV, x, x), "x / x");
     /* Float identities are not removed: x * 0 is NaN for x = inf, and -0 + 0 is +0. */
-    Expr *f = tcc_ir_cast(arena, TCC_FLOAT32, x);
-    Expr *zero = tcc_ir_float(arena, 0, TCC_FLOAT32);
+    Expr *f = tci_ir_cast(arena, TCC_FLOAT32, x);
+    Expr *zero = tci_ir_float(arena, 0, TCC_FLOAT32);
     ck_assert_int_eq(bin(EXPR_MUL, f, zero)->kind, EXPR_MUL);
     ck_assert_int_eq(bin(EXPR_ADD, f, zero)->kind, EXPR_ADD);
-    ck_assert_int_eq(bin(EXPR_MUL, f, tcc_ir_float(arena, 1, TCC_FLOAT32))->kind, EXPR_MUL);
+    ck_assert_int_eq(bin(EXPR_MUL, f, tci_ir_float(arena, 1, TCC_FLOAT32))->kind, EXPR_MUL);
 }
 END_TEST
 
 START_TEST(binary_result_types)
 {
-    Expr *f = tcc_ir_cast(arena, TCC_FLOAT16, x);
+    Expr *f = tci_ir_cast(arena, TCC_FLOAT16, x);
     ck_assert_int_eq(bin(EXPR_ADD, x, y)->type, TCC_INT32);
     ck_assert_int_eq(bin(EXPR_MUL, f, f)->type, TCC_FLOAT16);
     ck_assert_int_eq(bin(EXPR_LT, f, f)->type, TCC_BOOL);
     ck_assert_int_eq(bin(EXPR_EQ, x, y)->type, TCC_BOOL);
     /* A vector operand makes a vector. */
-    Expr *ramp = tcc_ir_ramp(arena, x, 1, 8);
+    Expr *ramp = tci_ir_ramp(arena, x, 1, 8);
     ck_assert_int_eq(ramp->lanes, 8);
     ck_assert_int_eq(bin(EXPR_ADD, ramp, y)->lanes, 8);
 }
@@ -180,21 +180,21 @@ END_TEST
 
 START_TEST(unary_constructors_fold)
 {
-    check_int(tcc_ir_not(arena, tcc_ir_bool(arena, true)), TCC_BOOL, 0);
-    check_int(tcc_ir_not(arena, num(0)), TCC_BOOL, 1);
-    check_expr(tcc_ir_not(arena, bin(EXPR_LT, x, y)), "!(x < y)");
+    check_int(tci_ir_not(arena, tci_ir_bool(arena, true)), TCC_BOOL, 0);
+    check_int(tci_ir_not(arena, num(0)), TCC_BOOL, 1);
+    check_expr(tci_ir_not(arena, bin(EXPR_LT, x, y)), "!(x < y)");
     /* A constant condition picks its side; only the chosen side would be evaluated. */
-    ck_assert_ptr_eq(tcc_ir_select(arena, tcc_ir_bool(arena, true), x, y), x);
-    ck_assert_ptr_eq(tcc_ir_select(arena, tcc_ir_bool(arena, false), x, y), y);
-    check_expr(tcc_ir_select(arena, bin(EXPR_LT, x, y), x, y), "if_then_else(x < y, x, y)");
+    ck_assert_ptr_eq(tci_ir_select(arena, tci_ir_bool(arena, true), x, y), x);
+    ck_assert_ptr_eq(tci_ir_select(arena, tci_ir_bool(arena, false), x, y), y);
+    check_expr(tci_ir_select(arena, bin(EXPR_LT, x, y), x, y), "if_then_else(x < y, x, y)");
     /* A cast to the value's own type is the value; a float constant changes type. */
-    ck_assert_ptr_eq(tcc_ir_cast(arena, TCC_INT32, x), x);
-    Expr *half = tcc_ir_cast(arena, TCC_FLOAT16, tcc_ir_float(arena, 1.5, TCC_FLOAT32));
+    ck_assert_ptr_eq(tci_ir_cast(arena, TCC_INT32, x), x);
+    Expr *half = tci_ir_cast(arena, TCC_FLOAT16, tci_ir_float(arena, 1.5, TCC_FLOAT32));
     ck_assert_int_eq(half->kind, EXPR_FLOAT);
     ck_assert_int_eq(half->type, TCC_FLOAT16);
     ck_assert(half->float_value == 1.5);
     /* ... but a float constant cast to an integer stays a cast (the rounding is codegen's). */
-    ck_assert_int_eq(tcc_ir_cast(arena, TCC_INT32, tcc_ir_float(arena, 1.5, TCC_FLOAT32))->kind,
+    ck_assert_int_eq(tci_ir_cast(arena, TCC_INT32, tci_ir_float(arena, 1.5, TCC_FLOAT32))->kind,
                      EXPR_CAST);
 }
 END_TEST
@@ -202,7 +202,7 @@ END_TEST
 START_TEST(buffer_new_computes_elements)
 {
     int64_t shape[3] = {2, 3, 4};
-    Buffer *b = tcc_buffer_new(arena, "S", TCC_FLOAT16, TCC_SCOPE_SHARED, 3, shape);
+    Buffer *b = tci_buffer_new(arena, "S", TCC_FLOAT16, TCC_SCOPE_SHARED, 3, shape);
     ck_assert_str_eq(b->name, "S");
     ck_assert_int_eq(b->elements, 24);
     ck_assert_int_eq(b->param_index, -1);
@@ -218,12 +218,12 @@ START_TEST(load_copies_its_indices)
 {
     Buffer *b = buffer1("B", 16);
     Expr *index[1] = {x};
-    Expr *load = tcc_ir_load(arena, b, 1, index);
+    Expr *load = tci_ir_load(arena, b, 1, index);
     index[0] = y; /* the caller's array is not kept */
     check_expr(load, "B[x]");
     /* A load at a vector index is a vector of the buffer's type. */
-    Expr *ramp = tcc_ir_ramp(arena, x, 1, 4);
-    Expr *vector = tcc_ir_load(arena, b, 1, &ramp);
+    Expr *ramp = tci_ir_ramp(arena, x, 1, 4);
+    Expr *vector = tci_ir_load(arena, b, 1, &ramp);
     ck_assert_int_eq(vector->lanes, 4);
     ck_assert_int_eq(vector->type, TCC_FLOAT32);
 }
@@ -233,50 +233,50 @@ END_TEST
 
 START_TEST(expr_equal_is_structural)
 {
-    ck_assert(tcc_expr_equal(bin(EXPR_ADD, x, bin(EXPR_MUL, y, num(4))),
+    ck_assert(tci_expr_equal(bin(EXPR_ADD, x, bin(EXPR_MUL, y, num(4))),
                              bin(EXPR_ADD, x, bin(EXPR_MUL, y, num(4)))));
-    ck_assert(!tcc_expr_equal(bin(EXPR_ADD, x, y), bin(EXPR_ADD, y, x))); /* no commutation */
-    ck_assert(!tcc_expr_equal(bin(EXPR_ADD, x, y), bin(EXPR_SUB, x, y)));
-    ck_assert(!tcc_expr_equal(num(1), num(2)));
-    ck_assert(tcc_expr_equal(tcc_ir_float(arena, 0.5, TCC_FLOAT32),
-                             tcc_ir_float(arena, 0.5, TCC_FLOAT32)));
-    ck_assert(tcc_expr_equal(NULL, NULL));
-    ck_assert(!tcc_expr_equal(x, NULL));
+    ck_assert(!tci_expr_equal(bin(EXPR_ADD, x, y), bin(EXPR_ADD, y, x))); /* no commutation */
+    ck_assert(!tci_expr_equal(bin(EXPR_ADD, x, y), bin(EXPR_SUB, x, y)));
+    ck_assert(!tci_expr_equal(num(1), num(2)));
+    ck_assert(tci_expr_equal(tci_ir_float(arena, 0.5, TCC_FLOAT32),
+                             tci_ir_float(arena, 0.5, TCC_FLOAT32)));
+    ck_assert(tci_expr_equal(NULL, NULL));
+    ck_assert(!tci_expr_equal(x, NULL));
 }
 END_TEST
 
 START_TEST(expr_equal_compares_vars_by_identity_and_types)
 {
     /* Two variables of the same name are different variables. */
-    Var *other_x = tcc_var(arena, "x", 0);
-    ck_assert(!tcc_expr_equal(x, tcc_ir_var(arena, other_x)));
-    ck_assert(tcc_expr_equal(x, tcc_ir_var(arena, vx)));
+    Var *other_x = tci_var(arena, "x", 0);
+    ck_assert(!tci_expr_equal(x, tci_ir_var(arena, other_x)));
+    ck_assert(tci_expr_equal(x, tci_ir_var(arena, vx)));
     /* int32 1 is not bool true, and float32 1 is not float16 1. */
-    ck_assert(!tcc_expr_equal(num(1), tcc_ir_bool(arena, true)));
+    ck_assert(!tci_expr_equal(num(1), tci_ir_bool(arena, true)));
     ck_assert(
-        !tcc_expr_equal(tcc_ir_float(arena, 1, TCC_FLOAT32), tcc_ir_float(arena, 1, TCC_FLOAT16)));
+        !tci_expr_equal(tci_ir_float(arena, 1, TCC_FLOAT32), tci_ir_float(arena, 1, TCC_FLOAT16)));
     /* Loads compare buffers by identity, then indices. */
     Buffer *a = buffer1("A", 8), *a2 = buffer1("A", 8);
     Expr *ia[1] = {x};
-    ck_assert(tcc_expr_equal(tcc_ir_load(arena, a, 1, ia), tcc_ir_load(arena, a, 1, ia)));
-    ck_assert(!tcc_expr_equal(tcc_ir_load(arena, a, 1, ia), tcc_ir_load(arena, a2, 1, ia)));
+    ck_assert(tci_expr_equal(tci_ir_load(arena, a, 1, ia), tci_ir_load(arena, a, 1, ia)));
+    ck_assert(!tci_expr_equal(tci_ir_load(arena, a, 1, ia), tci_ir_load(arena, a2, 1, ia)));
     /* Ramps compare lanes and stride. */
-    ck_assert(tcc_expr_equal(tcc_ir_ramp(arena, x, 1, 8), tcc_ir_ramp(arena, x, 1, 8)));
-    ck_assert(!tcc_expr_equal(tcc_ir_ramp(arena, x, 1, 8), tcc_ir_ramp(arena, x, 1, 4)));
-    ck_assert(!tcc_expr_equal(tcc_ir_ramp(arena, x, 1, 8), tcc_ir_ramp(arena, x, 2, 8)));
+    ck_assert(tci_expr_equal(tci_ir_ramp(arena, x, 1, 8), tci_ir_ramp(arena, x, 1, 8)));
+    ck_assert(!tci_expr_equal(tci_ir_ramp(arena, x, 1, 8), tci_ir_ramp(arena, x, 1, 4)));
+    ck_assert(!tci_expr_equal(tci_ir_ramp(arena, x, 1, 8), tci_ir_ramp(arena, x, 2, 8)));
 }
 END_TEST
 
 START_TEST(expr_is_int_and_is_const)
 {
-    ck_assert(tcc_expr_is_int(num(3), 3));
-    ck_assert(!tcc_expr_is_int(num(3), 4));
-    ck_assert(!tcc_expr_is_int(x, 0));
-    ck_assert(!tcc_expr_is_int(NULL, 0));
-    ck_assert(tcc_expr_is_const(num(3)));
-    ck_assert(tcc_expr_is_const(tcc_ir_float(arena, 2, TCC_FLOAT32)));
-    ck_assert(!tcc_expr_is_const(x));
-    ck_assert(!tcc_expr_is_const(NULL));
+    ck_assert(tci_expr_is_int(num(3), 3));
+    ck_assert(!tci_expr_is_int(num(3), 4));
+    ck_assert(!tci_expr_is_int(x, 0));
+    ck_assert(!tci_expr_is_int(NULL, 0));
+    ck_assert(tci_expr_is_const(num(3)));
+    ck_assert(tci_expr_is_const(tci_ir_float(arena, 2, TCC_FLOAT32)));
+    ck_assert(!tci_expr_is_const(x));
+    ck_assert(!tci_expr_is_const(NULL));
 }
 END_TEST
 
@@ -286,13 +286,13 @@ START_TEST(substitute_replaces_variables)
 {
     Expr *e = bin(EXPR_ADD, bin(EXPR_MUL, x, num(16)), y);
     Expr *to = bin(EXPR_MUL, z, num(2));
-    Expr *out = tcc_expr_substitute(arena, e, 1, &vx, &to);
+    Expr *out = tci_expr_substitute(arena, e, 1, &vx, &to);
     check_expr(out, "z * 2 * 16 + y");
     check_expr(e, "x * 16 + y"); /* the original is untouched */
     /* Two variables at once, each replaced independently (no chaining). */
     Var *vars[2] = {vx, vy};
     Expr *map[2] = {y, x};
-    check_expr(tcc_expr_substitute(arena, bin(EXPR_SUB, x, y), 2, vars, map), "y - x");
+    check_expr(tci_expr_substitute(arena, bin(EXPR_SUB, x, y), 2, vars, map), "y - x");
 }
 END_TEST
 
@@ -301,11 +301,11 @@ START_TEST(substitute_refolds_constants)
     /* Rebuilt nodes go through the constructors, so substituted constants fold. */
     Expr *e = bin(EXPR_ADD, bin(EXPR_MUL, x, num(16)), num(3));
     Expr *two = num(2);
-    check_int(tcc_expr_substitute(arena, e, 1, &vx, &two), TCC_INT32, 35);
+    check_int(tci_expr_substitute(arena, e, 1, &vx, &two), TCC_INT32, 35);
     Expr *zero = num(0);
     /* y + x * 4 with x = 0: the product folds to 0 and y + 0 is y itself. */
     ck_assert_ptr_eq(
-        tcc_expr_substitute(arena, bin(EXPR_ADD, y, bin(EXPR_MUL, x, num(4))), 1, &vx, &zero), y);
+        tci_expr_substitute(arena, bin(EXPR_ADD, y, bin(EXPR_MUL, x, num(4))), 1, &vx, &zero), y);
 }
 END_TEST
 
@@ -314,11 +314,11 @@ START_TEST(substitute_shares_untouched_trees)
     Expr *left = bin(EXPR_MUL, y, num(4));
     Expr *e = bin(EXPR_ADD, left, x);
     Expr *to = z;
-    Expr *out = tcc_expr_substitute(arena, e, 1, &vx, &to);
+    Expr *out = tci_expr_substitute(arena, e, 1, &vx, &to);
     ck_assert_ptr_ne(out, e);
     ck_assert_ptr_eq(out->bin.a, left); /* the subtree without x is the same node */
     /* Nothing to replace: the very same tree comes back. */
-    ck_assert_ptr_eq(tcc_expr_substitute(arena, left, 1, &vx, &to), left);
+    ck_assert_ptr_eq(tci_expr_substitute(arena, left, 1, &vx, &to), left);
 }
 END_TEST
 
@@ -327,11 +327,11 @@ START_TEST(stmt_substitute_reaches_every_expression)
     Buffer *b = buffer1("B", 64);
     Buffer *a = buffer1("A", 64);
     Expr *ia[1] = {bin(EXPR_ADD, x, y)};
-    Stmt *body = store(b, bin(EXPR_MUL, x, num(2)), tcc_ir_load(arena, a, 1, ia));
-    Stmt *loop = tcc_stmt_for(arena, vy, num(0), x, FOR_SERIAL, body);
-    Stmt *guarded = tcc_stmt_if(arena, bin(EXPR_LT, x, num(8)), loop, NULL);
+    Stmt *body = store(b, bin(EXPR_MUL, x, num(2)), tci_ir_load(arena, a, 1, ia));
+    Stmt *loop = tci_stmt_for(arena, vy, num(0), x, FOR_SERIAL, body);
+    Stmt *guarded = tci_stmt_if(arena, bin(EXPR_LT, x, num(8)), loop, NULL);
     Expr *to = num(3);
-    check_stmt(tcc_stmt_substitute(arena, guarded, 1, &vx, &to), "if (true) {\n"
+    check_stmt(tci_stmt_substitute(arena, guarded, 1, &vx, &to), "if (true) {\n"
                                                                  "  for y in 0..3 {\n"
                                                                  "    B[6] = A[3 + y]\n"
                                                                  "  }\n"
@@ -343,15 +343,15 @@ START_TEST(uses_var_finds_variables_everywhere)
 {
     Buffer *a = buffer1("A", 64);
     Expr *ia[1] = {bin(EXPR_ADD, y, num(1))};
-    Expr *load = tcc_ir_load(arena, a, 1, ia);
-    ck_assert(tcc_expr_uses_var(load, vy));
-    ck_assert(!tcc_expr_uses_var(load, vx));
-    ck_assert(tcc_expr_uses_var(tcc_ir_select(arena, bin(EXPR_LT, x, num(1)), z, z), vx));
-    ck_assert(tcc_expr_uses_var(tcc_ir_cast(arena, TCC_FLOAT32, z), vz));
-    ck_assert(tcc_expr_uses_var(tcc_ir_ramp(arena, x, 1, 4), vx));
-    ck_assert(tcc_expr_uses_var(tcc_ir_not(arena, bin(EXPR_LT, x, y)), vy));
-    ck_assert(!tcc_expr_uses_var(num(1), vx));
-    ck_assert(!tcc_expr_uses_var(NULL, vx));
+    Expr *load = tci_ir_load(arena, a, 1, ia);
+    ck_assert(tci_expr_uses_var(load, vy));
+    ck_assert(!tci_expr_uses_var(load, vx));
+    ck_assert(tci_expr_uses_var(tci_ir_select(arena, bin(EXPR_LT, x, num(1)), z, z), vx));
+    ck_assert(tci_expr_uses_var(tci_ir_cast(arena, TCC_FLOAT32, z), vz));
+    ck_assert(tci_expr_uses_var(tci_ir_ramp(arena, x, 1, 4), vx));
+    ck_assert(tci_expr_uses_var(tci_ir_not(arena, bin(EXPR_LT, x, y)), vy));
+    ck_assert(!tci_expr_uses_var(num(1), vx));
+    ck_assert(!tci_expr_uses_var(NULL, vx));
 }
 END_TEST
 
@@ -375,7 +375,7 @@ static Stmt *never_replace_stmt(Rewriter *rw, Stmt *s)
 static Expr *replace_var(Rewriter *rw, Expr *e)
 {
     if (e->kind == EXPR_VAR && e->var == rw->user)
-        return tcc_ir_int(rw->arena, 7);
+        return tci_ir_int(rw->arena, 7);
     return NULL;
 }
 
@@ -384,13 +384,13 @@ static Stmt *sample_stmt(Stmt **first_out, Stmt **loop_out)
 {
     Buffer *a = buffer1("A", 64), *b = buffer1("B", 64);
     int64_t tile = 256;
-    Buffer *frag = tcc_buffer_new(arena, "F", TCC_FLOAT32, TCC_SCOPE_WMMA_ACCUMULATOR, 1, &tile);
+    Buffer *frag = tci_buffer_new(arena, "F", TCC_FLOAT32, TCC_SCOPE_WMMA_ACCUMULATOR, 1, &tile);
     Expr *iy[1] = {y};
-    Expr *ramp = tcc_ir_ramp(arena, bin(EXPR_MUL, z, num(8)), 1, 8);
+    Expr *ramp = tci_ir_ramp(arena, bin(EXPR_MUL, z, num(8)), 1, 8);
     Stmt *first = store(b, y,
-                        tcc_ir_select(arena, bin(EXPR_LT, y, num(4)), tcc_ir_load(arena, a, 1, iy),
-                                      tcc_ir_float(arena, 0, TCC_FLOAT32)));
-    Stmt *vector = tcc_stmt_store(arena, b, 1, &ramp, tcc_ir_load(arena, a, 1, &ramp));
+                        tci_ir_select(arena, bin(EXPR_LT, y, num(4)), tci_ir_load(arena, a, 1, iy),
+                                      tci_ir_float(arena, 0, TCC_FLOAT32)));
+    Stmt *vector = tci_stmt_store(arena, b, 1, &ramp, tci_ir_load(arena, a, 1, &ramp));
     Expr *memory[1] = {bin(EXPR_MUL, z, num(16))};
     WmmaStmt w = {.op = WMMA_STORE,
                   .m = 16,
@@ -402,10 +402,10 @@ static Stmt *sample_stmt(Stmt **first_out, Stmt **loop_out)
                   .nindex = 1,
                   .memory_index = memory,
                   .stride = 16};
-    Stmt *items[4] = {first, vector, tcc_stmt_barrier(arena), tcc_stmt_wmma(arena, &w)};
-    Stmt *loop = tcc_stmt_for(arena, vy, num(0), num(8), FOR_SERIAL, tcc_stmt_seq(arena, 4, items));
+    Stmt *items[4] = {first, vector, tci_stmt_barrier(arena), tci_stmt_wmma(arena, &w)};
+    Stmt *loop = tci_stmt_for(arena, vy, num(0), num(8), FOR_SERIAL, tci_stmt_seq(arena, 4, items));
     Stmt *second = store(b, x, num(1));
-    Stmt *all = tcc_stmt_allocate(arena, frag, tcc_stmt_seq2(arena, loop, second));
+    Stmt *all = tci_stmt_allocate(arena, frag, tci_stmt_seq2(arena, loop, second));
     if (first_out)
         *first_out = first;
     if (loop_out)
@@ -417,14 +417,14 @@ START_TEST(rewriter_returns_the_same_tree_when_nothing_changes)
 {
     Stmt *s = sample_stmt(NULL, NULL);
     Rewriter rw = {.arena = arena, .expr = never_replace, .stmt = never_replace_stmt};
-    ck_assert_ptr_eq(tcc_rewrite_stmt(&rw, s), s);
+    ck_assert_ptr_eq(tci_rewrite_stmt(&rw, s), s);
     Rewriter bare = {.arena = arena};
-    ck_assert_ptr_eq(tcc_rewrite_stmt(&bare, s), s);
-    Expr *e = tcc_ir_select(arena, bin(EXPR_LT, x, y), tcc_ir_cast(arena, TCC_FLOAT32, x),
-                            tcc_ir_float(arena, 1, TCC_FLOAT32));
-    ck_assert_ptr_eq(tcc_rewrite_expr(&rw, e), e);
-    ck_assert_ptr_null(tcc_rewrite_expr(&rw, NULL));
-    ck_assert_ptr_null(tcc_rewrite_stmt(&rw, NULL));
+    ck_assert_ptr_eq(tci_rewrite_stmt(&bare, s), s);
+    Expr *e = tci_ir_select(arena, bin(EXPR_LT, x, y), tci_ir_cast(arena, TCC_FLOAT32, x),
+                            tci_ir_float(arena, 1, TCC_FLOAT32));
+    ck_assert_ptr_eq(tci_rewrite_expr(&rw, e), e);
+    ck_assert_ptr_null(tci_rewrite_expr(&rw, NULL));
+    ck_assert_ptr_null(tci_rewrite_stmt(&rw, NULL));
 }
 END_TEST
 
@@ -433,7 +433,7 @@ START_TEST(rewriter_copies_only_the_changed_path)
     Stmt *first, *loop;
     Stmt *s = sample_stmt(&first, &loop);
     Rewriter rw = {.arena = arena, .expr = replace_var, .user = vx};
-    Stmt *out = tcc_rewrite_stmt(&rw, s);
+    Stmt *out = tci_rewrite_stmt(&rw, s);
     ck_assert_ptr_ne(out, s);
     ck_assert_int_eq(out->kind, STMT_ALLOCATE);
     Stmt *seq = out->alloc.body;
@@ -445,7 +445,7 @@ START_TEST(rewriter_copies_only_the_changed_path)
     check_stmt(s->alloc.body->seq.items[1], "B[x] = 1\n");
     /* Replacing y rebuilds the loop but keeps the barrier and the wmma store. */
     Rewriter ry = {.arena = arena, .expr = replace_var, .user = vy};
-    Stmt *out_y = tcc_rewrite_stmt(&ry, s);
+    Stmt *out_y = tci_rewrite_stmt(&ry, s);
     Stmt *new_loop = out_y->alloc.body->seq.items[0];
     ck_assert_ptr_ne(new_loop, loop);
     ck_assert_ptr_eq(new_loop->loop.body->seq.items[1], loop->loop.body->seq.items[1]);
@@ -457,10 +457,10 @@ END_TEST
 
 START_TEST(rewriter_children_skips_the_node_itself)
 {
-    /* tcc_rewrite_expr_children does not call the callback on its argument. */
+    /* tci_rewrite_expr_children does not call the callback on its argument. */
     Rewriter rw = {.arena = arena, .expr = replace_var, .user = vx};
-    ck_assert_ptr_eq(tcc_rewrite_expr_children(&rw, x), x);
-    check_expr(tcc_rewrite_expr_children(&rw, bin(EXPR_ADD, x, y)), "7 + y");
+    ck_assert_ptr_eq(tci_rewrite_expr_children(&rw, x), x);
+    check_expr(tci_rewrite_expr_children(&rw, bin(EXPR_ADD, x, y)), "7 + y");
 }
 END_TEST
 
@@ -472,10 +472,10 @@ START_TEST(seq_flattens_nested_lists)
     Stmt *s[4];
     for (int i = 0; i < 4; i++)
         s[i] = store(b, num(i), num(i));
-    Stmt *inner = tcc_stmt_seq(arena, 2, &s[1]);
+    Stmt *inner = tci_stmt_seq(arena, 2, &s[1]);
     ck_assert_int_eq(inner->kind, STMT_SEQ);
     Stmt *items[4] = {s[0], inner, NULL, s[3]};
-    Stmt *seq = tcc_stmt_seq(arena, 4, items);
+    Stmt *seq = tci_stmt_seq(arena, 4, items);
     ck_assert_int_eq(seq->kind, STMT_SEQ);
     ck_assert_int_eq(seq->seq.count, 4); /* flat, NULL dropped */
     for (int i = 0; i < 4; i++)
@@ -488,14 +488,14 @@ START_TEST(seq_of_one_is_the_item)
     Buffer *b = buffer1("B", 8);
     Stmt *one = store(b, num(0), num(1));
     Stmt *items[3] = {NULL, one, NULL};
-    ck_assert_ptr_eq(tcc_stmt_seq(arena, 3, items), one);
-    ck_assert_ptr_eq(tcc_stmt_seq2(arena, NULL, one), one);
-    ck_assert_ptr_eq(tcc_stmt_seq2(arena, one, NULL), one);
-    Stmt *empty = tcc_stmt_seq(arena, 0, NULL);
+    ck_assert_ptr_eq(tci_stmt_seq(arena, 3, items), one);
+    ck_assert_ptr_eq(tci_stmt_seq2(arena, NULL, one), one);
+    ck_assert_ptr_eq(tci_stmt_seq2(arena, one, NULL), one);
+    Stmt *empty = tci_stmt_seq(arena, 0, NULL);
     ck_assert_int_eq(empty->kind, STMT_SEQ);
     ck_assert_int_eq(empty->seq.count, 0);
     check_stmt(empty, "");
-    Stmt *two = tcc_stmt_seq2(arena, one, tcc_stmt_seq2(arena, one, one));
+    Stmt *two = tci_stmt_seq2(arena, one, tci_stmt_seq2(arena, one, one));
     ck_assert_int_eq(two->seq.count, 3);
 }
 END_TEST
@@ -504,25 +504,25 @@ START_TEST(loop_and_thread_constructors)
 {
     Buffer *b = buffer1("B", 8);
     Stmt *body = store(b, x, num(0));
-    Stmt *loop = tcc_stmt_for(arena, vx, num(2), num(6), FOR_UNROLLED, body);
+    Stmt *loop = tci_stmt_for(arena, vx, num(2), num(6), FOR_UNROLLED, body);
     ck_assert_int_eq(loop->kind, STMT_FOR);
     ck_assert_int_eq(loop->loop.kind, FOR_UNROLLED);
     ck_assert_ptr_eq(loop->loop.body, body);
     check_stmt(loop, "unrolled for x in 2..8 {\n  B[x] = 0\n}\n");
-    Var *tx = tcc_var(arena, "threadIdx.x", 9);
-    Stmt *thread = tcc_stmt_thread(arena, tx, TCC_THREAD_X, 32, body);
+    Var *tx = tci_var(arena, "threadIdx.x", 9);
+    Stmt *thread = tci_stmt_thread(arena, tx, TCC_THREAD_X, 32, body);
     ck_assert_int_eq(thread->loop.kind, FOR_THREAD);
     ck_assert_int_eq(thread->loop.tag, TCC_THREAD_X);
-    ck_assert(tcc_expr_is_int(thread->loop.min, 0));
-    ck_assert(tcc_expr_is_int(thread->loop.extent, 32));
+    ck_assert(tci_expr_is_int(thread->loop.min, 0));
+    ck_assert(tci_expr_is_int(thread->loop.extent, 32));
 }
 END_TEST
 
 START_TEST(kernel_new_var_numbers_variables)
 {
     Kernel k = {.name = "k", .arena = arena, .next_var_id = 5};
-    Var *a = tcc_kernel_new_var(&k, "a");
-    Var *b = tcc_kernel_new_var(&k, "a");
+    Var *a = tci_kernel_new_var(&k, "a");
+    Var *b = tci_kernel_new_var(&k, "a");
     ck_assert_int_eq(a->id, 5);
     ck_assert_int_eq(b->id, 6);
     ck_assert_int_eq(k.next_var_id, 7);
@@ -544,7 +544,7 @@ START_TEST(arena_many_allocations_are_zeroed_aligned_and_disjoint)
     uint64_t state = 7;
     for (int i = 0; i < COUNT; i++) {
         sizes[i] = 1 + (size_t)tcc_test_random_below(&state, 300);
-        blocks[i] = tcc_arena_alloc(arena, sizes[i]);
+        blocks[i] = tci_arena_alloc(arena, sizes[i]);
         ck_assert_ptr_nonnull(blocks[i]);
         ck_assert_uint_eq((uintptr_t)blocks[i] % alignof(max_align_t), 0);
         bool zeroed = true;
@@ -568,13 +568,13 @@ END_TEST
 START_TEST(arena_allocation_larger_than_a_chunk)
 {
     size_t big = 1 << 20;
-    unsigned char *p = tcc_arena_alloc(arena, big);
+    unsigned char *p = tci_arena_alloc(arena, big);
     ck_assert_ptr_nonnull(p);
     ck_assert_uint_eq(p[0], 0);
     ck_assert_uint_eq(p[big - 1], 0);
     memset(p, 0xab, big);
     /* Small allocations after it still work (and do not land inside it). */
-    unsigned char *q = tcc_arena_alloc(arena, 16);
+    unsigned char *q = tci_arena_alloc(arena, 16);
     ck_assert(q + 16 <= p || q >= p + big);
     ck_assert_uint_eq(q[0], 0);
 }
@@ -583,36 +583,36 @@ END_TEST
 START_TEST(arena_strdup_and_printf)
 {
     char text[] = "threadIdx.x";
-    char *copy = tcc_arena_strdup(arena, text);
+    char *copy = tci_arena_strdup(arena, text);
     ck_assert_str_eq(copy, "threadIdx.x");
     ck_assert_ptr_ne(copy, text);
     text[0] = 'T';
     ck_assert_str_eq(copy, "threadIdx.x");
-    ck_assert_str_eq(tcc_arena_strdup(arena, ""), "");
-    ck_assert_str_eq(tcc_arena_printf(arena, "%s.%s", "ax4", "outer"), "ax4.outer");
-    ck_assert_str_eq(tcc_arena_printf(arena, "%d x %lld", -3, 1LL << 40), "-3 x 1099511627776");
+    ck_assert_str_eq(tci_arena_strdup(arena, ""), "");
+    ck_assert_str_eq(tci_arena_printf(arena, "%s.%s", "ax4", "outer"), "ax4.outer");
+    ck_assert_str_eq(tci_arena_printf(arena, "%d x %lld", -3, 1LL << 40), "-3 x 1099511627776");
     /* Longer than any small buffer a naive implementation might use. */
-    char *long_text = tcc_arena_printf(arena, "%0500d", 7);
+    char *long_text = tci_arena_printf(arena, "%0500d", 7);
     ck_assert_uint_eq(strlen(long_text), 500);
     ck_assert_int_eq(long_text[499], '7');
     ck_assert_int_eq(long_text[0], '0');
-    ck_assert_str_eq(tcc_arena_printf(arena, "%s", ""), "");
+    ck_assert_str_eq(tci_arena_printf(arena, "%s", ""), "");
 }
 END_TEST
 
 START_TEST(arena_destroy_of_null_is_harmless)
 {
-    tcc_arena_destroy(NULL);
-    Arena *empty = tcc_arena_create();
+    tci_arena_destroy(NULL);
+    Arena *empty = tci_arena_create();
     ck_assert_ptr_nonnull(empty);
-    tcc_arena_destroy(empty); /* never allocated from */
+    tci_arena_destroy(empty); /* never allocated from */
 }
 END_TEST
 
 START_TEST(var_copies_its_name)
 {
     char name[] = "k";
-    Var *v = tcc_var(arena, name, 42);
+    Var *v = tci_var(arena, name, 42);
     name[0] = 'q';
     ck_assert_str_eq(v->name, "k");
     ck_assert_int_eq(v->id, 42);

@@ -16,69 +16,69 @@ static Expr *i, *j, *k;
 
 static void setup(void)
 {
-    arena = tcc_arena_create();
+    arena = tci_arena_create();
     ck_assert_ptr_nonnull(arena);
-    vi = tcc_var(arena, "i", 0);
-    vj = tcc_var(arena, "j", 1);
-    vk = tcc_var(arena, "k", 2);
-    i = tcc_ir_var(arena, vi);
-    j = tcc_ir_var(arena, vj);
-    k = tcc_ir_var(arena, vk);
+    vi = tci_var(arena, "i", 0);
+    vj = tci_var(arena, "j", 1);
+    vk = tci_var(arena, "k", 2);
+    i = tci_ir_var(arena, vi);
+    j = tci_ir_var(arena, vj);
+    k = tci_ir_var(arena, vk);
 }
 
 static void teardown(void)
 {
-    tcc_arena_destroy(arena);
+    tci_arena_destroy(arena);
 }
 
 /* ---- helpers ------------------------------------------------------------------------ */
 
 static Expr *num(int64_t value)
 {
-    return tcc_ir_int(arena, value);
+    return tci_ir_int(arena, value);
 }
 
 static Expr *bin(ExprKind kind, Expr *a, Expr *b)
 {
-    return tcc_ir_binary(arena, kind, a, b);
+    return tci_ir_binary(arena, kind, a, b);
 }
 
 static void check_expr(const Expr *e, const char *expected)
 {
     StrBuf sb;
-    tcc_strbuf_init(&sb);
-    tcc_print_expr(&sb, e);
+    tci_strbuf_init(&sb);
+    tci_print_expr(&sb, e);
     ck_assert(!sb.failed);
     ck_assert_str_eq(sb.data, expected);
-    tcc_strbuf_free(&sb);
+    tci_strbuf_free(&sb);
 }
 
 static void check_stmt(const Stmt *s, int indent, const char *expected)
 {
     StrBuf sb;
-    tcc_strbuf_init(&sb);
-    tcc_print_stmt(&sb, s, indent);
+    tci_strbuf_init(&sb);
+    tci_print_stmt(&sb, s, indent);
     ck_assert(!sb.failed);
     ck_assert_str_eq(sb.data, expected);
-    tcc_strbuf_free(&sb);
+    tci_strbuf_free(&sb);
 }
 
 static Buffer *buffer(const char *name, tcc_dtype type, tcc_scope scope, int ndim, int64_t d0,
                       int64_t d1)
 {
     int64_t shape[2] = {d0, d1};
-    return tcc_buffer_new(arena, name, type, scope, ndim, shape);
+    return tci_buffer_new(arena, name, type, scope, ndim, shape);
 }
 
 static Expr *load2(Buffer *b, Expr *x, Expr *y)
 {
     Expr *index[2] = {x, y};
-    return tcc_ir_load(arena, b, 2, index);
+    return tci_ir_load(arena, b, 2, index);
 }
 
 static Stmt *store1(Buffer *b, Expr *x, Expr *value)
 {
-    return tcc_stmt_store(arena, b, 1, &x, value);
+    return tci_stmt_store(arena, b, 1, &x, value);
 }
 
 /* ---- StrBuf and names --------------------------------------------------------------- */
@@ -86,14 +86,14 @@ static Stmt *store1(Buffer *b, Expr *x, Expr *value)
 START_TEST(strbuf_grows_and_stays_terminated)
 {
     StrBuf sb;
-    tcc_strbuf_init(&sb);
+    tci_strbuf_init(&sb);
     ck_assert_str_eq(sb.data, "");
     for (int n = 0; n < 1000; n++)
-        tcc_strbuf_printf(&sb, "%d,", n % 10);
+        tci_strbuf_printf(&sb, "%d,", n % 10);
     ck_assert_uint_eq(sb.len, 2000);
     ck_assert_uint_eq(strlen(sb.data), 2000);
     ck_assert(strncmp(sb.data, "0,1,2,", 6) == 0);
-    tcc_strbuf_free(&sb);
+    tci_strbuf_free(&sb);
     ck_assert_ptr_null(sb.data);
 }
 END_TEST
@@ -101,30 +101,30 @@ END_TEST
 START_TEST(strbuf_stops_after_failure)
 {
     StrBuf sb;
-    tcc_strbuf_init(&sb);
-    tcc_strbuf_printf(&sb, "kept");
+    tci_strbuf_init(&sb);
+    tci_strbuf_printf(&sb, "kept");
     sb.failed = true; /* as after a failed realloc */
-    tcc_strbuf_printf(&sb, " dropped");
+    tci_strbuf_printf(&sb, " dropped");
     ck_assert_str_eq(sb.data, "kept");
     ck_assert_uint_eq(sb.len, 4);
-    tcc_strbuf_free(&sb);
+    tci_strbuf_free(&sb);
 }
 END_TEST
 
 START_TEST(scope_and_tag_names)
 {
-    ck_assert_str_eq(tcc_scope_name(TCC_SCOPE_GLOBAL), "global");
-    ck_assert_str_eq(tcc_scope_name(TCC_SCOPE_SHARED), "shared");
-    ck_assert_str_eq(tcc_scope_name(TCC_SCOPE_LOCAL), "local");
-    ck_assert_str_eq(tcc_scope_name(TCC_SCOPE_WMMA_MATRIX_A), "wmma.matrix_a");
-    ck_assert_str_eq(tcc_scope_name(TCC_SCOPE_WMMA_MATRIX_B), "wmma.matrix_b");
-    ck_assert_str_eq(tcc_scope_name(TCC_SCOPE_WMMA_ACCUMULATOR), "wmma.accumulator");
-    ck_assert_str_eq(tcc_thread_tag_name(TCC_BLOCK_X), "blockIdx.x");
-    ck_assert_str_eq(tcc_thread_tag_name(TCC_BLOCK_Y), "blockIdx.y");
-    ck_assert_str_eq(tcc_thread_tag_name(TCC_BLOCK_Z), "blockIdx.z");
-    ck_assert_str_eq(tcc_thread_tag_name(TCC_THREAD_X), "threadIdx.x");
-    ck_assert_str_eq(tcc_thread_tag_name(TCC_THREAD_Y), "threadIdx.y");
-    ck_assert_str_eq(tcc_thread_tag_name(TCC_THREAD_Z), "threadIdx.z");
+    ck_assert_str_eq(tci_scope_name(TCC_SCOPE_GLOBAL), "global");
+    ck_assert_str_eq(tci_scope_name(TCC_SCOPE_SHARED), "shared");
+    ck_assert_str_eq(tci_scope_name(TCC_SCOPE_LOCAL), "local");
+    ck_assert_str_eq(tci_scope_name(TCC_SCOPE_WMMA_MATRIX_A), "wmma.matrix_a");
+    ck_assert_str_eq(tci_scope_name(TCC_SCOPE_WMMA_MATRIX_B), "wmma.matrix_b");
+    ck_assert_str_eq(tci_scope_name(TCC_SCOPE_WMMA_ACCUMULATOR), "wmma.accumulator");
+    ck_assert_str_eq(tci_thread_tag_name(TCC_BLOCK_X), "blockIdx.x");
+    ck_assert_str_eq(tci_thread_tag_name(TCC_BLOCK_Y), "blockIdx.y");
+    ck_assert_str_eq(tci_thread_tag_name(TCC_BLOCK_Z), "blockIdx.z");
+    ck_assert_str_eq(tci_thread_tag_name(TCC_THREAD_X), "threadIdx.x");
+    ck_assert_str_eq(tci_thread_tag_name(TCC_THREAD_Y), "threadIdx.y");
+    ck_assert_str_eq(tci_thread_tag_name(TCC_THREAD_Z), "threadIdx.z");
 }
 END_TEST
 
@@ -147,8 +147,8 @@ START_TEST(precedence_and_parentheses)
     check_expr(bin(EXPR_AND, bin(EXPR_OR, le, lt), bin(EXPR_NE, k, num(0))),
                "(1 <= j || i + 1 < 15) && k != 0");
     check_expr(bin(EXPR_EQ, bin(EXPR_LT, i, j), bin(EXPR_LT, j, k)), "(i < j) == (j < k)");
-    check_expr(tcc_ir_not(arena, lt), "!(i + 1 < 15)");
-    check_expr(tcc_ir_not(arena, i), "!i");
+    check_expr(tci_ir_not(arena, lt), "!(i + 1 < 15)");
+    check_expr(tci_ir_not(arena, i), "!i");
     check_expr(bin(EXPR_MIN, bin(EXPR_ADD, i, j), num(3)), "min(i + j, 3)");
     check_expr(bin(EXPR_MAX, i, num(0)), "max(i, 0)");
     check_expr(bin(EXPR_MUL, bin(EXPR_MIN, i, j), num(2)), "min(i, j) * 2");
@@ -173,8 +173,8 @@ START_TEST(integer_and_bool_constants)
     check_expr(num(0), "0");
     check_expr(num(-7), "-7");
     check_expr(num(12845056), "12845056");
-    check_expr(tcc_ir_bool(arena, true), "true");
-    check_expr(tcc_ir_bool(arena, false), "false");
+    check_expr(tci_ir_bool(arena, true), "true");
+    check_expr(tci_ir_bool(arena, false), "false");
     /* Adding a negative constant reads as a subtraction, as TVM prints it. */
     check_expr(bin(EXPR_ADD, i, num(-61440)), "i - 61440");
     check_expr(bin(EXPR_SUB, i, num(-1)), "i - -1");
@@ -184,16 +184,16 @@ END_TEST
 
 START_TEST(float_constants)
 {
-    check_expr(tcc_ir_float(arena, 0.0, TCC_FLOAT32), "0f");
-    check_expr(tcc_ir_float(arena, 1.5, TCC_FLOAT32), "1.5f");
-    check_expr(tcc_ir_float(arena, 0.1, TCC_FLOAT32), "0.1f");
-    check_expr(tcc_ir_float(arena, -2.25, TCC_FLOAT32), "-2.25f");
-    check_expr(tcc_ir_float(arena, 1e-3, TCC_FLOAT32), "0.001f");
-    check_expr(tcc_ir_float(arena, 65504.0, TCC_FLOAT16), "65504h");
-    check_expr(tcc_ir_float(arena, 0.0, TCC_FLOAT16), "0h");
-    check_expr(tcc_ir_float(arena, 1.0, TCC_BFLOAT16), "1bf");
+    check_expr(tci_ir_float(arena, 0.0, TCC_FLOAT32), "0f");
+    check_expr(tci_ir_float(arena, 1.5, TCC_FLOAT32), "1.5f");
+    check_expr(tci_ir_float(arena, 0.1, TCC_FLOAT32), "0.1f");
+    check_expr(tci_ir_float(arena, -2.25, TCC_FLOAT32), "-2.25f");
+    check_expr(tci_ir_float(arena, 1e-3, TCC_FLOAT32), "0.001f");
+    check_expr(tci_ir_float(arena, 65504.0, TCC_FLOAT16), "65504h");
+    check_expr(tci_ir_float(arena, 0.0, TCC_FLOAT16), "0h");
+    check_expr(tci_ir_float(arena, 1.0, TCC_BFLOAT16), "1bf");
     /* Full precision when the short form would name another number. */
-    check_expr(tcc_ir_float(arena, 0.1 + 0.2, TCC_FLOAT32), "0.30000000000000004f");
+    check_expr(tci_ir_float(arena, 0.1 + 0.2, TCC_FLOAT32), "0.30000000000000004f");
 }
 END_TEST
 
@@ -202,35 +202,35 @@ START_TEST(casts_selects_and_loads)
     Buffer *a = buffer("A", TCC_FLOAT16, TCC_SCOPE_GLOBAL, 2, 16, 16);
     Expr *ai = load2(a, i, bin(EXPR_ADD, j, num(1)));
     check_expr(ai, "A[i, j + 1]");
-    check_expr(tcc_ir_cast(arena, TCC_FLOAT32, ai), "float32(A[i, j + 1])");
-    check_expr(tcc_ir_cast(arena, TCC_FLOAT32, bin(EXPR_ADD, ai, ai)),
+    check_expr(tci_ir_cast(arena, TCC_FLOAT32, ai), "float32(A[i, j + 1])");
+    check_expr(tci_ir_cast(arena, TCC_FLOAT32, bin(EXPR_ADD, ai, ai)),
                "float32(A[i, j + 1] + A[i, j + 1])");
     check_expr(
-        bin(EXPR_MUL, tcc_ir_cast(arena, TCC_FLOAT32, ai), tcc_ir_cast(arena, TCC_FLOAT32, ai)),
+        bin(EXPR_MUL, tci_ir_cast(arena, TCC_FLOAT32, ai), tci_ir_cast(arena, TCC_FLOAT32, ai)),
         "float32(A[i, j + 1]) * float32(A[i, j + 1])");
-    check_expr(tcc_ir_cast(arena, TCC_INT32, tcc_ir_float(arena, 2.5, TCC_FLOAT32)), "int32(2.5f)");
+    check_expr(tci_ir_cast(arena, TCC_INT32, tci_ir_float(arena, 2.5, TCC_FLOAT32)), "int32(2.5f)");
     Expr *cond = bin(EXPR_AND, bin(EXPR_LE, num(1), bin(EXPR_ADD, bin(EXPR_DIV, i, num(14)), k)),
                      bin(EXPR_LT, bin(EXPR_ADD, bin(EXPR_DIV, i, num(14)), k), num(15)));
-    check_expr(tcc_ir_select(arena, cond, ai, tcc_ir_float(arena, 0, TCC_FLOAT16)),
+    check_expr(tci_ir_select(arena, cond, ai, tci_ir_float(arena, 0, TCC_FLOAT16)),
                "if_then_else(1 <= i / 14 + k && i / 14 + k < 15, A[i, j + 1], 0h)");
     Buffer *flat = buffer("B", TCC_FLOAT16, TCC_SCOPE_SHARED, 1, 256, 0);
     Expr *index = bin(EXPR_MUL, i, num(16));
-    check_expr(tcc_ir_load(arena, flat, 1, &index), "B[i * 16]");
+    check_expr(tci_ir_load(arena, flat, 1, &index), "B[i * 16]");
 }
 END_TEST
 
 START_TEST(ramps_and_vectors)
 {
-    Expr *ramp = tcc_ir_ramp(arena, bin(EXPR_MUL, i, num(8)), 1, 8);
+    Expr *ramp = tci_ir_ramp(arena, bin(EXPR_MUL, i, num(8)), 1, 8);
     check_expr(ramp, "ramp(i * 8, 1, 8)");
     Buffer *w = buffer("W", TCC_FLOAT16, TCC_SCOPE_GLOBAL, 1, 1024, 0);
-    Expr *vload = tcc_ir_load(arena, w, 1, &ramp);
+    Expr *vload = tci_ir_load(arena, w, 1, &ramp);
     ck_assert_int_eq(vload->lanes, 8);
     check_expr(vload, "W[ramp(i * 8, 1, 8)]");
-    check_expr(tcc_ir_cast(arena, TCC_FLOAT32, vload), "float32x8(W[ramp(i * 8, 1, 8)])");
+    check_expr(tci_ir_cast(arena, TCC_FLOAT32, vload), "float32x8(W[ramp(i * 8, 1, 8)])");
     Buffer *ws = buffer("W.shared", TCC_FLOAT16, TCC_SCOPE_SHARED, 1, 1024, 0);
-    Expr *shifted = tcc_ir_ramp(arena, bin(EXPR_ADD, bin(EXPR_MUL, i, num(8)), num(512)), 2, 4);
-    check_stmt(tcc_stmt_store(arena, ws, 1, &shifted, vload), 0,
+    Expr *shifted = tci_ir_ramp(arena, bin(EXPR_ADD, bin(EXPR_MUL, i, num(8)), num(512)), 2, 4);
+    check_stmt(tci_stmt_store(arena, ws, 1, &shifted, vload), 0,
                "W.shared[ramp(i * 8 + 512, 2, 4)] = W[ramp(i * 8, 1, 8)]\n");
 }
 END_TEST
@@ -238,9 +238,9 @@ END_TEST
 START_TEST(null_and_nameless_nodes_still_print)
 {
     check_expr(NULL, "<null>");
-    check_expr(tcc_ir_var(arena, tcc_var(arena, "", 3)), "");
+    check_expr(tci_ir_var(arena, tci_var(arena, "", 3)), "");
     Var nameless = {.name = NULL, .id = 9};
-    check_expr(tcc_ir_var(arena, &nameless), "_v9");
+    check_expr(tci_ir_var(arena, &nameless), "_v9");
     check_stmt(NULL, 3, "");
 }
 END_TEST
@@ -251,25 +251,25 @@ START_TEST(store_barrier_and_if)
 {
     Buffer *c = buffer("C", TCC_FLOAT32, TCC_SCOPE_LOCAL, 2, 4, 4);
     Expr *index[2] = {i, j};
-    Stmt *store = tcc_stmt_store(arena, c, 2, index, tcc_ir_float(arena, 0, TCC_FLOAT32));
+    Stmt *store = tci_stmt_store(arena, c, 2, index, tci_ir_float(arena, 0, TCC_FLOAT32));
     check_stmt(store, 0, "C[i, j] = 0f\n");
     check_stmt(store, 2, "    C[i, j] = 0f\n");
-    check_stmt(tcc_stmt_barrier(arena), 1, "  __syncthreads()\n");
+    check_stmt(tci_stmt_barrier(arena), 1, "  __syncthreads()\n");
 
-    Stmt *then_only = tcc_stmt_if(arena, bin(EXPR_LT, i, num(3)), store, NULL);
+    Stmt *then_only = tci_stmt_if(arena, bin(EXPR_LT, i, num(3)), store, NULL);
     check_stmt(then_only, 1,
                "  if (i < 3) {\n"
                "    C[i, j] = 0f\n"
                "  }\n");
-    Stmt *other = store1(c, k, tcc_ir_float(arena, 1, TCC_FLOAT32));
-    Stmt *both = tcc_stmt_if(arena, bin(EXPR_LT, i, num(3)), store, other);
+    Stmt *other = store1(c, k, tci_ir_float(arena, 1, TCC_FLOAT32));
+    Stmt *both = tci_stmt_if(arena, bin(EXPR_LT, i, num(3)), store, other);
     check_stmt(both, 0,
                "if (i < 3) {\n"
                "  C[i, j] = 0f\n"
                "} else {\n"
                "  C[k] = 1f\n"
                "}\n");
-    Stmt *seq = tcc_stmt_seq2(arena, tcc_stmt_barrier(arena), store);
+    Stmt *seq = tci_stmt_seq2(arena, tci_stmt_barrier(arena), store);
     check_stmt(seq, 1,
                "  __syncthreads()\n"
                "  C[i, j] = 0f\n");
@@ -280,11 +280,11 @@ START_TEST(loops_and_indentation)
 {
     Buffer *c = buffer("C", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 2, 16, 16);
     Expr *index[2] = {i, j};
-    Stmt *store = tcc_stmt_store(arena, c, 2, index, tcc_ir_cast(arena, TCC_FLOAT32, k));
-    Stmt *inner = tcc_stmt_for(arena, vj, num(0), num(16), FOR_VECTORIZED, store);
-    Stmt *middle = tcc_stmt_for(arena, vi, num(0), num(2), FOR_UNROLLED, inner);
-    Stmt *outer = tcc_stmt_for(arena, vk, num(0), num(8), FOR_SERIAL,
-                               tcc_stmt_seq2(arena, middle, tcc_stmt_barrier(arena)));
+    Stmt *store = tci_stmt_store(arena, c, 2, index, tci_ir_cast(arena, TCC_FLOAT32, k));
+    Stmt *inner = tci_stmt_for(arena, vj, num(0), num(16), FOR_VECTORIZED, store);
+    Stmt *middle = tci_stmt_for(arena, vi, num(0), num(2), FOR_UNROLLED, inner);
+    Stmt *outer = tci_stmt_for(arena, vk, num(0), num(8), FOR_SERIAL,
+                               tci_stmt_seq2(arena, middle, tci_stmt_barrier(arena)));
     check_stmt(outer, 1,
                "  for k in 0..8 {\n"
                "    unrolled for i in 0..2 {\n"
@@ -295,24 +295,24 @@ START_TEST(loops_and_indentation)
                "    __syncthreads()\n"
                "  }\n");
     /* A loop that does not start at 0 shows its end, folded when constant. */
-    check_stmt(tcc_stmt_for(arena, vi, num(2), num(8), FOR_SERIAL, store), 0,
+    check_stmt(tci_stmt_for(arena, vi, num(2), num(8), FOR_SERIAL, store), 0,
                "for i in 2..10 {\n  C[i, j] = float32(k)\n}\n");
-    check_stmt(tcc_stmt_for(arena, vi, bin(EXPR_MUL, k, num(4)), num(4), FOR_SERIAL, store), 0,
+    check_stmt(tci_stmt_for(arena, vi, bin(EXPR_MUL, k, num(4)), num(4), FOR_SERIAL, store), 0,
                "for i in k * 4..k * 4 + 4 {\n  C[i, j] = float32(k)\n}\n");
-    check_stmt(tcc_stmt_for(arena, vi, num(0), bin(EXPR_SUB, k, num(1)), FOR_SERIAL, store), 0,
+    check_stmt(tci_stmt_for(arena, vi, num(0), bin(EXPR_SUB, k, num(1)), FOR_SERIAL, store), 0,
                "for i in 0..k - 1 {\n  C[i, j] = float32(k)\n}\n");
-    check_stmt(tcc_stmt_for(arena, vi, num(0), num(4), FOR_SERIAL, NULL), 0,
+    check_stmt(tci_stmt_for(arena, vi, num(0), num(4), FOR_SERIAL, NULL), 0,
                "for i in 0..4 {\n}\n");
 }
 END_TEST
 
 START_TEST(thread_launches)
 {
-    Var *bz = tcc_var(arena, "bz", 5);
-    Var *tag_named = tcc_var(arena, "threadIdx.x", 6);
-    Stmt *body = tcc_stmt_barrier(arena);
-    Stmt *tx = tcc_stmt_thread(arena, tag_named, TCC_THREAD_X, 32, body);
-    check_stmt(tcc_stmt_thread(arena, bz, TCC_BLOCK_Z, 196, tx), 1,
+    Var *bz = tci_var(arena, "bz", 5);
+    Var *tag_named = tci_var(arena, "threadIdx.x", 6);
+    Stmt *body = tci_stmt_barrier(arena);
+    Stmt *tx = tci_stmt_thread(arena, tag_named, TCC_THREAD_X, 32, body);
+    check_stmt(tci_stmt_thread(arena, bz, TCC_BLOCK_Z, 196, tx), 1,
                "  launch bz = blockIdx.z in 0..196 {\n"
                "    launch threadIdx.x in 0..32 {\n"
                "      __syncthreads()\n"
@@ -324,16 +324,16 @@ END_TEST
 START_TEST(allocations)
 {
     int64_t shape[6] = {2, 1, 1, 4, 16, 16};
-    Buffer *acc = tcc_buffer_new(arena, "Conv.wmma.accumulator", TCC_FLOAT32,
+    Buffer *acc = tci_buffer_new(arena, "Conv.wmma.accumulator", TCC_FLOAT32,
                                  TCC_SCOPE_WMMA_ACCUMULATOR, 6, shape);
-    Stmt *body = store1(acc, i, tcc_ir_float(arena, 0, TCC_FLOAT32));
-    check_stmt(tcc_stmt_allocate(arena, acc, body), 1,
+    Stmt *body = store1(acc, i, tci_ir_float(arena, 0, TCC_FLOAT32));
+    check_stmt(tci_stmt_allocate(arena, acc, body), 1,
                "  allocate Conv.wmma.accumulator: float32 wmma.accumulator [2, 1, 1, 4, 16, 16] {\n"
                "    Conv.wmma.accumulator[i] = 0f\n"
                "  }\n");
     Buffer *shared = buffer("Apad.shared", TCC_FLOAT16, TCC_SCOPE_SHARED, 2, 3, 16);
     shared->min[0] = bin(EXPR_SUB, k, num(1));
-    check_stmt(tcc_stmt_allocate(arena, shared, tcc_stmt_barrier(arena)), 0,
+    check_stmt(tci_stmt_allocate(arena, shared, tci_stmt_barrier(arena)), 0,
                "allocate Apad.shared: float16 shared [3, 16] min [k - 1, 0] {\n"
                "  __syncthreads()\n"
                "}\n");
@@ -356,7 +356,7 @@ START_TEST(wmma_operations)
                      .k = 16,
                      .fragment = acc,
                      .fragment_index = bin(EXPR_ADD, bin(EXPR_MUL, i, num(4)), j)};
-    check_stmt(tcc_stmt_wmma(arena, &fill), 1,
+    check_stmt(tci_stmt_wmma(arena, &fill), 1,
                "  wmma.fill_fragment(Conv.wmma.accumulator[i * 4 + j], 0)    // m16n16k16\n");
 
     Expr *tile[2] = {bin(EXPR_MUL, i, num(16)), num(0)};
@@ -370,7 +370,7 @@ START_TEST(wmma_operations)
                        .nindex = 2,
                        .memory_index = tile,
                        .stride = 16};
-    check_stmt(tcc_stmt_wmma(arena, &load_a), 0,
+    check_stmt(tci_stmt_wmma(arena, &load_a), 0,
                "wmma.load_matrix_a(Apad.shared.wmma.matrix_a[i], &Apad.shared[i * 16, 0], "
                "stride 16, row_major)    // m16n16k16\n");
 
@@ -381,7 +381,7 @@ START_TEST(wmma_operations)
     load_b.fragment = fb;
     load_b.fragment_index = j;
     load_b.col_major = true;
-    check_stmt(tcc_stmt_wmma(arena, &load_b), 0,
+    check_stmt(tci_stmt_wmma(arena, &load_b), 0,
                "wmma.load_matrix_b(W.shared.wmma.matrix_b[j], &Apad.shared[i * 16, 0], "
                "stride 16, col_major)    // m32n8k16\n");
 
@@ -398,7 +398,7 @@ START_TEST(wmma_operations)
                     .b_index = j,
                     .c = acc,
                     .c_index = ci};
-    check_stmt(tcc_stmt_wmma(arena, &mma), 0,
+    check_stmt(tci_stmt_wmma(arena, &mma), 0,
                "wmma.mma_sync(Conv.wmma.accumulator[i * 4 + j], "
                "Apad.shared.wmma.matrix_a[i], W.shared.wmma.matrix_b[j], "
                "Conv.wmma.accumulator[i * 4 + j])    // m16n16k16\n");
@@ -414,7 +414,7 @@ START_TEST(wmma_operations)
                       .nindex = 1,
                       .memory_index = &offset,
                       .stride = 16};
-    check_stmt(tcc_stmt_wmma(arena, &store), 0,
+    check_stmt(tci_stmt_wmma(arena, &store), 0,
                "wmma.store_matrix(&Conv[k * 8192 + j * 256], Conv.wmma.accumulator[i * 4 + j], "
                "stride 16, row_major)    // m16n16k16\n");
 }
@@ -428,25 +428,25 @@ START_TEST(kernel_header_and_body)
     int64_t w_shape[6] = {3, 3, 16, 32, 16, 16};
     int64_t c_shape[6] = {16, 14, 14, 32, 16, 16};
     Buffer *params[3] = {
-        tcc_buffer_new(arena, "A", TCC_FLOAT16, TCC_SCOPE_GLOBAL, 6, a_shape),
-        tcc_buffer_new(arena, "W", TCC_FLOAT16, TCC_SCOPE_GLOBAL, 6, w_shape),
-        tcc_buffer_new(arena, "Conv", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 6, c_shape),
+        tci_buffer_new(arena, "A", TCC_FLOAT16, TCC_SCOPE_GLOBAL, 6, a_shape),
+        tci_buffer_new(arena, "W", TCC_FLOAT16, TCC_SCOPE_GLOBAL, 6, w_shape),
+        tci_buffer_new(arena, "Conv", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 6, c_shape),
     };
-    Var *bz = tcc_var(arena, "blockIdx.z", 3);
-    Expr *index = bin(EXPR_MUL, tcc_ir_var(arena, bz), num(16));
+    Var *bz = tci_var(arena, "blockIdx.z", 3);
+    Expr *index = bin(EXPR_MUL, tci_ir_var(arena, bz), num(16));
     Stmt *store =
-        tcc_stmt_store(arena, params[2], 1, &index, tcc_ir_float(arena, 0.0, TCC_FLOAT32));
+        tci_stmt_store(arena, params[2], 1, &index, tci_ir_float(arena, 0.0, TCC_FLOAT32));
     Kernel kernel = {
         .name = "conv2d",
         .arena = arena,
         .nparam = 3,
         .params = params,
         .launch = {2, 4, 196, 32, 4, 2},
-        .body = tcc_stmt_thread(arena, bz, TCC_BLOCK_Z, 196, store),
+        .body = tci_stmt_thread(arena, bz, TCC_BLOCK_Z, 196, store),
     };
     StrBuf sb;
-    tcc_strbuf_init(&sb);
-    tcc_print_kernel(&sb, &kernel);
+    tci_strbuf_init(&sb);
+    tci_print_kernel(&sb, &kernel);
     ck_assert(!sb.failed);
     ck_assert_str_eq(sb.data,
                      "// \"/\" and \"%\" are floor division and modulo\n"
@@ -458,7 +458,7 @@ START_TEST(kernel_header_and_body)
                      "    Conv[blockIdx.z * 16] = 0f\n"
                      "  }\n"
                      "}\n");
-    tcc_strbuf_free(&sb);
+    tci_strbuf_free(&sb);
 }
 END_TEST
 
@@ -477,13 +477,13 @@ START_TEST(tensor_access_and_reduce)
     ck_assert_ptr_nonnull(rk);
     ck_assert_ptr_nonnull(rc);
     Expr *index[2] = {i, bin(EXPR_ADD, j, k)};
-    Expr *access = tcc_ir_access(arena, a, 2, index);
+    Expr *access = tci_ir_access(arena, a, 2, index);
     check_expr(access, "A(i, j + k)");
-    Expr *cast = tcc_ir_cast(arena, TCC_FLOAT32, access);
+    Expr *cast = tci_ir_cast(arena, TCC_FLOAT32, access);
     IterVar *axes[2] = {rk, rc};
-    check_expr(tcc_ir_reduce(arena, bin(EXPR_MUL, cast, cast), 2, axes),
+    check_expr(tci_ir_reduce(arena, bin(EXPR_MUL, cast, cast), 2, axes),
                "sum(float32(A(i, j + k)) * float32(A(i, j + k)), axis=[rk, rc.inner])");
-    check_expr(tcc_ir_reduce(arena, cast, 1, axes), "sum(float32(A(i, j + k)), axis=[rk])");
+    check_expr(tci_ir_reduce(arena, cast, 1, axes), "sum(float32(A(i, j + k)), axis=[rk])");
     tcc_func_destroy(func);
     tcc_context_destroy(ctx);
 }

@@ -20,23 +20,23 @@ static Expr *x, *i, *j, *r, *t;
 static void setup(void)
 {
     ctx = tcc_test_context();
-    arena = tcc_arena_create();
+    arena = tci_arena_create();
     ck_assert_ptr_nonnull(arena);
-    vx = tcc_var(arena, "x", 0);
-    vi = tcc_var(arena, "i", 1);
-    vj = tcc_var(arena, "j", 2);
-    vr = tcc_var(arena, "r", 3);
-    tx = tcc_var(arena, "threadIdx.x", 4);
-    x = tcc_ir_var(arena, vx);
-    i = tcc_ir_var(arena, vi);
-    j = tcc_ir_var(arena, vj);
-    r = tcc_ir_var(arena, vr);
-    t = tcc_ir_var(arena, tx);
+    vx = tci_var(arena, "x", 0);
+    vi = tci_var(arena, "i", 1);
+    vj = tci_var(arena, "j", 2);
+    vr = tci_var(arena, "r", 3);
+    tx = tci_var(arena, "threadIdx.x", 4);
+    x = tci_ir_var(arena, vx);
+    i = tci_ir_var(arena, vi);
+    j = tci_ir_var(arena, vj);
+    r = tci_ir_var(arena, vr);
+    t = tci_ir_var(arena, tx);
 }
 
 static void teardown(void)
 {
-    tcc_arena_destroy(arena);
+    tci_arena_destroy(arena);
     arena = NULL;
     tcc_context_destroy(ctx);
     ctx = NULL;
@@ -46,12 +46,12 @@ static void teardown(void)
 
 static Expr *num(int64_t value)
 {
-    return tcc_ir_int(arena, value);
+    return tci_ir_int(arena, value);
 }
 
 static Expr *bin(ExprKind kind, Expr *a, Expr *b)
 {
-    return tcc_ir_binary(arena, kind, a, b);
+    return tci_ir_binary(arena, kind, a, b);
 }
 
 static Expr *add(Expr *a, Expr *b)
@@ -66,7 +66,7 @@ static Expr *mul(Expr *a, int64_t c)
 static Buffer *buffer(const char *name, tcc_dtype type, tcc_scope scope, int ndim,
                       const int64_t *shape)
 {
-    return tcc_buffer_new(arena, name, type, scope, ndim, shape);
+    return tci_buffer_new(arena, name, type, scope, ndim, shape);
 }
 
 static Buffer *buffer1(const char *name, tcc_scope scope, int64_t size)
@@ -76,31 +76,31 @@ static Buffer *buffer1(const char *name, tcc_scope scope, int64_t size)
 
 static Expr *load1(Buffer *b, Expr *index)
 {
-    return tcc_ir_load(arena, b, 1, &index);
+    return tci_ir_load(arena, b, 1, &index);
 }
 
 static Stmt *store1(Buffer *b, Expr *index, Expr *value)
 {
-    return tcc_stmt_store(arena, b, 1, &index, value);
+    return tci_stmt_store(arena, b, 1, &index, value);
 }
 
 static Stmt *loop(Var *var, int64_t extent, ForKind kind, Stmt *body)
 {
-    return tcc_stmt_for(arena, var, num(0), num(extent), kind, body);
+    return tci_stmt_for(arena, var, num(0), num(extent), kind, body);
 }
 
 static Stmt *seq2(Stmt *a, Stmt *b)
 {
-    return tcc_stmt_seq2(arena, a, b);
+    return tci_stmt_seq2(arena, a, b);
 }
 
 /* A kernel of `body` (in the test's arena) launching `threads` threads in x. */
 static Kernel *kernel_of(Stmt *body, int64_t threads)
 {
-    Kernel *k = tcc_arena_alloc(arena, sizeof *k);
+    Kernel *k = tci_arena_alloc(arena, sizeof *k);
     k->name = "test";
     k->arena = arena;
-    k->params = tcc_arena_alloc(arena, sizeof(Buffer *));
+    k->params = tci_arena_alloc(arena, sizeof(Buffer *));
     for (int d = 0; d < 6; d++)
         k->launch[d] = 1;
     if (threads > 1) {
@@ -115,8 +115,8 @@ static Kernel *kernel_of(Stmt *body, int64_t threads)
 static char *stmt_text(const Stmt *s)
 {
     StrBuf sb;
-    tcc_strbuf_init(&sb);
-    tcc_print_stmt(&sb, s, 0);
+    tci_strbuf_init(&sb);
+    tci_print_stmt(&sb, s, 0);
     ck_assert(!sb.failed);
     return sb.data;
 }
@@ -144,9 +144,9 @@ START_TEST(flatten_makes_row_major_offsets)
     Buffer *g = buffer("G", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 3, shape);
     Buffer *h = buffer("H", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 3, shape);
     Expr *index[3] = {x, i, j};
-    Stmt *s = tcc_stmt_store(arena, h, 3, index, tcc_ir_load(arena, g, 3, index));
+    Stmt *s = tci_stmt_store(arena, h, 3, index, tci_ir_load(arena, g, 3, index));
     Kernel *k = kernel_of(s, 1);
-    ck_assert_int_eq(tcc_pass_flatten(ctx, k), TCC_OK);
+    ck_assert_int_eq(tci_pass_flatten(ctx, k), TCC_OK);
     /* Strides are the products of the later dimensions: 3*4 and 4. The sum nests to the
      * right (inner dimensions first); simplify flattens it later. */
     check_stmt(k->body, "H[x * 12 + (i * 4 + j)] = G[x * 12 + (i * 4 + j)]\n");
@@ -163,9 +163,9 @@ START_TEST(flatten_subtracts_region_mins)
     s_buf->min[0] = r;
     Buffer *g = buffer("G", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 2, gshape);
     Expr *index[2] = {add(r, i), j};
-    Stmt *copy = tcc_stmt_store(arena, s_buf, 2, index, tcc_ir_load(arena, g, 2, index));
+    Stmt *copy = tci_stmt_store(arena, s_buf, 2, index, tci_ir_load(arena, g, 2, index));
     Stmt *body =
-        tcc_stmt_allocate(arena, s_buf, loop(vi, 2, FOR_SERIAL, loop(vj, 8, FOR_SERIAL, copy)));
+        tci_stmt_allocate(arena, s_buf, loop(vi, 2, FOR_SERIAL, loop(vj, 8, FOR_SERIAL, copy)));
     Kernel *k = kernel_of(body, 1);
     check_stmt(k->body, "allocate S: float32 shared [2, 8] min [r, 0] {\n"
                         "  for i in 0..2 {\n"
@@ -174,7 +174,7 @@ START_TEST(flatten_subtracts_region_mins)
                         "    }\n"
                         "  }\n"
                         "}\n");
-    ck_assert_int_eq(tcc_pass_flatten(ctx, k), TCC_OK);
+    ck_assert_int_eq(tci_pass_flatten(ctx, k), TCC_OK);
     /* The allocation's region start has done its work and is no longer printed. */
     check_stmt(k->body, "allocate S: float32 shared [2, 8] {\n"
                         "  for i in 0..2 {\n"
@@ -185,7 +185,7 @@ START_TEST(flatten_subtracts_region_mins)
                         "}\n");
     ck_assert_ptr_null(s_buf->min[0]);
     /* simplify then cancels r. */
-    ck_assert_int_eq(tcc_pass_simplify(ctx, k), TCC_OK);
+    ck_assert_int_eq(tci_pass_simplify(ctx, k), TCC_OK);
     char *text = stmt_text(k->body);
     tcc_assert_contains(text, "S[i * 8 + j] = G[r * 8 + i * 8 + j]");
     free(text);
@@ -208,8 +208,8 @@ START_TEST(flatten_wmma_memory_index)
                   .nindex = 2,
                   .memory_index = memory,
                   .stride = 32};
-    Kernel *k = kernel_of(tcc_stmt_wmma(arena, &w), 1);
-    ck_assert_int_eq(tcc_pass_flatten(ctx, k), TCC_OK);
+    Kernel *k = kernel_of(tci_stmt_wmma(arena, &w), 1);
+    ck_assert_int_eq(tci_pass_flatten(ctx, k), TCC_OK);
     check_stmt(k->body,
                "wmma.store_matrix(&C[x * 16 * 32 + i * 16], F[x], stride 32, row_major)    "
                "// m16n16k16\n");
@@ -222,7 +222,7 @@ START_TEST(flatten_leaves_flat_kernels_alone)
     Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *body = loop(vi, 64, FOR_SERIAL, store1(b, i, load1(b, add(i, num(1)))));
     Kernel *k = kernel_of(body, 1);
-    ck_assert_int_eq(tcc_pass_flatten(ctx, k), TCC_OK);
+    ck_assert_int_eq(tci_pass_flatten(ctx, k), TCC_OK);
     ck_assert_ptr_eq(k->body, body); /* nothing to do: the same tree */
 }
 END_TEST
@@ -237,7 +237,7 @@ START_TEST(simplify_removes_unit_loops)
     Stmt *body =
         loop(vi, 1, FOR_SERIAL, loop(vj, 8, FOR_SERIAL, store1(b, index, load1(a, index))));
     Kernel *k = kernel_of(body, 1);
-    ck_assert_int_eq(tcc_pass_simplify(ctx, k), TCC_OK);
+    ck_assert_int_eq(tci_pass_simplify(ctx, k), TCC_OK);
     check_stmt(k->body, "for j in 0..8 {\n  B[j] = A[j]\n}\n");
 }
 END_TEST
@@ -246,9 +246,9 @@ START_TEST(simplify_unit_loop_takes_its_min)
 {
     /* for i in 3..4 runs once with i = 3. */
     Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
-    Stmt *body = tcc_stmt_for(arena, vi, num(3), num(1), FOR_SERIAL, store1(b, mul(i, 2), num(0)));
+    Stmt *body = tci_stmt_for(arena, vi, num(3), num(1), FOR_SERIAL, store1(b, mul(i, 2), num(0)));
     Kernel *k = kernel_of(body, 1);
-    ck_assert_int_eq(tcc_pass_simplify(ctx, k), TCC_OK);
+    ck_assert_int_eq(tci_pass_simplify(ctx, k), TCC_OK);
     check_stmt(k->body, "B[6] = 0\n");
 }
 END_TEST
@@ -257,9 +257,9 @@ START_TEST(simplify_keeps_thread_loops_of_one)
 {
     /* A launch of one thread still binds its variable: it is not a loop to remove. */
     Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
-    Stmt *body = tcc_stmt_thread(arena, tx, TCC_THREAD_X, 1, store1(b, t, num(0)));
+    Stmt *body = tci_stmt_thread(arena, tx, TCC_THREAD_X, 1, store1(b, t, num(0)));
     Kernel *k = kernel_of(body, 1);
-    ck_assert_int_eq(tcc_pass_simplify(ctx, k), TCC_OK);
+    ck_assert_int_eq(tci_pass_simplify(ctx, k), TCC_OK);
     check_stmt(k->body, "launch threadIdx.x in 0..1 {\n  B[threadIdx.x] = 0\n}\n");
 }
 END_TEST
@@ -271,10 +271,10 @@ START_TEST(simplify_folds_arithmetic_with_loop_ranges)
     Expr *index =
         add(bin(EXPR_DIV, add(mul(x, 16), j), num(16)), bin(EXPR_MOD, add(mul(x, 16), j), num(16)));
     Stmt *inner = loop(vj, 16, FOR_SERIAL, store1(b, index, num(0)));
-    Stmt *unit = tcc_stmt_for(arena, vi, num(0), add(bin(EXPR_SUB, x, x), num(1)), FOR_SERIAL,
+    Stmt *unit = tci_stmt_for(arena, vi, num(0), add(bin(EXPR_SUB, x, x), num(1)), FOR_SERIAL,
                               store1(b, add(i, x), num(1)));
     Kernel *k = kernel_of(seq2(inner, unit), 1);
-    ck_assert_int_eq(tcc_pass_simplify(ctx, k), TCC_OK);
+    ck_assert_int_eq(tci_pass_simplify(ctx, k), TCC_OK);
     check_stmt(k->body, "for j in 0..16 {\n  B[x + j] = 0\n}\nB[x] = 1\n");
 }
 END_TEST
@@ -288,7 +288,7 @@ START_TEST(vectorize_contiguous_store_becomes_ramp)
     Expr *index = add(mul(x, 8), j);
     Stmt *body = loop(vj, 8, FOR_VECTORIZED, store1(b, index, load1(a, index)));
     Kernel *k = kernel_of(loop(vx, 8, FOR_SERIAL, body), 1);
-    ck_assert_int_eq(tcc_pass_vectorize(ctx, k), TCC_OK);
+    ck_assert_int_eq(tci_pass_vectorize(ctx, k), TCC_OK);
     check_stmt(k->body, "for x in 0..8 {\n  B[ramp(x * 8, 1, 8)] = A[ramp(x * 8, 1, 8)]\n}\n");
     const Stmt *store = k->body->loop.body;
     ck_assert_int_eq(store->kind, STMT_STORE);
@@ -304,9 +304,9 @@ START_TEST(vectorize_through_a_cast)
     Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
     Expr *index = add(j, mul(x, 8));
     Stmt *body = loop(vj, 8, FOR_VECTORIZED,
-                      store1(b, index, tcc_ir_cast(arena, TCC_FLOAT32, load1(h, index))));
+                      store1(b, index, tci_ir_cast(arena, TCC_FLOAT32, load1(h, index))));
     Kernel *k = kernel_of(body, 1);
-    ck_assert_int_eq(tcc_pass_vectorize(ctx, k), TCC_OK);
+    ck_assert_int_eq(tci_pass_vectorize(ctx, k), TCC_OK);
     check_stmt(k->body, "B[ramp(x * 8, 1, 8)] = float32x8(H[ramp(x * 8, 1, 8)])\n");
 }
 END_TEST
@@ -322,13 +322,13 @@ START_TEST(vectorize_non_contiguous_stays_scalar)
     /* Arithmetic on the loaded value would need broadcasts: scalar too. */
     Stmt *scaled =
         loop(vj, 8, FOR_VECTORIZED,
-             store1(b, j, bin(EXPR_MUL, load1(a, j), tcc_ir_float(arena, 2, TCC_FLOAT32))));
+             store1(b, j, bin(EXPR_MUL, load1(a, j), tci_ir_float(arena, 2, TCC_FLOAT32))));
     /* A loop not starting at 0. */
     Stmt *offset =
-        tcc_stmt_for(arena, vj, num(4), num(8), FOR_VECTORIZED, store1(b, j, load1(a, j)));
+        tci_stmt_for(arena, vj, num(4), num(8), FOR_VECTORIZED, store1(b, j, load1(a, j)));
     Stmt *items[4] = {strided, gather, scaled, offset};
-    Kernel *k = kernel_of(tcc_stmt_seq(arena, 4, items), 1);
-    ck_assert_int_eq(tcc_pass_vectorize(ctx, k), TCC_OK);
+    Kernel *k = kernel_of(tci_stmt_seq(arena, 4, items), 1);
+    ck_assert_int_eq(tci_pass_vectorize(ctx, k), TCC_OK);
     /* Each stays a loop, now an ordinary one: a vector is a speed-up, never a change. */
     check_stmt(k->body, "for j in 0..8 {\n  B[j * 2] = A[j * 2]\n}\n"
                         "for j in 0..8 {\n  B[j] = A[j * 8]\n}\n"
@@ -344,11 +344,11 @@ START_TEST(vectorize_select_with_a_shared_condition)
     Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
     Buffer *a = buffer1("A", TCC_SCOPE_GLOBAL, 64);
     Expr *index = add(mul(x, 8), j);
-    Expr *value = tcc_ir_select(arena, bin(EXPR_LT, x, num(5)), load1(a, index),
-                                tcc_ir_float(arena, 0, TCC_FLOAT32));
+    Expr *value = tci_ir_select(arena, bin(EXPR_LT, x, num(5)), load1(a, index),
+                                tci_ir_float(arena, 0, TCC_FLOAT32));
     Stmt *body = loop(vj, 8, FOR_VECTORIZED, store1(b, index, value));
     Kernel *k = kernel_of(loop(vx, 8, FOR_SERIAL, body), 1);
-    ck_assert_int_eq(tcc_pass_vectorize(ctx, k), TCC_OK);
+    ck_assert_int_eq(tci_pass_vectorize(ctx, k), TCC_OK);
     check_stmt(k->body, "for x in 0..8 {\n"
                         "  B[ramp(x * 8, 1, 8)] = if_then_else(x < 5, A[ramp(x * 8, 1, 8)], 0f)\n"
                         "}\n");
@@ -360,11 +360,11 @@ START_TEST(vectorize_select_whose_condition_differs_between_lanes_stays_scalar)
     Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
     Buffer *a = buffer1("A", TCC_SCOPE_GLOBAL, 64);
     Expr *index = add(mul(x, 8), j);
-    Expr *value = tcc_ir_select(arena, bin(EXPR_LT, index, num(61)), load1(a, index),
-                                tcc_ir_float(arena, 0, TCC_FLOAT32));
+    Expr *value = tci_ir_select(arena, bin(EXPR_LT, index, num(61)), load1(a, index),
+                                tci_ir_float(arena, 0, TCC_FLOAT32));
     Stmt *body = loop(vj, 8, FOR_VECTORIZED, store1(b, index, value));
     Kernel *k = kernel_of(loop(vx, 8, FOR_SERIAL, body), 1);
-    ck_assert_int_eq(tcc_pass_vectorize(ctx, k), TCC_OK);
+    ck_assert_int_eq(tci_pass_vectorize(ctx, k), TCC_OK);
     char *text = stmt_text(k->body);
     ck_assert_ptr_null(strstr(text, "ramp("));
     ck_assert_ptr_nonnull(strstr(text, "for j in 0..8 {"));
@@ -377,7 +377,7 @@ START_TEST(vectorize_ignores_other_loops)
     Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *body = loop(vj, 8, FOR_SERIAL, store1(b, j, num(0)));
     Kernel *k = kernel_of(body, 1);
-    ck_assert_int_eq(tcc_pass_vectorize(ctx, k), TCC_OK);
+    ck_assert_int_eq(tci_pass_vectorize(ctx, k), TCC_OK);
     ck_assert_ptr_eq(k->body, body);
 }
 END_TEST
@@ -390,7 +390,7 @@ START_TEST(unroll_auto_replicates_loops_within_the_step_budget)
     Stmt *small = loop(vi, 4, FOR_SERIAL, store1(b, i, num(1)));
     Stmt *big = loop(vj, 32, FOR_SERIAL, store1(b, j, num(2)));
     Kernel *k = kernel_of(seq2(small, big), 1);
-    ck_assert_int_eq(tcc_pass_unroll(ctx, k, 16), TCC_OK);
+    ck_assert_int_eq(tci_pass_unroll(ctx, k, 16), TCC_OK);
     check_stmt(k->body, "B[0] = 1\nB[1] = 1\nB[2] = 1\nB[3] = 1\n"
                         "for j in 0..32 {\n  B[j] = 2\n}\n");
 }
@@ -403,7 +403,7 @@ START_TEST(unroll_auto_counts_the_steps_of_nests)
     Stmt *square =
         loop(vi, 4, FOR_SERIAL, loop(vj, 4, FOR_SERIAL, store1(b, add(mul(i, 4), j), num(0))));
     Kernel *k = kernel_of(square, 1);
-    ck_assert_int_eq(tcc_pass_unroll(ctx, k, 16), TCC_OK);
+    ck_assert_int_eq(tci_pass_unroll(ctx, k, 16), TCC_OK);
     char *text = stmt_text(k->body);
     ck_assert_int_eq(count(text, "B["), 16);
     ck_assert_int_eq(count(text, "for "), 0);
@@ -413,7 +413,7 @@ START_TEST(unroll_auto_counts_the_steps_of_nests)
     Stmt *wide =
         loop(vi, 4, FOR_SERIAL, loop(vj, 8, FOR_SERIAL, store1(b, add(mul(i, 8), j), num(0))));
     k = kernel_of(wide, 1);
-    ck_assert_int_eq(tcc_pass_unroll(ctx, k, 16), TCC_OK);
+    ck_assert_int_eq(tci_pass_unroll(ctx, k, 16), TCC_OK);
     text = stmt_text(k->body);
     ck_assert_int_eq(count(text, "for i in 0..4 {"), 1);
     ck_assert_int_eq(count(text, "B["), 8);
@@ -427,7 +427,7 @@ START_TEST(unroll_max_step_zero_unrolls_nothing_automatically)
     Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *body = loop(vi, 2, FOR_SERIAL, store1(b, i, num(1)));
     Kernel *k = kernel_of(body, 1);
-    ck_assert_int_eq(tcc_pass_unroll(ctx, k, 0), TCC_OK);
+    ck_assert_int_eq(tci_pass_unroll(ctx, k, 0), TCC_OK);
     check_stmt(k->body, "for i in 0..2 {\n  B[i] = 1\n}\n");
 }
 END_TEST
@@ -437,9 +437,9 @@ START_TEST(unroll_explicit_loops_always)
     /* FOR_UNROLLED is unrolled whatever the budget, even with a loop kept inside it. */
     Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 256);
     Stmt *inner = loop(vj, 32, FOR_SERIAL, store1(b, add(mul(i, 32), j), num(0)));
-    Stmt *body = tcc_stmt_for(arena, vi, num(2), num(3), FOR_UNROLLED, inner);
+    Stmt *body = tci_stmt_for(arena, vi, num(2), num(3), FOR_UNROLLED, inner);
     Kernel *k = kernel_of(body, 1);
-    ck_assert_int_eq(tcc_pass_unroll(ctx, k, 0), TCC_OK);
+    ck_assert_int_eq(tci_pass_unroll(ctx, k, 0), TCC_OK);
     check_stmt(k->body, "for j in 0..32 {\n  B[j + 64] = 0\n}\n"
                         "for j in 0..32 {\n  B[j + 96] = 0\n}\n"
                         "for j in 0..32 {\n  B[j + 128] = 0\n}\n");
@@ -450,12 +450,12 @@ START_TEST(unroll_keeps_loops_it_cannot_count)
 {
     Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
     /* A marked loop of unknown extent becomes an ordinary loop. */
-    Stmt *unknown = tcc_stmt_for(arena, vi, num(0), x, FOR_UNROLLED, store1(b, i, num(0)));
+    Stmt *unknown = tci_stmt_for(arena, vi, num(0), x, FOR_UNROLLED, store1(b, i, num(0)));
     /* Thread and vectorized loops are never replicated, nor anything around them. */
     Stmt *thread = loop(vj, 2, FOR_SERIAL,
-                        tcc_stmt_thread(arena, tx, TCC_THREAD_X, 4, store1(b, add(t, j), num(0))));
+                        tci_stmt_thread(arena, tx, TCC_THREAD_X, 4, store1(b, add(t, j), num(0))));
     Kernel *k = kernel_of(seq2(unknown, thread), 4);
-    ck_assert_int_eq(tcc_pass_unroll(ctx, k, 64), TCC_OK);
+    ck_assert_int_eq(tci_pass_unroll(ctx, k, 64), TCC_OK);
     ck_assert_int_eq(k->body->kind, STMT_SEQ);
     const Stmt *kept = k->body->seq.items[0];
     ck_assert_int_eq(kept->kind, STMT_FOR);
@@ -476,7 +476,7 @@ END_TEST
 static Kernel *threaded(Buffer *shared, Stmt *body)
 {
     return kernel_of(
-        tcc_stmt_allocate(arena, shared, tcc_stmt_thread(arena, tx, TCC_THREAD_X, 32, body)), 32);
+        tci_stmt_allocate(arena, shared, tci_stmt_thread(arena, tx, TCC_THREAD_X, 32, body)), 32);
 }
 
 static Expr *mirror(void)
@@ -490,7 +490,7 @@ START_TEST(thread_sync_barrier_before_read_after_write)
     Buffer *g = buffer1("G", TCC_SCOPE_GLOBAL, 32);
     Buffer *h = buffer1("H", TCC_SCOPE_GLOBAL, 32);
     Kernel *k = threaded(s, seq2(store1(s, t, load1(g, t)), store1(h, t, load1(s, mirror()))));
-    ck_assert_int_eq(tcc_pass_thread_sync(ctx, k), TCC_OK);
+    ck_assert_int_eq(tci_pass_thread_sync(ctx, k), TCC_OK);
     check_stmt(k->body, "allocate S: float32 shared [32] {\n"
                         "  launch threadIdx.x in 0..32 {\n"
                         "    S[threadIdx.x] = G[threadIdx.x]\n"
@@ -507,7 +507,7 @@ START_TEST(thread_sync_barrier_before_write_after_read)
     Buffer *s = buffer1("S", TCC_SCOPE_SHARED, 32);
     Buffer *h = buffer1("H", TCC_SCOPE_GLOBAL, 32);
     Kernel *k = threaded(s, seq2(store1(h, t, load1(s, mirror())), store1(s, t, num(0))));
-    ck_assert_int_eq(tcc_pass_thread_sync(ctx, k), TCC_OK);
+    ck_assert_int_eq(tci_pass_thread_sync(ctx, k), TCC_OK);
     char *text = stmt_text(k->body);
     ck_assert_int_eq(count(text, "__syncthreads()"), 1);
     ck_assert_ptr_nonnull(strstr(text, "H[threadIdx.x] = S[31 - threadIdx.x]\n    __syncthreads()\n"
@@ -526,7 +526,7 @@ START_TEST(thread_sync_barrier_across_loop_iterations)
     Expr *global = add(mul(i, 32), t);
     Stmt *body = seq2(store1(s, t, load1(g, global)), store1(h, global, load1(s, mirror())));
     Kernel *k = threaded(s, loop(vi, 4, FOR_SERIAL, body));
-    ck_assert_int_eq(tcc_pass_thread_sync(ctx, k), TCC_OK);
+    ck_assert_int_eq(tci_pass_thread_sync(ctx, k), TCC_OK);
     check_stmt(k->body, "allocate S: float32 shared [32] {\n"
                         "  launch threadIdx.x in 0..32 {\n"
                         "    for i in 0..4 {\n"
@@ -546,7 +546,7 @@ START_TEST(thread_sync_none_for_write_after_write)
     Stmt *twice = seq2(store1(s, t, num(1)), store1(s, t, num(2)));
     Stmt *repeated = loop(vi, 4, FOR_SERIAL, store1(s, t, i));
     Kernel *k = threaded(s, seq2(twice, repeated));
-    ck_assert_int_eq(tcc_pass_thread_sync(ctx, k), TCC_OK);
+    ck_assert_int_eq(tci_pass_thread_sync(ctx, k), TCC_OK);
     char *text = stmt_text(k->body);
     ck_assert_int_eq(count(text, "__syncthreads()"), 0);
     free(text);
@@ -562,7 +562,7 @@ START_TEST(thread_sync_none_for_local_or_global_memory)
     Stmt *local = seq2(store1(l, t, num(1)), store1(h, t, load1(l, mirror())));
     Stmt *global = seq2(store1(g, t, num(1)), store1(h, t, load1(g, mirror())));
     Kernel *k = threaded(l, seq2(local, global));
-    ck_assert_int_eq(tcc_pass_thread_sync(ctx, k), TCC_OK);
+    ck_assert_int_eq(tci_pass_thread_sync(ctx, k), TCC_OK);
     char *text = stmt_text(k->body);
     ck_assert_int_eq(count(text, "__syncthreads()"), 0);
     free(text);
@@ -587,8 +587,8 @@ START_TEST(thread_sync_wmma_shared_accesses)
                   .memory_index = &zero,
                   .stride = 16};
     Stmt *fill = loop(vi, 8, FOR_SERIAL, store1(s, add(mul(i, 32), t), num(0)));
-    Kernel *k = threaded(s, seq2(fill, tcc_stmt_wmma(arena, &w)));
-    ck_assert_int_eq(tcc_pass_thread_sync(ctx, k), TCC_OK);
+    Kernel *k = threaded(s, seq2(fill, tci_stmt_wmma(arena, &w)));
+    ck_assert_int_eq(tci_pass_thread_sync(ctx, k), TCC_OK);
     char *text = stmt_text(k->body);
     ck_assert_int_eq(count(text, "__syncthreads()"), 1);
     ck_assert_ptr_nonnull(strstr(text, "  }\n    __syncthreads()\n    wmma.load_matrix_a("));
@@ -604,9 +604,9 @@ START_TEST(thread_sync_barrier_stays_out_of_guarded_code)
     Buffer *g = buffer1("G", TCC_SCOPE_GLOBAL, 32);
     Buffer *h = buffer1("H", TCC_SCOPE_GLOBAL, 32);
     Stmt *read = store1(h, t, load1(s, add(t, num(16))));
-    Stmt *guarded = tcc_stmt_if(arena, bin(EXPR_LT, t, num(16)), read, NULL);
+    Stmt *guarded = tci_stmt_if(arena, bin(EXPR_LT, t, num(16)), read, NULL);
     Kernel *k = threaded(s, seq2(store1(s, t, load1(g, t)), guarded));
-    ck_assert_int_eq(tcc_pass_thread_sync(ctx, k), TCC_OK);
+    ck_assert_int_eq(tci_pass_thread_sync(ctx, k), TCC_OK);
     check_stmt(k->body, "allocate S: float32 shared [32] {\n"
                         "  launch threadIdx.x in 0..32 {\n"
                         "    S[threadIdx.x] = G[threadIdx.x]\n"
@@ -627,10 +627,10 @@ START_TEST(thread_sync_guarded_write_then_read)
     Buffer *h = buffer1("H", TCC_SCOPE_GLOBAL, 32);
     Stmt *inside =
         seq2(store1(s, t, load1(g, t)), store1(h, t, load1(s, bin(EXPR_SUB, num(15), t))));
-    Stmt *guarded = tcc_stmt_if(arena, bin(EXPR_LT, t, num(16)), inside, NULL);
+    Stmt *guarded = tci_stmt_if(arena, bin(EXPR_LT, t, num(16)), inside, NULL);
     Kernel *k = threaded(s, guarded);
     /* Threads 16..31 would never reach a barrier inside the if: refused, never placed. */
-    ck_assert_int_eq(tcc_pass_thread_sync(ctx, k), TCC_ERROR_SCHEDULE);
+    ck_assert_int_eq(tci_pass_thread_sync(ctx, k), TCC_ERROR_SCHEDULE);
     tcc_assert_contains(tcc_last_error(ctx), "only some threads run");
     char *text = stmt_text(k->body);
     ck_assert_int_eq(count(text, "__syncthreads()"), 0);
@@ -638,8 +638,8 @@ START_TEST(thread_sync_guarded_write_then_read)
     /* The same inside a launch of 16 threads in a block of 32 (two stages bound threadIdx.x
      * with different extents): codegen guards the launch with threadIdx.x < 16. */
     Kernel *partial = kernel_of(
-        tcc_stmt_allocate(arena, s, tcc_stmt_thread(arena, tx, TCC_THREAD_X, 16, inside)), 32);
-    ck_assert_int_eq(tcc_pass_thread_sync(ctx, partial), TCC_ERROR_SCHEDULE);
+        tci_stmt_allocate(arena, s, tci_stmt_thread(arena, tx, TCC_THREAD_X, 16, inside)), 32);
+    ck_assert_int_eq(tci_pass_thread_sync(ctx, partial), TCC_ERROR_SCHEDULE);
     text = stmt_text(partial->body);
     ck_assert_int_eq(count(text, "__syncthreads()"), 0);
     free(text);
@@ -702,11 +702,11 @@ static tcc_status lower_small(const char *pass, Printed *printed)
     options.print_after_pass = pass;
     options.print_callback = on_print;
     options.print_user = printed;
-    Arena *kernel_arena = tcc_arena_create();
+    Arena *kernel_arena = tci_arena_create();
     Kernel *kernel = NULL;
     tcc_tensor *params[2] = {small_a, b};
-    tcc_status status = tcc_lower(func, 2, params, &options, kernel_arena, &kernel);
-    tcc_arena_destroy(kernel_arena);
+    tcc_status status = tci_lower(func, 2, params, &options, kernel_arena, &kernel);
+    tci_arena_destroy(kernel_arena);
     tcc_func_destroy(func);
     return status;
 }
@@ -773,18 +773,18 @@ START_TEST(print_after_without_callback_is_quiet)
     tcc_build_options options;
     memset(&options, 0, sizeof options);
     options.print_after_pass = "all";
-    Arena *kernel_arena = tcc_arena_create();
+    Arena *kernel_arena = tci_arena_create();
     Kernel *kernel = NULL;
     tcc_tensor *params[2] = {small_a, b};
-    ck_assert_int_eq(tcc_lower(func, 2, params, &options, kernel_arena, &kernel), TCC_OK);
+    ck_assert_int_eq(tci_lower(func, 2, params, &options, kernel_arena, &kernel), TCC_OK);
     ck_assert_ptr_nonnull(kernel);
     /* No axis names given: they are named after the tensor, <name>.i0, <name>.i1. */
     StrBuf sb;
-    tcc_strbuf_init(&sb);
-    tcc_print_kernel(&sb, kernel);
+    tci_strbuf_init(&sb);
+    tci_print_kernel(&sb, kernel);
     tcc_assert_contains(sb.data, ".i0 in 0..8 {");
-    tcc_strbuf_free(&sb);
-    tcc_arena_destroy(kernel_arena);
+    tci_strbuf_free(&sb);
+    tci_arena_destroy(kernel_arena);
     tcc_func_destroy(func);
 }
 END_TEST
@@ -811,13 +811,13 @@ static void seed_lower(Seed *seed, int auto_unroll_max_step)
     memset(&options, 0, sizeof options);
     options.arch = TCC_SM_80;
     options.auto_unroll_max_step = auto_unroll_max_step;
-    seed->arena = tcc_arena_create();
+    seed->arena = tci_arena_create();
     tcc_tensor *params[3] = {conv.input, conv.filter, conv.output};
-    ck_assert_msg(tcc_lower(seed->func, 3, params, &options, seed->arena, &seed->kernel) == TCC_OK,
+    ck_assert_msg(tci_lower(seed->func, 3, params, &options, seed->arena, &seed->kernel) == TCC_OK,
                   "%s", tcc_last_error(ctx));
     StrBuf sb;
-    tcc_strbuf_init(&sb);
-    tcc_print_kernel(&sb, seed->kernel);
+    tci_strbuf_init(&sb);
+    tci_print_kernel(&sb, seed->kernel);
     ck_assert(!sb.failed);
     seed->text = sb.data;
 }
@@ -825,7 +825,7 @@ static void seed_lower(Seed *seed, int auto_unroll_max_step)
 static void seed_free(Seed *seed)
 {
     free(seed->text);
-    tcc_arena_destroy(seed->arena);
+    tci_arena_destroy(seed->arena);
     tcc_func_destroy(seed->func);
 }
 
@@ -955,7 +955,7 @@ START_TEST(seed_two_barriers_per_kh_iteration)
     ck_assert_int_eq(count_kind(seed.kernel->body, STMT_BARRIER), 2);
     const Stmt *kh = find_loop(seed.kernel->body, "kh");
     ck_assert_ptr_nonnull(kh);
-    ck_assert(tcc_expr_is_int(kh->loop.extent, 3));
+    ck_assert(tci_expr_is_int(kh->loop.extent, 3));
     /* Both inside the kh body: one before the shared copies overwrite what the previous
      * iteration's fragment loads read, one between the copies and the loads. */
     ck_assert_int_eq(count_kind(kh->loop.body, STMT_BARRIER), 2);
@@ -1009,7 +1009,7 @@ START_TEST(seed_lowers_the_same_twice)
     /* Lowering leaves nothing behind on the schedule that changes the next lowering. */
     Seed seed;
     seed_lower(&seed, 16);
-    Arena *again = tcc_arena_create();
+    Arena *again = tci_arena_create();
     Kernel *kernel = NULL;
     tcc_build_options options;
     memset(&options, 0, sizeof options);
@@ -1019,13 +1019,13 @@ START_TEST(seed_lowers_the_same_twice)
         if (strcmp(seed.func->tensors[k]->name, "Conv") == 0)
             params[2] = seed.func->tensors[k];
     ck_assert_ptr_nonnull(params[2]);
-    ck_assert_int_eq(tcc_lower(seed.func, 3, params, &options, again, &kernel), TCC_OK);
+    ck_assert_int_eq(tci_lower(seed.func, 3, params, &options, again, &kernel), TCC_OK);
     StrBuf sb;
-    tcc_strbuf_init(&sb);
-    tcc_print_kernel(&sb, kernel);
+    tci_strbuf_init(&sb);
+    tci_print_kernel(&sb, kernel);
     ck_assert_str_eq(sb.data, seed.text);
-    tcc_strbuf_free(&sb);
-    tcc_arena_destroy(again);
+    tci_strbuf_free(&sb);
+    tci_arena_destroy(again);
     seed_free(&seed);
 }
 END_TEST

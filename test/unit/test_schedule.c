@@ -1,6 +1,6 @@
 /*
  * Schedule primitives (lib/schedule.c), each checked by its effect on the loop nest that
- * tcc_lower builds: the loop IR printed after schedule_ops (or after a later pass where
+ * tci_lower builds: the loop IR printed after schedule_ops (or after a later pass where
  * the primitive acts there), matched line by line. Then each primitive misused: the
  * status and a one-line message that names the problem.
  */
@@ -138,16 +138,16 @@ static char *lower_after(int nparam, tcc_tensor *const *params, const char *pass
     options.print_callback = capture;
     Capture captured = {0};
     options.print_user = &captured;
-    Arena *arena = tcc_arena_create();
+    Arena *arena = tci_arena_create();
     Kernel *kernel = NULL;
-    *status = tcc_lower(func, nparam, params, &options, arena, &kernel);
+    *status = tci_lower(func, nparam, params, &options, arena, &kernel);
     if (*status == TCC_OK)
         ck_assert_int_eq(captured.calls, 1);
     if (kernel_out && arena_out && *status == TCC_OK) {
         *kernel_out = kernel;
         *arena_out = arena;
     } else {
-        tcc_arena_destroy(arena);
+        tci_arena_destroy(arena);
     }
     return captured.text;
 }
@@ -358,7 +358,7 @@ START_TEST(split_guard_follows_later_fuse)
     /* A non-dividing split whose outer and inner axes are fused again: the guard must be
      * written in the loop that remains, not in the split's own variables (which no loop
      * defines any more). HEAD e2079d5 printed `if (i.outer * 10 + i.inner < 64)` inside
-     * `for i.outer.i.inner.fused`; split_guards now goes through tcc_axis_offset. */
+     * `for i.outer.i.inner.fused`; split_guards now goes through tci_axis_offset. */
     Elementwise e = elementwise(times_two);
     tcc_iter_var *outer, *inner, *fused;
     ck_assert_int_eq(tcc_split(e.stage, e.i, 10, &outer, &inner), TCC_OK);
@@ -508,7 +508,7 @@ START_TEST(bind_makes_launch_loops_and_the_launch_shape)
     ck_assert_ptr_null(kernel->thread_var[TCC_THREAD_Y]);
     ck_assert_str_eq(kernel->thread_var[TCC_THREAD_X]->name, "threadIdx.x");
     free(text);
-    tcc_arena_destroy(arena);
+    tci_arena_destroy(arena);
 }
 END_TEST
 
@@ -1087,11 +1087,11 @@ START_TEST(error_primitives_before_the_schedule)
     ck_assert_int_eq(tcc_split(NULL, tcc_tensor_axis(m.c, 0), 4, NULL, NULL),
                      TCC_ERROR_INVALID_ARGUMENT);
     tcc_tensor *params[3] = {m.a, m.b, m.c};
-    Arena *arena = tcc_arena_create();
+    Arena *arena = tci_arena_create();
     Kernel *kernel = NULL;
-    assert_error(tcc_lower(func, 3, params, NULL, arena, &kernel), TCC_ERROR_INVALID_ARGUMENT,
+    assert_error(tci_lower(func, 3, params, NULL, arena, &kernel), TCC_ERROR_INVALID_ARGUMENT,
                  "create the schedule before building");
-    tcc_arena_destroy(arena);
+    tci_arena_destroy(arena);
     ck_assert_int_eq(tcc_schedule_create(func, 1, &m.c), TCC_OK);
     assert_error(tcc_schedule_create(func, 1, &m.c), TCC_ERROR_INVALID_ARGUMENT,
                  "the schedule already exists");
@@ -1102,7 +1102,7 @@ START_TEST(error_of_a_failed_definition_survives)
 {
     /* A builder failed (a dimension of size 0); later calls report that first failure's
      * status and keep its message. HEAD e2079d5 re-recorded it with
-     * tcc_fail(ctx, ..., "%s", ctx->error): vsnprintf from the buffer into itself
+     * tci_fail(ctx, ..., "%s", ctx->error): vsnprintf from the buffer into itself
      * (undefined behaviour), which left an empty message. */
     int64_t bad[1] = {0};
     ck_assert_ptr_null(tcc_placeholder(func, "A", 1, bad, TCC_FLOAT32));
@@ -1110,12 +1110,12 @@ START_TEST(error_of_a_failed_definition_survives)
     tcc_tensor *none = NULL;
     assert_error(tcc_schedule_create(func, 1, &none), TCC_ERROR_INVALID_ARGUMENT,
                  "tensor A: dimension 0 has size 0 (must be at least 1)");
-    Arena *arena = tcc_arena_create();
+    Arena *arena = tci_arena_create();
     Kernel *kernel = NULL;
-    assert_error(tcc_lower(func, 0, NULL, NULL, arena, &kernel), TCC_ERROR_INVALID_ARGUMENT,
+    assert_error(tci_lower(func, 0, NULL, NULL, arena, &kernel), TCC_ERROR_INVALID_ARGUMENT,
                  "tensor A: dimension 0 has size 0 (must be at least 1)");
     ck_assert_ptr_null(kernel);
-    tcc_arena_destroy(arena);
+    tci_arena_destroy(arena);
 }
 END_TEST
 

@@ -19,30 +19,30 @@ static Expr *x, *y, *z;
 
 static void setup(void)
 {
-    arena = tcc_arena_create();
+    arena = tci_arena_create();
     ck_assert_ptr_nonnull(arena);
-    vx = tcc_var(arena, "x", 0);
-    vy = tcc_var(arena, "y", 1);
-    vz = tcc_var(arena, "z", 2);
-    x = tcc_ir_var(arena, vx);
-    y = tcc_ir_var(arena, vy);
-    z = tcc_ir_var(arena, vz);
+    vx = tci_var(arena, "x", 0);
+    vy = tci_var(arena, "y", 1);
+    vz = tci_var(arena, "z", 2);
+    x = tci_ir_var(arena, vx);
+    y = tci_ir_var(arena, vy);
+    z = tci_ir_var(arena, vz);
 }
 
 static void teardown(void)
 {
-    tcc_arena_destroy(arena);
+    tci_arena_destroy(arena);
     arena = NULL;
 }
 
 static Expr *num(int64_t value)
 {
-    return tcc_ir_int(arena, value);
+    return tci_ir_int(arena, value);
 }
 
 static Expr *bin(ExprKind kind, Expr *a, Expr *b)
 {
-    return tcc_ir_binary(arena, kind, a, b);
+    return tci_ir_binary(arena, kind, a, b);
 }
 
 static Expr *add(Expr *a, Expr *b)
@@ -69,8 +69,8 @@ static Expr *mod(Expr *a, int64_t c)
 static char *text_of(const Expr *e)
 {
     StrBuf sb;
-    tcc_strbuf_init(&sb);
-    tcc_print_expr(&sb, e);
+    tci_strbuf_init(&sb);
+    tci_print_expr(&sb, e);
     ck_assert(!sb.failed);
     return sb.data;
 }
@@ -78,7 +78,7 @@ static char *text_of(const Expr *e)
 /* Fails unless e, simplified with `ranges`, prints as `expected`. */
 static void check_simplify(Expr *e, int nrange, const VarRange *ranges, const char *expected)
 {
-    char *text = text_of(tcc_simplify(arena, e, nrange, ranges));
+    char *text = text_of(tci_simplify(arena, e, nrange, ranges));
     ck_assert_msg(strcmp(text, expected) == 0, "simplified to \"%s\", expected \"%s\"", text,
                   expected);
     free(text);
@@ -92,16 +92,16 @@ static void check_plain(Expr *e, const char *expected)
 static void check_stmt(const Stmt *s, const char *expected)
 {
     StrBuf sb;
-    tcc_strbuf_init(&sb);
-    tcc_print_stmt(&sb, s, 0);
+    tci_strbuf_init(&sb);
+    tci_print_stmt(&sb, s, 0);
     ck_assert(!sb.failed);
     ck_assert_str_eq(sb.data, expected);
-    tcc_strbuf_free(&sb);
+    tci_strbuf_free(&sb);
 }
 
 static Buffer *buffer1(const char *name, int64_t size)
 {
-    return tcc_buffer_new(arena, name, TCC_FLOAT32, TCC_SCOPE_GLOBAL, 1, &size);
+    return tci_buffer_new(arena, name, TCC_FLOAT32, TCC_SCOPE_GLOBAL, 1, &size);
 }
 
 /* ---- linear arithmetic -------------------------------------------------------------- */
@@ -254,7 +254,7 @@ END_TEST
 
 static void check_bool(Expr *e, int nrange, const VarRange *ranges, bool value)
 {
-    Expr *s = tcc_simplify(arena, e, nrange, ranges);
+    Expr *s = tci_simplify(arena, e, nrange, ranges);
     ck_assert_int_eq(s->kind, EXPR_INT);
     ck_assert_int_eq(s->type, TCC_BOOL);
     ck_assert_int_eq(s->int_value, value);
@@ -313,9 +313,9 @@ START_TEST(and_or_fold)
     check_simplify(bin(EXPR_OR, unknown, known_false), 1, r, "y < 5");
     check_simplify(bin(EXPR_AND, unknown, bin(EXPR_LT, z, num(2))), 1, r, "y < 5 && z < 2");
     /* Not and select fold once their operand is decided. */
-    check_bool(tcc_ir_not(arena, known_false), 1, r, true);
-    check_simplify(tcc_ir_select(arena, known_true, y, z), 1, r, "y");
-    check_simplify(tcc_ir_select(arena, known_false, y, z), 1, r, "z");
+    check_bool(tci_ir_not(arena, known_false), 1, r, true);
+    check_simplify(tci_ir_select(arena, known_true, y, z), 1, r, "y");
+    check_simplify(tci_ir_select(arena, known_false, y, z), 1, r, "z");
 }
 END_TEST
 
@@ -323,28 +323,28 @@ START_TEST(simplify_reaches_inside_other_nodes)
 {
     /* Loads, casts and selects are atoms whose insides are simplified too. */
     int64_t size = 64;
-    Buffer *b = tcc_buffer_new(arena, "B", TCC_FLOAT16, TCC_SCOPE_GLOBAL, 1, &size);
+    Buffer *b = tci_buffer_new(arena, "B", TCC_FLOAT16, TCC_SCOPE_GLOBAL, 1, &size);
     Expr *index[1] = {sub(add(x, y), x)};
-    Expr *load = tcc_ir_load(arena, b, 1, index);
-    check_plain(tcc_ir_cast(arena, TCC_FLOAT32, load), "float32(B[y])");
+    Expr *load = tci_ir_load(arena, b, 1, index);
+    check_plain(tci_ir_cast(arena, TCC_FLOAT32, load), "float32(B[y])");
     /* The same load twice is one atom with coefficient 2 (index arithmetic only). */
     Expr *ia[1] = {y};
-    Expr *int_load = tcc_ir_load(
-        arena, tcc_buffer_new(arena, "I", TCC_INT32, TCC_SCOPE_GLOBAL, 1, (int64_t[]){8}), 1, ia);
+    Expr *int_load = tci_ir_load(
+        arena, tci_buffer_new(arena, "I", TCC_INT32, TCC_SCOPE_GLOBAL, 1, (int64_t[]){8}), 1, ia);
     check_plain(add(int_load, int_load), "I[y] * 2");
     /* Float arithmetic is left alone (it is not exact). */
-    Expr *f = tcc_ir_cast(arena, TCC_FLOAT32, load);
-    check_plain(bin(EXPR_SUB, bin(EXPR_ADD, f, tcc_ir_float(arena, 1, TCC_FLOAT32)),
-                    tcc_ir_float(arena, 1, TCC_FLOAT32)),
+    Expr *f = tci_ir_cast(arena, TCC_FLOAT32, load);
+    check_plain(bin(EXPR_SUB, bin(EXPR_ADD, f, tci_ir_float(arena, 1, TCC_FLOAT32)),
+                    tci_ir_float(arena, 1, TCC_FLOAT32)),
                 "float32(B[y]) + 1f - 1f");
 }
 END_TEST
 
 START_TEST(simplify_of_null_and_leaves)
 {
-    ck_assert_ptr_null(tcc_simplify(arena, NULL, 0, NULL));
+    ck_assert_ptr_null(tci_simplify(arena, NULL, 0, NULL));
     /* Something already simple comes back as it is. */
-    ck_assert_ptr_eq(tcc_simplify(arena, x, 0, NULL), x);
+    ck_assert_ptr_eq(tci_simplify(arena, x, 0, NULL), x);
     check_plain(num(42), "42");
 }
 END_TEST
@@ -355,16 +355,16 @@ START_TEST(stmt_uses_ranges_of_enclosing_loops)
 {
     Buffer *b = buffer1("B", 256);
     Expr *index = div_(add(mul(x, 16), y), 16);
-    Stmt *store = tcc_stmt_store(arena, b, 1, &index, num(0));
-    Stmt *inner = tcc_stmt_for(arena, vy, num(0), num(16), FOR_SERIAL, store);
-    Stmt *outer = tcc_stmt_for(arena, vx, num(0), mul(num(4), 4), FOR_SERIAL, inner);
-    check_stmt(tcc_simplify_stmt(arena, outer), "for x in 0..16 {\n"
+    Stmt *store = tci_stmt_store(arena, b, 1, &index, num(0));
+    Stmt *inner = tci_stmt_for(arena, vy, num(0), num(16), FOR_SERIAL, store);
+    Stmt *outer = tci_stmt_for(arena, vx, num(0), mul(num(4), 4), FOR_SERIAL, inner);
+    check_stmt(tci_simplify_stmt(arena, outer), "for x in 0..16 {\n"
                                                 "  for y in 0..16 {\n"
                                                 "    B[x] = 0\n"
                                                 "  }\n"
                                                 "}\n");
     /* Outside the y loop, y has no range: the division stays. */
-    check_stmt(tcc_simplify_stmt(arena, store), "B[x + y / 16] = 0\n");
+    check_stmt(tci_simplify_stmt(arena, store), "B[x + y / 16] = 0\n");
 }
 END_TEST
 
@@ -373,15 +373,15 @@ START_TEST(stmt_ranges_follow_loop_min)
     /* for y in 16..32: y / 16 is 1 and y < 32 always holds. */
     Buffer *b = buffer1("B", 256);
     Expr *index = add(div_(y, 16), div_(sub(y, num(16)), 16));
-    Stmt *store = tcc_stmt_store(arena, b, 1, &index, num(0));
-    Stmt *guarded = tcc_stmt_if(arena, bin(EXPR_LT, y, num(32)), store, NULL);
-    Stmt *loop = tcc_stmt_for(arena, vy, num(16), num(16), FOR_SERIAL, guarded);
-    check_stmt(tcc_simplify_stmt(arena, loop), "for y in 16..32 {\n  B[1] = 0\n}\n");
+    Stmt *store = tci_stmt_store(arena, b, 1, &index, num(0));
+    Stmt *guarded = tci_stmt_if(arena, bin(EXPR_LT, y, num(32)), store, NULL);
+    Stmt *loop = tci_stmt_for(arena, vy, num(16), num(16), FOR_SERIAL, guarded);
+    check_stmt(tci_simplify_stmt(arena, loop), "for y in 16..32 {\n  B[1] = 0\n}\n");
     /* y - 16 lies in [0, 16) here, so (y - 16) % 16 is y - 16. */
     Expr *rem = mod(sub(y, num(16)), 16);
-    Stmt *loop2 = tcc_stmt_for(arena, vy, num(16), num(16), FOR_SERIAL,
-                               tcc_stmt_store(arena, b, 1, &rem, num(0)));
-    check_stmt(tcc_simplify_stmt(arena, loop2), "for y in 16..32 {\n  B[y - 16] = 0\n}\n");
+    Stmt *loop2 = tci_stmt_for(arena, vy, num(16), num(16), FOR_SERIAL,
+                               tci_stmt_store(arena, b, 1, &rem, num(0)));
+    check_stmt(tci_simplify_stmt(arena, loop2), "for y in 16..32 {\n  B[y - 16] = 0\n}\n");
 }
 END_TEST
 
@@ -389,12 +389,12 @@ START_TEST(stmt_thread_loops_give_ranges_too)
 {
     /* A launch gives its variable the range [0, extent): the guard goes. */
     Buffer *b = buffer1("B", 256);
-    Var *tx = tcc_var(arena, "threadIdx.x", 3);
-    Expr *cond = bin(EXPR_LT, tcc_ir_var(arena, tx), num(32));
-    Expr *index2 = tcc_ir_var(arena, tx);
-    Stmt *guarded = tcc_stmt_if(arena, cond, tcc_stmt_store(arena, b, 1, &index2, num(1)), NULL);
-    Stmt *thread = tcc_stmt_thread(arena, tx, TCC_THREAD_X, 32, guarded);
-    check_stmt(tcc_simplify_stmt(arena, thread),
+    Var *tx = tci_var(arena, "threadIdx.x", 3);
+    Expr *cond = bin(EXPR_LT, tci_ir_var(arena, tx), num(32));
+    Expr *index2 = tci_ir_var(arena, tx);
+    Stmt *guarded = tci_stmt_if(arena, cond, tci_stmt_store(arena, b, 1, &index2, num(1)), NULL);
+    Stmt *thread = tci_stmt_thread(arena, tx, TCC_THREAD_X, 32, guarded);
+    check_stmt(tci_simplify_stmt(arena, thread),
                "launch threadIdx.x in 0..32 {\n  B[threadIdx.x] = 1\n}\n");
 }
 END_TEST
@@ -403,22 +403,22 @@ START_TEST(stmt_decided_branches_are_replaced)
 {
     Buffer *b = buffer1("B", 16);
     Expr *i0 = num(0), *i1 = num(1);
-    Stmt *then_body = tcc_stmt_store(arena, b, 1, &i0, num(10));
-    Stmt *else_body = tcc_stmt_store(arena, b, 1, &i1, num(20));
-    Stmt *taken = tcc_stmt_if(arena, bin(EXPR_LT, x, num(16)), then_body, else_body);
-    Stmt *loop = tcc_stmt_for(arena, vx, num(0), num(16), FOR_SERIAL, taken);
-    check_stmt(tcc_simplify_stmt(arena, loop), "for x in 0..16 {\n  B[0] = 10\n}\n");
-    Stmt *not_taken = tcc_stmt_if(arena, bin(EXPR_LT, num(16), x), then_body, else_body);
-    loop = tcc_stmt_for(arena, vx, num(0), num(16), FOR_SERIAL, not_taken);
-    check_stmt(tcc_simplify_stmt(arena, loop), "for x in 0..16 {\n  B[1] = 20\n}\n");
+    Stmt *then_body = tci_stmt_store(arena, b, 1, &i0, num(10));
+    Stmt *else_body = tci_stmt_store(arena, b, 1, &i1, num(20));
+    Stmt *taken = tci_stmt_if(arena, bin(EXPR_LT, x, num(16)), then_body, else_body);
+    Stmt *loop = tci_stmt_for(arena, vx, num(0), num(16), FOR_SERIAL, taken);
+    check_stmt(tci_simplify_stmt(arena, loop), "for x in 0..16 {\n  B[0] = 10\n}\n");
+    Stmt *not_taken = tci_stmt_if(arena, bin(EXPR_LT, num(16), x), then_body, else_body);
+    loop = tci_stmt_for(arena, vx, num(0), num(16), FOR_SERIAL, not_taken);
+    check_stmt(tci_simplify_stmt(arena, loop), "for x in 0..16 {\n  B[1] = 20\n}\n");
     /* A false guard without an else leaves an empty body. */
-    Stmt *dropped = tcc_stmt_if(arena, bin(EXPR_LE, num(16), x), then_body, NULL);
-    loop = tcc_stmt_for(arena, vx, num(0), num(16), FOR_SERIAL, dropped);
-    check_stmt(tcc_simplify_stmt(arena, loop), "for x in 0..16 {\n}\n");
+    Stmt *dropped = tci_stmt_if(arena, bin(EXPR_LE, num(16), x), then_body, NULL);
+    loop = tci_stmt_for(arena, vx, num(0), num(16), FOR_SERIAL, dropped);
+    check_stmt(tci_simplify_stmt(arena, loop), "for x in 0..16 {\n}\n");
     /* An undecided guard stays, with its condition simplified. */
-    Stmt *kept = tcc_stmt_if(arena, bin(EXPR_LT, add(x, num(8)), num(16)), then_body, NULL);
-    loop = tcc_stmt_for(arena, vx, num(0), num(16), FOR_SERIAL, kept);
-    check_stmt(tcc_simplify_stmt(arena, loop),
+    Stmt *kept = tci_stmt_if(arena, bin(EXPR_LT, add(x, num(8)), num(16)), then_body, NULL);
+    loop = tci_stmt_for(arena, vx, num(0), num(16), FOR_SERIAL, kept);
+    check_stmt(tci_simplify_stmt(arena, loop),
                "for x in 0..16 {\n  if (x < 8) {\n    B[0] = 10\n  }\n}\n");
 }
 END_TEST
@@ -426,7 +426,7 @@ END_TEST
 START_TEST(stmt_simplifies_wmma_indices)
 {
     int64_t shape = 256 * 8;
-    Buffer *frag = tcc_buffer_new(arena, "F", TCC_FLOAT32, TCC_SCOPE_WMMA_ACCUMULATOR, 1, &shape);
+    Buffer *frag = tci_buffer_new(arena, "F", TCC_FLOAT32, TCC_SCOPE_WMMA_ACCUMULATOR, 1, &shape);
     Buffer *mem = buffer1("C", 4096);
     Expr *memory[1] = {sub(add(mul(x, 256), num(16)), num(16))};
     WmmaStmt w = {.op = WMMA_STORE,
@@ -439,8 +439,8 @@ START_TEST(stmt_simplifies_wmma_indices)
                   .nindex = 1,
                   .memory_index = memory,
                   .stride = 16};
-    Stmt *inner = tcc_stmt_for(arena, vy, num(0), num(16), FOR_SERIAL, tcc_stmt_wmma(arena, &w));
-    check_stmt(tcc_simplify_stmt(arena, inner),
+    Stmt *inner = tci_stmt_for(arena, vy, num(0), num(16), FOR_SERIAL, tci_stmt_wmma(arena, &w));
+    check_stmt(tci_simplify_stmt(arena, inner),
                "for y in 0..16 {\n"
                "  wmma.store_matrix(&C[x * 256], F[x], stride 16, row_major)    // m16n16k16\n"
                "}\n");
@@ -451,29 +451,29 @@ END_TEST
 
 START_TEST(known_divisor_is_the_power_of_two_dividing_every_term)
 {
-    ck_assert_int_eq(tcc_expr_known_divisor(arena, add(mul(x, 8), num(16))), 8);
-    ck_assert_int_eq(tcc_expr_known_divisor(arena, mul(x, 12)), 4);
-    ck_assert_int_eq(tcc_expr_known_divisor(arena, add(mul(x, 8), num(4))), 4);
-    ck_assert_int_eq(tcc_expr_known_divisor(arena, add(x, num(1))), 1);
-    ck_assert_int_eq(tcc_expr_known_divisor(arena, x), 1);
-    ck_assert_int_eq(tcc_expr_known_divisor(arena, mul(x, 3)), 1);
-    ck_assert_int_eq(tcc_expr_known_divisor(arena, mul(x, -8)), 8);
-    ck_assert_int_eq(tcc_expr_known_divisor(arena, num(48)), 16);
-    ck_assert_int_eq(tcc_expr_known_divisor(arena, add(mul(x, 256), mul(y, 4096))), 256);
+    ck_assert_int_eq(tci_expr_known_divisor(arena, add(mul(x, 8), num(16))), 8);
+    ck_assert_int_eq(tci_expr_known_divisor(arena, mul(x, 12)), 4);
+    ck_assert_int_eq(tci_expr_known_divisor(arena, add(mul(x, 8), num(4))), 4);
+    ck_assert_int_eq(tci_expr_known_divisor(arena, add(x, num(1))), 1);
+    ck_assert_int_eq(tci_expr_known_divisor(arena, x), 1);
+    ck_assert_int_eq(tci_expr_known_divisor(arena, mul(x, 3)), 1);
+    ck_assert_int_eq(tci_expr_known_divisor(arena, mul(x, -8)), 8);
+    ck_assert_int_eq(tci_expr_known_divisor(arena, num(48)), 16);
+    ck_assert_int_eq(tci_expr_known_divisor(arena, add(mul(x, 256), mul(y, 4096))), 256);
     /* The seed's vectorized W.shared index: threadIdx.x * 8 + ... multiples of 8. */
-    ck_assert_int_eq(tcc_expr_known_divisor(arena, add(add(mul(x, 4096), mul(y, 2048)), mul(z, 8))),
+    ck_assert_int_eq(tci_expr_known_divisor(arena, add(add(mul(x, 4096), mul(y, 2048)), mul(z, 8))),
                      8);
     /* Cancelled terms do not count. */
-    ck_assert_int_eq(tcc_expr_known_divisor(arena, add(sub(x, x), num(64))), 64);
+    ck_assert_int_eq(tci_expr_known_divisor(arena, add(sub(x, x), num(64))), 64);
 }
 END_TEST
 
 START_TEST(known_divisor_of_zero_is_capped)
 {
     /* 0 is divisible by everything: the cap, 2^30. */
-    ck_assert_int_eq(tcc_expr_known_divisor(arena, num(0)), (int64_t)1 << 30);
-    ck_assert_int_eq(tcc_expr_known_divisor(arena, sub(mul(x, 8), mul(x, 8))), (int64_t)1 << 30);
-    ck_assert_int_eq(tcc_expr_known_divisor(arena, num((int64_t)1 << 40)), (int64_t)1 << 30);
+    ck_assert_int_eq(tci_expr_known_divisor(arena, num(0)), (int64_t)1 << 30);
+    ck_assert_int_eq(tci_expr_known_divisor(arena, sub(mul(x, 8), mul(x, 8))), (int64_t)1 << 30);
+    ck_assert_int_eq(tci_expr_known_divisor(arena, num((int64_t)1 << 40)), (int64_t)1 << 30);
 }
 END_TEST
 
@@ -542,7 +542,7 @@ static Expr *random_int_expr(uint64_t *state, int depth)
 {
     if (depth == 0 || tcc_test_random_below(state, 4) == 0) {
         if (tcc_test_random_below(state, 2))
-            return tcc_ir_var(arena, rand_vars[tcc_test_random_below(state, 3)]);
+            return tci_ir_var(arena, rand_vars[tcc_test_random_below(state, 3)]);
         return num(tcc_test_random_below(state, 41) - 20);
     }
     static const ExprKind kinds[] = {EXPR_ADD, EXPR_SUB, EXPR_MUL, EXPR_DIV, EXPR_MOD};
@@ -574,7 +574,7 @@ START_TEST(random_expressions_keep_their_values)
     uint64_t state = 20240611;
     for (int trial = 0; trial < 3000; trial++) {
         Arena *saved = arena;
-        arena = tcc_arena_create();
+        arena = tci_arena_create();
         rand_vars[0] = vx;
         rand_vars[1] = vy;
         rand_vars[2] = vz;
@@ -585,7 +585,7 @@ START_TEST(random_expressions_keep_their_values)
         Expr *e = tcc_test_random_below(&state, 3) == 0 ? random_bool_expr(&state, 2)
                                                         : random_int_expr(&state, 4);
         int nrange = (int)tcc_test_random_below(&state, 2) * 3;
-        Expr *s = tcc_simplify(arena, e, nrange, ranges);
+        Expr *s = tci_simplify(arena, e, nrange, ranges);
         for (rand_values[0] = ranges[0].min; rand_values[0] < ranges[0].min + ranges[0].extent;
              rand_values[0]++)
             for (rand_values[1] = ranges[1].min; rand_values[1] < ranges[1].min + ranges[1].extent;
@@ -606,7 +606,7 @@ START_TEST(random_expressions_keep_their_values)
                                      bad ? " (divides by zero)" : "");
                     }
                 }
-        tcc_arena_destroy(arena);
+        tci_arena_destroy(arena);
         arena = saved;
     }
 }
