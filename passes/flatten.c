@@ -72,7 +72,7 @@ static void clear_region_starts(Stmt *s)
     }
 }
 
-tcc_status tci_pass_flatten(tcc_context *ctx, Kernel *kernel)
+tcc_status tci_pass_flatten(tcc_context *ctx, PrimFunc *kernel)
 {
     (void)ctx;
     Rewriter rw = {.arena = kernel->arena, .expr = flatten_expr, .stmt = flatten_stmt};

@@ -12,7 +12,7 @@ static Stmt *remove_unit_loop(Rewriter *rw, Stmt *s)
     return tci_stmt_substitute(rw->arena, body, 1, &s->loop.var, &s->loop.min);
 }
 
-tcc_status tci_pass_simplify(tcc_context *ctx, Kernel *kernel)
+tcc_status tci_pass_simplify(tcc_context *ctx, PrimFunc *kernel)
 {
     (void)ctx;
     Arena *a = kernel->arena;

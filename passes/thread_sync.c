@@ -156,7 +156,7 @@ static void exposed(const Stmt *s, Accesses *acc, bool *barrier)
 
 typedef struct Sync {
     Arena *arena;
-    const Kernel *kernel;
+    const PrimFunc *kernel;
     bool uniform;  /* every thread of the block runs the statements being visited */
     bool diverged; /* a barrier was needed where not every thread runs */
 } Sync;
@@ -249,7 +249,7 @@ static Stmt *sync(Sync *y, Stmt *s, Accesses *pending)
     }
 }
 
-tcc_status tci_pass_thread_sync(tcc_context *ctx, Kernel *kernel)
+tcc_status tci_pass_thread_sync(tcc_context *ctx, PrimFunc *kernel)
 {
     Accesses pending = {0};
     Sync y = {kernel->arena, kernel, true, false};

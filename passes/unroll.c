@@ -93,7 +93,7 @@ static Stmt *unroll(Unroller *u, Stmt *s, int64_t *steps)
     }
 }
 
-tcc_status tci_pass_unroll(tcc_context *ctx, Kernel *kernel, int auto_max_step)
+tcc_status tci_pass_unroll(tcc_context *ctx, PrimFunc *kernel, int auto_max_step)
 {
     (void)ctx;
     Unroller u = {kernel->arena, auto_max_step};

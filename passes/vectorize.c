@@ -89,7 +89,7 @@ static Stmt *vectorize_stmt(Rewriter *rw, Stmt *s)
     return scalar;
 }
 
-tcc_status tci_pass_vectorize(tcc_context *ctx, Kernel *kernel)
+tcc_status tci_pass_vectorize(tcc_context *ctx, PrimFunc *kernel)
 {
     (void)ctx;
     Rewriter rw = {.arena = kernel->arena, .stmt = vectorize_stmt};

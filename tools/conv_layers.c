@@ -1,7 +1,7 @@
 /*
  * The named convolution layers of ../shared/layers.csv, compiled in so that --layer works
- * wherever the tool is copied: the two seed convolutions (TVM's tensor-core tutorial and
- * its AutoTVM tutorial) and ResNet-50 layers at batch 1, 32 and 256.
+ * wherever the tool is copied: the convolutions of TVM's tensor-core tutorial and of
+ * its AutoTVM tutorial (named seed_* there) and ResNet-50 layers at batch 1, 32 and 256.
  */
 #include "conv_options.h"
 

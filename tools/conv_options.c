@@ -144,7 +144,7 @@ static void conv_tables(ConvOptions *o, CliTable tables[NTABLE])
 /* ---- parsing and resolving -------------------------------------------------------------- */
 
 /* The fields shape options set: CONV_UNSET until given, so that the others can be filled
- * in from --layer or the seed. */
+ * in from --layer or the tutorial's convolution. */
 #define NSHAPE 16
 
 static void shape_fields(tcc_conv2d_desc *d, int64_t *fields[NSHAPE])
@@ -170,10 +170,10 @@ bool conv_parse(int argc, char **argv, ConvOptions *o, char *error, size_t error
     return cli_parse(argc, argv, tables, NTABLE, error, error_size);
 }
 
-/* The shape defaults: the layer's, or the seed's. */
+/* The shape defaults: the layer's, or those of the tutorial's convolution. */
 static void default_shape(const ConvLayer *layer, tcc_conv2d_desc *shape)
 {
-    tcc_conv2d_seed_desc(shape);
+    tcc_tutorial_conv2d_desc(shape);
     if (!layer)
         return;
     shape->batch = layer->batch;
@@ -228,8 +228,8 @@ static void resolve_layouts(ConvOptions *o, bool shape_given)
 
 static void resolve_tiles(ConvOptions *o)
 {
-    tcc_conv2d_tutorial_params defaults;
-    tcc_conv2d_tutorial_params_init(&defaults);
+    tcc_tutorial_conv2d_params defaults;
+    tcc_tutorial_conv2d_params_init(&defaults);
     int64_t *tiles[5] = {&o->tiles.block_row_warps, &o->tiles.block_col_warps,
                          &o->tiles.warp_row_tiles, &o->tiles.warp_col_tiles, &o->tiles.chunk};
     const int64_t fallback[5] = {defaults.block_row_warps, defaults.block_col_warps,

@@ -11,10 +11,11 @@
 typedef struct ConvOptions {
     CliCommon common;
     /* The convolution. Shape fields hold CONV_UNSET until given; conv_resolve takes
-     * the rest from --layer or the seed, and the types and epilogue from `common`. */
+     * the rest from --layer or the tutorial's convolution, and the types and epilogue from
+     * `common`. */
     tcc_conv2d_desc desc;
     bool layout_given, filter_layout_given;
-    tcc_conv2d_tutorial_params tiles; /* zero until given; --schedule tutorial's tiles */
+    tcc_tutorial_conv2d_params tiles; /* zero until given; --schedule tutorial's tiles */
     bool tiles_given;                 /* set by conv_resolve */
     const char *layer;
     bool list_layers;

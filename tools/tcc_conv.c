@@ -24,14 +24,14 @@ static tcc_status check_conv(tcc_device *device, const tcc_kernel *kernel, const
  * failure. */
 static tcc_status build_tutorial(CliSession *s, const ConvOptions *o, bool *inapplicable)
 {
-    tcc_conv2d conv;
+    tcc_tutorial_conv2d conv;
     tcc_status status = tcc_func_create(s->ctx, "conv2d", &s->func);
     if (status == TCC_OK)
-        status = tcc_conv2d_define(s->func, &o->desc, &conv);
+        status = tcc_tutorial_conv2d_define(s->func, &o->desc, &conv);
     if (status == TCC_OK)
         status = tcc_schedule_create(s->func, 1, &conv.output);
     if (status == TCC_OK)
-        status = tcc_conv2d_schedule_tutorial(s->func, &conv, &o->tiles);
+        status = tcc_tutorial_conv2d_schedule(s->func, &conv, &o->tiles);
     *inapplicable = status == TCC_ERROR_UNSUPPORTED;
     if (status != TCC_OK)
         return status;

@@ -267,30 +267,31 @@ typedef struct tcc_conv2d_desc {
 void tcc_conv2d_desc_init(tcc_conv2d_desc *desc);
 /* The convolution of the TVM tensor-core tutorial: N=256, 14x14, 256->512, 3x3, s1, p1,
  * in the tutorial's NHWCnc and blocked filter layouts. */
-void tcc_conv2d_seed_desc(tcc_conv2d_desc *desc);
+void tcc_tutorial_conv2d_desc(tcc_conv2d_desc *desc);
 int64_t tcc_conv2d_out_height(const tcc_conv2d_desc *desc);
 int64_t tcc_conv2d_out_width(const tcc_conv2d_desc *desc);
 double tcc_conv2d_flops(const tcc_conv2d_desc *desc);
 
-typedef struct tcc_conv2d {
+typedef struct tcc_tutorial_conv2d {
     tcc_tensor *input;  /* layout shape, input_type */
     tcc_tensor *filter; /* (R, S, C/16, K/16, 16c, 16k) */
     tcc_tensor *output; /* layout shape, output_type */
     tcc_tensor *padded; /* the zero-padded input (inlined by the schedule) */
     tcc_iter_var *reduce_rc_outer, *reduce_r, *reduce_s, *reduce_rc_inner;
-} tcc_conv2d;
+} tcc_tutorial_conv2d;
 
 /* The tutorial's compute definition (6-D blocked tensors), for its schedule below:
  * NHWCnc, blocked filter, float16 -> float32, groups 1, dilation 1, no epilogue. */
-tcc_status tcc_conv2d_define(tcc_func *func, const tcc_conv2d_desc *desc, tcc_conv2d *out);
+tcc_status tcc_tutorial_conv2d_define(tcc_func *func, const tcc_conv2d_desc *desc,
+                                      tcc_tutorial_conv2d *out);
 
 /* The tutorial's schedule. Tile sizes are the tutorial's by default. */
-typedef struct tcc_conv2d_tutorial_params {
+typedef struct tcc_tutorial_conv2d_params {
     int64_t block_row_warps, block_col_warps, warp_row_tiles, warp_col_tiles, chunk;
-} tcc_conv2d_tutorial_params;
-void tcc_conv2d_tutorial_params_init(tcc_conv2d_tutorial_params *params);
-tcc_status tcc_conv2d_schedule_tutorial(tcc_func *func, const tcc_conv2d *conv,
-                                        const tcc_conv2d_tutorial_params *params);
+} tcc_tutorial_conv2d_params;
+void tcc_tutorial_conv2d_params_init(tcc_tutorial_conv2d_params *params);
+tcc_status tcc_tutorial_conv2d_schedule(tcc_func *func, const tcc_tutorial_conv2d *conv,
+                                        const tcc_tutorial_conv2d_params *params);
 
 typedef struct tcc_matmul_desc {
     int64_t batch; /* independent products of the same shape; 1 for one */
@@ -392,12 +393,12 @@ tcc_context *tcc_device_context(const tcc_device *device);
 int tcc_device_arch(const tcc_device *device);
 
 typedef struct tcc_device_buffer tcc_device_buffer;
-tcc_status tcc_buffer_alloc(tcc_device *device, size_t bytes, tcc_device_buffer **out);
-void tcc_buffer_free(tcc_device_buffer *buffer);
-tcc_status tcc_buffer_upload(tcc_device_buffer *buffer, const void *host, size_t bytes);
-tcc_status tcc_buffer_download(tcc_device_buffer *buffer, void *host, size_t bytes);
+tcc_status tcc_device_buffer_alloc(tcc_device *device, size_t bytes, tcc_device_buffer **out);
+void tcc_device_buffer_free(tcc_device_buffer *buffer);
+tcc_status tcc_device_buffer_upload(tcc_device_buffer *buffer, const void *host, size_t bytes);
+tcc_status tcc_device_buffer_download(tcc_device_buffer *buffer, void *host, size_t bytes);
 /* Fills every byte with `byte` (poisoning outputs before a run). */
-tcc_status tcc_buffer_fill_bytes(tcc_device_buffer *buffer, unsigned char byte);
+tcc_status tcc_device_buffer_fill_bytes(tcc_device_buffer *buffer, unsigned char byte);
 
 typedef struct tcc_loaded_kernel tcc_loaded_kernel;
 /* cuModuleLoadDataEx on the kernel's PTX; a rejected module's JIT log is in the error. */

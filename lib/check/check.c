@@ -163,7 +163,7 @@ static void check_free(Check *c)
 {
     tcc_loaded_kernel_destroy(c->loaded);
     for (int i = 0; i < c->nbuffer; i++)
-        tcc_buffer_free(c->buffers[i]);
+        tcc_device_buffer_free(c->buffers[i]);
     free(c->a);
     free(c->b);
     free(c->bias);
@@ -219,11 +219,11 @@ static tcc_status make_host_tensors(Check *c)
 static tcc_status add_buffer(Check *c, const void *host, size_t bytes)
 {
     tcc_device_buffer **buffer = &c->buffers[c->nbuffer];
-    tcc_status status = tcc_buffer_alloc(c->device, bytes, buffer);
+    tcc_status status = tcc_device_buffer_alloc(c->device, bytes, buffer);
     if (status != TCC_OK)
         return status;
     c->nbuffer++;
-    return host ? tcc_buffer_upload(*buffer, host, bytes) : TCC_OK;
+    return host ? tcc_device_buffer_upload(*buffer, host, bytes) : TCC_OK;
 }
 
 /* The kernel's parameters, in order: A, B, [bias], [residual], output. */
@@ -244,7 +244,7 @@ static tcc_status make_device_buffers(Check *c)
         return status;
     c->poisoned = true;
     unsigned char poison = p->output_type == TCC_INT32 ? INT32_POISON_BYTE : FLOAT_POISON_BYTE;
-    return tcc_buffer_fill_bytes(c->buffers[c->nbuffer - 1], poison);
+    return tcc_device_buffer_fill_bytes(c->buffers[c->nbuffer - 1], poison);
 }
 
 static tcc_status launch_once(Check *c, const tcc_kernel *kernel)
@@ -254,8 +254,8 @@ static tcc_status launch_once(Check *c, const tcc_kernel *kernel)
     if (status == TCC_OK)
         status = tcc_kernel_launch(c->loaded, c->nbuffer, c->buffers);
     if (status == TCC_OK)
-        status = tcc_buffer_download(c->buffers[c->nbuffer - 1], c->got,
-                                     bytes_of(p->output_type, p->output_count));
+        status = tcc_device_buffer_download(c->buffers[c->nbuffer - 1], c->got,
+                                            bytes_of(p->output_type, p->output_count));
     return status;
 }
 

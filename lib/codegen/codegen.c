@@ -150,7 +150,7 @@ typedef struct FragUse {
 
 typedef struct Codegen {
     tcc_context *ctx;
-    const Kernel *kernel;
+    const PrimFunc *kernel;
     tcc_arch arch;
     tcc_status status; /* the first failure; TCC_OK while all is well */
 
@@ -1556,7 +1556,7 @@ static void mark_kernel(Codegen *cg)
 
 static bool add_function(Codegen *cg)
 {
-    const Kernel *k = cg->kernel;
+    const PrimFunc *k = cg->kernel;
     LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->llctx, ADDRSPACE_GLOBAL);
     LLVMTypeRef *params = calloc(k->nparam > 0 ? (size_t)k->nparam : 1, sizeof *params);
     if (!params)
@@ -1637,7 +1637,7 @@ static tcc_status finish_module(Codegen *cg, char **llvm_ir, char **ptx)
     return status;
 }
 
-tcc_status tci_codegen(tcc_context *ctx, const Kernel *kernel, tcc_arch arch, char **llvm_ir,
+tcc_status tci_codegen(tcc_context *ctx, const PrimFunc *kernel, tcc_arch arch, char **llvm_ir,
                        char **ptx, int64_t *shared_bytes)
 {
     *llvm_ir = NULL;

@@ -1,5 +1,5 @@
 /*
- * Code generation: a lowered Kernel (ir.h) -> one LLVM module with one kernel function
+ * Code generation: a lowered PrimFunc (ir.h) -> one LLVM module with one kernel function
  * -> default<O3> -> PTX. The only place that translates loop IR into LLVM IR.
  */
 #ifndef TCC_CODEGEN_CODEGEN_H
@@ -13,7 +13,7 @@
  * builds, verifies, optimizes and emits it. On success *llvm_ir (the optimized module)
  * and *ptx (NUL-terminated) are malloc'd for the caller, and *shared_bytes is the
  * static shared memory the kernel allocates. On failure the outputs are NULL / 0. */
-tcc_status tci_codegen(tcc_context *ctx, const Kernel *kernel, tcc_arch arch, char **llvm_ir,
+tcc_status tci_codegen(tcc_context *ctx, const PrimFunc *kernel, tcc_arch arch, char **llvm_ir,
                        char **ptx, int64_t *shared_bytes);
 
 /* The kernel's symbol in the module and the PTX: name with every character outside

@@ -1,6 +1,6 @@
 /*
  * tcc_build: lower the schedule, print the final loop IR, generate LLVM IR and PTX, and
- * keep the texts and the launch shape in a tcc_kernel. The lowered Kernel lives in an
+ * keep the texts and the launch shape in a tcc_kernel. The lowered PrimFunc lives in an
  * arena that dies here; the tcc_kernel owns plain copies of everything it reports.
  */
 #include "codegen/codegen.h"
@@ -14,11 +14,11 @@
 #include <string.h>
 
 /* The final loop IR as a malloc'd string (NULL when out of memory). */
-static char *print_kernel(const Kernel *kernel)
+static char *print_kernel(const PrimFunc *kernel)
 {
     StrBuf sb;
     tci_strbuf_init(&sb);
-    tci_print_kernel(&sb, kernel);
+    tci_print_prim_func(&sb, kernel);
     bool failed = sb.failed;
     if (failed || !sb.data) {
         tci_strbuf_free(&sb);
@@ -32,7 +32,7 @@ static tcc_status build_into(tcc_context *ctx, tcc_func *func, int nparam,
                              tcc_tensor *const *params, const tcc_build_options *options,
                              Arena *arena, tcc_kernel *result)
 {
-    Kernel *kernel = NULL;
+    PrimFunc *kernel = NULL;
     tcc_status status = tci_lower(func, nparam, params, options, arena, &kernel);
     if (status != TCC_OK)
         return status;

@@ -11,7 +11,7 @@ Var *tci_var(Arena *arena, const char *name, int id)
     return v;
 }
 
-Var *tci_kernel_new_var(Kernel *kernel, const char *name)
+Var *tci_prim_func_new_var(PrimFunc *kernel, const char *name)
 {
     return tci_var(kernel->arena, name, kernel->next_var_id++);
 }
@@ -248,8 +248,8 @@ Expr *tci_ir_ramp(Arena *arena, Expr *base, int64_t stride, int lanes)
     return e;
 }
 
-Buffer *tci_buffer_new(Arena *arena, const char *name, tcc_dtype type, tcc_scope scope, int ndim,
-                       const int64_t *shape)
+Buffer *tci_ir_buffer(Arena *arena, const char *name, tcc_dtype type, tcc_scope scope, int ndim,
+                      const int64_t *shape)
 {
     Buffer *b = tci_arena_alloc(arena, sizeof *b);
     b->name = tci_arena_strdup(arena, name);

@@ -24,7 +24,7 @@ typedef struct Var Var;
 typedef struct tcc_expr Expr;
 typedef struct Stmt Stmt;
 typedef struct Buffer Buffer;
-typedef struct Kernel Kernel;
+typedef struct PrimFunc PrimFunc;
 typedef struct tcc_tensor Tensor;
 typedef struct tcc_iter_var IterVar;
 
@@ -209,7 +209,7 @@ struct Stmt {
 /* ---- kernels ------------------------------------------------------------------------ */
 
 /* A lowered kernel: what the passes transform and codegen translates. */
-struct Kernel {
+struct PrimFunc {
     const char *name;
     Arena *arena; /* owns every node of the kernel (not owned by the kernel) */
     int nparam;
@@ -223,7 +223,7 @@ struct Kernel {
 /* ---- constructors (ir.c) ------------------------------------------------------------ */
 
 Var *tci_var(Arena *arena, const char *name, int id);
-Var *tci_kernel_new_var(Kernel *kernel, const char *name);
+Var *tci_prim_func_new_var(PrimFunc *kernel, const char *name);
 
 Expr *tci_ir_int(Arena *arena, int64_t value);
 Expr *tci_ir_bool(Arena *arena, bool value);
@@ -240,8 +240,8 @@ Expr *tci_ir_ramp(Arena *arena, Expr *base, int64_t stride, int lanes);
 Expr *tci_ir_access(Arena *arena, Tensor *tensor, int nindex, Expr *const *index);
 Expr *tci_ir_reduce(Arena *arena, Expr *source, int naxis, IterVar *const *axis);
 
-Buffer *tci_buffer_new(Arena *arena, const char *name, tcc_dtype type, tcc_scope scope, int ndim,
-                       const int64_t *shape);
+Buffer *tci_ir_buffer(Arena *arena, const char *name, tcc_dtype type, tcc_scope scope, int ndim,
+                      const int64_t *shape);
 
 Stmt *tci_stmt_seq(Arena *arena, int count, Stmt *const *items); /* flattens nested seqs */
 Stmt *tci_stmt_seq2(Arena *arena, Stmt *first, Stmt *second);    /* either may be NULL */
@@ -309,6 +309,6 @@ const char *tci_scope_name(tcc_scope scope);
 const char *tci_thread_tag_name(tcc_thread_tag tag);
 void tci_print_expr(StrBuf *sb, const Expr *e);
 void tci_print_stmt(StrBuf *sb, const Stmt *s, int indent);
-void tci_print_kernel(StrBuf *sb, const Kernel *kernel);
+void tci_print_prim_func(StrBuf *sb, const PrimFunc *kernel);
 
 #endif

@@ -661,7 +661,7 @@ static void print_param(StrBuf *sb, const Buffer *b)
     print_shape(sb, b->ndim, b->shape);
 }
 
-void tci_print_kernel(StrBuf *sb, const Kernel *kernel)
+void tci_print_prim_func(StrBuf *sb, const PrimFunc *kernel)
 {
     if (!kernel) {
         put(sb, "<null kernel>\n");

@@ -134,7 +134,7 @@ static tcc_status build_init(Lowering *lw, const Stage *st, int first, Stmt *sto
             continue;
         from[n] = leaf->loop_var;
         to[n] =
-            tci_kernel_new_var(lw->kernel, tci_arena_printf(a, "%s.init", leaf->loop_var->name));
+            tci_prim_func_new_var(lw->kernel, tci_arena_printf(a, "%s.init", leaf->loop_var->name));
         to_expr[n] = tci_ir_var(a, to[n]);
         n++;
     }
@@ -296,7 +296,7 @@ static tcc_status realize_buffers(Lowering *lw)
         int64_t shape[TCI_MAX_DIMS];
         for (int d = 0; d < t->ndim; d++)
             shape[d] = t->axis[d]->extent;
-        t->buffer = tci_buffer_new(lw->arena, t->name, t->type, st->scope, t->ndim, shape);
+        t->buffer = tci_ir_buffer(lw->arena, t->name, t->type, st->scope, t->ndim, shape);
         for (int d = 0; d < t->ndim; d++)
             t->buffer->min[d] = t->axis[d]->min;
     }

@@ -39,7 +39,7 @@ static bool known_pass(const char *name)
 }
 
 /* Calls the print callback if the options ask for the IR after this pass. */
-static void print_after(const tcc_build_options *options, const char *pass, const Kernel *kernel)
+static void print_after(const tcc_build_options *options, const char *pass, const PrimFunc *kernel)
 {
     const char *wanted = options ? options->print_after_pass : NULL;
     if (!wanted || !options->print_callback)
@@ -48,7 +48,7 @@ static void print_after(const tcc_build_options *options, const char *pass, cons
         return;
     StrBuf sb;
     tci_strbuf_init(&sb);
-    tci_print_kernel(&sb, kernel);
+    tci_print_prim_func(&sb, kernel);
     options->print_callback(pass, sb.data ? sb.data : "", options->print_user);
     tci_strbuf_free(&sb);
 }
@@ -76,7 +76,7 @@ static void reset_lowering_state(Func *func)
 
 static tcc_status bind_params(Lowering *lw, int nparam, tcc_tensor *const *params)
 {
-    Kernel *k = lw->kernel;
+    PrimFunc *k = lw->kernel;
     k->nparam = nparam;
     k->params = tci_arena_alloc(lw->arena, sizeof(Buffer *) * (size_t)(nparam ? nparam : 1));
     for (int i = 0; i < nparam; i++) {
@@ -88,8 +88,7 @@ static tcc_status bind_params(Lowering *lw, int nparam, tcc_tensor *const *param
         if (t->buffer)
             return tci_fail(lw->ctx, TCC_ERROR_INVALID_ARGUMENT, "parameter %s is listed twice",
                             t->name);
-        t->buffer =
-            tci_buffer_new(lw->arena, t->name, t->type, TCC_SCOPE_GLOBAL, t->ndim, t->shape);
+        t->buffer = tci_ir_buffer(lw->arena, t->name, t->type, TCC_SCOPE_GLOBAL, t->ndim, t->shape);
         t->buffer->param_index = i;
         k->params[i] = t->buffer;
     }
@@ -106,7 +105,7 @@ static tcc_status bind_params(Lowering *lw, int nparam, tcc_tensor *const *param
  * launch size of an index is the largest extent bound to it. */
 static void bind_thread_vars(Lowering *lw, bool extents_known)
 {
-    Kernel *k = lw->kernel;
+    PrimFunc *k = lw->kernel;
     for (int i = 0; i < lw->func->nstage; i++) {
         Stage *st = lw->func->stages[i];
         if (!st->tensor->is_compute || st->attach == ATTACH_INLINE)
@@ -116,7 +115,7 @@ static void bind_thread_vars(Lowering *lw, bool extents_known)
             if (!leaf->bound)
                 continue;
             if (!k->thread_var[leaf->tag])
-                k->thread_var[leaf->tag] = tci_kernel_new_var(k, tci_thread_tag_name(leaf->tag));
+                k->thread_var[leaf->tag] = tci_prim_func_new_var(k, tci_thread_tag_name(leaf->tag));
             leaf->loop_var = k->thread_var[leaf->tag];
             if (extents_known && leaf->extent > k->launch[leaf->tag])
                 k->launch[leaf->tag] = leaf->extent;
@@ -147,7 +146,7 @@ static tcc_status check_launch(Lowering *lw)
 static tcc_status lower(Lowering *lw, int nparam, tcc_tensor *const *params,
                         const tcc_build_options *options)
 {
-    Kernel *k = lw->kernel;
+    PrimFunc *k = lw->kernel;
     tcc_status status;
     for (int i = 0; i < 6; i++)
         k->launch[i] = 1;
@@ -187,7 +186,7 @@ static tcc_status lower(Lowering *lw, int nparam, tcc_tensor *const *params,
 }
 
 tcc_status tci_lower(tcc_func *func, int nparam, tcc_tensor *const *params,
-                     const tcc_build_options *options, Arena *arena, Kernel **out)
+                     const tcc_build_options *options, Arena *arena, PrimFunc **out)
 {
     if (!func || !arena || !out)
         return TCC_ERROR_INVALID_ARGUMENT;
@@ -206,7 +205,7 @@ tcc_status tci_lower(tcc_func *func, int nparam, tcc_tensor *const *params,
         return tci_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory while lowering");
     }
     tci_arena_set_recovery(arena, &recovery);
-    Kernel *kernel = tci_arena_alloc(arena, sizeof *kernel);
+    PrimFunc *kernel = tci_arena_alloc(arena, sizeof *kernel);
     kernel->arena = arena;
     kernel->name = tci_arena_strdup(arena, func->name);
     kernel->next_var_id = func->next_var_id;

@@ -14,7 +14,7 @@
  * tcc_pass_names() in order and calling options->print_callback after the passes
  * named by options->print_after_pass. */
 tcc_status tci_lower(tcc_func *func, int nparam, tcc_tensor *const *params,
-                     const tcc_build_options *options, Arena *arena, Kernel **out);
+                     const tcc_build_options *options, Arena *arena, PrimFunc **out);
 tcc_context *tci_func_context(tcc_func *func);
 
 /* State shared by the schedule-level steps of one lowering. */
@@ -22,7 +22,7 @@ typedef struct Lowering {
     Func *func;
     tcc_context *ctx;
     Arena *arena; /* the kernel's */
-    Kernel *kernel;
+    PrimFunc *kernel;
     int nrange; /* schedule_ops: the range of every loop of the schedule */
     VarRange *ranges;
 } Lowering;
@@ -56,10 +56,10 @@ tcc_status tci_access_region(Lowering *lw, const Stage *stage, int nindex, Expr 
 
 /* ---- loop IR passes: kernel -> kernel ------------------------------------------------- */
 
-tcc_status tci_pass_flatten(tcc_context *ctx, Kernel *kernel);
-tcc_status tci_pass_simplify(tcc_context *ctx, Kernel *kernel);
-tcc_status tci_pass_unroll(tcc_context *ctx, Kernel *kernel, int auto_max_step);
-tcc_status tci_pass_vectorize(tcc_context *ctx, Kernel *kernel);
-tcc_status tci_pass_thread_sync(tcc_context *ctx, Kernel *kernel);
+tcc_status tci_pass_flatten(tcc_context *ctx, PrimFunc *kernel);
+tcc_status tci_pass_simplify(tcc_context *ctx, PrimFunc *kernel);
+tcc_status tci_pass_unroll(tcc_context *ctx, PrimFunc *kernel, int auto_max_step);
+tcc_status tci_pass_vectorize(tcc_context *ctx, PrimFunc *kernel);
+tcc_status tci_pass_thread_sync(tcc_context *ctx, PrimFunc *kernel);
 
 #endif

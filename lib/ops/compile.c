@@ -4,7 +4,7 @@
  */
 #include "ops/gemm.h"
 
-tcc_status tci_gemm_check_arch(tcc_context *ctx, const GemmOperator *op, tcc_arch arch)
+tcc_status tci_gemm_validate_arch(tcc_context *ctx, const GemmOperator *op, tcc_arch arch)
 {
     const char *what = NULL;
     int needed = 70;
@@ -28,7 +28,7 @@ tcc_status tci_gemm_prepare(tcc_func *func, GemmMaker make, const void *desc,
     GemmOperator *op;
     tcc_status status = make(func, desc, &op);
     if (status == TCC_OK)
-        status = tci_gemm_check_arch(ctx, op, arch);
+        status = tci_gemm_validate_arch(ctx, op, arch);
     if (status != TCC_OK)
         return status;
     tcc_gemm_schedule chosen = {0};

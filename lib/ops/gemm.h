@@ -60,7 +60,7 @@ tcc_status tci_gemm_schedule_apply(tcc_func *func, const GemmOperator *op, const
                                    const tcc_gemm_schedule *schedule);
 
 /* Refuses input types the target's tensor cores lack (bfloat16 and tf32 below sm_80). */
-tcc_status tci_gemm_check_arch(tcc_context *ctx, const GemmOperator *op, tcc_arch arch);
+tcc_status tci_gemm_validate_arch(tcc_context *ctx, const GemmOperator *op, tcc_arch arch);
 
 /* An operator's GEMM: validates its descriptor and, in `func`'s arena, makes the
  * operator with its placeholders. */

@@ -64,7 +64,8 @@ static tcc_status check_tutorial_form(tcc_context *ctx, const tcc_conv2d_desc *d
     return TCC_OK;
 }
 
-tcc_status tcc_conv2d_define(tcc_func *func, const tcc_conv2d_desc *desc, tcc_conv2d *out)
+tcc_status tcc_tutorial_conv2d_define(tcc_func *func, const tcc_conv2d_desc *desc,
+                                      tcc_tutorial_conv2d *out)
 {
     if (!func || !desc || !out)
         return TCC_ERROR_INVALID_ARGUMENT;
@@ -101,13 +102,13 @@ tcc_status tcc_conv2d_define(tcc_func *func, const tcc_conv2d_desc *desc, tcc_co
                                      conv_body, &bodies);
     if (!output)
         return tci_func_status(func);
-    *out = (tcc_conv2d){.input = bodies.input,
-                        .filter = bodies.filter,
-                        .output = output,
-                        .padded = bodies.padded,
-                        .reduce_rc_outer = bodies.ic,
-                        .reduce_r = bodies.kh,
-                        .reduce_s = bodies.kw,
-                        .reduce_rc_inner = bodies.ii};
+    *out = (tcc_tutorial_conv2d){.input = bodies.input,
+                                 .filter = bodies.filter,
+                                 .output = output,
+                                 .padded = bodies.padded,
+                                 .reduce_rc_outer = bodies.ic,
+                                 .reduce_r = bodies.kh,
+                                 .reduce_s = bodies.kw,
+                                 .reduce_rc_inner = bodies.ii};
     return TCC_OK;
 }

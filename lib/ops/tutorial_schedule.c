@@ -8,7 +8,7 @@
 #include "reference/reference.h"
 #include "te/te.h"
 
-void tcc_conv2d_tutorial_params_init(tcc_conv2d_tutorial_params *p)
+void tcc_tutorial_conv2d_params_init(tcc_tutorial_conv2d_params *p)
 {
     p->block_row_warps = 4;
     p->block_col_warps = 2;
@@ -18,8 +18,8 @@ void tcc_conv2d_tutorial_params_init(tcc_conv2d_tutorial_params *p)
 }
 
 /* The schedule splits exactly; refuse shapes it cannot tile instead of guarding. */
-static tcc_status check_tiling(tcc_func *func, const tcc_conv2d *conv,
-                               const tcc_conv2d_tutorial_params *p)
+static tcc_status check_tiling(tcc_func *func, const tcc_tutorial_conv2d *conv,
+                               const tcc_tutorial_conv2d_params *p)
 {
     const int64_t *out = conv->output->shape, *in = conv->input->shape;
     const int64_t params[5] = {p->block_row_warps, p->block_col_warps, p->warp_row_tiles,
@@ -50,7 +50,7 @@ static tcc_status check_tiling(tcc_func *func, const tcc_conv2d *conv,
 
 /* Fills a shared-memory tile with all the block's threads: the outer axis over the
  * warps (threadIdx.y, threadIdx.z), the innermost 16x16 over the 32 lanes. */
-static tcc_status schedule_shared_a(tcc_stage *s, const tcc_conv2d_tutorial_params *p)
+static tcc_status schedule_shared_a(tcc_stage *s, const tcc_tutorial_conv2d_params *p)
 {
     tcc_tensor *t = s->tensor;
     tcc_iter_var *tx, *xo, *ty, *yo, *fused, *to, *ti;
@@ -64,7 +64,7 @@ static tcc_status schedule_shared_a(tcc_stage *s, const tcc_conv2d_tutorial_para
 }
 
 /* The filter tile: the same, but each lane copies 8 contiguous halves (16 bytes). */
-static tcc_status schedule_shared_w(tcc_stage *s, const tcc_conv2d_tutorial_params *p)
+static tcc_status schedule_shared_w(tcc_stage *s, const tcc_tutorial_conv2d_params *p)
 {
     tcc_tensor *t = s->tensor;
     tcc_iter_var *tx, *xo, *ty, *yo, *fused, *to, *ti;
@@ -78,15 +78,15 @@ static tcc_status schedule_shared_w(tcc_stage *s, const tcc_conv2d_tutorial_para
     return tcc_vectorize(s, ti);
 }
 
-tcc_status tcc_conv2d_schedule_tutorial(tcc_func *func, const tcc_conv2d *conv,
-                                        const tcc_conv2d_tutorial_params *params)
+tcc_status tcc_tutorial_conv2d_schedule(tcc_func *func, const tcc_tutorial_conv2d *conv,
+                                        const tcc_tutorial_conv2d_params *params)
 {
-    tcc_conv2d_tutorial_params defaults;
+    tcc_tutorial_conv2d_params defaults;
     if (!params) {
-        tcc_conv2d_tutorial_params_init(&defaults);
+        tcc_tutorial_conv2d_params_init(&defaults);
         params = &defaults;
     }
-    const tcc_conv2d_tutorial_params *p = params;
+    const tcc_tutorial_conv2d_params *p = params;
     TRY(check_tiling(func, conv, p));
     tcc_tensor *out = conv->output;
     TRY(tcc_compute_inline(tcc_stage_of(func, conv->padded)));

@@ -74,7 +74,7 @@ void tcc_conv2d_desc_init(tcc_conv2d_desc *desc)
     };
 }
 
-void tcc_conv2d_seed_desc(tcc_conv2d_desc *desc)
+void tcc_tutorial_conv2d_desc(tcc_conv2d_desc *desc)
 {
     tcc_conv2d_desc_init(desc);
     desc->batch = 256;
@@ -217,8 +217,8 @@ static const char *accumulators_of(tcc_dtype input)
     return input == TCC_FLOAT16 ? "float32 or float16" : input == TCC_INT8 ? "int32" : "float32";
 }
 
-tcc_status tci_check_mma_types(tcc_context *ctx, tcc_dtype input_type, tcc_dtype accumulate_type,
-                               tcc_dtype output_type)
+tcc_status tci_validate_mma_types(tcc_context *ctx, tcc_dtype input_type, tcc_dtype accumulate_type,
+                                  tcc_dtype output_type)
 {
     const struct {
         const char *name;
@@ -279,7 +279,7 @@ static tcc_status check_integer_constants(tcc_context *ctx, const tcc_epilogue *
     return TCC_OK;
 }
 
-tcc_status tci_check_epilogue(tcc_context *ctx, const tcc_epilogue *epilogue, tcc_dtype output)
+tcc_status tci_validate_epilogue(tcc_context *ctx, const tcc_epilogue *epilogue, tcc_dtype output)
 {
     if (epilogue->prologue < TCC_PROLOGUE_NONE || epilogue->prologue > TCC_PROLOGUE_RELU)
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
@@ -486,9 +486,9 @@ tcc_status tcc_conv2d_validate(tcc_context *ctx, const tcc_conv2d_desc *desc)
         status = check_element_counts(ctx, desc);
     if (status == TCC_OK)
         status =
-            tci_check_mma_types(ctx, desc->input_type, desc->accumulate_type, desc->output_type);
+            tci_validate_mma_types(ctx, desc->input_type, desc->accumulate_type, desc->output_type);
     if (status == TCC_OK)
-        status = tci_check_epilogue(ctx, &desc->epilogue, desc->output_type);
+        status = tci_validate_epilogue(ctx, &desc->epilogue, desc->output_type);
     return status;
 }
 
@@ -630,10 +630,11 @@ double tci_reference_epilogue(const tcc_epilogue *epilogue, tcc_dtype output_typ
     return v;
 }
 
-tcc_status tci_check_reference_args(tcc_context *ctx, const char *operand_names,
-                                    const tcc_epilogue *epilogue,
-                                    const tcc_reference_tensors *tensors, const int64_t *positions,
-                                    int64_t count, int64_t total, const double *out)
+tcc_status tci_validate_reference_args(tcc_context *ctx, const char *operand_names,
+                                       const tcc_epilogue *epilogue,
+                                       const tcc_reference_tensors *tensors,
+                                       const int64_t *positions, int64_t count, int64_t total,
+                                       const double *out)
 {
     if (!tensors || !tensors->input || !tensors->filter)
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "the reference needs the %s (got NULL)",
@@ -861,8 +862,9 @@ tcc_status tcc_conv2d_reference(tcc_context *ctx, const tcc_conv2d_desc *desc,
 {
     tcc_status status = tcc_conv2d_validate(ctx, desc);
     if (status == TCC_OK)
-        status = tci_check_reference_args(ctx, "input and filter", &desc->epilogue, tensors,
-                                          positions, count, tcc_conv2d_output_elements(desc), out);
+        status =
+            tci_validate_reference_args(ctx, "input and filter", &desc->epilogue, tensors,
+                                        positions, count, tcc_conv2d_output_elements(desc), out);
     if (status != TCC_OK)
         return status;
     Conv cv = {

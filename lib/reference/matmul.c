@@ -61,9 +61,9 @@ tcc_status tcc_matmul_validate(tcc_context *ctx, const tcc_matmul_desc *desc)
     tcc_status status = check_matmul_sizes(ctx, desc);
     if (status == TCC_OK)
         status =
-            tci_check_mma_types(ctx, desc->input_type, desc->accumulate_type, desc->output_type);
+            tci_validate_mma_types(ctx, desc->input_type, desc->accumulate_type, desc->output_type);
     if (status == TCC_OK)
-        status = tci_check_epilogue(ctx, &desc->epilogue, desc->output_type);
+        status = tci_validate_epilogue(ctx, &desc->epilogue, desc->output_type);
     return status;
 }
 
@@ -93,9 +93,9 @@ tcc_status tcc_matmul_reference(tcc_context *ctx, const tcc_matmul_desc *desc,
 {
     tcc_status status = tcc_matmul_validate(ctx, desc);
     if (status == TCC_OK)
-        status = tci_check_reference_args(ctx, "A and B (tensors.input and tensors.filter)",
-                                          &desc->epilogue, tensors, positions, count,
-                                          desc->batch * desc->m * desc->n, out);
+        status = tci_validate_reference_args(ctx, "A and B (tensors.input and tensors.filter)",
+                                             &desc->epilogue, tensors, positions, count,
+                                             desc->batch * desc->m * desc->n, out);
     if (status != TCC_OK)
         return status;
     Matmul mm = {

@@ -21,12 +21,12 @@
  * int32; a float accumulator gives float32, float16 or bfloat16 outputs, an int32 one
  * int32 or float32. Unknown dtype values are TCC_ERROR_INVALID_ARGUMENT, known but
  * unsupported combinations TCC_ERROR_UNSUPPORTED. */
-tcc_status tci_check_mma_types(tcc_context *ctx, tcc_dtype input_type, tcc_dtype accumulate_type,
-                               tcc_dtype output_type);
+tcc_status tci_validate_mma_types(tcc_context *ctx, tcc_dtype input_type, tcc_dtype accumulate_type,
+                                  tcc_dtype output_type);
 
 /* Checks an epilogue: a known prologue op, alpha, beta and prologue_arg numbers (not NaN or
  * infinite), clamp bounds not NaN and clamp_min <= clamp_max when clamping. */
-tcc_status tci_check_epilogue(tcc_context *ctx, const tcc_epilogue *epilogue, tcc_dtype output);
+tcc_status tci_validate_epilogue(tcc_context *ctx, const tcc_epilogue *epilogue, tcc_dtype output);
 
 /* Whether the epilogue reads the residual tensor / the output's previous contents. */
 bool tci_epilogue_reads_residual(const tcc_epilogue *epilogue);
@@ -35,10 +35,11 @@ bool tci_epilogue_reads_previous(const tcc_epilogue *epilogue);
 /* Checks what a reference needs besides the descriptor: the tensors struct, both operands
  * (named `operand_names`, e.g. "input and filter"), the epilogue tensors it reads, `out`
  * when count > 0, and the positions (in 0..total-1; count == total when NULL). */
-tcc_status tci_check_reference_args(tcc_context *ctx, const char *operand_names,
-                                    const tcc_epilogue *epilogue,
-                                    const tcc_reference_tensors *tensors, const int64_t *positions,
-                                    int64_t count, int64_t total, const double *out);
+tcc_status tci_validate_reference_args(tcc_context *ctx, const char *operand_names,
+                                       const tcc_epilogue *epilogue,
+                                       const tcc_reference_tensors *tensors,
+                                       const int64_t *positions, int64_t count, int64_t total,
+                                       const double *out);
 
 /* One element of an MMA operand (input, filter, A, B) as the tensor cores read it: float16
  * and bfloat16 from their bits, float32 rounded to tf32, int8 exactly. */

@@ -236,15 +236,15 @@ int tcc_device_arch(const tcc_device *device)
 
 /* ---- buffers ----------------------------------------------------------------------------- */
 
-tcc_status tcc_buffer_alloc(tcc_device *device, size_t bytes, tcc_device_buffer **out)
+tcc_status tcc_device_buffer_alloc(tcc_device *device, size_t bytes, tcc_device_buffer **out)
 {
     if (!device || !out)
         return tci_fail(device ? device->ctx : NULL, TCC_ERROR_INVALID_ARGUMENT,
-                        "tcc_buffer_alloc: device or out is NULL");
+                        "tcc_device_buffer_alloc: device or out is NULL");
     *out = NULL;
     if (bytes == 0)
         return tci_fail(device->ctx, TCC_ERROR_INVALID_ARGUMENT,
-                        "tcc_buffer_alloc: a buffer needs at least one byte");
+                        "tcc_device_buffer_alloc: a buffer needs at least one byte");
     tcc_status status = bind_context(device);
     if (status != TCC_OK)
         return status;
@@ -264,7 +264,7 @@ tcc_status tcc_buffer_alloc(tcc_device *device, size_t bytes, tcc_device_buffer 
     return TCC_OK;
 }
 
-void tcc_buffer_free(tcc_device_buffer *buffer)
+void tcc_device_buffer_free(tcc_device_buffer *buffer)
 {
     if (!buffer)
         return;
@@ -290,28 +290,29 @@ static tcc_status check_transfer(tcc_device_buffer *buffer, const void *host, si
     return bind_context(buffer->device);
 }
 
-tcc_status tcc_buffer_upload(tcc_device_buffer *buffer, const void *host, size_t bytes)
+tcc_status tcc_device_buffer_upload(tcc_device_buffer *buffer, const void *host, size_t bytes)
 {
-    tcc_status status = check_transfer(buffer, host, bytes, "tcc_buffer_upload");
+    tcc_status status = check_transfer(buffer, host, bytes, "tcc_device_buffer_upload");
     if (status != TCC_OK || bytes == 0)
         return status;
     CUDA_CHECK(buffer->device, cuMemcpyHtoD, (buffer->pointer, host, bytes));
     return TCC_OK;
 }
 
-tcc_status tcc_buffer_download(tcc_device_buffer *buffer, void *host, size_t bytes)
+tcc_status tcc_device_buffer_download(tcc_device_buffer *buffer, void *host, size_t bytes)
 {
-    tcc_status status = check_transfer(buffer, host, bytes, "tcc_buffer_download");
+    tcc_status status = check_transfer(buffer, host, bytes, "tcc_device_buffer_download");
     if (status != TCC_OK || bytes == 0)
         return status;
     CUDA_CHECK(buffer->device, cuMemcpyDtoH, (host, buffer->pointer, bytes));
     return TCC_OK;
 }
 
-tcc_status tcc_buffer_fill_bytes(tcc_device_buffer *buffer, unsigned char byte)
+tcc_status tcc_device_buffer_fill_bytes(tcc_device_buffer *buffer, unsigned char byte)
 {
     if (!buffer)
-        return tci_fail(NULL, TCC_ERROR_INVALID_ARGUMENT, "tcc_buffer_fill_bytes: buffer is NULL");
+        return tci_fail(NULL, TCC_ERROR_INVALID_ARGUMENT,
+                        "tcc_device_buffer_fill_bytes: buffer is NULL");
     tcc_status status = bind_context(buffer->device);
     if (status != TCC_OK)
         return status;

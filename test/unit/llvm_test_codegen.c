@@ -49,12 +49,12 @@ static Stmt *store(Arena *a, Buffer *buffer, Expr *index, Expr *value)
 
 static Buffer *buffer(Arena *a, const char *name, tcc_dtype type, tcc_scope scope, int64_t elements)
 {
-    return tci_buffer_new(a, name, type, scope, 1, &elements);
+    return tci_ir_buffer(a, name, type, scope, 1, &elements);
 }
 
-static Kernel *kernel_new(Arena *a, const char *name, int nparam, Buffer *const *params)
+static PrimFunc *kernel_new(Arena *a, const char *name, int nparam, Buffer *const *params)
 {
-    Kernel *k = tci_arena_alloc(a, sizeof *k);
+    PrimFunc *k = tci_arena_alloc(a, sizeof *k);
     k->name = name;
     k->arena = a;
     k->nparam = nparam;
@@ -83,7 +83,7 @@ static Expr *raw_binary(Arena *a, ExprKind kind, int64_t x, int64_t y)
 /* A vector-add style kernel: block and thread loops (the thread loop shorter than the
  * block, so guarded), a guarded store, floor div/mod, an if_then_else guarding a load,
  * a serial loop over a local buffer, half casts and 4-wide vector accesses. */
-static Kernel *vector_add_kernel(Arena *a)
+static PrimFunc *vector_add_kernel(Arena *a)
 {
     Buffer *A = buffer(a, "A", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 1024);
     Buffer *Bf = buffer(a, "B", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 1024);
@@ -91,12 +91,12 @@ static Kernel *vector_add_kernel(Arena *a)
     Buffer *H = buffer(a, "H", TCC_FLOAT16, TCC_SCOPE_GLOBAL, 1024);
     Buffer *Q = buffer(a, "Q", TCC_INT32, TCC_SCOPE_GLOBAL, 8);
     Buffer *params[] = {A, Bf, C, H, Q};
-    Kernel *k = kernel_new(a, "vector_add", 5, params);
+    PrimFunc *k = kernel_new(a, "vector_add", 5, params);
     k->launch[TCC_BLOCK_X] = 8;
     k->launch[TCC_THREAD_X] = 128;
-    Var *bx = tci_kernel_new_var(k, "blockIdx.x");
-    Var *tx = tci_kernel_new_var(k, "threadIdx.x");
-    Var *r = tci_kernel_new_var(k, "r");
+    Var *bx = tci_prim_func_new_var(k, "blockIdx.x");
+    Var *tx = tci_prim_func_new_var(k, "threadIdx.x");
+    Var *r = tci_prim_func_new_var(k, "r");
     k->thread_var[TCC_BLOCK_X] = bx;
     k->thread_var[TCC_THREAD_X] = tx;
 
@@ -187,16 +187,16 @@ static Stmt *wmma_fill(Arena *a, int m, int n, int k, Buffer *acc, double value)
 /* One warp computes C (16x16, f32) = A (16x32, f16) * B (32x16, f16): A and B are copied
  * into shared memory with 8-wide vector accesses, then two k-steps of load_a, load_b, mma,
  * and the accumulator is stored to global memory. */
-static Kernel *wmma_kernel(Arena *a, int64_t a_shared_elements)
+static PrimFunc *wmma_kernel(Arena *a, int64_t a_shared_elements)
 {
     Buffer *A = buffer(a, "A", TCC_FLOAT16, TCC_SCOPE_GLOBAL, 16 * 32);
     Buffer *Bm = buffer(a, "B", TCC_FLOAT16, TCC_SCOPE_GLOBAL, 32 * 16);
     Buffer *C = buffer(a, "C", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 16 * 16);
     Buffer *params[] = {A, Bm, C};
-    Kernel *k = kernel_new(a, "wmma_gemm", 3, params);
+    PrimFunc *k = kernel_new(a, "wmma_gemm", 3, params);
     k->launch[TCC_THREAD_X] = 32;
-    Var *tx = tci_kernel_new_var(k, "threadIdx.x");
-    Var *j = tci_kernel_new_var(k, "j");
+    Var *tx = tci_prim_func_new_var(k, "threadIdx.x");
+    Var *j = tci_prim_func_new_var(k, "j");
     k->thread_var[TCC_THREAD_X] = tx;
 
     Buffer *As = buffer(a, "A.shared", TCC_FLOAT16, TCC_SCOPE_SHARED, a_shared_elements);
@@ -236,16 +236,16 @@ static Kernel *wmma_kernel(Arena *a, int64_t a_shared_elements)
 
 /* fill, load_a, load_b, mma, store straight from and to global memory, for one row of the
  * shape/type table. */
-static Kernel *wmma_table_kernel(Arena *a, int m, int n, int k, tcc_dtype in, tcc_dtype out,
-                                 bool a_col_major)
+static PrimFunc *wmma_table_kernel(Arena *a, int m, int n, int k, tcc_dtype in, tcc_dtype out,
+                                   bool a_col_major)
 {
     Buffer *A = buffer(a, "A", in, TCC_SCOPE_GLOBAL, m * k);
     Buffer *Bm = buffer(a, "B", in, TCC_SCOPE_GLOBAL, k * n);
     Buffer *C = buffer(a, "C", out, TCC_SCOPE_GLOBAL, m * n);
     Buffer *params[] = {A, Bm, C};
-    Kernel *kern = kernel_new(a, "wmma_table", 3, params);
+    PrimFunc *kern = kernel_new(a, "wmma_table", 3, params);
     kern->launch[TCC_THREAD_X] = 32;
-    Var *tx = tci_kernel_new_var(kern, "threadIdx.x");
+    Var *tx = tci_prim_func_new_var(kern, "threadIdx.x");
     Buffer *fa = buffer(a, "a", in, TCC_SCOPE_WMMA_MATRIX_A, m * k);
     Buffer *fb = buffer(a, "b", in, TCC_SCOPE_WMMA_MATRIX_B, k * n);
     Buffer *acc = buffer(a, "c", out, TCC_SCOPE_WMMA_ACCUMULATOR, m * n);
@@ -270,7 +270,7 @@ typedef struct Output {
     int64_t shared_bytes;
 } Output;
 
-static Output generate(tcc_context *ctx, const Kernel *kernel, tcc_arch arch)
+static Output generate(tcc_context *ctx, const PrimFunc *kernel, tcc_arch arch)
 {
     Output out;
     out.status = tci_codegen(ctx, kernel, arch, &out.llvm_ir, &out.ptx, &out.shared_bytes);
@@ -336,7 +336,7 @@ START_TEST(test_vector_add)
 {
     tcc_context *ctx = tcc_test_context();
     Arena *a = tci_arena_create();
-    Kernel *k = vector_add_kernel(a);
+    PrimFunc *k = vector_add_kernel(a);
     Output out = generate(ctx, k, TCC_SM_80);
     ck_assert_msg(out.status == TCC_OK, "%s", tcc_last_error(ctx));
     ck_assert_int_eq(out.shared_bytes, 0);
@@ -373,9 +373,9 @@ START_TEST(test_guarded_load_is_branched)
     Buffer *X = buffer(a, "X", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 64);
     Buffer *Y = buffer(a, "Y", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 64);
     Buffer *params[] = {X, Y};
-    Kernel *k = kernel_new(a, "guarded", 2, params);
+    PrimFunc *k = kernel_new(a, "guarded", 2, params);
     k->launch[TCC_THREAD_X] = 64;
-    Var *tx = tci_kernel_new_var(k, "tx");
+    Var *tx = tci_prim_func_new_var(k, "tx");
     Expr *index = B(a, EXPR_SUB, V(a, tx), I(a, 1));
     Expr *value = tci_ir_select(a, B(a, EXPR_LE, I(a, 1), V(a, tx)), load(a, X, index),
                                 tci_ir_float(a, 0.0, TCC_FLOAT32));
@@ -396,7 +396,7 @@ START_TEST(test_wmma_kernel)
 {
     tcc_context *ctx = tcc_test_context();
     Arena *a = tci_arena_create();
-    Kernel *k = wmma_kernel(a, 16 * 32);
+    PrimFunc *k = wmma_kernel(a, 16 * 32);
     Output out = generate(ctx, k, TCC_SM_80);
     ck_assert_msg(out.status == TCC_OK, "%s", tcc_last_error(ctx));
     ck_assert_int_eq(out.shared_bytes, 2048);
@@ -428,7 +428,7 @@ START_TEST(test_ptxas_all_archs)
     tcc_context *ctx = tcc_test_context();
     for (int i = 0; i < NARCH; i++) {
         Arena *a = tci_arena_create();
-        Kernel *kernels[] = {vector_add_kernel(a), wmma_kernel(a, 16 * 32)};
+        PrimFunc *kernels[] = {vector_add_kernel(a), wmma_kernel(a, 16 * 32)};
         for (int j = 0; j < 2; j++) {
             Output out = generate(ctx, kernels[j], all_archs[i]);
             ck_assert_msg(out.status == TCC_OK, "sm_%d: %s", (int)all_archs[i],
@@ -469,7 +469,7 @@ START_TEST(test_wmma_table)
     tcc_context *ctx = tcc_test_context();
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         Arena *a = tci_arena_create();
-        Kernel *k =
+        PrimFunc *k =
             wmma_table_kernel(a, rows[i].m, rows[i].n, rows[i].k, rows[i].in, rows[i].out, false);
         Output out = generate(ctx, k, rows[i].arch);
         ck_assert_msg(out.status == TCC_OK, "%s: %s", rows[i].mma, tcc_last_error(ctx));
@@ -486,7 +486,7 @@ START_TEST(test_wmma_col_major)
 {
     tcc_context *ctx = tcc_test_context();
     Arena *a = tci_arena_create();
-    Kernel *k = wmma_table_kernel(a, 16, 16, 16, TCC_FLOAT16, TCC_FLOAT32, true);
+    PrimFunc *k = wmma_table_kernel(a, 16, 16, 16, TCC_FLOAT16, TCC_FLOAT32, true);
     Output out = generate(ctx, k, TCC_SM_80);
     ck_assert_msg(out.status == TCC_OK, "%s", tcc_last_error(ctx));
     tcc_assert_contains(out.llvm_ir, "llvm.nvvm.wmma.m16n16k16.load.a.col.stride.f16.p1");
@@ -505,7 +505,7 @@ START_TEST(test_refuses_too_much_shared_memory)
     tcc_context *ctx = tcc_test_context();
     Arena *a = tci_arena_create();
     /* 32768 f16 for A plus 1024 bytes for B */
-    Kernel *k = wmma_kernel(a, 32768);
+    PrimFunc *k = wmma_kernel(a, 32768);
     Output out = generate(ctx, k, TCC_SM_80);
     ck_assert_int_eq(out.status, TCC_ERROR_SCHEDULE);
     ck_assert_ptr_null(out.llvm_ir);
@@ -521,7 +521,7 @@ START_TEST(test_refuses_too_many_threads)
 {
     tcc_context *ctx = tcc_test_context();
     Arena *a = tci_arena_create();
-    Kernel *k = vector_add_kernel(a);
+    PrimFunc *k = vector_add_kernel(a);
     k->launch[TCC_THREAD_Y] = 16; /* 128 x 16 = 2048 */
     Output out = generate(ctx, k, TCC_SM_80);
     ck_assert_int_eq(out.status, TCC_ERROR_SCHEDULE);
@@ -578,9 +578,9 @@ START_TEST(test_bfloat16_needs_sm80)
     Buffer *X = buffer(a, "X", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 32);
     Buffer *Y = buffer(a, "Y", TCC_BFLOAT16, TCC_SCOPE_GLOBAL, 32);
     Buffer *params[] = {X, Y};
-    Kernel *k = kernel_new(a, "to_bf16", 2, params);
+    PrimFunc *k = kernel_new(a, "to_bf16", 2, params);
     k->launch[TCC_THREAD_X] = 32;
-    Var *tx = tci_kernel_new_var(k, "tx");
+    Var *tx = tci_prim_func_new_var(k, "tx");
     k->body =
         tci_stmt_thread(a, tx, TCC_THREAD_X, 32,
                         store(a, Y, V(a, tx), tci_ir_cast(a, TCC_BFLOAT16, load(a, X, V(a, tx)))));
@@ -607,7 +607,7 @@ static void *compile_in_thread(void *arg)
     const char *result = NULL;
     for (int i = 0; i < 4 && !result; i++) {
         Arena *a = tci_arena_create();
-        Kernel *k = i % 2 ? vector_add_kernel(a) : wmma_kernel(a, 16 * 32);
+        PrimFunc *k = i % 2 ? vector_add_kernel(a) : wmma_kernel(a, 16 * 32);
         Output out = generate(ctx, k, arch);
         if (out.status != TCC_OK || !strstr(out.ptx, ".entry"))
             result = "codegen failed";

@@ -258,12 +258,12 @@ static void set_pads(tcc_conv2d_desc *d, int64_t pad)
     d->pad_top = d->pad_bottom = d->pad_left = d->pad_right = pad;
 }
 
-/* An NHWCnc descriptor like the seed's, of another size. */
+/* An NHWCnc descriptor like the tutorial's, of another size. */
 static tcc_conv2d_desc blocked_desc(int64_t n, int64_t hw, int64_t c, int64_t k, int64_t rs,
                                     int64_t stride, int64_t pad)
 {
     tcc_conv2d_desc d;
-    tcc_conv2d_seed_desc(&d);
+    tcc_tutorial_conv2d_desc(&d);
     d.batch = n;
     d.height = d.width = hw;
     d.in_channels = c;
@@ -328,11 +328,11 @@ START_TEST(test_desc_init)
 }
 END_TEST
 
-START_TEST(test_seed_desc)
+START_TEST(test_tutorial_desc)
 {
     tcc_conv2d_desc d;
     memset(&d, 0x5a, sizeof d);
-    tcc_conv2d_seed_desc(&d);
+    tcc_tutorial_conv2d_desc(&d);
     ck_assert_int_eq(d.batch, 256);
     ck_assert_int_eq(d.height, 14);
     ck_assert_int_eq(d.width, 14);
@@ -516,22 +516,22 @@ START_TEST(test_layers_validate)
 }
 END_TEST
 
-/* The first row is the seed descriptor itself. */
+/* The first row is the tutorial's descriptor itself. */
 START_TEST(test_first_layer_is_the_seed)
 {
-    tcc_conv2d_desc seed, layer = layer_desc(&layers[0], TCC_LAYOUT_NHWCNC, TCC_FILTER_BLOCKED);
-    tcc_conv2d_seed_desc(&seed);
-    const int64_t seed_sizes[] = {
-        seed.batch,        seed.height,     seed.width,      seed.in_channels,
-        seed.out_channels, seed.kernel_h,   seed.kernel_w,   seed.stride_h,
-        seed.stride_w,     seed.pad_top,    seed.pad_bottom, seed.pad_left,
-        seed.pad_right,    seed.dilation_h, seed.dilation_w, seed.groups};
+    tcc_conv2d_desc tutorial, layer = layer_desc(&layers[0], TCC_LAYOUT_NHWCNC, TCC_FILTER_BLOCKED);
+    tcc_tutorial_conv2d_desc(&tutorial);
+    const int64_t tutorial_sizes[] = {
+        tutorial.batch,        tutorial.height,     tutorial.width,      tutorial.in_channels,
+        tutorial.out_channels, tutorial.kernel_h,   tutorial.kernel_w,   tutorial.stride_h,
+        tutorial.stride_w,     tutorial.pad_top,    tutorial.pad_bottom, tutorial.pad_left,
+        tutorial.pad_right,    tutorial.dilation_h, tutorial.dilation_w, tutorial.groups};
     const int64_t layer_sizes[] = {
         layer.batch,        layer.height,     layer.width,      layer.in_channels,
         layer.out_channels, layer.kernel_h,   layer.kernel_w,   layer.stride_h,
         layer.stride_w,     layer.pad_top,    layer.pad_bottom, layer.pad_left,
         layer.pad_right,    layer.dilation_h, layer.dilation_w, layer.groups};
-    ck_assert_mem_eq(seed_sizes, layer_sizes, sizeof seed_sizes);
+    ck_assert_mem_eq(tutorial_sizes, layer_sizes, sizeof tutorial_sizes);
 }
 END_TEST
 
@@ -540,7 +540,7 @@ END_TEST
 typedef struct BadDesc {
     const char *message; /* expected in the message: names the field */
     tcc_status status;
-    bool blocked; /* spoils the seed (NHWCnc) rather than an NHWC descriptor */
+    bool blocked; /* spoils the tutorial's descriptor (NHWCnc) rather than an NHWC descriptor */
     void (*spoil)(tcc_conv2d_desc *d);
 } BadDesc;
 
@@ -685,7 +685,7 @@ START_TEST(test_validation_errors)
     tcc_context *ctx = tcc_test_context();
     tcc_conv2d_desc d = plain_desc(TCC_LAYOUT_NHWC, TCC_FILTER_KRSC);
     if (bad->blocked)
-        tcc_conv2d_seed_desc(&d);
+        tcc_tutorial_conv2d_desc(&d);
     ck_assert_int_eq(tcc_conv2d_validate(ctx, &d), TCC_OK);
     bad->spoil(&d);
     ck_assert_msg(tcc_conv2d_validate(ctx, &d) == bad->status, "%s: got \"%s\"", bad->message,
@@ -1424,7 +1424,7 @@ static Suite *conv2d_reference_suite(void)
     Suite *suite = suite_create("conv2d_reference");
     TCase *desc = tcase_create("desc");
     tcase_add_test(desc, test_desc_init);
-    tcase_add_test(desc, test_seed_desc);
+    tcase_add_test(desc, test_tutorial_desc);
     tcase_add_test(desc, test_output_sizes);
     tcase_add_test(desc, test_flops_with_groups);
     tcase_add_test(desc, test_element_counts_each_layout);

@@ -77,7 +77,7 @@ static void check_int(const Expr *e, tcc_dtype type, int64_t value)
 
 static Buffer *buffer1(const char *name, int64_t size)
 {
-    return tci_buffer_new(arena, name, TCC_FLOAT32, TCC_SCOPE_GLOBAL, 1, &size);
+    return tci_ir_buffer(arena, name, TCC_FLOAT32, TCC_SCOPE_GLOBAL, 1, &size);
 }
 
 static Stmt *store(Buffer *b, Expr *index, Expr *value)
@@ -202,7 +202,7 @@ END_TEST
 START_TEST(buffer_new_computes_elements)
 {
     int64_t shape[3] = {2, 3, 4};
-    Buffer *b = tci_buffer_new(arena, "S", TCC_FLOAT16, TCC_SCOPE_SHARED, 3, shape);
+    Buffer *b = tci_ir_buffer(arena, "S", TCC_FLOAT16, TCC_SCOPE_SHARED, 3, shape);
     ck_assert_str_eq(b->name, "S");
     ck_assert_int_eq(b->elements, 24);
     ck_assert_int_eq(b->param_index, -1);
@@ -384,7 +384,7 @@ static Stmt *sample_stmt(Stmt **first_out, Stmt **loop_out)
 {
     Buffer *a = buffer1("A", 64), *b = buffer1("B", 64);
     int64_t tile = 256;
-    Buffer *frag = tci_buffer_new(arena, "F", TCC_FLOAT32, TCC_SCOPE_WMMA_ACCUMULATOR, 1, &tile);
+    Buffer *frag = tci_ir_buffer(arena, "F", TCC_FLOAT32, TCC_SCOPE_WMMA_ACCUMULATOR, 1, &tile);
     Expr *iy[1] = {y};
     Expr *ramp = tci_ir_ramp(arena, bin(EXPR_MUL, z, num(8)), 1, 8);
     Stmt *first = store(b, y,
@@ -520,9 +520,9 @@ END_TEST
 
 START_TEST(kernel_new_var_numbers_variables)
 {
-    Kernel k = {.name = "k", .arena = arena, .next_var_id = 5};
-    Var *a = tci_kernel_new_var(&k, "a");
-    Var *b = tci_kernel_new_var(&k, "a");
+    PrimFunc k = {.name = "k", .arena = arena, .next_var_id = 5};
+    Var *a = tci_prim_func_new_var(&k, "a");
+    Var *b = tci_prim_func_new_var(&k, "a");
     ck_assert_int_eq(a->id, 5);
     ck_assert_int_eq(b->id, 6);
     ck_assert_int_eq(k.next_var_id, 7);

@@ -67,7 +67,7 @@ static Buffer *buffer(const char *name, tcc_dtype type, tcc_scope scope, int ndi
                       int64_t d1)
 {
     int64_t shape[2] = {d0, d1};
-    return tci_buffer_new(arena, name, type, scope, ndim, shape);
+    return tci_ir_buffer(arena, name, type, scope, ndim, shape);
 }
 
 static Expr *load2(Buffer *b, Expr *x, Expr *y)
@@ -324,8 +324,8 @@ END_TEST
 START_TEST(allocations)
 {
     int64_t shape[6] = {2, 1, 1, 4, 16, 16};
-    Buffer *acc = tci_buffer_new(arena, "Conv.wmma.accumulator", TCC_FLOAT32,
-                                 TCC_SCOPE_WMMA_ACCUMULATOR, 6, shape);
+    Buffer *acc = tci_ir_buffer(arena, "Conv.wmma.accumulator", TCC_FLOAT32,
+                                TCC_SCOPE_WMMA_ACCUMULATOR, 6, shape);
     Stmt *body = store1(acc, i, tci_ir_float(arena, 0, TCC_FLOAT32));
     check_stmt(tci_stmt_allocate(arena, acc, body), 1,
                "  allocate Conv.wmma.accumulator: float32 wmma.accumulator [2, 1, 1, 4, 16, 16] {\n"
@@ -428,15 +428,15 @@ START_TEST(kernel_header_and_body)
     int64_t w_shape[6] = {3, 3, 16, 32, 16, 16};
     int64_t c_shape[6] = {16, 14, 14, 32, 16, 16};
     Buffer *params[3] = {
-        tci_buffer_new(arena, "A", TCC_FLOAT16, TCC_SCOPE_GLOBAL, 6, a_shape),
-        tci_buffer_new(arena, "W", TCC_FLOAT16, TCC_SCOPE_GLOBAL, 6, w_shape),
-        tci_buffer_new(arena, "Conv", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 6, c_shape),
+        tci_ir_buffer(arena, "A", TCC_FLOAT16, TCC_SCOPE_GLOBAL, 6, a_shape),
+        tci_ir_buffer(arena, "W", TCC_FLOAT16, TCC_SCOPE_GLOBAL, 6, w_shape),
+        tci_ir_buffer(arena, "Conv", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 6, c_shape),
     };
     Var *bz = tci_var(arena, "blockIdx.z", 3);
     Expr *index = bin(EXPR_MUL, tci_ir_var(arena, bz), num(16));
     Stmt *store =
         tci_stmt_store(arena, params[2], 1, &index, tci_ir_float(arena, 0.0, TCC_FLOAT32));
-    Kernel kernel = {
+    PrimFunc kernel = {
         .name = "conv2d",
         .arena = arena,
         .nparam = 3,
@@ -446,7 +446,7 @@ START_TEST(kernel_header_and_body)
     };
     StrBuf sb;
     tci_strbuf_init(&sb);
-    tci_print_kernel(&sb, &kernel);
+    tci_print_prim_func(&sb, &kernel);
     ck_assert(!sb.failed);
     ck_assert_str_eq(sb.data,
                      "// \"/\" and \"%\" are floor division and modulo\n"

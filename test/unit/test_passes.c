@@ -66,7 +66,7 @@ static Expr *mul(Expr *a, int64_t c)
 static Buffer *buffer(const char *name, tcc_dtype type, tcc_scope scope, int ndim,
                       const int64_t *shape)
 {
-    return tci_buffer_new(arena, name, type, scope, ndim, shape);
+    return tci_ir_buffer(arena, name, type, scope, ndim, shape);
 }
 
 static Buffer *buffer1(const char *name, tcc_scope scope, int64_t size)
@@ -95,9 +95,9 @@ static Stmt *seq2(Stmt *a, Stmt *b)
 }
 
 /* A kernel of `body` (in the test's arena) launching `threads` threads in x. */
-static Kernel *kernel_of(Stmt *body, int64_t threads)
+static PrimFunc *kernel_of(Stmt *body, int64_t threads)
 {
-    Kernel *k = tci_arena_alloc(arena, sizeof *k);
+    PrimFunc *k = tci_arena_alloc(arena, sizeof *k);
     k->name = "test";
     k->arena = arena;
     k->params = tci_arena_alloc(arena, sizeof(Buffer *));
@@ -145,7 +145,7 @@ START_TEST(flatten_makes_row_major_offsets)
     Buffer *h = buffer("H", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 3, shape);
     Expr *index[3] = {x, i, j};
     Stmt *s = tci_stmt_store(arena, h, 3, index, tci_ir_load(arena, g, 3, index));
-    Kernel *k = kernel_of(s, 1);
+    PrimFunc *k = kernel_of(s, 1);
     ck_assert_int_eq(tci_pass_flatten(ctx, k), TCC_OK);
     /* Strides are the products of the later dimensions: 3*4 and 4. The sum nests to the
      * right (inner dimensions first); simplify flattens it later. */
@@ -166,7 +166,7 @@ START_TEST(flatten_subtracts_region_mins)
     Stmt *copy = tci_stmt_store(arena, s_buf, 2, index, tci_ir_load(arena, g, 2, index));
     Stmt *body =
         tci_stmt_allocate(arena, s_buf, loop(vi, 2, FOR_SERIAL, loop(vj, 8, FOR_SERIAL, copy)));
-    Kernel *k = kernel_of(body, 1);
+    PrimFunc *k = kernel_of(body, 1);
     check_stmt(k->body, "allocate S: float32 shared [2, 8] min [r, 0] {\n"
                         "  for i in 0..2 {\n"
                         "    for j in 0..8 {\n"
@@ -208,7 +208,7 @@ START_TEST(flatten_wmma_memory_index)
                   .nindex = 2,
                   .memory_index = memory,
                   .stride = 32};
-    Kernel *k = kernel_of(tci_stmt_wmma(arena, &w), 1);
+    PrimFunc *k = kernel_of(tci_stmt_wmma(arena, &w), 1);
     ck_assert_int_eq(tci_pass_flatten(ctx, k), TCC_OK);
     check_stmt(k->body,
                "wmma.store_matrix(&C[x * 16 * 32 + i * 16], F[x], stride 32, row_major)    "
@@ -221,7 +221,7 @@ START_TEST(flatten_leaves_flat_kernels_alone)
 {
     Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *body = loop(vi, 64, FOR_SERIAL, store1(b, i, load1(b, add(i, num(1)))));
-    Kernel *k = kernel_of(body, 1);
+    PrimFunc *k = kernel_of(body, 1);
     ck_assert_int_eq(tci_pass_flatten(ctx, k), TCC_OK);
     ck_assert_ptr_eq(k->body, body); /* nothing to do: the same tree */
 }
@@ -236,7 +236,7 @@ START_TEST(simplify_removes_unit_loops)
     Expr *index = add(mul(i, 8), j);
     Stmt *body =
         loop(vi, 1, FOR_SERIAL, loop(vj, 8, FOR_SERIAL, store1(b, index, load1(a, index))));
-    Kernel *k = kernel_of(body, 1);
+    PrimFunc *k = kernel_of(body, 1);
     ck_assert_int_eq(tci_pass_simplify(ctx, k), TCC_OK);
     check_stmt(k->body, "for j in 0..8 {\n  B[j] = A[j]\n}\n");
 }
@@ -247,7 +247,7 @@ START_TEST(simplify_unit_loop_takes_its_min)
     /* for i in 3..4 runs once with i = 3. */
     Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *body = tci_stmt_for(arena, vi, num(3), num(1), FOR_SERIAL, store1(b, mul(i, 2), num(0)));
-    Kernel *k = kernel_of(body, 1);
+    PrimFunc *k = kernel_of(body, 1);
     ck_assert_int_eq(tci_pass_simplify(ctx, k), TCC_OK);
     check_stmt(k->body, "B[6] = 0\n");
 }
@@ -258,7 +258,7 @@ START_TEST(simplify_keeps_thread_loops_of_one)
     /* A launch of one thread still binds its variable: it is not a loop to remove. */
     Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *body = tci_stmt_thread(arena, tx, TCC_THREAD_X, 1, store1(b, t, num(0)));
-    Kernel *k = kernel_of(body, 1);
+    PrimFunc *k = kernel_of(body, 1);
     ck_assert_int_eq(tci_pass_simplify(ctx, k), TCC_OK);
     check_stmt(k->body, "launch threadIdx.x in 0..1 {\n  B[threadIdx.x] = 0\n}\n");
 }
@@ -273,7 +273,7 @@ START_TEST(simplify_folds_arithmetic_with_loop_ranges)
     Stmt *inner = loop(vj, 16, FOR_SERIAL, store1(b, index, num(0)));
     Stmt *unit = tci_stmt_for(arena, vi, num(0), add(bin(EXPR_SUB, x, x), num(1)), FOR_SERIAL,
                               store1(b, add(i, x), num(1)));
-    Kernel *k = kernel_of(seq2(inner, unit), 1);
+    PrimFunc *k = kernel_of(seq2(inner, unit), 1);
     ck_assert_int_eq(tci_pass_simplify(ctx, k), TCC_OK);
     check_stmt(k->body, "for j in 0..16 {\n  B[x + j] = 0\n}\nB[x] = 1\n");
 }
@@ -287,7 +287,7 @@ START_TEST(vectorize_contiguous_store_becomes_ramp)
     Buffer *a = buffer1("A", TCC_SCOPE_GLOBAL, 64);
     Expr *index = add(mul(x, 8), j);
     Stmt *body = loop(vj, 8, FOR_VECTORIZED, store1(b, index, load1(a, index)));
-    Kernel *k = kernel_of(loop(vx, 8, FOR_SERIAL, body), 1);
+    PrimFunc *k = kernel_of(loop(vx, 8, FOR_SERIAL, body), 1);
     ck_assert_int_eq(tci_pass_vectorize(ctx, k), TCC_OK);
     check_stmt(k->body, "for x in 0..8 {\n  B[ramp(x * 8, 1, 8)] = A[ramp(x * 8, 1, 8)]\n}\n");
     const Stmt *store = k->body->loop.body;
@@ -298,14 +298,14 @@ END_TEST
 
 START_TEST(vectorize_through_a_cast)
 {
-    /* The seed's W.shared copy is a plain copy; a widening copy vectorizes as well. */
+    /* The tutorial's W.shared copy is a plain copy; a widening copy vectorizes as well. */
     int64_t size = 64;
     Buffer *h = buffer("H", TCC_FLOAT16, TCC_SCOPE_SHARED, 1, &size);
     Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
     Expr *index = add(j, mul(x, 8));
     Stmt *body = loop(vj, 8, FOR_VECTORIZED,
                       store1(b, index, tci_ir_cast(arena, TCC_FLOAT32, load1(h, index))));
-    Kernel *k = kernel_of(body, 1);
+    PrimFunc *k = kernel_of(body, 1);
     ck_assert_int_eq(tci_pass_vectorize(ctx, k), TCC_OK);
     check_stmt(k->body, "B[ramp(x * 8, 1, 8)] = float32x8(H[ramp(x * 8, 1, 8)])\n");
 }
@@ -327,7 +327,7 @@ START_TEST(vectorize_non_contiguous_stays_scalar)
     Stmt *offset =
         tci_stmt_for(arena, vj, num(4), num(8), FOR_VECTORIZED, store1(b, j, load1(a, j)));
     Stmt *items[4] = {strided, gather, scaled, offset};
-    Kernel *k = kernel_of(tci_stmt_seq(arena, 4, items), 1);
+    PrimFunc *k = kernel_of(tci_stmt_seq(arena, 4, items), 1);
     ck_assert_int_eq(tci_pass_vectorize(ctx, k), TCC_OK);
     /* Each stays a loop, now an ordinary one: a vector is a speed-up, never a change. */
     check_stmt(k->body, "for j in 0..8 {\n  B[j * 2] = A[j * 2]\n}\n"
@@ -347,7 +347,7 @@ START_TEST(vectorize_select_with_a_shared_condition)
     Expr *value = tci_ir_select(arena, bin(EXPR_LT, x, num(5)), load1(a, index),
                                 tci_ir_float(arena, 0, TCC_FLOAT32));
     Stmt *body = loop(vj, 8, FOR_VECTORIZED, store1(b, index, value));
-    Kernel *k = kernel_of(loop(vx, 8, FOR_SERIAL, body), 1);
+    PrimFunc *k = kernel_of(loop(vx, 8, FOR_SERIAL, body), 1);
     ck_assert_int_eq(tci_pass_vectorize(ctx, k), TCC_OK);
     check_stmt(k->body, "for x in 0..8 {\n"
                         "  B[ramp(x * 8, 1, 8)] = if_then_else(x < 5, A[ramp(x * 8, 1, 8)], 0f)\n"
@@ -363,7 +363,7 @@ START_TEST(vectorize_select_whose_condition_differs_between_lanes_stays_scalar)
     Expr *value = tci_ir_select(arena, bin(EXPR_LT, index, num(61)), load1(a, index),
                                 tci_ir_float(arena, 0, TCC_FLOAT32));
     Stmt *body = loop(vj, 8, FOR_VECTORIZED, store1(b, index, value));
-    Kernel *k = kernel_of(loop(vx, 8, FOR_SERIAL, body), 1);
+    PrimFunc *k = kernel_of(loop(vx, 8, FOR_SERIAL, body), 1);
     ck_assert_int_eq(tci_pass_vectorize(ctx, k), TCC_OK);
     char *text = stmt_text(k->body);
     ck_assert_ptr_null(strstr(text, "ramp("));
@@ -376,7 +376,7 @@ START_TEST(vectorize_ignores_other_loops)
 {
     Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *body = loop(vj, 8, FOR_SERIAL, store1(b, j, num(0)));
-    Kernel *k = kernel_of(body, 1);
+    PrimFunc *k = kernel_of(body, 1);
     ck_assert_int_eq(tci_pass_vectorize(ctx, k), TCC_OK);
     ck_assert_ptr_eq(k->body, body);
 }
@@ -389,7 +389,7 @@ START_TEST(unroll_auto_replicates_loops_within_the_step_budget)
     Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *small = loop(vi, 4, FOR_SERIAL, store1(b, i, num(1)));
     Stmt *big = loop(vj, 32, FOR_SERIAL, store1(b, j, num(2)));
-    Kernel *k = kernel_of(seq2(small, big), 1);
+    PrimFunc *k = kernel_of(seq2(small, big), 1);
     ck_assert_int_eq(tci_pass_unroll(ctx, k, 16), TCC_OK);
     check_stmt(k->body, "B[0] = 1\nB[1] = 1\nB[2] = 1\nB[3] = 1\n"
                         "for j in 0..32 {\n  B[j] = 2\n}\n");
@@ -402,7 +402,7 @@ START_TEST(unroll_auto_counts_the_steps_of_nests)
     /* 4 x 4 = 16 steps: both loops go. */
     Stmt *square =
         loop(vi, 4, FOR_SERIAL, loop(vj, 4, FOR_SERIAL, store1(b, add(mul(i, 4), j), num(0))));
-    Kernel *k = kernel_of(square, 1);
+    PrimFunc *k = kernel_of(square, 1);
     ck_assert_int_eq(tci_pass_unroll(ctx, k, 16), TCC_OK);
     char *text = stmt_text(k->body);
     ck_assert_int_eq(count(text, "B["), 16);
@@ -426,7 +426,7 @@ START_TEST(unroll_max_step_zero_unrolls_nothing_automatically)
 {
     Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *body = loop(vi, 2, FOR_SERIAL, store1(b, i, num(1)));
-    Kernel *k = kernel_of(body, 1);
+    PrimFunc *k = kernel_of(body, 1);
     ck_assert_int_eq(tci_pass_unroll(ctx, k, 0), TCC_OK);
     check_stmt(k->body, "for i in 0..2 {\n  B[i] = 1\n}\n");
 }
@@ -438,7 +438,7 @@ START_TEST(unroll_explicit_loops_always)
     Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 256);
     Stmt *inner = loop(vj, 32, FOR_SERIAL, store1(b, add(mul(i, 32), j), num(0)));
     Stmt *body = tci_stmt_for(arena, vi, num(2), num(3), FOR_UNROLLED, inner);
-    Kernel *k = kernel_of(body, 1);
+    PrimFunc *k = kernel_of(body, 1);
     ck_assert_int_eq(tci_pass_unroll(ctx, k, 0), TCC_OK);
     check_stmt(k->body, "for j in 0..32 {\n  B[j + 64] = 0\n}\n"
                         "for j in 0..32 {\n  B[j + 96] = 0\n}\n"
@@ -454,7 +454,7 @@ START_TEST(unroll_keeps_loops_it_cannot_count)
     /* Thread and vectorized loops are never replicated, nor anything around them. */
     Stmt *thread = loop(vj, 2, FOR_SERIAL,
                         tci_stmt_thread(arena, tx, TCC_THREAD_X, 4, store1(b, add(t, j), num(0))));
-    Kernel *k = kernel_of(seq2(unknown, thread), 4);
+    PrimFunc *k = kernel_of(seq2(unknown, thread), 4);
     ck_assert_int_eq(tci_pass_unroll(ctx, k, 64), TCC_OK);
     ck_assert_int_eq(k->body->kind, STMT_SEQ);
     const Stmt *kept = k->body->seq.items[0];
@@ -473,7 +473,7 @@ END_TEST
 /* ---- thread_sync -------------------------------------------------------------------- */
 
 /* launch threadIdx.x in 0..32 { body } inside an allocation of S. */
-static Kernel *threaded(Buffer *shared, Stmt *body)
+static PrimFunc *threaded(Buffer *shared, Stmt *body)
 {
     return kernel_of(
         tci_stmt_allocate(arena, shared, tci_stmt_thread(arena, tx, TCC_THREAD_X, 32, body)), 32);
@@ -489,7 +489,7 @@ START_TEST(thread_sync_barrier_before_read_after_write)
     Buffer *s = buffer1("S", TCC_SCOPE_SHARED, 32);
     Buffer *g = buffer1("G", TCC_SCOPE_GLOBAL, 32);
     Buffer *h = buffer1("H", TCC_SCOPE_GLOBAL, 32);
-    Kernel *k = threaded(s, seq2(store1(s, t, load1(g, t)), store1(h, t, load1(s, mirror()))));
+    PrimFunc *k = threaded(s, seq2(store1(s, t, load1(g, t)), store1(h, t, load1(s, mirror()))));
     ck_assert_int_eq(tci_pass_thread_sync(ctx, k), TCC_OK);
     check_stmt(k->body, "allocate S: float32 shared [32] {\n"
                         "  launch threadIdx.x in 0..32 {\n"
@@ -506,7 +506,7 @@ START_TEST(thread_sync_barrier_before_write_after_read)
     /* Within a list: a read, then a write the other threads must not see early. */
     Buffer *s = buffer1("S", TCC_SCOPE_SHARED, 32);
     Buffer *h = buffer1("H", TCC_SCOPE_GLOBAL, 32);
-    Kernel *k = threaded(s, seq2(store1(h, t, load1(s, mirror())), store1(s, t, num(0))));
+    PrimFunc *k = threaded(s, seq2(store1(h, t, load1(s, mirror())), store1(s, t, num(0))));
     ck_assert_int_eq(tci_pass_thread_sync(ctx, k), TCC_OK);
     char *text = stmt_text(k->body);
     ck_assert_int_eq(count(text, "__syncthreads()"), 1);
@@ -519,13 +519,13 @@ END_TEST
 START_TEST(thread_sync_barrier_across_loop_iterations)
 {
     /* Each iteration writes S, then reads it: a barrier between, and one at the top of the
-     * body, so the next iteration's write waits for this one's reads (the seed's kh loop). */
+     * body, so the next iteration's write waits for this one's reads (the tutorial's kh loop). */
     Buffer *s = buffer1("S", TCC_SCOPE_SHARED, 32);
     Buffer *g = buffer1("G", TCC_SCOPE_GLOBAL, 128);
     Buffer *h = buffer1("H", TCC_SCOPE_GLOBAL, 128);
     Expr *global = add(mul(i, 32), t);
     Stmt *body = seq2(store1(s, t, load1(g, global)), store1(h, global, load1(s, mirror())));
-    Kernel *k = threaded(s, loop(vi, 4, FOR_SERIAL, body));
+    PrimFunc *k = threaded(s, loop(vi, 4, FOR_SERIAL, body));
     ck_assert_int_eq(tci_pass_thread_sync(ctx, k), TCC_OK);
     check_stmt(k->body, "allocate S: float32 shared [32] {\n"
                         "  launch threadIdx.x in 0..32 {\n"
@@ -545,7 +545,7 @@ START_TEST(thread_sync_none_for_write_after_write)
     Buffer *s = buffer1("S", TCC_SCOPE_SHARED, 32);
     Stmt *twice = seq2(store1(s, t, num(1)), store1(s, t, num(2)));
     Stmt *repeated = loop(vi, 4, FOR_SERIAL, store1(s, t, i));
-    Kernel *k = threaded(s, seq2(twice, repeated));
+    PrimFunc *k = threaded(s, seq2(twice, repeated));
     ck_assert_int_eq(tci_pass_thread_sync(ctx, k), TCC_OK);
     char *text = stmt_text(k->body);
     ck_assert_int_eq(count(text, "__syncthreads()"), 0);
@@ -561,7 +561,7 @@ START_TEST(thread_sync_none_for_local_or_global_memory)
     Buffer *h = buffer1("H", TCC_SCOPE_GLOBAL, 32);
     Stmt *local = seq2(store1(l, t, num(1)), store1(h, t, load1(l, mirror())));
     Stmt *global = seq2(store1(g, t, num(1)), store1(h, t, load1(g, mirror())));
-    Kernel *k = threaded(l, seq2(local, global));
+    PrimFunc *k = threaded(l, seq2(local, global));
     ck_assert_int_eq(tci_pass_thread_sync(ctx, k), TCC_OK);
     char *text = stmt_text(k->body);
     ck_assert_int_eq(count(text, "__syncthreads()"), 0);
@@ -587,7 +587,7 @@ START_TEST(thread_sync_wmma_shared_accesses)
                   .memory_index = &zero,
                   .stride = 16};
     Stmt *fill = loop(vi, 8, FOR_SERIAL, store1(s, add(mul(i, 32), t), num(0)));
-    Kernel *k = threaded(s, seq2(fill, tci_stmt_wmma(arena, &w)));
+    PrimFunc *k = threaded(s, seq2(fill, tci_stmt_wmma(arena, &w)));
     ck_assert_int_eq(tci_pass_thread_sync(ctx, k), TCC_OK);
     char *text = stmt_text(k->body);
     ck_assert_int_eq(count(text, "__syncthreads()"), 1);
@@ -605,7 +605,7 @@ START_TEST(thread_sync_barrier_stays_out_of_guarded_code)
     Buffer *h = buffer1("H", TCC_SCOPE_GLOBAL, 32);
     Stmt *read = store1(h, t, load1(s, add(t, num(16))));
     Stmt *guarded = tci_stmt_if(arena, bin(EXPR_LT, t, num(16)), read, NULL);
-    Kernel *k = threaded(s, seq2(store1(s, t, load1(g, t)), guarded));
+    PrimFunc *k = threaded(s, seq2(store1(s, t, load1(g, t)), guarded));
     ck_assert_int_eq(tci_pass_thread_sync(ctx, k), TCC_OK);
     check_stmt(k->body, "allocate S: float32 shared [32] {\n"
                         "  launch threadIdx.x in 0..32 {\n"
@@ -628,7 +628,7 @@ START_TEST(thread_sync_guarded_write_then_read)
     Stmt *inside =
         seq2(store1(s, t, load1(g, t)), store1(h, t, load1(s, bin(EXPR_SUB, num(15), t))));
     Stmt *guarded = tci_stmt_if(arena, bin(EXPR_LT, t, num(16)), inside, NULL);
-    Kernel *k = threaded(s, guarded);
+    PrimFunc *k = threaded(s, guarded);
     /* Threads 16..31 would never reach a barrier inside the if: refused, never placed. */
     ck_assert_int_eq(tci_pass_thread_sync(ctx, k), TCC_ERROR_SCHEDULE);
     tcc_assert_contains(tcc_last_error(ctx), "only some threads run");
@@ -637,7 +637,7 @@ START_TEST(thread_sync_guarded_write_then_read)
     free(text);
     /* The same inside a launch of 16 threads in a block of 32 (two stages bound threadIdx.x
      * with different extents): codegen guards the launch with threadIdx.x < 16. */
-    Kernel *partial = kernel_of(
+    PrimFunc *partial = kernel_of(
         tci_stmt_allocate(arena, s, tci_stmt_thread(arena, tx, TCC_THREAD_X, 16, inside)), 32);
     ck_assert_int_eq(tci_pass_thread_sync(ctx, partial), TCC_ERROR_SCHEDULE);
     text = stmt_text(partial->body);
@@ -703,7 +703,7 @@ static tcc_status lower_small(const char *pass, Printed *printed)
     options.print_callback = on_print;
     options.print_user = printed;
     Arena *kernel_arena = tci_arena_create();
-    Kernel *kernel = NULL;
+    PrimFunc *kernel = NULL;
     tcc_tensor *params[2] = {small_a, b};
     tcc_status status = tci_lower(func, 2, params, &options, kernel_arena, &kernel);
     tci_arena_destroy(kernel_arena);
@@ -774,14 +774,14 @@ START_TEST(print_after_without_callback_is_quiet)
     memset(&options, 0, sizeof options);
     options.print_after_pass = "all";
     Arena *kernel_arena = tci_arena_create();
-    Kernel *kernel = NULL;
+    PrimFunc *kernel = NULL;
     tcc_tensor *params[2] = {small_a, b};
     ck_assert_int_eq(tci_lower(func, 2, params, &options, kernel_arena, &kernel), TCC_OK);
     ck_assert_ptr_nonnull(kernel);
     /* No axis names given: they are named after the tensor, <name>.i0, <name>.i1. */
     StrBuf sb;
     tci_strbuf_init(&sb);
-    tci_print_kernel(&sb, kernel);
+    tci_print_prim_func(&sb, kernel);
     tcc_assert_contains(sb.data, ".i0 in 0..8 {");
     tci_strbuf_free(&sb);
     tci_arena_destroy(kernel_arena);
@@ -789,44 +789,44 @@ START_TEST(print_after_without_callback_is_quiet)
 }
 END_TEST
 
-/* ---- the seed convolution, end to end ---------------------------------------------- */
+/* ---- the tutorial's convolution, end to end ---------------------------------------------- */
 
-typedef struct Seed {
+typedef struct Tutorial {
     tcc_func *func;
     Arena *arena;
-    Kernel *kernel;
+    PrimFunc *kernel;
     char *text;
-} Seed;
+} Tutorial;
 
-static void seed_lower(Seed *seed, int auto_unroll_max_step)
+static void tutorial_lower(Tutorial *tut, int auto_unroll_max_step)
 {
-    ck_assert_int_eq(tcc_func_create(ctx, "conv2d", &seed->func), TCC_OK);
+    ck_assert_int_eq(tcc_func_create(ctx, "conv2d", &tut->func), TCC_OK);
     tcc_conv2d_desc desc;
-    tcc_conv2d_seed_desc(&desc);
-    tcc_conv2d conv;
-    ck_assert_int_eq(tcc_conv2d_define(seed->func, &desc, &conv), TCC_OK);
-    ck_assert_int_eq(tcc_schedule_create(seed->func, 1, &conv.output), TCC_OK);
-    ck_assert_int_eq(tcc_conv2d_schedule_tutorial(seed->func, &conv, NULL), TCC_OK);
+    tcc_tutorial_conv2d_desc(&desc);
+    tcc_tutorial_conv2d conv;
+    ck_assert_int_eq(tcc_tutorial_conv2d_define(tut->func, &desc, &conv), TCC_OK);
+    ck_assert_int_eq(tcc_schedule_create(tut->func, 1, &conv.output), TCC_OK);
+    ck_assert_int_eq(tcc_tutorial_conv2d_schedule(tut->func, &conv, NULL), TCC_OK);
     tcc_build_options options;
     memset(&options, 0, sizeof options);
     options.arch = TCC_SM_80;
     options.auto_unroll_max_step = auto_unroll_max_step;
-    seed->arena = tci_arena_create();
+    tut->arena = tci_arena_create();
     tcc_tensor *params[3] = {conv.input, conv.filter, conv.output};
-    ck_assert_msg(tci_lower(seed->func, 3, params, &options, seed->arena, &seed->kernel) == TCC_OK,
+    ck_assert_msg(tci_lower(tut->func, 3, params, &options, tut->arena, &tut->kernel) == TCC_OK,
                   "%s", tcc_last_error(ctx));
     StrBuf sb;
     tci_strbuf_init(&sb);
-    tci_print_kernel(&sb, seed->kernel);
+    tci_print_prim_func(&sb, tut->kernel);
     ck_assert(!sb.failed);
-    seed->text = sb.data;
+    tut->text = sb.data;
 }
 
-static void seed_free(Seed *seed)
+static void tutorial_free(Tutorial *tut)
 {
-    free(seed->text);
-    tci_arena_destroy(seed->arena);
-    tcc_func_destroy(seed->func);
+    free(tut->text);
+    tci_arena_destroy(tut->arena);
+    tcc_func_destroy(tut->func);
 }
 
 static void collect_allocations(const Stmt *s, const Buffer **out, int *n)
@@ -901,23 +901,23 @@ static int count_kind(const Stmt *s, StmtKind kind)
     }
 }
 
-START_TEST(seed_allocations_are_the_tutorial_s)
+START_TEST(tutorial_allocations_are_the_tutorial_s)
 {
-    Seed seed;
-    seed_lower(&seed, 16);
+    Tutorial tut;
+    tutorial_lower(&tut, 16);
     /* The accumulator per warp, the two shared tiles, and the two fragment groups. */
-    tcc_assert_contains(seed.text, "allocate Conv.wmma.accumulator: float32 wmma.accumulator "
+    tcc_assert_contains(tut.text, "allocate Conv.wmma.accumulator: float32 wmma.accumulator "
                                    "[2, 1, 1, 4, 16, 16] {");
-    tcc_assert_contains(seed.text, "allocate Apad.shared: float16 shared [8, 1, 3, 2, 16, 16] {");
-    tcc_assert_contains(seed.text, "allocate W.shared: float16 shared [1, 3, 2, 8, 16, 16] {");
-    tcc_assert_contains(seed.text, "allocate Apad.shared.wmma.matrix_a: float16 wmma.matrix_a "
+    tcc_assert_contains(tut.text, "allocate Apad.shared: float16 shared [8, 1, 3, 2, 16, 16] {");
+    tcc_assert_contains(tut.text, "allocate W.shared: float16 shared [1, 3, 2, 8, 16, 16] {");
+    tcc_assert_contains(tut.text, "allocate Apad.shared.wmma.matrix_a: float16 wmma.matrix_a "
                                    "[2, 1, 1, 1, 16, 16] {");
-    tcc_assert_contains(seed.text, "allocate W.shared.wmma.matrix_b: float16 wmma.matrix_b "
+    tcc_assert_contains(tut.text, "allocate W.shared.wmma.matrix_b: float16 wmma.matrix_b "
                                    "[1, 1, 1, 4, 16, 16] {");
-    ck_assert_int_eq(count(seed.text, "allocate "), 5);
+    ck_assert_int_eq(count(tut.text, "allocate "), 5);
     const Buffer *allocs[16];
     int n = 0;
-    collect_allocations(seed.kernel->body, allocs, &n);
+    collect_allocations(tut.kernel->body, allocs, &n);
     ck_assert_int_eq(n, 5);
     int shared = 0;
     for (int k = 0; k < n; k++) {
@@ -929,31 +929,31 @@ START_TEST(seed_allocations_are_the_tutorial_s)
             ck_assert_ptr_null(allocs[k]->min[d]); /* flattened: offsets start at 0 */
     }
     ck_assert_int_eq(shared, 2);
-    seed_free(&seed);
+    tutorial_free(&tut);
 }
 END_TEST
 
-START_TEST(seed_launch_shape)
+START_TEST(tutorial_launch_shape)
 {
-    Seed seed;
-    seed_lower(&seed, 16);
-    tcc_assert_contains(seed.text, "  grid(2, 4, 196) block(32, 4, 2)\n");
+    Tutorial tut;
+    tutorial_lower(&tut, 16);
+    tcc_assert_contains(tut.text, "  grid(2, 4, 196) block(32, 4, 2)\n");
     static const int64_t launch[6] = {2, 4, 196, 32, 4, 2};
     for (int d = 0; d < 6; d++)
-        ck_assert_int_eq(seed.kernel->launch[d], launch[d]);
-    tcc_assert_contains(seed.text,
+        ck_assert_int_eq(tut.kernel->launch[d], launch[d]);
+    tcc_assert_contains(tut.text,
                         "kernel conv2d(float16 A[16, 14, 14, 16, 16, 16], float16 "
                         "W[3, 3, 16, 32, 16, 16], float32 Conv[16, 14, 14, 32, 16, 16])");
-    seed_free(&seed);
+    tutorial_free(&tut);
 }
 END_TEST
 
-START_TEST(seed_two_barriers_per_kh_iteration)
+START_TEST(tutorial_two_barriers_per_kh_iteration)
 {
-    Seed seed;
-    seed_lower(&seed, 16);
-    ck_assert_int_eq(count_kind(seed.kernel->body, STMT_BARRIER), 2);
-    const Stmt *kh = find_loop(seed.kernel->body, "kh");
+    Tutorial tut;
+    tutorial_lower(&tut, 16);
+    ck_assert_int_eq(count_kind(tut.kernel->body, STMT_BARRIER), 2);
+    const Stmt *kh = find_loop(tut.kernel->body, "kh");
     ck_assert_ptr_nonnull(kh);
     ck_assert(tci_expr_is_int(kh->loop.extent, 3));
     /* Both inside the kh body: one before the shared copies overwrite what the previous
@@ -964,69 +964,69 @@ START_TEST(seed_two_barriers_per_kh_iteration)
     const Stmt *inner = find_loop(kh->loop.body, "ic.inner");
     ck_assert_ptr_nonnull(inner);
     ck_assert_int_eq(count_kind(inner, STMT_BARRIER), 0);
-    seed_free(&seed);
+    tutorial_free(&tut);
 }
 END_TEST
 
-START_TEST(seed_tensor_core_operations)
+START_TEST(tutorial_tensor_core_operations)
 {
-    Seed seed;
-    seed_lower(&seed, 16);
-    ck_assert_int_eq(count(seed.text, "wmma.fill_fragment("), 8);
-    ck_assert_int_eq(count(seed.text, "wmma.load_matrix_a("), 2);
-    ck_assert_int_eq(count(seed.text, "wmma.load_matrix_b("), 4);
-    ck_assert_int_eq(count(seed.text, "wmma.mma_sync("), 8);
-    ck_assert_int_eq(count(seed.text, "wmma.store_matrix("), 8);
-    ck_assert_int_eq(count(seed.text, "// m16n16k16"), 30);
+    Tutorial tut;
+    tutorial_lower(&tut, 16);
+    ck_assert_int_eq(count(tut.text, "wmma.fill_fragment("), 8);
+    ck_assert_int_eq(count(tut.text, "wmma.load_matrix_a("), 2);
+    ck_assert_int_eq(count(tut.text, "wmma.load_matrix_b("), 4);
+    ck_assert_int_eq(count(tut.text, "wmma.mma_sync("), 8);
+    ck_assert_int_eq(count(tut.text, "wmma.store_matrix("), 8);
+    ck_assert_int_eq(count(tut.text, "// m16n16k16"), 30);
     /* Unrolled: every fragment index is a constant. */
-    tcc_assert_contains(seed.text, "wmma.mma_sync(Conv.wmma.accumulator[7], "
+    tcc_assert_contains(tut.text, "wmma.mma_sync(Conv.wmma.accumulator[7], "
                                    "Apad.shared.wmma.matrix_a[1], W.shared.wmma.matrix_b[3], "
                                    "Conv.wmma.accumulator[7])");
-    ck_assert_int_eq(count_kind(seed.kernel->body, STMT_WMMA), 30);
-    seed_free(&seed);
+    ck_assert_int_eq(count_kind(tut.kernel->body, STMT_WMMA), 30);
+    tutorial_free(&tut);
 }
 END_TEST
 
-START_TEST(seed_filter_copy_is_vectorized)
+START_TEST(tutorial_filter_copy_is_vectorized)
 {
-    Seed seed;
-    seed_lower(&seed, 16);
+    Tutorial tut;
+    tutorial_lower(&tut, 16);
     /* Each lane copies 8 contiguous halves (16 bytes) of the filter tile. */
-    tcc_assert_contains(seed.text, "W.shared[ramp(");
-    tcc_assert_contains(seed.text, "threadIdx.x * 8, 1, 8)] = W[ramp(");
-    ck_assert_int_eq(count(seed.text, ", 1, 8)]"), 2);
-    ck_assert_int_eq(count(seed.text, "vectorized for"), 0);
+    tcc_assert_contains(tut.text, "W.shared[ramp(");
+    tcc_assert_contains(tut.text, "threadIdx.x * 8, 1, 8)] = W[ramp(");
+    ck_assert_int_eq(count(tut.text, ", 1, 8)]"), 2);
+    ck_assert_int_eq(count(tut.text, "vectorized for"), 0);
     /* The padded input copy is not vectorized (its threadIdx.x is innermost). */
-    tcc_assert_contains(seed.text, "Apad.shared[threadIdx.y * 3072 + threadIdx.z * 1536 + ax2 * "
+    tcc_assert_contains(tut.text, "Apad.shared[threadIdx.y * 3072 + threadIdx.z * 1536 + ax2 * "
                                    "512 + ax3 * 256 + ax4.ax5.fused.outer * 32 + threadIdx.x] = "
                                    "if_then_else(");
-    seed_free(&seed);
+    tutorial_free(&tut);
 }
 END_TEST
 
-START_TEST(seed_lowers_the_same_twice)
+START_TEST(tutorial_lowers_the_same_twice)
 {
     /* Lowering leaves nothing behind on the schedule that changes the next lowering. */
-    Seed seed;
-    seed_lower(&seed, 16);
+    Tutorial tut;
+    tutorial_lower(&tut, 16);
     Arena *again = tci_arena_create();
-    Kernel *kernel = NULL;
+    PrimFunc *kernel = NULL;
     tcc_build_options options;
     memset(&options, 0, sizeof options);
     options.auto_unroll_max_step = 16;
-    tcc_tensor *params[3] = {seed.func->tensors[0], seed.func->tensors[1], NULL};
-    for (int k = 0; k < seed.func->ntensor; k++)
-        if (strcmp(seed.func->tensors[k]->name, "Conv") == 0)
-            params[2] = seed.func->tensors[k];
+    tcc_tensor *params[3] = {tut.func->tensors[0], tut.func->tensors[1], NULL};
+    for (int k = 0; k < tut.func->ntensor; k++)
+        if (strcmp(tut.func->tensors[k]->name, "Conv") == 0)
+            params[2] = tut.func->tensors[k];
     ck_assert_ptr_nonnull(params[2]);
-    ck_assert_int_eq(tci_lower(seed.func, 3, params, &options, again, &kernel), TCC_OK);
+    ck_assert_int_eq(tci_lower(tut.func, 3, params, &options, again, &kernel), TCC_OK);
     StrBuf sb;
     tci_strbuf_init(&sb);
-    tci_print_kernel(&sb, kernel);
-    ck_assert_str_eq(sb.data, seed.text);
+    tci_print_prim_func(&sb, kernel);
+    ck_assert_str_eq(sb.data, tut.text);
     tci_strbuf_free(&sb);
     tci_arena_destroy(again);
-    seed_free(&seed);
+    tutorial_free(&tut);
 }
 END_TEST
 
@@ -1090,16 +1090,16 @@ static Suite *passes_suite(void)
     tcase_add_test(pipeline, print_after_without_callback_is_quiet);
     suite_add_tcase(suite, pipeline);
 
-    TCase *seed = tcase_create("seed");
-    tcase_add_checked_fixture(seed, setup, teardown);
-    tcase_set_timeout(seed, 60);
-    tcase_add_test(seed, seed_allocations_are_the_tutorial_s);
-    tcase_add_test(seed, seed_launch_shape);
-    tcase_add_test(seed, seed_two_barriers_per_kh_iteration);
-    tcase_add_test(seed, seed_tensor_core_operations);
-    tcase_add_test(seed, seed_filter_copy_is_vectorized);
-    tcase_add_test(seed, seed_lowers_the_same_twice);
-    suite_add_tcase(suite, seed);
+    TCase *tutorial = tcase_create("tutorial");
+    tcase_add_checked_fixture(tutorial, setup, teardown);
+    tcase_set_timeout(tutorial, 60);
+    tcase_add_test(tutorial, tutorial_allocations_are_the_tutorial_s);
+    tcase_add_test(tutorial, tutorial_launch_shape);
+    tcase_add_test(tutorial, tutorial_two_barriers_per_kh_iteration);
+    tcase_add_test(tutorial, tutorial_tensor_core_operations);
+    tcase_add_test(tutorial, tutorial_filter_copy_is_vectorized);
+    tcase_add_test(tutorial, tutorial_lowers_the_same_twice);
+    suite_add_tcase(suite, tutorial);
     return suite;
 }
 

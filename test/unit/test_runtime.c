@@ -101,16 +101,16 @@ START_TEST(test_null_handles)
     ck_assert_int_eq(tcc_device_open(ctx, 0, NULL), TCC_ERROR_INVALID_ARGUMENT);
     tcc_assert_contains(tcc_last_error(ctx), "out is NULL");
     tcc_device_close(NULL);
-    tcc_buffer_free(NULL);
+    tcc_device_buffer_free(NULL);
     tcc_loaded_kernel_destroy(NULL);
     ck_assert_str_eq(tcc_device_name(NULL), "");
     ck_assert_int_eq(tcc_device_arch(NULL), 0);
     char host[4];
-    ck_assert_int_eq(tcc_buffer_upload(NULL, host, 4), TCC_ERROR_INVALID_ARGUMENT);
-    ck_assert_int_eq(tcc_buffer_download(NULL, host, 4), TCC_ERROR_INVALID_ARGUMENT);
-    ck_assert_int_eq(tcc_buffer_fill_bytes(NULL, 0), TCC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tcc_device_buffer_upload(NULL, host, 4), TCC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tcc_device_buffer_download(NULL, host, 4), TCC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tcc_device_buffer_fill_bytes(NULL, 0), TCC_ERROR_INVALID_ARGUMENT);
     tcc_device_buffer *buffer = NULL;
-    ck_assert_int_eq(tcc_buffer_alloc(NULL, 4, &buffer), TCC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tcc_device_buffer_alloc(NULL, 4, &buffer), TCC_ERROR_INVALID_ARGUMENT);
     tcc_loaded_kernel *loaded = NULL;
     ck_assert_int_eq(tcc_kernel_load(NULL, &double_kernel, &loaded), TCC_ERROR_INVALID_ARGUMENT);
     ck_assert_int_eq(tcc_kernel_launch(NULL, 0, NULL), TCC_ERROR_INVALID_ARGUMENT);
@@ -147,7 +147,7 @@ static void close_gpu(Gpu *gpu)
 static tcc_device_buffer *alloc_buffer(Gpu *gpu, size_t bytes)
 {
     tcc_device_buffer *buffer = NULL;
-    ck_assert_msg(tcc_buffer_alloc(gpu->device, bytes, &buffer) == TCC_OK, "%s",
+    ck_assert_msg(tcc_device_buffer_alloc(gpu->device, bytes, &buffer) == TCC_OK, "%s",
                   tcc_last_error(gpu->ctx));
     return buffer;
 }
@@ -189,26 +189,26 @@ START_TEST(test_buffers)
     for (int i = 0; i < 100; i++)
         up[i] = (unsigned char)i;
     tcc_device_buffer *buffer = alloc_buffer(&gpu, sizeof up);
-    ck_assert_int_eq(tcc_buffer_upload(buffer, up, sizeof up), TCC_OK);
-    ck_assert_int_eq(tcc_buffer_download(buffer, down, sizeof down), TCC_OK);
+    ck_assert_int_eq(tcc_device_buffer_upload(buffer, up, sizeof up), TCC_OK);
+    ck_assert_int_eq(tcc_device_buffer_download(buffer, down, sizeof down), TCC_OK);
     ck_assert_mem_eq(up, down, sizeof up);
-    ck_assert_int_eq(tcc_buffer_fill_bytes(buffer, 0xab), TCC_OK);
-    ck_assert_int_eq(tcc_buffer_download(buffer, down, sizeof down), TCC_OK);
+    ck_assert_int_eq(tcc_device_buffer_fill_bytes(buffer, 0xab), TCC_OK);
+    ck_assert_int_eq(tcc_device_buffer_download(buffer, down, sizeof down), TCC_OK);
     for (int i = 0; i < 100; i++)
         ck_assert_uint_eq(down[i], 0xab);
 
-    ck_assert_int_eq(tcc_buffer_upload(buffer, up, 101), TCC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tcc_device_buffer_upload(buffer, up, 101), TCC_ERROR_INVALID_ARGUMENT);
     tcc_assert_contains(tcc_last_error(gpu.ctx), "101 bytes do not fit in a buffer of 100");
-    ck_assert_int_eq(tcc_buffer_download(buffer, NULL, 10), TCC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tcc_device_buffer_download(buffer, NULL, 10), TCC_ERROR_INVALID_ARGUMENT);
     tcc_device_buffer *empty = NULL;
-    ck_assert_int_eq(tcc_buffer_alloc(gpu.device, 0, &empty), TCC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tcc_device_buffer_alloc(gpu.device, 0, &empty), TCC_ERROR_INVALID_ARGUMENT);
     ck_assert_ptr_null(empty);
     /* More memory than any GPU has: the driver's error comes back. */
-    ck_assert_int_eq(tcc_buffer_alloc(gpu.device, (size_t)1 << 50, &empty), TCC_ERROR_CUDA);
+    ck_assert_int_eq(tcc_device_buffer_alloc(gpu.device, (size_t)1 << 50, &empty), TCC_ERROR_CUDA);
     tcc_assert_contains(tcc_last_error(gpu.ctx), "cuMemAlloc failed for 1125899906842624 bytes: "
                                                  "CUDA_ERROR_OUT_OF_MEMORY");
     ck_assert_ptr_null(empty);
-    tcc_buffer_free(buffer);
+    tcc_device_buffer_free(buffer);
     close_gpu(&gpu);
 }
 END_TEST
@@ -222,14 +222,14 @@ START_TEST(test_load_launch_and_time)
     for (int i = 0; i < COUNT; i++)
         in[i] = (float)i - 100.0f;
     tcc_device_buffer *buffers[2] = {alloc_buffer(&gpu, sizeof in), alloc_buffer(&gpu, sizeof out)};
-    ck_assert_int_eq(tcc_buffer_upload(buffers[0], in, sizeof in), TCC_OK);
-    ck_assert_int_eq(tcc_buffer_fill_bytes(buffers[1], 0xff), TCC_OK);
+    ck_assert_int_eq(tcc_device_buffer_upload(buffers[0], in, sizeof in), TCC_OK);
+    ck_assert_int_eq(tcc_device_buffer_fill_bytes(buffers[1], 0xff), TCC_OK);
 
     tcc_loaded_kernel *loaded = NULL;
     ck_assert_msg(tcc_kernel_load(gpu.device, &double_kernel, &loaded) == TCC_OK, "%s",
                   tcc_last_error(gpu.ctx));
     ck_assert_msg(tcc_kernel_launch(loaded, 2, buffers) == TCC_OK, "%s", tcc_last_error(gpu.ctx));
-    ck_assert_int_eq(tcc_buffer_download(buffers[1], out, sizeof out), TCC_OK);
+    ck_assert_int_eq(tcc_device_buffer_download(buffers[1], out, sizeof out), TCC_OK);
     for (int i = 0; i < COUNT; i++)
         ck_assert(out[i] == 2 * in[i]);
 
@@ -241,8 +241,8 @@ START_TEST(test_load_launch_and_time)
     ck_assert_int_eq(tcc_kernel_launch(loaded, 2, (tcc_device_buffer *[]){buffers[0], NULL}),
                      TCC_ERROR_INVALID_ARGUMENT);
     tcc_loaded_kernel_destroy(loaded);
-    tcc_buffer_free(buffers[0]);
-    tcc_buffer_free(buffers[1]);
+    tcc_device_buffer_free(buffers[0]);
+    tcc_device_buffer_free(buffers[1]);
     close_gpu(&gpu);
 }
 END_TEST
@@ -302,8 +302,8 @@ START_TEST(test_launch_errors)
     ck_assert_int_eq(tcc_kernel_time(loaded, 2, buffers, 1, 3, &ms), TCC_ERROR_CUDA);
     tcc_assert_contains(tcc_last_error(gpu.ctx), "cuLaunchKernel failed");
     tcc_loaded_kernel_destroy(loaded);
-    tcc_buffer_free(buffers[0]);
-    tcc_buffer_free(buffers[1]);
+    tcc_device_buffer_free(buffers[0]);
+    tcc_device_buffer_free(buffers[1]);
     close_gpu(&gpu);
 }
 END_TEST

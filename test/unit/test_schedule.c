@@ -127,7 +127,7 @@ static void capture(const char *pass, const char *loop_ir, void *user)
 
 /* Lowers and returns the loop IR after `pass` (free it), or NULL with *status set. */
 static char *lower_after(int nparam, tcc_tensor *const *params, const char *pass,
-                         int auto_unroll_max_step, tcc_status *status, Kernel **kernel_out,
+                         int auto_unroll_max_step, tcc_status *status, PrimFunc **kernel_out,
                          Arena **arena_out)
 {
     tcc_build_options options;
@@ -139,7 +139,7 @@ static char *lower_after(int nparam, tcc_tensor *const *params, const char *pass
     Capture captured = {0};
     options.print_user = &captured;
     Arena *arena = tci_arena_create();
-    Kernel *kernel = NULL;
+    PrimFunc *kernel = NULL;
     *status = tci_lower(func, nparam, params, &options, arena, &kernel);
     if (*status == TCC_OK)
         ck_assert_int_eq(captured.calls, 1);
@@ -487,7 +487,7 @@ START_TEST(bind_makes_launch_loops_and_the_launch_shape)
     ck_assert_int_eq(tcc_bind(e.stage, inner, TCC_THREAD_X), TCC_OK);
     tcc_tensor *params[2] = {e.a, e.b};
     tcc_status status;
-    Kernel *kernel;
+    PrimFunc *kernel;
     Arena *arena;
     char *text = lower_after(2, params, "schedule_ops", 0, &status, &kernel, &arena);
     ck_assert_int_eq(status, TCC_OK);
@@ -788,7 +788,7 @@ START_TEST(tensorize_replaces_nests_by_wmma_operations)
                      TCC_OK);
     ck_assert_int_eq(tcc_tensorize(w.m.stage, w.ii, TCC_WMMA_STORE, 16, 16, 16), TCC_OK);
     char *text = lowered_matmul(&w.m, "schedule_ops");
-    /* The seed's operations: fill before the reduction, load A and B tiles and
+    /* The tutorial's operations: fill before the reduction, load A and B tiles and
      * multiply-accumulate per k tile, store after. Rows of A and B are 32 apart. */
     assert_block(
         text, "  for i.outer in 0..2 {\n"
@@ -824,15 +824,15 @@ START_TEST(tensorize_replaces_nests_by_wmma_operations)
 }
 END_TEST
 
-START_TEST(tensorize_of_the_seed_convolution)
+START_TEST(tensorize_of_the_tutorial_convolution)
 {
     /* The tutorial's schedule, through the public API, tensorizes four stages. */
     tcc_conv2d_desc desc;
-    tcc_conv2d_seed_desc(&desc);
-    tcc_conv2d conv;
-    ck_assert_int_eq(tcc_conv2d_define(func, &desc, &conv), TCC_OK);
+    tcc_tutorial_conv2d_desc(&desc);
+    tcc_tutorial_conv2d conv;
+    ck_assert_int_eq(tcc_tutorial_conv2d_define(func, &desc, &conv), TCC_OK);
     ck_assert_int_eq(tcc_schedule_create(func, 1, &conv.output), TCC_OK);
-    ck_assert_int_eq(tcc_conv2d_schedule_tutorial(func, &conv, NULL), TCC_OK);
+    ck_assert_int_eq(tcc_tutorial_conv2d_schedule(func, &conv, NULL), TCC_OK);
     tcc_tensor *params[3] = {conv.input, conv.filter, conv.output};
     char *text = lowered(3, params, "schedule_ops", 0);
     /* Before unrolling: one of each, inside the loops over the warp's tiles. */
@@ -1088,7 +1088,7 @@ START_TEST(error_primitives_before_the_schedule)
                      TCC_ERROR_INVALID_ARGUMENT);
     tcc_tensor *params[3] = {m.a, m.b, m.c};
     Arena *arena = tci_arena_create();
-    Kernel *kernel = NULL;
+    PrimFunc *kernel = NULL;
     assert_error(tci_lower(func, 3, params, NULL, arena, &kernel), TCC_ERROR_INVALID_ARGUMENT,
                  "create the schedule before building");
     tci_arena_destroy(arena);
@@ -1111,7 +1111,7 @@ START_TEST(error_of_a_failed_definition_survives)
     assert_error(tcc_schedule_create(func, 1, &none), TCC_ERROR_INVALID_ARGUMENT,
                  "tensor A: dimension 0 has size 0 (must be at least 1)");
     Arena *arena = tci_arena_create();
-    Kernel *kernel = NULL;
+    PrimFunc *kernel = NULL;
     assert_error(tci_lower(func, 0, NULL, NULL, arena, &kernel), TCC_ERROR_INVALID_ARGUMENT,
                  "tensor A: dimension 0 has size 0 (must be at least 1)");
     ck_assert_ptr_null(kernel);
@@ -1185,7 +1185,7 @@ static Suite *schedule_suite(void)
     tcase_add_test(effect, vectorize_marks_the_loop_then_becomes_a_ramp);
     tcase_add_test(effect, unroll_marks_the_loop_then_replicates_it);
     tcase_add_test(effect, tensorize_replaces_nests_by_wmma_operations);
-    tcase_add_test(effect, tensorize_of_the_seed_convolution);
+    tcase_add_test(effect, tensorize_of_the_tutorial_convolution);
     suite_add_tcase(suite, effect);
 
     TCase *misuse = tcase_create("misuse");

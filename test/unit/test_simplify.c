@@ -101,7 +101,7 @@ static void check_stmt(const Stmt *s, const char *expected)
 
 static Buffer *buffer1(const char *name, int64_t size)
 {
-    return tci_buffer_new(arena, name, TCC_FLOAT32, TCC_SCOPE_GLOBAL, 1, &size);
+    return tci_ir_buffer(arena, name, TCC_FLOAT32, TCC_SCOPE_GLOBAL, 1, &size);
 }
 
 /* ---- linear arithmetic -------------------------------------------------------------- */
@@ -157,7 +157,7 @@ START_TEST(div_mod_drop_with_ranges)
     Expr *e = add(mul(x, 16), y);
     check_simplify(div_(e, 16), 1, r, "x");
     check_simplify(mod(e, 16), 1, r, "y");
-    /* Three levels, as bound inference writes the seed's tile offsets. */
+    /* Three levels, as bound inference writes the tutorial's tile offsets. */
     VarRange r3[2] = {{vy, 0, 4}, {vz, 0, 16}};
     Expr *e3 = add(add(mul(x, 64), mul(y, 16)), z);
     check_simplify(div_(e3, 16), 2, r3, "x * 4 + y");
@@ -323,14 +323,14 @@ START_TEST(simplify_reaches_inside_other_nodes)
 {
     /* Loads, casts and selects are atoms whose insides are simplified too. */
     int64_t size = 64;
-    Buffer *b = tci_buffer_new(arena, "B", TCC_FLOAT16, TCC_SCOPE_GLOBAL, 1, &size);
+    Buffer *b = tci_ir_buffer(arena, "B", TCC_FLOAT16, TCC_SCOPE_GLOBAL, 1, &size);
     Expr *index[1] = {sub(add(x, y), x)};
     Expr *load = tci_ir_load(arena, b, 1, index);
     check_plain(tci_ir_cast(arena, TCC_FLOAT32, load), "float32(B[y])");
     /* The same load twice is one atom with coefficient 2 (index arithmetic only). */
     Expr *ia[1] = {y};
     Expr *int_load = tci_ir_load(
-        arena, tci_buffer_new(arena, "I", TCC_INT32, TCC_SCOPE_GLOBAL, 1, (int64_t[]){8}), 1, ia);
+        arena, tci_ir_buffer(arena, "I", TCC_INT32, TCC_SCOPE_GLOBAL, 1, (int64_t[]){8}), 1, ia);
     check_plain(add(int_load, int_load), "I[y] * 2");
     /* Float arithmetic is left alone (it is not exact). */
     Expr *f = tci_ir_cast(arena, TCC_FLOAT32, load);
@@ -426,7 +426,7 @@ END_TEST
 START_TEST(stmt_simplifies_wmma_indices)
 {
     int64_t shape = 256 * 8;
-    Buffer *frag = tci_buffer_new(arena, "F", TCC_FLOAT32, TCC_SCOPE_WMMA_ACCUMULATOR, 1, &shape);
+    Buffer *frag = tci_ir_buffer(arena, "F", TCC_FLOAT32, TCC_SCOPE_WMMA_ACCUMULATOR, 1, &shape);
     Buffer *mem = buffer1("C", 4096);
     Expr *memory[1] = {sub(add(mul(x, 256), num(16)), num(16))};
     WmmaStmt w = {.op = WMMA_STORE,

@@ -1,9 +1,9 @@
 #!/bin/sh
-# GPU test: runs the seed convolution with `tcc-conv --run` and passes if the tool exits 0
+# GPU test: runs the tutorial's convolution with `tcc-conv --run` and passes if the tool exits 0
 # and reports a max relative error <= 1e-3. Without an NVIDIA driver it prints
 # "SKIP: no GPU" and exits 77 (ctest's SKIP_RETURN_CODE for this test).
 #
-# usage: run_seed.sh path/to/tcc-conv [extra tcc-conv options]
+# usage: run_tutorial.sh path/to/tcc-conv [extra tcc-conv options]
 set -u
 
 if [ $# -lt 1 ]; then
@@ -16,7 +16,7 @@ shift
 # shellcheck source=driver.sh
 . "$(dirname "$0")/driver.sh"
 
-log=$(mktemp "${TMPDIR:-/tmp}/tcc-run-seed.XXXXXX") || exit 1
+log=$(mktemp "${TMPDIR:-/tmp}/tcc-run-tutorial.XXXXXX") || exit 1
 trap 'rm -f "$log"' EXIT
 
 "$tool" --run "$@" >"$log" 2>&1
