@@ -3,7 +3,7 @@
  * region [min, min + shape) is stored densely, row-major, so index i of dimension d
  * contributes (i - min[d]) * (product of the shapes of the later dimensions).
  */
-#include "lower/lower.h"
+#include "passes/passes.h"
 
 static Expr *flat_index(Arena *a, const Buffer *b, int nindex, Expr *const *index)
 {
@@ -72,11 +72,11 @@ static void clear_region_starts(Stmt *s)
     }
 }
 
-tcc_status tci_pass_flatten(tcc_context *ctx, PrimFunc *kernel)
+tcc_status tci_pass_flatten(const PassContext *pc, PrimFunc *func)
 {
-    (void)ctx;
-    Rewriter rw = {.arena = kernel->arena, .expr = flatten_expr, .stmt = flatten_stmt};
-    kernel->body = tci_rewrite_stmt(&rw, kernel->body);
-    clear_region_starts(kernel->body);
+    (void)pc;
+    Rewriter rw = {.arena = func->arena, .expr = flatten_expr, .stmt = flatten_stmt};
+    func->body = tci_rewrite_stmt(&rw, func->body);
+    clear_region_starts(func->body);
     return TCC_OK;
 }

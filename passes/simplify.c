@@ -2,7 +2,7 @@
  * simplify: arithmetic simplification with the ranges of the enclosing loops, and
  * loops of one iteration replaced by their body.
  */
-#include "lower/lower.h"
+#include "passes/passes.h"
 
 static Stmt *remove_unit_loop(Rewriter *rw, Stmt *s)
 {
@@ -12,14 +12,14 @@ static Stmt *remove_unit_loop(Rewriter *rw, Stmt *s)
     return tci_stmt_substitute(rw->arena, body, 1, &s->loop.var, &s->loop.min);
 }
 
-tcc_status tci_pass_simplify(tcc_context *ctx, PrimFunc *kernel)
+tcc_status tci_pass_simplify(const PassContext *pc, PrimFunc *func)
 {
-    (void)ctx;
-    Arena *a = kernel->arena;
+    (void)pc;
+    Arena *a = func->arena;
     /* Extents become constants first, then unit loops go, then the arithmetic folds. */
-    kernel->body = tci_simplify_stmt(a, kernel->body);
+    func->body = tci_simplify_stmt(a, func->body);
     Rewriter rw = {.arena = a, .stmt = remove_unit_loop};
-    kernel->body = tci_rewrite_stmt(&rw, kernel->body);
-    kernel->body = tci_simplify_stmt(a, kernel->body);
+    func->body = tci_rewrite_stmt(&rw, func->body);
+    func->body = tci_simplify_stmt(a, func->body);
     return TCC_OK;
 }

@@ -7,7 +7,7 @@
  * thread launch narrower than the block; a conflict that would need one there is
  * refused. A loop body is checked against what its own previous iteration left pending.
  */
-#include "lower/lower.h"
+#include "passes/passes.h"
 
 #include <string.h>
 
@@ -156,7 +156,7 @@ static void exposed(const Stmt *s, Accesses *acc, bool *barrier)
 
 typedef struct Sync {
     Arena *arena;
-    const PrimFunc *kernel;
+    const PrimFunc *func;
     bool uniform;  /* every thread of the block runs the statements being visited */
     bool diverged; /* a barrier was needed where not every thread runs */
 } Sync;
@@ -222,7 +222,7 @@ static Stmt *sync(Sync *y, Stmt *s, Accesses *pending)
         return sync_list(y, s->seq.count, s->seq.items, pending);
     case STMT_FOR:
         if (s->loop.kind == FOR_THREAD) {
-            bool narrow = !tci_expr_is_int(s->loop.extent, y->kernel->launch[s->loop.tag]);
+            bool narrow = !tci_expr_is_int(s->loop.extent, y->func->launch[s->loop.tag]);
             Stmt *copy = tci_arena_alloc(a, sizeof *copy);
             *copy = *s;
             copy->loop.body = sync_divergent(y, s->loop.body, pending, narrow);
@@ -249,16 +249,16 @@ static Stmt *sync(Sync *y, Stmt *s, Accesses *pending)
     }
 }
 
-tcc_status tci_pass_thread_sync(tcc_context *ctx, PrimFunc *kernel)
+tcc_status tci_pass_thread_sync(const PassContext *pc, PrimFunc *func)
 {
     Accesses pending = {0};
-    Sync y = {kernel->arena, kernel, true, false};
-    Stmt *body = sync(&y, kernel->body, &pending);
+    Sync y = {func->arena, func, true, false};
+    Stmt *body = sync(&y, func->body, &pending);
     if (y.diverged)
-        return tci_fail(ctx, TCC_ERROR_SCHEDULE,
+        return tci_fail(pc->ctx, TCC_ERROR_SCHEDULE,
                         "threads exchange data through shared memory inside code that only some "
                         "threads run (an if, or a thread loop narrower than the block): no "
                         "barrier can be placed there");
-    kernel->body = body;
+    func->body = body;
     return TCC_OK;
 }

@@ -4,7 +4,7 @@
  * replaced by copies of their body. Fragment indices become constants this way, which
  * lets LLVM keep tensor-core fragments in registers.
  */
-#include "lower/lower.h"
+#include "passes/passes.h"
 
 enum { NOT_UNROLLABLE = 1 << 30 };
 
@@ -93,12 +93,11 @@ static Stmt *unroll(Unroller *u, Stmt *s, int64_t *steps)
     }
 }
 
-tcc_status tci_pass_unroll(tcc_context *ctx, PrimFunc *kernel, int auto_max_step)
+tcc_status tci_pass_unroll(const PassContext *pc, PrimFunc *func)
 {
-    (void)ctx;
-    Unroller u = {kernel->arena, auto_max_step};
+    Unroller u = {func->arena, pc->auto_unroll_max_step};
     int64_t steps;
-    kernel->body = unroll(&u, kernel->body, &steps);
-    kernel->body = tci_simplify_stmt(kernel->arena, kernel->body);
+    func->body = unroll(&u, func->body, &steps);
+    func->body = tci_simplify_stmt(func->arena, func->body);
     return TCC_OK;
 }

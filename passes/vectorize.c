@@ -5,7 +5,7 @@
  * and an if_then_else whose condition is the same in every lane selects whole vectors.
  * Anything else stays a scalar loop: a vector is a speed-up, never a change of meaning.
  */
-#include "lower/lower.h"
+#include "passes/passes.h"
 
 typedef struct Vectorizer {
     Arena *arena;
@@ -89,10 +89,10 @@ static Stmt *vectorize_stmt(Rewriter *rw, Stmt *s)
     return scalar;
 }
 
-tcc_status tci_pass_vectorize(tcc_context *ctx, PrimFunc *kernel)
+tcc_status tci_pass_vectorize(const PassContext *pc, PrimFunc *func)
 {
-    (void)ctx;
-    Rewriter rw = {.arena = kernel->arena, .stmt = vectorize_stmt};
-    kernel->body = tci_rewrite_stmt(&rw, kernel->body);
+    (void)pc;
+    Rewriter rw = {.arena = func->arena, .stmt = vectorize_stmt};
+    func->body = tci_rewrite_stmt(&rw, func->body);
     return TCC_OK;
 }

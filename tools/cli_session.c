@@ -25,12 +25,7 @@ void cli_error(const char *format, ...)
 
 static bool is_known_pass(const char *name)
 {
-    if (strcmp(name, "all") == 0)
-        return true;
-    for (const char *const *pass = tcc_pass_names(); pass && *pass; pass++)
-        if (strcmp(*pass, name) == 0)
-            return true;
-    return false;
+    return strcmp(name, "all") == 0 || tcc_pass_index(name) >= 0;
 }
 
 int cli_early_exit(const CliCommon *c, void (*usage)(FILE *out))
@@ -44,8 +39,8 @@ int cli_early_exit(const CliCommon *c, void (*usage)(FILE *out))
         return 0;
     }
     if (c->list_passes) {
-        for (const char *const *pass = tcc_pass_names(); pass && *pass; pass++)
-            puts(*pass);
+        for (int i = 0; i < tcc_pass_count(); i++)
+            printf("%-14s %s\n", tcc_pass_name(i), tcc_pass_summary(i));
         return 0;
     }
     if (c->print_after && !is_known_pass(c->print_after)) {

@@ -70,8 +70,26 @@ void tcc_context_destroy(tcc_context *ctx);
 const char *tcc_last_error(const tcc_context *ctx);
 
 const char *tcc_dtype_name(tcc_dtype type);
+
+/* ---- targets: what tcc compiles for (the target table, lib/target/) ----------------- */
+
+/* The archs tcc compiles for, oldest first. */
+int tcc_arch_count(void);
+tcc_arch tcc_arch_at(int index);
+/* "sm_80"; NULL for an arch tcc does not compile for. */
+const char *tcc_arch_name(tcc_arch arch);
 /* Parses "sm_80" etc.; returns TCC_ERROR_INVALID_ARGUMENT for unknown names. */
 tcc_status tcc_arch_parse(tcc_context *ctx, const char *name, tcc_arch *out);
+
+/* A tensor-core tile: m x n outputs from a reduction of k. */
+typedef struct tcc_mma_shape {
+    int m, n, k;
+} tcc_mma_shape;
+/* The tile shapes tcc can tensorize, each once whatever the input type. */
+int tcc_mma_shape_count(void);
+tcc_mma_shape tcc_mma_shape_at(int index);
+/* Whether `shape` takes `input` elements (on some arch). */
+bool tcc_mma_shape_takes(tcc_mma_shape shape, tcc_dtype input);
 
 /* ---- compute definition ------------------------------------------------------------ */
 
@@ -194,8 +212,12 @@ typedef struct tcc_build_options {
 } tcc_build_options;
 
 void tcc_build_options_init(tcc_build_options *options);
-/* The names of the lowering passes, in pipeline order (NULL-terminated). */
-const char *const *tcc_pass_names(void);
+/* The lowering passes, in pipeline order: their number, each one's name and a one-line
+ * summary (NULL out of range), and the index of a name (-1 when no pass has it). */
+int tcc_pass_count(void);
+const char *tcc_pass_name(int index);
+const char *tcc_pass_summary(int index);
+int tcc_pass_index(const char *name);
 
 /* Lowers the schedule, generates LLVM IR, optimizes it and emits PTX. The kernel's
  * parameters are `params`, in order (inputs and outputs, all global tensors). */

@@ -1,23 +1,31 @@
 /*
- * Code generation: a lowered PrimFunc (ir.h) -> one LLVM module with one kernel function
- * -> default<O3> -> PTX. The only place that translates loop IR into LLVM IR.
+ * Code generation: a lowered PrimFunc (ir/ir.h) -> one LLVM module with one kernel
+ * function. The only place that translates loop IR into LLVM IR; the driver
+ * (driver/pipeline.c) then verifies, optimizes and emits it (codegen/llvm.h).
  */
-#ifndef TCC_CODEGEN_CODEGEN_H
-#define TCC_CODEGEN_CODEGEN_H
+#ifndef TCI_CODEGEN_CODEGEN_H
+#define TCI_CODEGEN_CODEGEN_H
 
 #include "ir/ir.h"
 #include "support/context.h"
 
-/* Checks that arch can run the kernel (tensor-core shapes and types, bf16) and that it
- * fits the device limits (48 KB of static shared memory, 1024 threads per block), then
- * builds, verifies, optimizes and emits it. On success *llvm_ir (the optimized module)
- * and *ptx (NUL-terminated) are malloc'd for the caller, and *shared_bytes is the
- * static shared memory the kernel allocates. On failure the outputs are NULL / 0. */
-tcc_status tci_codegen(tcc_context *ctx, const PrimFunc *kernel, tcc_arch arch, char **llvm_ir,
-                       char **ptx, int64_t *shared_bytes);
+#include <llvm-c/Core.h>
+
+/* Checks that arch can run the function (tensor-core shapes and types, bfloat16, the
+ * device's launch and static shared memory limits), then translates it into a new module
+ * in the context's LLVM context. On success *module is the caller's to dispose (before the
+ * tcc context is destroyed) and *shared_bytes the static shared memory the function
+ * allocates; on failure *module is NULL. */
+tcc_status tci_codegen(tcc_context *ctx, const PrimFunc *func, tcc_arch arch, LLVMModuleRef *module,
+                       int64_t *shared_bytes);
 
 /* The kernel's symbol in the module and the PTX: name with every character outside
  * [A-Za-z0-9_] replaced by '_' (malloc'd; NULL when out of memory). */
 char *tci_codegen_symbol(const char *name);
+
+/* Looks up every intrinsic the generator can emit (tensor-core operations of every row of
+ * the target table, special registers, barriers): a misspelled name would otherwise become
+ * a call to an undefined .extern .func. Runs when a context first creates its LLVM state. */
+tcc_status tci_codegen_check_intrinsics(tcc_context *ctx);
 
 #endif

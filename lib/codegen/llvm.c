@@ -1,52 +1,32 @@
 #include "codegen/llvm.h"
 
+#include "codegen/codegen.h"
+
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define NVPTX_TRIPLE "nvptx64-nvidia-cuda"
 
-/* One row per supported arch: the lowest PTX ISA version that has the arch and every
- * intrinsic codegen may select for it. sm_70 takes 6.1 rather than 6.0 because the
- * m32n8k16 and m8n32k16 WMMA shapes arrived in 6.1; sm_89 and sm_90 need 7.8. */
-static const struct ArchInfo {
-    tcc_arch arch;
-    const char *cpu;
-    const char *ptx;
-} arch_table[] = {
-    {TCC_SM_70, "sm_70", "+ptx61"}, {TCC_SM_75, "sm_75", "+ptx63"}, {TCC_SM_80, "sm_80", "+ptx70"},
-    {TCC_SM_86, "sm_86", "+ptx71"}, {TCC_SM_89, "sm_89", "+ptx78"}, {TCC_SM_90, "sm_90", "+ptx78"},
-};
-
-#define NARCH ((int)(sizeof arch_table / sizeof arch_table[0]))
+/* Target machines are made per arch, on first use, in the order of the target table. */
+enum { MAX_ARCHS = 16 };
 
 struct LlvmState {
     LLVMContextRef context;
-    LLVMTargetMachineRef machines[NARCH]; /* indexed like arch_table */
+    LLVMTargetMachineRef machines[MAX_ARCHS]; /* indexed like the target table's archs */
 };
 
 static int arch_slot(tcc_arch arch)
 {
-    for (int i = 0; i < NARCH; i++)
-        if (arch_table[i].arch == arch)
+    for (int i = 0; i < tci_target_arch_count() && i < MAX_ARCHS; i++)
+        if (tci_target_arch_at(i)->arch == arch)
             return i;
     return -1;
-}
-
-const char *tci_llvm_cpu_name(tcc_arch arch)
-{
-    int slot = arch_slot(arch);
-    return slot < 0 ? NULL : arch_table[slot].cpu;
-}
-
-const char *tci_llvm_ptx_feature(tcc_arch arch)
-{
-    int slot = arch_slot(arch);
-    return slot < 0 ? NULL : arch_table[slot].ptx;
 }
 
 /* LLVM's target registry is process-wide; registering once under pthread_once keeps two
@@ -68,6 +48,12 @@ static tcc_status get_state(tcc_context *ctx, LlvmState **out)
         if (!state)
             return tci_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory creating the LLVM state");
         pthread_once(&nvptx_once, init_nvptx);
+        /* Start-up: an intrinsic name this LLVM lacks is found here, not in some kernel. */
+        tcc_status status = tci_codegen_check_intrinsics(ctx);
+        if (status != TCC_OK) {
+            free(state);
+            return status;
+        }
         state->context = LLVMContextCreate();
         ctx->llvm = state;
         /* The core library frees the state through this pointer, so it links without
@@ -118,12 +104,15 @@ tcc_status tci_llvm_target_machine(tcc_context *ctx, tcc_arch arch, LLVMTargetMa
                                      LLVMDisposeMessage);
         if (message)
             LLVMDisposeMessage(message);
-        state->machines[slot] = LLVMCreateTargetMachine(
-            target, NVPTX_TRIPLE, arch_table[slot].cpu, arch_table[slot].ptx,
-            LLVMCodeGenLevelAggressive, LLVMRelocDefault, LLVMCodeModelDefault);
+        const TargetArch *row = tci_target_arch_at(slot);
+        char features[16]; /* the PTX ISA as LLVM names it: "+ptx70" */
+        snprintf(features, sizeof features, "+ptx%d", row->ptx_isa);
+        state->machines[slot] = LLVMCreateTargetMachine(target, NVPTX_TRIPLE, row->name, features,
+                                                        LLVMCodeGenLevelAggressive,
+                                                        LLVMRelocDefault, LLVMCodeModelDefault);
         if (!state->machines[slot])
             return tci_fail(ctx, TCC_ERROR_LLVM, "cannot create the NVPTX target machine for %s",
-                            arch_table[slot].cpu);
+                            row->name);
     }
     *out = state->machines[slot];
     return TCC_OK;
@@ -214,10 +203,18 @@ void tci_llvm_state_destroy(LlvmState *state)
 {
     if (!state)
         return;
-    for (int i = 0; i < NARCH; i++)
+    for (int i = 0; i < MAX_ARCHS; i++)
         if (state->machines[i])
             LLVMDisposeTargetMachine(state->machines[i]);
     if (state->context)
         LLVMContextDispose(state->context);
     free(state);
+}
+
+tcc_status tci_llvm_intrinsic_id(tcc_context *ctx, const char *name, unsigned *id)
+{
+    *id = LLVMLookupIntrinsicID(name, strlen(name));
+    if (!*id)
+        return tci_fail(ctx, TCC_ERROR_LLVM, "LLVM has no intrinsic %s", name);
+    return TCC_OK;
 }

@@ -7,6 +7,7 @@
 #define TCC_CODEGEN_TARGET_H
 
 #include "support/context.h"
+#include "target/target.h"
 
 #include <llvm-c/Core.h>
 #include <llvm-c/TargetMachine.h>
@@ -17,10 +18,6 @@ tcc_status tci_llvm_context(tcc_context *ctx, LLVMContextRef *out);
 
 /* The target machine for arch (created on the first call for that arch). */
 tcc_status tci_llvm_target_machine(tcc_context *ctx, tcc_arch arch, LLVMTargetMachineRef *out);
-
-/* "sm_80" etc. and the PTX ISA feature ("+ptx70") used for arch; NULL if unknown. */
-const char *tci_llvm_cpu_name(tcc_arch arch);
-const char *tci_llvm_ptx_feature(tcc_arch arch);
 
 /* Sets the triple and the data layout of arch's target machine on module. */
 tcc_status tci_llvm_prepare_module(tcc_context *ctx, LLVMModuleRef module, tcc_arch arch);
@@ -36,6 +33,10 @@ tcc_status tci_llvm_emit_ptx(tcc_context *ctx, LLVMModuleRef module, tcc_arch ar
 
 /* The module's textual LLVM IR, malloc'd (caller frees). */
 tcc_status tci_llvm_print_module(tcc_context *ctx, LLVMModuleRef module, char **text);
+
+/* The ID of the intrinsic `name` (its base name, for overloaded ones); TCC_ERROR_LLVM "LLVM
+ * has no intrinsic NAME" when LLVM does not know it. */
+tcc_status tci_llvm_intrinsic_id(tcc_context *ctx, const char *name, unsigned *id);
 
 void tci_llvm_state_destroy(LlvmState *state);
 

@@ -1,9 +1,9 @@
 /*
- * A built kernel: what tcc_build (lib/codegen/build.c) made and the runtime loads. It is
+ * A built kernel: what the pipeline (driver/pipeline.c) made and the runtime loads. It is
  * plain data, so it lives in the core library, where the runtime and its tests see it.
  */
-#ifndef TCC_KERNEL_H
-#define TCC_KERNEL_H
+#ifndef TCI_DRIVER_KERNEL_H
+#define TCI_DRIVER_KERNEL_H
 
 #include "tcc/tcc.h"
 

@@ -10,6 +10,8 @@
 #ifndef TCC_IR_H
 #define TCC_IR_H
 
+#include "support/context.h"
+#include "target/target.h"
 #include "tcc/tcc.h"
 
 #include <setjmp.h>
@@ -306,7 +308,6 @@ void tci_strbuf_free(StrBuf *sb);
 void tci_strbuf_printf(StrBuf *sb, const char *format, ...) __attribute__((format(printf, 2, 3)));
 
 const char *tci_scope_name(tcc_scope scope);
-const char *tci_thread_tag_name(tcc_thread_tag tag);
 void tci_print_expr(StrBuf *sb, const Expr *e);
 void tci_print_stmt(StrBuf *sb, const Stmt *s, int indent);
 void tci_print_prim_func(StrBuf *sb, const PrimFunc *kernel);

@@ -117,25 +117,6 @@ const char *tci_scope_name(tcc_scope scope)
     return "unknown";
 }
 
-const char *tci_thread_tag_name(tcc_thread_tag tag)
-{
-    switch (tag) {
-    case TCC_BLOCK_X:
-        return "blockIdx.x";
-    case TCC_BLOCK_Y:
-        return "blockIdx.y";
-    case TCC_BLOCK_Z:
-        return "blockIdx.z";
-    case TCC_THREAD_X:
-        return "threadIdx.x";
-    case TCC_THREAD_Y:
-        return "threadIdx.y";
-    case TCC_THREAD_Z:
-        return "threadIdx.z";
-    }
-    return "unknown";
-}
-
 /* "float16", or "float16x8" for a vector of 8. */
 static void put_type(StrBuf *sb, tcc_dtype type, int lanes)
 {

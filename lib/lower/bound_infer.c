@@ -422,7 +422,7 @@ static void pass_down(Stage *st)
     }
 }
 
-tcc_status tci_pass_bound_infer(Lowering *lw)
+tcc_status tci_lower_bound_infer(Lowering *lw)
 {
     Func *func = lw->func;
     for (int i = func->nstage - 1; i >= 0; i--) {

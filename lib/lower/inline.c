@@ -22,7 +22,7 @@ static Expr *inline_access(Rewriter *rw, Expr *e)
     return tci_expr_substitute(rw->arena, t->lowered_body, t->ndim, axes, args->access.index);
 }
 
-tcc_status tci_pass_inline(Lowering *lw)
+tcc_status tci_lower_inline(Lowering *lw)
 {
     Func *func = lw->func;
     for (int i = 0; i < func->nstage; i++)

@@ -327,7 +327,7 @@ static void collect_loop_ranges(Lowering *lw)
     }
 }
 
-tcc_status tci_pass_schedule_ops(Lowering *lw)
+tcc_status tci_lower_loop_nest(Lowering *lw)
 {
     collect_loop_ranges(lw);
     tcc_status status = realize_buffers(lw);

@@ -1,47 +1,11 @@
 /*
- * From an operator to a kernel: check the types against the target, define the implicit
- * GEMM, schedule it (as given, or chosen from the shape), and build it.
+ * The operators' entry points: tcc_conv2d_compile and tcc_matmul_compile hand the pipeline
+ * (driver/pipeline.c) their implicit GEMM to define and to schedule (as given, or chosen
+ * from the shape); the default schedule is what they would choose.
  */
 #include "ops/gemm.h"
 
-tcc_status tci_gemm_validate_arch(tcc_context *ctx, const GemmOperator *op, tcc_arch arch)
-{
-    const char *what = NULL;
-    int needed = 70;
-    if (op->input_type == TCC_BFLOAT16)
-        what = "bfloat16", needed = 80;
-    else if (op->input_type == TCC_FLOAT32)
-        what = "tf32 (float32 inputs)", needed = 80;
-    else if (op->input_type == TCC_INT8)
-        what = "int8", needed = 75; /* sm_72, and every arch tcc targets from sm_75 on */
-    if ((int)arch < needed)
-        return tci_fail(ctx, TCC_ERROR_UNSUPPORTED,
-                        "%s tensor cores need sm_%d or newer; the target is sm_%d",
-                        what ? what : "float16", needed == 75 ? 72 : needed, (int)arch);
-    return TCC_OK;
-}
-
-tcc_status tci_gemm_prepare(tcc_func *func, GemmMaker make, const void *desc,
-                            const tcc_gemm_schedule *schedule, tcc_arch arch, Gemm *out)
-{
-    tcc_context *ctx = func->ctx;
-    GemmOperator *op;
-    tcc_status status = make(func, desc, &op);
-    if (status == TCC_OK)
-        status = tci_gemm_validate_arch(ctx, op, arch);
-    if (status != TCC_OK)
-        return status;
-    tcc_gemm_schedule chosen = {0};
-    if (schedule)
-        chosen = *schedule;
-    if ((status = tci_gemm_complete_schedule(ctx, op, arch, &chosen)) != TCC_OK)
-        return status;
-    if ((status = tci_gemm_define(func, op, out)) != TCC_OK)
-        return status;
-    if ((status = tcc_schedule_create(func, 1, &out->out)) != TCC_OK)
-        return status;
-    return tci_gemm_schedule_apply(func, op, out, &chosen);
-}
+#include "driver/driver.h"
 
 tcc_status tci_gemm_default_schedule(tcc_context *ctx, GemmMaker make, const void *desc,
                                      tcc_arch arch, tcc_gemm_schedule *out)
@@ -73,6 +37,43 @@ tcc_status tcc_matmul_default_schedule(tcc_context *ctx, const tcc_matmul_desc *
     return tci_gemm_default_schedule(ctx, tci_matmul_gemm, desc, arch, out);
 }
 
+/* An operator's implicit GEMM as the pipeline's program: what define makes, schedule uses. */
+typedef struct GemmProgram {
+    GemmMaker make;
+    const void *desc;
+    const tcc_gemm_schedule *given; /* NULL: chosen from the shape */
+    GemmOperator *op;
+    Gemm gemm;
+} GemmProgram;
+
+/* The operator (its descriptor validated), its types against the target, then the GEMM. */
+static tcc_status define_gemm(void *program, tcc_func *func, tcc_arch arch, int *nparam,
+                              tcc_tensor *const **params)
+{
+    GemmProgram *p = program;
+    tcc_status status = p->make(func, p->desc, &p->op);
+    if (status == TCC_OK)
+        status = tci_target_validate_input(func->ctx, p->op->input_type, arch);
+    if (status == TCC_OK)
+        status = tci_gemm_define(func, p->op, &p->gemm);
+    *nparam = p->gemm.nparam;
+    *params = p->gemm.params;
+    return status;
+}
+
+/* The schedule as given, its zero fields chosen from the shape. */
+static tcc_status schedule_gemm(void *program, tcc_func *func, tcc_arch arch)
+{
+    GemmProgram *p = program;
+    tcc_gemm_schedule chosen = p->given ? *p->given : (tcc_gemm_schedule){0};
+    tcc_status status = tci_gemm_complete_schedule(func->ctx, p->op, arch, &chosen);
+    if (status == TCC_OK)
+        status = tcc_schedule_create(func, 1, &p->gemm.out);
+    if (status == TCC_OK)
+        status = tci_gemm_schedule_apply(func, p->op, &p->gemm, &chosen);
+    return status;
+}
+
 static tcc_status compile(tcc_context *ctx, const char *name, GemmMaker make, const void *desc,
                           const tcc_gemm_schedule *schedule, const tcc_build_options *options,
                           tcc_kernel **out)
@@ -80,19 +81,13 @@ static tcc_status compile(tcc_context *ctx, const char *name, GemmMaker make, co
     if (!ctx || !desc || !out)
         return TCC_ERROR_INVALID_ARGUMENT;
     *out = NULL;
-    tcc_build_options defaults;
-    if (!options) {
-        tcc_build_options_init(&defaults);
-        options = &defaults;
-    }
     tcc_func *func;
     tcc_status status = tcc_func_create(ctx, name, &func);
     if (status != TCC_OK)
         return status;
-    Gemm gemm;
-    status = tci_gemm_prepare(func, make, desc, schedule, options->arch, &gemm);
-    if (status == TCC_OK)
-        status = tcc_build(func, gemm.nparam, gemm.params, options, out);
+    GemmProgram gemm = {.make = make, .desc = desc, .given = schedule};
+    Program program = {define_gemm, schedule_gemm, &gemm};
+    status = tci_compile(func, &program, 0, NULL, options, out);
     tcc_func_destroy(func);
     return status;
 }

@@ -16,6 +16,7 @@
 #ifndef TCC_OPS_GEMM_H
 #define TCC_OPS_GEMM_H
 
+#include "target/target.h"
 #include "te/te.h"
 
 typedef struct GemmOperator {
@@ -59,20 +60,13 @@ tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, 
 tcc_status tci_gemm_schedule_apply(tcc_func *func, const GemmOperator *op, const Gemm *gemm,
                                    const tcc_gemm_schedule *schedule);
 
-/* Refuses input types the target's tensor cores lack (bfloat16 and tf32 below sm_80). */
-tcc_status tci_gemm_validate_arch(tcc_context *ctx, const GemmOperator *op, tcc_arch arch);
-
 /* An operator's GEMM: validates its descriptor and, in `func`'s arena, makes the
  * operator with its placeholders. */
 typedef tcc_status (*GemmMaker)(tcc_func *func, const void *desc, GemmOperator **out);
 tcc_status tci_conv2d_gemm(tcc_func *func, const void *desc, GemmOperator **out);
 tcc_status tci_matmul_gemm(tcc_func *func, const void *desc, GemmOperator **out);
 
-/* Makes, checks, defines and schedules (as given, or chosen) an operator's GEMM in
- * `func`: what remains is tcc_build with the returned parameters. */
-tcc_status tci_gemm_prepare(tcc_func *func, GemmMaker make, const void *desc,
-                            const tcc_gemm_schedule *schedule, tcc_arch arch, Gemm *out);
-/* The schedule tci_gemm_prepare chooses when given none. */
+/* The schedule the operators' compile functions choose when given none. */
 tcc_status tci_gemm_default_schedule(tcc_context *ctx, GemmMaker make, const void *desc,
                                      tcc_arch arch, tcc_gemm_schedule *out);
 

@@ -41,13 +41,6 @@ static Tiles tiles_of(const tcc_gemm_schedule *s)
 
 /* ---- choosing and checking a schedule -------------------------------------------------- */
 
-static bool mma_shape_ok(tcc_dtype input, int m, int n, int k)
-{
-    if (input == TCC_FLOAT32)
-        return m == 16 && n == 16 && k == 8;
-    return k == 16 && ((m == 16 && n == 16) || (m == 32 && n == 8) || (m == 8 && n == 32));
-}
-
 static int64_t shared_bytes(const GemmOperator *op, Tiles t)
 {
     int64_t in = (int64_t)tcc_dtype_size(op->input_type);
@@ -120,11 +113,10 @@ tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, 
 {
     (void)arch; /* the defaults do not depend on the target yet; the interface lets them */
     choose_defaults(op, s);
-    if (!mma_shape_ok(op->input_type, s->mma_m, s->mma_n, s->mma_k))
-        return tci_fail(ctx, TCC_ERROR_UNSUPPORTED, "no MMA shape m%dn%dk%d for %s inputs%s",
-                        s->mma_m, s->mma_n, s->mma_k, tcc_dtype_name(op->input_type),
-                        op->input_type == TCC_FLOAT32 ? " (tf32 has m16n16k8)"
-                                                      : " (m16n16k16, m32n8k16 and m8n32k16)");
+    tcc_status status =
+        tci_target_validate_shape(ctx, op->input_type, s->mma_m, s->mma_n, s->mma_k);
+    if (status != TCC_OK)
+        return status;
     const int knobs[6] = {s->block_row_warps, s->block_col_warps,  s->warp_row_tiles,
                           s->warp_col_tiles,  s->num_total_passes, s->num_fused_passes};
     for (int i = 0; i < 6; i++)
@@ -138,16 +130,19 @@ tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, 
     if ((int)s->policy < TCC_MMA_PASS_ORDER || s->policy > TCC_MMA_BLOCK_ORDER)
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: unknown MMA policy");
     Tiles t = tiles_of(s);
-    if (t.threads > 1024)
+    const DeviceLimits *limits = &tci_device_limits;
+    if (t.threads > limits->threads_per_block)
         return tci_fail(ctx, TCC_ERROR_SCHEDULE,
-                        "schedule needs %lld threads per block (%d x %d warps); the limit is 1024",
-                        (long long)t.threads, s->block_row_warps, s->block_col_warps);
+                        "schedule needs %lld threads per block (%d x %d warps); the limit is %lld",
+                        (long long)t.threads, s->block_row_warps, s->block_col_warps,
+                        (long long)limits->threads_per_block);
     int64_t bytes = shared_bytes(op, t);
-    if (bytes > 48 * 1024)
+    if (bytes > limits->static_shared_bytes)
         return tci_fail(ctx, TCC_ERROR_SCHEDULE,
                         "schedule needs %lld bytes of shared memory (a %lldx%lld block, k step "
-                        "%lld); the limit for static shared memory is 49152",
-                        (long long)bytes, (long long)t.bm, (long long)t.bn, (long long)t.bk);
+                        "%lld); the limit for static shared memory is %lld",
+                        (long long)bytes, (long long)t.bm, (long long)t.bn, (long long)t.bk,
+                        (long long)limits->static_shared_bytes);
     return TCC_OK;
 }
 

@@ -32,6 +32,7 @@
  */
 #include "reference/reference.h"
 #include "support/context.h"
+#include "target/target.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -196,27 +197,6 @@ static bool is_float(tcc_dtype type)
     return type == TCC_FLOAT16 || type == TCC_BFLOAT16 || type == TCC_FLOAT32;
 }
 
-/* The accumulators the tensor cores offer for an input type. */
-static bool accumulates_in(tcc_dtype input, tcc_dtype accumulate)
-{
-    switch (input) {
-    case TCC_FLOAT16:
-        return accumulate == TCC_FLOAT32 || accumulate == TCC_FLOAT16;
-    case TCC_BFLOAT16:
-    case TCC_FLOAT32:
-        return accumulate == TCC_FLOAT32;
-    case TCC_INT8:
-        return accumulate == TCC_INT32;
-    default:
-        return false;
-    }
-}
-
-static const char *accumulators_of(tcc_dtype input)
-{
-    return input == TCC_FLOAT16 ? "float32 or float16" : input == TCC_INT8 ? "int32" : "float32";
-}
-
 tcc_status tci_validate_mma_types(tcc_context *ctx, tcc_dtype input_type, tcc_dtype accumulate_type,
                                   tcc_dtype output_type)
 {
@@ -231,16 +211,9 @@ tcc_status tci_validate_mma_types(tcc_context *ctx, tcc_dtype input_type, tcc_dt
             return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "%s %d is not a tcc_dtype",
                             fields[i].name, (int)fields[i].type);
     }
-    if (input_type != TCC_FLOAT16 && input_type != TCC_BFLOAT16 && input_type != TCC_FLOAT32 &&
-        input_type != TCC_INT8)
-        return tci_fail(ctx, TCC_ERROR_UNSUPPORTED,
-                        "input_type must be float16, bfloat16, float32 or int8 (got %s)",
-                        tcc_dtype_name(input_type));
-    if (!accumulates_in(input_type, accumulate_type))
-        return tci_fail(ctx, TCC_ERROR_UNSUPPORTED,
-                        "accumulate_type: %s inputs accumulate in %s, not %s",
-                        tcc_dtype_name(input_type), accumulators_of(input_type),
-                        tcc_dtype_name(accumulate_type));
+    tcc_status status = tci_target_validate_types(ctx, input_type, accumulate_type);
+    if (status != TCC_OK)
+        return status;
     bool output_ok = accumulate_type == TCC_INT32
                          ? output_type == TCC_INT32 || output_type == TCC_FLOAT32
                          : is_float(output_type);

@@ -63,20 +63,3 @@ const char *tcc_dtype_name(tcc_dtype type)
     }
     return "unknown";
 }
-
-tcc_status tcc_arch_parse(tcc_context *ctx, const char *name, tcc_arch *out)
-{
-    static const tcc_arch known[] = {TCC_SM_70, TCC_SM_75, TCC_SM_80,
-                                     TCC_SM_86, TCC_SM_89, TCC_SM_90};
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
-        char text[16];
-        snprintf(text, sizeof text, "sm_%d", (int)known[i]);
-        if (name && strcmp(name, text) == 0) {
-            *out = known[i];
-            return TCC_OK;
-        }
-    }
-    return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
-                    "unknown arch '%s' (expected sm_70, sm_75, sm_80, sm_86, sm_89 or sm_90)",
-                    name ? name : "");
-}

@@ -464,13 +464,12 @@ tcc_status tcc_tensorize_layout(tcc_stage *stage, tcc_iter_var *axis, tcc_intrin
         return TCC_ERROR_INVALID_ARGUMENT;
     if (tci_stage_leaf_index(stage, axis) < 0)
         return not_a_leaf(stage, axis, "tensorize");
-    bool known = (m == 16 && n == 16 && (k == 16 || k == 8)) || (m == 32 && n == 8 && k == 16) ||
-                 (m == 8 && n == 32 && k == 16);
-    if (!known)
-        return tci_fail(stage->func->ctx, TCC_ERROR_UNSUPPORTED,
-                        "tensorize: no WMMA shape m%dn%dk%d (m16n16k16, m32n8k16, m8n32k16; "
-                        "m16n16k8 for tf32)",
-                        m, n, k);
+    if (!tci_target_shape_exists(m, n, k)) {
+        char shape[32], names[128];
+        tci_target_shape_names(TCC_VOID, ", ", " or ", names, sizeof names);
+        return tci_fail(stage->func->ctx, TCC_ERROR_UNSUPPORTED, "tensorize: no WMMA shape %s (%s)",
+                        tci_target_shape_name(m, n, k, shape, sizeof shape), names);
+    }
     axis->tensorized = true;
     axis->intrinsic = intrinsic;
     axis->mma_m = m;

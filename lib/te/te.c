@@ -39,6 +39,11 @@ void *tci_func_fail(Func *func, tcc_status status, const char *format, ...)
     return NULL;
 }
 
+tcc_context *tci_func_context(tcc_func *func)
+{
+    return func ? func->ctx : NULL;
+}
+
 tcc_status tci_func_status(const Func *func)
 {
     return func->failed ? func->status : TCC_ERROR_INVALID_ARGUMENT;

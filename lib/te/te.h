@@ -120,6 +120,7 @@ void *tci_func_fail(Func *func, tcc_status status, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
 /* The status of the first failed builder call (its message is already in the context). */
 tcc_status tci_func_status(const Func *func);
+tcc_context *tci_func_context(tcc_func *func);
 
 /* schedule.c */
 Stage *tci_stage_new(Func *func, Tensor *tensor);

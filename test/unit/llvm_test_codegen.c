@@ -4,6 +4,7 @@
  * CUDA toolkit is installed, ptxas accepting the PTX for every arch.
  */
 #include "codegen/codegen.h"
+#include "codegen/llvm.h"
 #include "ir/ir.h"
 #include "support.h"
 
@@ -270,10 +271,30 @@ typedef struct Output {
     int64_t shared_bytes;
 } Output;
 
+/* Codegen, then the pipeline's steps after it (driver/pipeline.c): verify, default<O3>,
+ * verify, the LLVM IR's text and the PTX. */
 static Output generate(tcc_context *ctx, const PrimFunc *kernel, tcc_arch arch)
 {
-    Output out;
-    out.status = tci_codegen(ctx, kernel, arch, &out.llvm_ir, &out.ptx, &out.shared_bytes);
+    Output out = {TCC_OK, NULL, NULL, 0};
+    LLVMModuleRef module = NULL;
+    out.status = tci_codegen(ctx, kernel, arch, &module, &out.shared_bytes);
+    if (out.status == TCC_OK)
+        out.status = tci_llvm_verify(ctx, module);
+    if (out.status == TCC_OK)
+        out.status = tci_llvm_optimize(ctx, module, arch);
+    if (out.status == TCC_OK)
+        out.status = tci_llvm_verify(ctx, module);
+    if (out.status == TCC_OK)
+        out.status = tci_llvm_print_module(ctx, module, &out.llvm_ir);
+    if (out.status == TCC_OK)
+        out.status = tci_llvm_emit_ptx(ctx, module, arch, &out.ptx);
+    if (module)
+        LLVMDisposeModule(module);
+    if (out.status != TCC_OK) {
+        free(out.llvm_ir);
+        free(out.ptx);
+        out.llvm_ir = out.ptx = NULL;
+    }
     return out;
 }
 
@@ -533,6 +554,26 @@ START_TEST(test_refuses_too_many_threads)
 }
 END_TEST
 
+/* Every intrinsic the generator can emit resolves in this LLVM; a misspelled one is an error
+ * (LLVM itself would silently emit a call to an undefined .extern .func). */
+START_TEST(test_intrinsic_names_resolve)
+{
+    tcc_context *ctx = tcc_test_context();
+    ck_assert_msg(tci_codegen_check_intrinsics(ctx) == TCC_OK, "%s", tcc_last_error(ctx));
+    unsigned id = 0;
+    ck_assert_int_eq(tci_llvm_intrinsic_id(ctx, "llvm.nvvm.wmma.m16n16k16.load.a.row.stride.f16",
+                                           &id),
+                     TCC_OK);
+    ck_assert_uint_ne(id, 0);
+    ck_assert_int_eq(tci_llvm_intrinsic_id(ctx, "llvm.nvvm.wmma.m16n16k16.lod.a.row.stride.f16",
+                                           &id),
+                     TCC_ERROR_LLVM);
+    ck_assert_str_eq(tcc_last_error(ctx),
+                     "LLVM has no intrinsic llvm.nvvm.wmma.m16n16k16.lod.a.row.stride.f16");
+    tcc_context_destroy(ctx);
+}
+END_TEST
+
 START_TEST(test_refuses_unsupported_arch)
 {
     tcc_context *ctx = tcc_test_context();
@@ -658,6 +699,7 @@ static Suite *codegen_suite(void)
     tcase_add_test(tc, test_wmma_col_major);
     tcase_add_test(tc, test_refuses_too_much_shared_memory);
     tcase_add_test(tc, test_refuses_too_many_threads);
+    tcase_add_test(tc, test_intrinsic_names_resolve);
     tcase_add_test(tc, test_refuses_unsupported_arch);
     tcase_add_test(tc, test_bfloat16_needs_sm80);
     tcase_add_test(tc, test_two_threads);

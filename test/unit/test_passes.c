@@ -3,7 +3,7 @@
  * unroll, thread_sync), then the whole pipeline: the pass list, --print-after through the
  * callback, and the tutorial's convolution end to end.
  */
-#include "lower/lower.h"
+#include "driver/driver.h"
 #include "support.h"
 
 #include <check.h>
@@ -40,6 +40,16 @@ static void teardown(void)
     arena = NULL;
     tcc_context_destroy(ctx);
     ctx = NULL;
+}
+
+/* Runs one pass of the table on k, as the pipeline does (auto_unroll_max_step is unroll's). */
+static tcc_status run_pass(const char *name, PrimFunc *k, int auto_unroll_max_step)
+{
+    const Pass *pass = tci_find_pass(name);
+    ck_assert_ptr_nonnull(pass);
+    PassContext pc = tci_pass_context(ctx, NULL);
+    pc.auto_unroll_max_step = auto_unroll_max_step;
+    return tci_run_pass(&pc, pass, k);
 }
 
 /* ---- building IR ---------------------------------------------------------------------- */
@@ -146,7 +156,7 @@ START_TEST(flatten_makes_row_major_offsets)
     Expr *index[3] = {x, i, j};
     Stmt *s = tci_stmt_store(arena, h, 3, index, tci_ir_load(arena, g, 3, index));
     PrimFunc *k = kernel_of(s, 1);
-    ck_assert_int_eq(tci_pass_flatten(ctx, k), TCC_OK);
+    ck_assert_int_eq(run_pass("flatten", k, 0), TCC_OK);
     /* Strides are the products of the later dimensions: 3*4 and 4. The sum nests to the
      * right (inner dimensions first); simplify flattens it later. */
     check_stmt(k->body, "H[x * 12 + (i * 4 + j)] = G[x * 12 + (i * 4 + j)]\n");
@@ -174,7 +184,7 @@ START_TEST(flatten_subtracts_region_mins)
                         "    }\n"
                         "  }\n"
                         "}\n");
-    ck_assert_int_eq(tci_pass_flatten(ctx, k), TCC_OK);
+    ck_assert_int_eq(run_pass("flatten", k, 0), TCC_OK);
     /* The allocation's region start has done its work and is no longer printed. */
     check_stmt(k->body, "allocate S: float32 shared [2, 8] {\n"
                         "  for i in 0..2 {\n"
@@ -185,7 +195,7 @@ START_TEST(flatten_subtracts_region_mins)
                         "}\n");
     ck_assert_ptr_null(s_buf->min[0]);
     /* simplify then cancels r. */
-    ck_assert_int_eq(tci_pass_simplify(ctx, k), TCC_OK);
+    ck_assert_int_eq(run_pass("simplify", k, 0), TCC_OK);
     char *text = stmt_text(k->body);
     tcc_assert_contains(text, "S[i * 8 + j] = G[r * 8 + i * 8 + j]");
     free(text);
@@ -209,7 +219,7 @@ START_TEST(flatten_wmma_memory_index)
                   .memory_index = memory,
                   .stride = 32};
     PrimFunc *k = kernel_of(tci_stmt_wmma(arena, &w), 1);
-    ck_assert_int_eq(tci_pass_flatten(ctx, k), TCC_OK);
+    ck_assert_int_eq(run_pass("flatten", k, 0), TCC_OK);
     check_stmt(k->body,
                "wmma.store_matrix(&C[x * 16 * 32 + i * 16], F[x], stride 32, row_major)    "
                "// m16n16k16\n");
@@ -222,7 +232,7 @@ START_TEST(flatten_leaves_flat_kernels_alone)
     Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *body = loop(vi, 64, FOR_SERIAL, store1(b, i, load1(b, add(i, num(1)))));
     PrimFunc *k = kernel_of(body, 1);
-    ck_assert_int_eq(tci_pass_flatten(ctx, k), TCC_OK);
+    ck_assert_int_eq(run_pass("flatten", k, 0), TCC_OK);
     ck_assert_ptr_eq(k->body, body); /* nothing to do: the same tree */
 }
 END_TEST
@@ -237,7 +247,7 @@ START_TEST(simplify_removes_unit_loops)
     Stmt *body =
         loop(vi, 1, FOR_SERIAL, loop(vj, 8, FOR_SERIAL, store1(b, index, load1(a, index))));
     PrimFunc *k = kernel_of(body, 1);
-    ck_assert_int_eq(tci_pass_simplify(ctx, k), TCC_OK);
+    ck_assert_int_eq(run_pass("simplify", k, 0), TCC_OK);
     check_stmt(k->body, "for j in 0..8 {\n  B[j] = A[j]\n}\n");
 }
 END_TEST
@@ -248,7 +258,7 @@ START_TEST(simplify_unit_loop_takes_its_min)
     Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *body = tci_stmt_for(arena, vi, num(3), num(1), FOR_SERIAL, store1(b, mul(i, 2), num(0)));
     PrimFunc *k = kernel_of(body, 1);
-    ck_assert_int_eq(tci_pass_simplify(ctx, k), TCC_OK);
+    ck_assert_int_eq(run_pass("simplify", k, 0), TCC_OK);
     check_stmt(k->body, "B[6] = 0\n");
 }
 END_TEST
@@ -259,7 +269,7 @@ START_TEST(simplify_keeps_thread_loops_of_one)
     Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *body = tci_stmt_thread(arena, tx, TCC_THREAD_X, 1, store1(b, t, num(0)));
     PrimFunc *k = kernel_of(body, 1);
-    ck_assert_int_eq(tci_pass_simplify(ctx, k), TCC_OK);
+    ck_assert_int_eq(run_pass("simplify", k, 0), TCC_OK);
     check_stmt(k->body, "launch threadIdx.x in 0..1 {\n  B[threadIdx.x] = 0\n}\n");
 }
 END_TEST
@@ -274,7 +284,7 @@ START_TEST(simplify_folds_arithmetic_with_loop_ranges)
     Stmt *unit = tci_stmt_for(arena, vi, num(0), add(bin(EXPR_SUB, x, x), num(1)), FOR_SERIAL,
                               store1(b, add(i, x), num(1)));
     PrimFunc *k = kernel_of(seq2(inner, unit), 1);
-    ck_assert_int_eq(tci_pass_simplify(ctx, k), TCC_OK);
+    ck_assert_int_eq(run_pass("simplify", k, 0), TCC_OK);
     check_stmt(k->body, "for j in 0..16 {\n  B[x + j] = 0\n}\nB[x] = 1\n");
 }
 END_TEST
@@ -288,7 +298,7 @@ START_TEST(vectorize_contiguous_store_becomes_ramp)
     Expr *index = add(mul(x, 8), j);
     Stmt *body = loop(vj, 8, FOR_VECTORIZED, store1(b, index, load1(a, index)));
     PrimFunc *k = kernel_of(loop(vx, 8, FOR_SERIAL, body), 1);
-    ck_assert_int_eq(tci_pass_vectorize(ctx, k), TCC_OK);
+    ck_assert_int_eq(run_pass("vectorize", k, 0), TCC_OK);
     check_stmt(k->body, "for x in 0..8 {\n  B[ramp(x * 8, 1, 8)] = A[ramp(x * 8, 1, 8)]\n}\n");
     const Stmt *store = k->body->loop.body;
     ck_assert_int_eq(store->kind, STMT_STORE);
@@ -306,7 +316,7 @@ START_TEST(vectorize_through_a_cast)
     Stmt *body = loop(vj, 8, FOR_VECTORIZED,
                       store1(b, index, tci_ir_cast(arena, TCC_FLOAT32, load1(h, index))));
     PrimFunc *k = kernel_of(body, 1);
-    ck_assert_int_eq(tci_pass_vectorize(ctx, k), TCC_OK);
+    ck_assert_int_eq(run_pass("vectorize", k, 0), TCC_OK);
     check_stmt(k->body, "B[ramp(x * 8, 1, 8)] = float32x8(H[ramp(x * 8, 1, 8)])\n");
 }
 END_TEST
@@ -328,7 +338,7 @@ START_TEST(vectorize_non_contiguous_stays_scalar)
         tci_stmt_for(arena, vj, num(4), num(8), FOR_VECTORIZED, store1(b, j, load1(a, j)));
     Stmt *items[4] = {strided, gather, scaled, offset};
     PrimFunc *k = kernel_of(tci_stmt_seq(arena, 4, items), 1);
-    ck_assert_int_eq(tci_pass_vectorize(ctx, k), TCC_OK);
+    ck_assert_int_eq(run_pass("vectorize", k, 0), TCC_OK);
     /* Each stays a loop, now an ordinary one: a vector is a speed-up, never a change. */
     check_stmt(k->body, "for j in 0..8 {\n  B[j * 2] = A[j * 2]\n}\n"
                         "for j in 0..8 {\n  B[j] = A[j * 8]\n}\n"
@@ -348,7 +358,7 @@ START_TEST(vectorize_select_with_a_shared_condition)
                                 tci_ir_float(arena, 0, TCC_FLOAT32));
     Stmt *body = loop(vj, 8, FOR_VECTORIZED, store1(b, index, value));
     PrimFunc *k = kernel_of(loop(vx, 8, FOR_SERIAL, body), 1);
-    ck_assert_int_eq(tci_pass_vectorize(ctx, k), TCC_OK);
+    ck_assert_int_eq(run_pass("vectorize", k, 0), TCC_OK);
     check_stmt(k->body, "for x in 0..8 {\n"
                         "  B[ramp(x * 8, 1, 8)] = if_then_else(x < 5, A[ramp(x * 8, 1, 8)], 0f)\n"
                         "}\n");
@@ -364,7 +374,7 @@ START_TEST(vectorize_select_whose_condition_differs_between_lanes_stays_scalar)
                                 tci_ir_float(arena, 0, TCC_FLOAT32));
     Stmt *body = loop(vj, 8, FOR_VECTORIZED, store1(b, index, value));
     PrimFunc *k = kernel_of(loop(vx, 8, FOR_SERIAL, body), 1);
-    ck_assert_int_eq(tci_pass_vectorize(ctx, k), TCC_OK);
+    ck_assert_int_eq(run_pass("vectorize", k, 0), TCC_OK);
     char *text = stmt_text(k->body);
     ck_assert_ptr_null(strstr(text, "ramp("));
     ck_assert_ptr_nonnull(strstr(text, "for j in 0..8 {"));
@@ -377,7 +387,7 @@ START_TEST(vectorize_ignores_other_loops)
     Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *body = loop(vj, 8, FOR_SERIAL, store1(b, j, num(0)));
     PrimFunc *k = kernel_of(body, 1);
-    ck_assert_int_eq(tci_pass_vectorize(ctx, k), TCC_OK);
+    ck_assert_int_eq(run_pass("vectorize", k, 0), TCC_OK);
     ck_assert_ptr_eq(k->body, body);
 }
 END_TEST
@@ -390,7 +400,7 @@ START_TEST(unroll_auto_replicates_loops_within_the_step_budget)
     Stmt *small = loop(vi, 4, FOR_SERIAL, store1(b, i, num(1)));
     Stmt *big = loop(vj, 32, FOR_SERIAL, store1(b, j, num(2)));
     PrimFunc *k = kernel_of(seq2(small, big), 1);
-    ck_assert_int_eq(tci_pass_unroll(ctx, k, 16), TCC_OK);
+    ck_assert_int_eq(run_pass("unroll", k, 16), TCC_OK);
     check_stmt(k->body, "B[0] = 1\nB[1] = 1\nB[2] = 1\nB[3] = 1\n"
                         "for j in 0..32 {\n  B[j] = 2\n}\n");
 }
@@ -403,7 +413,7 @@ START_TEST(unroll_auto_counts_the_steps_of_nests)
     Stmt *square =
         loop(vi, 4, FOR_SERIAL, loop(vj, 4, FOR_SERIAL, store1(b, add(mul(i, 4), j), num(0))));
     PrimFunc *k = kernel_of(square, 1);
-    ck_assert_int_eq(tci_pass_unroll(ctx, k, 16), TCC_OK);
+    ck_assert_int_eq(run_pass("unroll", k, 16), TCC_OK);
     char *text = stmt_text(k->body);
     ck_assert_int_eq(count(text, "B["), 16);
     ck_assert_int_eq(count(text, "for "), 0);
@@ -413,7 +423,7 @@ START_TEST(unroll_auto_counts_the_steps_of_nests)
     Stmt *wide =
         loop(vi, 4, FOR_SERIAL, loop(vj, 8, FOR_SERIAL, store1(b, add(mul(i, 8), j), num(0))));
     k = kernel_of(wide, 1);
-    ck_assert_int_eq(tci_pass_unroll(ctx, k, 16), TCC_OK);
+    ck_assert_int_eq(run_pass("unroll", k, 16), TCC_OK);
     text = stmt_text(k->body);
     ck_assert_int_eq(count(text, "for i in 0..4 {"), 1);
     ck_assert_int_eq(count(text, "B["), 8);
@@ -427,7 +437,7 @@ START_TEST(unroll_max_step_zero_unrolls_nothing_automatically)
     Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *body = loop(vi, 2, FOR_SERIAL, store1(b, i, num(1)));
     PrimFunc *k = kernel_of(body, 1);
-    ck_assert_int_eq(tci_pass_unroll(ctx, k, 0), TCC_OK);
+    ck_assert_int_eq(run_pass("unroll", k, 0), TCC_OK);
     check_stmt(k->body, "for i in 0..2 {\n  B[i] = 1\n}\n");
 }
 END_TEST
@@ -439,7 +449,7 @@ START_TEST(unroll_explicit_loops_always)
     Stmt *inner = loop(vj, 32, FOR_SERIAL, store1(b, add(mul(i, 32), j), num(0)));
     Stmt *body = tci_stmt_for(arena, vi, num(2), num(3), FOR_UNROLLED, inner);
     PrimFunc *k = kernel_of(body, 1);
-    ck_assert_int_eq(tci_pass_unroll(ctx, k, 0), TCC_OK);
+    ck_assert_int_eq(run_pass("unroll", k, 0), TCC_OK);
     check_stmt(k->body, "for j in 0..32 {\n  B[j + 64] = 0\n}\n"
                         "for j in 0..32 {\n  B[j + 96] = 0\n}\n"
                         "for j in 0..32 {\n  B[j + 128] = 0\n}\n");
@@ -455,7 +465,7 @@ START_TEST(unroll_keeps_loops_it_cannot_count)
     Stmt *thread = loop(vj, 2, FOR_SERIAL,
                         tci_stmt_thread(arena, tx, TCC_THREAD_X, 4, store1(b, add(t, j), num(0))));
     PrimFunc *k = kernel_of(seq2(unknown, thread), 4);
-    ck_assert_int_eq(tci_pass_unroll(ctx, k, 64), TCC_OK);
+    ck_assert_int_eq(run_pass("unroll", k, 64), TCC_OK);
     ck_assert_int_eq(k->body->kind, STMT_SEQ);
     const Stmt *kept = k->body->seq.items[0];
     ck_assert_int_eq(kept->kind, STMT_FOR);
@@ -490,7 +500,7 @@ START_TEST(thread_sync_barrier_before_read_after_write)
     Buffer *g = buffer1("G", TCC_SCOPE_GLOBAL, 32);
     Buffer *h = buffer1("H", TCC_SCOPE_GLOBAL, 32);
     PrimFunc *k = threaded(s, seq2(store1(s, t, load1(g, t)), store1(h, t, load1(s, mirror()))));
-    ck_assert_int_eq(tci_pass_thread_sync(ctx, k), TCC_OK);
+    ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_OK);
     check_stmt(k->body, "allocate S: float32 shared [32] {\n"
                         "  launch threadIdx.x in 0..32 {\n"
                         "    S[threadIdx.x] = G[threadIdx.x]\n"
@@ -507,7 +517,7 @@ START_TEST(thread_sync_barrier_before_write_after_read)
     Buffer *s = buffer1("S", TCC_SCOPE_SHARED, 32);
     Buffer *h = buffer1("H", TCC_SCOPE_GLOBAL, 32);
     PrimFunc *k = threaded(s, seq2(store1(h, t, load1(s, mirror())), store1(s, t, num(0))));
-    ck_assert_int_eq(tci_pass_thread_sync(ctx, k), TCC_OK);
+    ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_OK);
     char *text = stmt_text(k->body);
     ck_assert_int_eq(count(text, "__syncthreads()"), 1);
     ck_assert_ptr_nonnull(strstr(text, "H[threadIdx.x] = S[31 - threadIdx.x]\n    __syncthreads()\n"
@@ -526,7 +536,7 @@ START_TEST(thread_sync_barrier_across_loop_iterations)
     Expr *global = add(mul(i, 32), t);
     Stmt *body = seq2(store1(s, t, load1(g, global)), store1(h, global, load1(s, mirror())));
     PrimFunc *k = threaded(s, loop(vi, 4, FOR_SERIAL, body));
-    ck_assert_int_eq(tci_pass_thread_sync(ctx, k), TCC_OK);
+    ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_OK);
     check_stmt(k->body, "allocate S: float32 shared [32] {\n"
                         "  launch threadIdx.x in 0..32 {\n"
                         "    for i in 0..4 {\n"
@@ -546,7 +556,7 @@ START_TEST(thread_sync_none_for_write_after_write)
     Stmt *twice = seq2(store1(s, t, num(1)), store1(s, t, num(2)));
     Stmt *repeated = loop(vi, 4, FOR_SERIAL, store1(s, t, i));
     PrimFunc *k = threaded(s, seq2(twice, repeated));
-    ck_assert_int_eq(tci_pass_thread_sync(ctx, k), TCC_OK);
+    ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_OK);
     char *text = stmt_text(k->body);
     ck_assert_int_eq(count(text, "__syncthreads()"), 0);
     free(text);
@@ -562,7 +572,7 @@ START_TEST(thread_sync_none_for_local_or_global_memory)
     Stmt *local = seq2(store1(l, t, num(1)), store1(h, t, load1(l, mirror())));
     Stmt *global = seq2(store1(g, t, num(1)), store1(h, t, load1(g, mirror())));
     PrimFunc *k = threaded(l, seq2(local, global));
-    ck_assert_int_eq(tci_pass_thread_sync(ctx, k), TCC_OK);
+    ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_OK);
     char *text = stmt_text(k->body);
     ck_assert_int_eq(count(text, "__syncthreads()"), 0);
     free(text);
@@ -588,7 +598,7 @@ START_TEST(thread_sync_wmma_shared_accesses)
                   .stride = 16};
     Stmt *fill = loop(vi, 8, FOR_SERIAL, store1(s, add(mul(i, 32), t), num(0)));
     PrimFunc *k = threaded(s, seq2(fill, tci_stmt_wmma(arena, &w)));
-    ck_assert_int_eq(tci_pass_thread_sync(ctx, k), TCC_OK);
+    ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_OK);
     char *text = stmt_text(k->body);
     ck_assert_int_eq(count(text, "__syncthreads()"), 1);
     ck_assert_ptr_nonnull(strstr(text, "  }\n    __syncthreads()\n    wmma.load_matrix_a("));
@@ -606,7 +616,7 @@ START_TEST(thread_sync_barrier_stays_out_of_guarded_code)
     Stmt *read = store1(h, t, load1(s, add(t, num(16))));
     Stmt *guarded = tci_stmt_if(arena, bin(EXPR_LT, t, num(16)), read, NULL);
     PrimFunc *k = threaded(s, seq2(store1(s, t, load1(g, t)), guarded));
-    ck_assert_int_eq(tci_pass_thread_sync(ctx, k), TCC_OK);
+    ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_OK);
     check_stmt(k->body, "allocate S: float32 shared [32] {\n"
                         "  launch threadIdx.x in 0..32 {\n"
                         "    S[threadIdx.x] = G[threadIdx.x]\n"
@@ -630,7 +640,7 @@ START_TEST(thread_sync_guarded_write_then_read)
     Stmt *guarded = tci_stmt_if(arena, bin(EXPR_LT, t, num(16)), inside, NULL);
     PrimFunc *k = threaded(s, guarded);
     /* Threads 16..31 would never reach a barrier inside the if: refused, never placed. */
-    ck_assert_int_eq(tci_pass_thread_sync(ctx, k), TCC_ERROR_SCHEDULE);
+    ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_ERROR_SCHEDULE);
     tcc_assert_contains(tcc_last_error(ctx), "only some threads run");
     char *text = stmt_text(k->body);
     ck_assert_int_eq(count(text, "__syncthreads()"), 0);
@@ -639,7 +649,7 @@ START_TEST(thread_sync_guarded_write_then_read)
      * with different extents): codegen guards the launch with threadIdx.x < 16. */
     PrimFunc *partial = kernel_of(
         tci_stmt_allocate(arena, s, tci_stmt_thread(arena, tx, TCC_THREAD_X, 16, inside)), 32);
-    ck_assert_int_eq(tci_pass_thread_sync(ctx, partial), TCC_ERROR_SCHEDULE);
+    ck_assert_int_eq(run_pass("thread_sync", partial, 0), TCC_ERROR_SCHEDULE);
     text = stmt_text(partial->body);
     ck_assert_int_eq(count(text, "__syncthreads()"), 0);
     free(text);
@@ -649,16 +659,16 @@ START_TEST(thread_sync_guarded_write_then_read)
 
 START_TEST(pass_names_in_pipeline_order)
 {
-    const char *const *names = tcc_pass_names();
     static const char *const expected[] = {"schedule_ops", "flatten", "simplify",
                                            "vectorize",    "unroll",  "thread_sync"};
-    ck_assert_ptr_nonnull(names);
-    int n = 0;
-    while (names[n])
-        n++;
-    ck_assert_int_eq(n, 6);
-    for (int p = 0; p < 6; p++)
-        ck_assert_str_eq(names[p], expected[p]);
+    ck_assert_int_eq(tcc_pass_count(), 6);
+    for (int p = 0; p < 6; p++) {
+        ck_assert_str_eq(tcc_pass_name(p), expected[p]);
+        ck_assert_int_eq(tcc_pass_index(expected[p]), p);
+        ck_assert_ptr_nonnull(tcc_pass_summary(p));
+    }
+    ck_assert_ptr_null(tcc_pass_name(6));
+    ck_assert_int_eq(tcc_pass_index("inline"), -1);
 }
 END_TEST
 
@@ -713,12 +723,11 @@ static tcc_status lower_small(const char *pass, Printed *printed)
 
 START_TEST(print_after_fires_once_for_a_named_pass)
 {
-    const char *const *names = tcc_pass_names();
-    for (int p = 0; names[p]; p++) {
+    for (int p = 0; p < tcc_pass_count(); p++) {
         Printed printed = {0};
-        ck_assert_int_eq(lower_small(names[p], &printed), TCC_OK);
+        ck_assert_int_eq(lower_small(tcc_pass_name(p), &printed), TCC_OK);
         ck_assert_int_eq(printed.calls, 1);
-        ck_assert_str_eq(printed.passes[0], names[p]);
+        ck_assert_str_eq(printed.passes[0], tcc_pass_name(p));
         tcc_assert_contains(printed.last, "kernel small(float32 A[8, 4], float32 B[8, 4])");
         free(printed.last);
     }
@@ -741,13 +750,9 @@ START_TEST(print_after_all_fires_once_per_pass)
 {
     Printed printed = {0};
     ck_assert_int_eq(lower_small("all", &printed), TCC_OK);
-    const char *const *names = tcc_pass_names();
-    int n = 0;
-    while (names[n])
-        n++;
-    ck_assert_int_eq(printed.calls, n);
-    for (int p = 0; p < n; p++)
-        ck_assert_str_eq(printed.passes[p], names[p]);
+    ck_assert_int_eq(printed.calls, tcc_pass_count());
+    for (int p = 0; p < tcc_pass_count(); p++)
+        ck_assert_str_eq(printed.passes[p], tcc_pass_name(p));
     free(printed.last);
 }
 END_TEST
@@ -907,13 +912,13 @@ START_TEST(tutorial_allocations_are_the_tutorial_s)
     tutorial_lower(&tut, 16);
     /* The accumulator per warp, the two shared tiles, and the two fragment groups. */
     tcc_assert_contains(tut.text, "allocate Conv.wmma.accumulator: float32 wmma.accumulator "
-                                   "[2, 1, 1, 4, 16, 16] {");
+                                  "[2, 1, 1, 4, 16, 16] {");
     tcc_assert_contains(tut.text, "allocate Apad.shared: float16 shared [8, 1, 3, 2, 16, 16] {");
     tcc_assert_contains(tut.text, "allocate W.shared: float16 shared [1, 3, 2, 8, 16, 16] {");
     tcc_assert_contains(tut.text, "allocate Apad.shared.wmma.matrix_a: float16 wmma.matrix_a "
-                                   "[2, 1, 1, 1, 16, 16] {");
+                                  "[2, 1, 1, 1, 16, 16] {");
     tcc_assert_contains(tut.text, "allocate W.shared.wmma.matrix_b: float16 wmma.matrix_b "
-                                   "[1, 1, 1, 4, 16, 16] {");
+                                  "[1, 1, 1, 4, 16, 16] {");
     ck_assert_int_eq(count(tut.text, "allocate "), 5);
     const Buffer *allocs[16];
     int n = 0;
@@ -941,9 +946,8 @@ START_TEST(tutorial_launch_shape)
     static const int64_t launch[6] = {2, 4, 196, 32, 4, 2};
     for (int d = 0; d < 6; d++)
         ck_assert_int_eq(tut.kernel->launch[d], launch[d]);
-    tcc_assert_contains(tut.text,
-                        "kernel conv2d(float16 A[16, 14, 14, 16, 16, 16], float16 "
-                        "W[3, 3, 16, 32, 16, 16], float32 Conv[16, 14, 14, 32, 16, 16])");
+    tcc_assert_contains(tut.text, "kernel conv2d(float16 A[16, 14, 14, 16, 16, 16], float16 "
+                                  "W[3, 3, 16, 32, 16, 16], float32 Conv[16, 14, 14, 32, 16, 16])");
     tutorial_free(&tut);
 }
 END_TEST
@@ -980,8 +984,8 @@ START_TEST(tutorial_tensor_core_operations)
     ck_assert_int_eq(count(tut.text, "// m16n16k16"), 30);
     /* Unrolled: every fragment index is a constant. */
     tcc_assert_contains(tut.text, "wmma.mma_sync(Conv.wmma.accumulator[7], "
-                                   "Apad.shared.wmma.matrix_a[1], W.shared.wmma.matrix_b[3], "
-                                   "Conv.wmma.accumulator[7])");
+                                  "Apad.shared.wmma.matrix_a[1], W.shared.wmma.matrix_b[3], "
+                                  "Conv.wmma.accumulator[7])");
     ck_assert_int_eq(count_kind(tut.kernel->body, STMT_WMMA), 30);
     tutorial_free(&tut);
 }
@@ -998,8 +1002,8 @@ START_TEST(tutorial_filter_copy_is_vectorized)
     ck_assert_int_eq(count(tut.text, "vectorized for"), 0);
     /* The padded input copy is not vectorized (its threadIdx.x is innermost). */
     tcc_assert_contains(tut.text, "Apad.shared[threadIdx.y * 3072 + threadIdx.z * 1536 + ax2 * "
-                                   "512 + ax3 * 256 + ax4.ax5.fused.outer * 32 + threadIdx.x] = "
-                                   "if_then_else(");
+                                  "512 + ax3 * 256 + ax4.ax5.fused.outer * 32 + threadIdx.x] = "
+                                  "if_then_else(");
     tutorial_free(&tut);
 }
 END_TEST

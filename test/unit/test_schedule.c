@@ -4,7 +4,7 @@
  * the primitive acts there), matched line by line. Then each primitive misused: the
  * status and a one-line message that names the problem.
  */
-#include "lower/lower.h"
+#include "driver/driver.h"
 #include "support.h"
 
 #include <check.h>

@@ -1,0 +1,148 @@
+/*
+ * What the files of the code generator share: its state and the helpers every part uses.
+ *
+ *   codegen.c      the entry point: the legality pre-pass, then statements and loops
+ *   expr.c         expressions
+ *   memory.c       buffers and address spaces: allocations, loads, stores
+ *   tensor_core.c  WMMA statements: legality, fragments, intrinsic names
+ *   signature.c    the kernel function: parameters, attributes, launch bounds, its symbol
+ *   llvm.c         the LLVM module pipeline: target machines, verify, default<O3>, PTX
+ *
+ * Every generator returns false (or NULL) after recording the first failure with
+ * tci_cg_fail; callers stop at the first false.
+ */
+#ifndef TCI_CODEGEN_INTERNAL_H
+#define TCI_CODEGEN_INTERNAL_H
+
+#include "codegen/codegen.h"
+#include "codegen/llvm.h"
+
+#define ADDRSPACE_GENERIC 0
+#define ADDRSPACE_GLOBAL 1
+#define ADDRSPACE_SHARED 3
+
+/* The intrinsics emitted by name outside tensor_core.c, named once here so that the
+ * start-up check (tci_codegen_check_intrinsics) looks up exactly what is emitted. */
+#define INTRINSIC_BARRIER "llvm.nvvm.barrier0"
+#define INTRINSIC_TF32_ROUND "llvm.nvvm.f2tf32.rna"
+#define INTRINSIC_FLOOR "llvm.floor"
+
+/* How a fragment buffer sits in registers: registers per fragment, elements per fragment. */
+typedef struct FragLayout {
+    FragmentRegister reg;
+    int regs;
+    int64_t tile;    /* elements of one fragment */
+    const char *ptx; /* the type suffix of its intrinsics' names: "f16", "tf32", "s32" ... */
+} FragLayout;
+
+typedef struct VarBinding {
+    const Var *var;
+    LLVMValueRef value;
+} VarBinding;
+
+typedef struct BufferBinding {
+    const Buffer *buffer;
+    LLVMValueRef base;  /* pointer to the first element (or fragment) */
+    LLVMTypeRef elem;   /* element type; for fragments, one fragment's register array */
+    unsigned addrspace; /* of base */
+    bool fragment;
+    FragLayout frag;
+} BufferBinding;
+
+/* What the pre-pass learns about a fragment buffer from the WMMA statements using it. */
+typedef struct FragUse {
+    const Buffer *buffer;
+    int m, n, k;
+    bool layout_known, col_major; /* A and B: the layout they were loaded with */
+} FragUse;
+
+typedef struct Codegen {
+    tcc_context *ctx;
+    const PrimFunc *func;
+    tcc_arch arch;
+    tcc_status status; /* the first failure; TCC_OK while all is well */
+
+    FragUse *frags;
+    int nfrag, frag_cap;
+    int64_t shared_bytes;
+
+    LLVMContextRef llctx;
+    LLVMModuleRef module;
+    LLVMBuilderRef builder;       /* the current position in the body */
+    LLVMBuilderRef entry_builder; /* allocas and special registers, at the end of entry */
+    LLVMValueRef function;
+    LLVMValueRef sreg[6]; /* special registers read so far, by tcc_thread_tag */
+
+    VarBinding *vars;
+    int nvar, var_cap;
+    BufferBinding *buffers;
+    int nbuffer, buffer_cap;
+} Codegen;
+
+/* ---- state (codegen.c) ------------------------------------------------------------------- */
+
+/* Records the first failure; always returns false. */
+bool tci_cg_fail(Codegen *cg, tcc_status status, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Records a failure whose message is already in the context; returns status == TCC_OK. */
+bool tci_cg_ok(Codegen *cg, tcc_status status);
+/* Grows *items (of `size`-byte elements) to hold at least count + 1. */
+bool tci_cg_reserve(Codegen *cg, void **items, int *cap, int count, size_t size);
+/* Variables and buffers are bound while in scope; callers restore cg->nvar / cg->nbuffer. */
+bool tci_cg_bind_var(Codegen *cg, const Var *var, LLVMValueRef value);
+LLVMValueRef tci_cg_lookup_var(Codegen *cg, const Var *var);
+bool tci_cg_bind_buffer(Codegen *cg, const BufferBinding *binding);
+const BufferBinding *tci_cg_lookup_buffer(Codegen *cg, const Buffer *buffer);
+bool tci_cg_gen_stmt(Codegen *cg, const Stmt *s);
+LLVMBasicBlockRef tci_cg_append_block(Codegen *cg, const char *name);
+
+/* ---- types and small helpers (expr.c) ----------------------------------------------------- */
+
+bool tci_cg_is_float(tcc_dtype type);
+LLVMTypeRef tci_cg_i32_type(Codegen *cg);
+LLVMValueRef tci_cg_i32(Codegen *cg, int64_t value);
+/* The LLVM type of a value of `type` (a vector when lanes > 1); NULL (failed) for bfloat16
+ * on an arch without it. */
+LLVMTypeRef tci_cg_scalar_type(Codegen *cg, tcc_dtype type);
+LLVMTypeRef tci_cg_value_type(Codegen *cg, tcc_dtype type, int lanes);
+/* A call of an intrinsic looked up by name (a name LLVM lacks fails, never an .extern). */
+LLVMValueRef tci_cg_call_intrinsic(Codegen *cg, LLVMBuilderRef builder, const char *name,
+                                   LLVMTypeRef *overloads, int noverload, LLVMValueRef *args,
+                                   int nargs);
+/* A vector of `lanes` copies of a scalar (scalars pass through when lanes is 1). */
+LLVMValueRef tci_cg_broadcast(Codegen *cg, LLVMValueRef value, int lanes);
+int tci_cg_value_lanes(LLVMValueRef value);
+LLVMValueRef tci_cg_gen_expr(Codegen *cg, const Expr *e);
+
+/* ---- memory (memory.c) ------------------------------------------------------------------- */
+
+/* A memory (not fragment) buffer, for loads, stores and WMMA loads/stores. */
+const BufferBinding *tci_cg_lookup_memory(Codegen *cg, const Buffer *buffer);
+LLVMValueRef tci_cg_element_ptr(Codegen *cg, const BufferBinding *binding, LLVMValueRef index);
+LLVMValueRef tci_cg_entry_alloca(Codegen *cg, LLVMTypeRef type, const char *name);
+/* The name of a buffer's LLVM value: its IR name with [^A-Za-z0-9_] replaced. */
+void tci_cg_value_name(const Buffer *buffer, char *out, size_t size);
+LLVMValueRef tci_cg_gen_load(Codegen *cg, const Expr *e);
+bool tci_cg_gen_store(Codegen *cg, const Stmt *s);
+bool tci_cg_gen_allocate(Codegen *cg, const Stmt *s);
+
+/* ---- tensor cores (tensor_core.c) --------------------------------------------------------- */
+
+/* Pre-pass: checks a WMMA statement against the target and notes its fragments' shapes. */
+bool tci_cg_analyze_wmma(Codegen *cg, const WmmaStmt *w);
+/* Binds a fragment buffer to an alloca of its registers (nothing when no WMMA uses it). */
+bool tci_cg_alloc_fragments(Codegen *cg, const Buffer *buffer, BufferBinding *binding);
+bool tci_cg_gen_wmma(Codegen *cg, const WmmaStmt *w);
+/* Calls `visit` with the name of every tensor-core intrinsic the generator can emit. */
+void tci_cg_wmma_intrinsic_names(void (*visit)(const char *name, void *user), void *user);
+
+/* ---- the kernel function (signature.c) ---------------------------------------------------- */
+
+/* Adds the kernel function with its parameters bound, marked as a kernel with its launch
+ * bounds. */
+bool tci_cg_add_function(Codegen *cg);
+/* Copies name into out with everything but [A-Za-z0-9_] replaced, so that the PTX symbol
+ * equals the LLVM name. */
+void tci_cg_symbol_name(const char *name, char *out, size_t size);
+
+#endif

@@ -1,0 +1,70 @@
+/*
+ * The driver: the pipeline, its table of passes, and what it hands the caller.
+ *
+ *   passes.c    the pass table, running it (tci_lower), and --print-after
+ *   pipeline.c  the pipeline, one function: define, schedule, lower, codegen, verify,
+ *               default<O3>, PTX (linked with LLVM)
+ *   opt.c       tcc-opt's pipeline: parse loop IR, run the passes named, print
+ *   kernel.h    the built kernel (tcc_kernel) the pipeline returns
+ */
+#ifndef TCI_DRIVER_DRIVER_H
+#define TCI_DRIVER_DRIVER_H
+
+#include "ir/pass.h"
+#include "te/te.h"
+
+/* ---- the pass table (passes.c) -------------------------------------------------------- */
+
+typedef struct Pass {
+    const char *name;
+    PassFn run;
+    const char *summary; /* one line, for --list-passes */
+} Pass;
+
+int tci_pass_count(void);
+const Pass *tci_pass_at(int index);
+/* The pass named `name`, or NULL. */
+const Pass *tci_find_pass(const char *name);
+
+/* The PassContext of a build with `options` (NULL: the defaults) on `ctx`. */
+PassContext tci_pass_context(tcc_context *ctx, const tcc_build_options *options);
+/* Runs one pass; an allocation failure inside it (the arena's recovery) becomes
+ * TCC_ERROR_OUT_OF_MEMORY. */
+tcc_status tci_run_pass(const PassContext *pc, const Pass *pass, PrimFunc *func);
+/* Calls options->print_callback with the loop IR when options->print_after_pass names
+ * `pass` (or is "all"). */
+void tci_print_after(const tcc_build_options *options, const char *pass, const PrimFunc *func);
+/* Refuses a print_after_pass that names no pass (nor "all"). */
+tcc_status tci_validate_print_after(tcc_context *ctx, const tcc_build_options *options);
+
+/* Lowering: every pass of the table in order, from schedule_ops on, each followed by
+ * tci_print_after. Lowers `func`'s schedule into a PrimFunc allocated in `arena`; the
+ * kernel's parameters are `params`. */
+tcc_status tci_lower(tcc_func *func, int nparam, tcc_tensor *const *params,
+                     const tcc_build_options *options, Arena *arena, PrimFunc **out);
+
+/* ---- the pipeline (pipeline.c) -------------------------------------------------------- */
+
+/* What the pipeline compiles besides a tcc_func: how to define and schedule it. Both are
+ * NULL for tcc_build, whose caller defined and scheduled the function itself. */
+typedef struct Program {
+    /* Makes the compute definition in `func` and names the kernel's parameters (inputs and
+     * outputs, in launch order), which live as long as `func`. */
+    tcc_status (*define)(void *program, tcc_func *func, tcc_arch arch, int *nparam,
+                         tcc_tensor *const **params);
+    /* Schedules that definition for `arch`. */
+    tcc_status (*schedule)(void *program, tcc_func *func, tcc_arch arch);
+    void *program;
+} Program;
+
+/* The whole compiler: `program` (NULL: none) defines and schedules `func`, then the
+ * pipeline lowers, generates, optimizes and emits it into a new tcc_kernel. `nparam` and
+ * `params` are the kernel's parameters when `program` does not define them. */
+tcc_status tci_compile(tcc_func *func, const Program *program, int nparam,
+                       tcc_tensor *const *params, const tcc_build_options *options,
+                       tcc_kernel **out);
+
+/* ---- tcc-opt (opt.c) ------------------------------------------------------------------ */
+/* See tcc_loop_ir_transform (tcc.h). */
+
+#endif

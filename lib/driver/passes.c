@@ -1,0 +1,149 @@
+/*
+ * The pass table: the pipeline's lowering, in order. --list-passes prints it, --print-after
+ * and tcc-opt's -passes name its rows, and tci_lower runs it. A new pass is a row here and
+ * a file in passes/ (or lib/lower/ for what builds the loop nest from a schedule).
+ */
+#include "driver/driver.h"
+
+#include "lower/lower.h"
+#include "passes/passes.h"
+
+#include <string.h>
+
+static const Pass passes[] = {
+    {"schedule_ops", tci_pass_schedule_ops,
+     "the loop nest of the schedule: bound inference, inlining, tensorize (lib/lower/)"},
+    {"flatten", tci_pass_flatten, "multi-dimensional accesses become element offsets"},
+    {"simplify", tci_pass_simplify, "arithmetic simplified in loop ranges; unit loops removed"},
+    {"vectorize", tci_pass_vectorize, "vectorized loops become vector loads and stores"},
+    {"unroll", tci_pass_unroll, "unrolled and small constant loops replaced by copies"},
+    {"thread_sync", tci_pass_thread_sync, "__syncthreads() where threads share memory"},
+};
+
+#define NPASS ((int)(sizeof passes / sizeof passes[0]))
+
+int tci_pass_count(void)
+{
+    return NPASS;
+}
+
+const Pass *tci_pass_at(int index)
+{
+    return index >= 0 && index < NPASS ? &passes[index] : NULL;
+}
+
+const Pass *tci_find_pass(const char *name)
+{
+    for (int i = 0; name && i < NPASS; i++)
+        if (strcmp(passes[i].name, name) == 0)
+            return &passes[i];
+    return NULL;
+}
+
+int tcc_pass_count(void)
+{
+    return NPASS;
+}
+
+const char *tcc_pass_name(int index)
+{
+    return index >= 0 && index < NPASS ? passes[index].name : NULL;
+}
+
+const char *tcc_pass_summary(int index)
+{
+    return index >= 0 && index < NPASS ? passes[index].summary : NULL;
+}
+
+int tcc_pass_index(const char *name)
+{
+    const Pass *pass = tci_find_pass(name);
+    return pass ? (int)(pass - passes) : -1;
+}
+
+void tcc_build_options_init(tcc_build_options *options)
+{
+    if (!options)
+        return;
+    memset(options, 0, sizeof *options);
+    options->arch = TCC_SM_80;
+    options->auto_unroll_max_step = 16;
+}
+
+PassContext tci_pass_context(tcc_context *ctx, const tcc_build_options *options)
+{
+    tcc_build_options defaults;
+    if (!options) {
+        tcc_build_options_init(&defaults);
+        options = &defaults;
+    }
+    return (PassContext){
+        .ctx = ctx, .arch = options->arch, .auto_unroll_max_step = options->auto_unroll_max_step};
+}
+
+tcc_status tci_run_pass(const PassContext *pc, const Pass *pass, PrimFunc *func)
+{
+    /* Passes allocate from the arena without checking each allocation: one that fails
+     * jumps back here. */
+    jmp_buf recovery;
+    if (setjmp(recovery)) {
+        tci_arena_set_recovery(func->arena, NULL);
+        return tci_fail(pc->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory in pass %s", pass->name);
+    }
+    tci_arena_set_recovery(func->arena, &recovery);
+    tcc_status status = pass->run(pc, func);
+    tci_arena_set_recovery(func->arena, NULL);
+    return status;
+}
+
+void tci_print_after(const tcc_build_options *options, const char *pass, const PrimFunc *func)
+{
+    const char *wanted = options ? options->print_after_pass : NULL;
+    if (!wanted || !options->print_callback)
+        return;
+    if (strcmp(wanted, "all") != 0 && strcmp(wanted, pass) != 0)
+        return;
+    StrBuf sb;
+    tci_strbuf_init(&sb);
+    tci_print_prim_func(&sb, func);
+    options->print_callback(pass, sb.data ? sb.data : "", options->print_user);
+    tci_strbuf_free(&sb);
+}
+
+tcc_status tci_validate_print_after(tcc_context *ctx, const tcc_build_options *options)
+{
+    const char *name = options ? options->print_after_pass : NULL;
+    if (!name || strcmp(name, "all") == 0 || tci_find_pass(name))
+        return TCC_OK;
+    return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+                    "unknown pass '%s' for --print-after (see --list-passes)", name);
+}
+
+tcc_status tci_lower(tcc_func *func, int nparam, tcc_tensor *const *params,
+                     const tcc_build_options *options, Arena *arena, PrimFunc **out)
+{
+    if (!func || !arena || !out)
+        return TCC_ERROR_INVALID_ARGUMENT;
+    tcc_context *ctx = tci_func_context(func);
+    tcc_status status = tci_validate_print_after(ctx, options);
+    if (status != TCC_OK)
+        return status;
+    PrimFunc *prim = tci_arena_alloc(arena, sizeof *prim);
+    if (!prim)
+        return tci_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory while lowering");
+    prim->arena = arena;
+    prim->name = tci_arena_strdup(arena, func->name);
+    prim->next_var_id = func->next_var_id;
+    PassContext pc = tci_pass_context(ctx, options);
+    pc.schedule = func;
+    pc.nparam = nparam;
+    pc.params = params;
+    for (int i = 0; i < NPASS && status == TCC_OK; i++) {
+        status = tci_run_pass(&pc, &passes[i], prim);
+        if (status == TCC_OK)
+            tci_print_after(options, passes[i].name, prim);
+    }
+    if (status == TCC_OK)
+        *out = prim;
+    return status;
+}

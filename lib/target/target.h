@@ -1,0 +1,140 @@
+/*
+ * The target: what each GPU architecture tcc compiles for supports, written once, as TVM's
+ * target kinds do. Three tables in target.c:
+ *
+ *   archs            the archs tcc compiles for, the PTX ISA each needs, its memory limits
+ *   tensor shapes    each tensor-core operation tcc can emit: the intrinsic family, the tile
+ *                    shape m x n x k, the input type, the accumulators it takes, the first
+ *                    arch that has it, and how its fragments sit in registers
+ *   device limits    what every one of those archs shares: threads, block and grid sizes,
+ *                    static shared memory, registers
+ *
+ * The command line, tensorize, the default schedule, validation, lowering's launch check and
+ * codegen all ask here; codegen adds only how each operation is spelled in LLVM. A new
+ * intrinsic (mma.sync, wgmma) or arch is a row here, not an edit in four places.
+ */
+#ifndef TCI_TARGET_TARGET_H
+#define TCI_TARGET_TARGET_H
+
+#include "support/context.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- archs ------------------------------------------------------------------------------- */
+
+typedef struct TargetArch {
+    tcc_arch arch;
+    const char *name; /* "sm_80": the CPU of the NVPTX target machine and the PTX .target */
+    /* The lowest PTX ISA version (x10: 70 is 7.0) that has the arch and every instruction
+     * tcc may emit for it. */
+    int ptx_isa;
+    int64_t max_shared_per_block; /* bytes, dynamic shared memory opted in included */
+    int64_t shared_per_sm;        /* bytes */
+    int max_threads_per_sm;
+} TargetArch;
+
+/* The row of `arch`, or NULL when tcc does not compile for it. */
+const TargetArch *tci_target_arch(tcc_arch arch);
+/* The oldest arch tcc compiles for that is `min_arch` or newer (0 when none is): what to
+ * ask for when the ISA's first arch with something is one tcc does not target (sm_72). */
+int tci_target_first_arch_from(int min_arch);
+/* The archs tcc compiles for, oldest first. */
+int tci_target_arch_count(void);
+const TargetArch *tci_target_arch_at(int index);
+
+/* ---- device limits ----------------------------------------------------------------------- */
+
+typedef struct DeviceLimits {
+    int warp_size;
+    int64_t threads_per_block;
+    int64_t block_dim[3];         /* threadIdx.x, .y, .z */
+    int64_t grid_dim[3];          /* blockIdx.x, .y, .z */
+    int64_t static_shared_bytes;  /* per block, without opting in to dynamic shared memory */
+    int64_t registers_per_block;  /* 32-bit registers */
+    int64_t registers_per_thread; /* 32-bit registers */
+} DeviceLimits;
+
+/* The limits of every arch of the table (sm_70 to sm_90 share them). */
+extern const DeviceLimits tci_device_limits;
+
+/* "blockIdx.x" ... "threadIdx.z": how the loop IR, the LLVM IR and messages name a launch
+ * dimension. */
+const char *tci_thread_tag_name(tcc_thread_tag tag);
+
+/* Refuses a launch (grid x, y, z then block x, y, z) the device cannot run: each size at
+ * least 1, the block's threads and each dimension within the limits. */
+tcc_status tci_target_validate_launch(tcc_context *ctx, const int64_t launch[6]);
+
+/* ---- tensor-core operations -------------------------------------------------------------- */
+
+/* The instruction families. Only WMMA so far; mma.sync and wgmma will be rows of their own. */
+typedef enum TensorFamily {
+    TENSOR_WMMA,
+} TensorFamily;
+
+/* How one register of a fragment holds its elements. */
+typedef enum FragmentRegister {
+    FRAGMENT_F16X2, /* two float16 */
+    FRAGMENT_F32,   /* one float32 */
+    FRAGMENT_B32,   /* 32 bits of packed bfloat16, tf32 or int8 elements, or one int32 */
+} FragmentRegister;
+
+enum { TENSOR_MAX_ACCUMULATORS = 2 };
+
+/* One tile shape of one family with one input type. */
+typedef struct TensorShape {
+    TensorFamily family;
+    int m, n, k;
+    tcc_dtype input; /* the element type in memory; float32 is read by the tensor cores as tf32 */
+    /* The first arch with this operation, as the PTX ISA says (int8 WMMA is sm_72's, though
+     * the first arch tcc targets past sm_70 is sm_75). */
+    int min_arch;
+    tcc_dtype accumulators[TENSOR_MAX_ACCUMULATORS]; /* TCC_VOID ends the list */
+    FragmentRegister reg;                            /* of the A and B fragments */
+    int a_regs, b_regs;                              /* registers per thread */
+} TensorShape;
+
+/* An accumulator (C and D fragments): the same registers for every shape. */
+typedef struct TensorAccumulator {
+    tcc_dtype type;
+    FragmentRegister reg;
+    int regs;
+} TensorAccumulator;
+
+int tci_target_shape_count(void);
+const TensorShape *tci_target_shape_at(int index);
+/* The row for shape m x n x k and `input`, or NULL. */
+const TensorShape *tci_target_shape(int m, int n, int k, tcc_dtype input);
+/* The first arch with any operation of `family`. */
+int tci_target_family_min_arch(TensorFamily family);
+/* Whether any input type has the shape m x n x k. */
+bool tci_target_shape_exists(int m, int n, int k);
+bool tci_target_shape_takes(const TensorShape *shape, tcc_dtype accumulator);
+/* The accumulator of `type`, or NULL when no operation produces it. */
+const TensorAccumulator *tci_target_accumulator(tcc_dtype type);
+/* The first arch with an m x n x k operation accumulating in `type`; 0 when there is none. */
+int tci_target_accumulator_min_arch(int m, int n, int k, tcc_dtype type);
+
+/* "m16n16k16"; `out` holds at least 32 bytes. */
+const char *tci_target_shape_name(int m, int n, int k, char *out, size_t size);
+/* Writes the distinct shape names (of every input type when `input` is TCC_VOID), joined
+ * by `separator` except for the last pair, which is joined by `last` ("a, b or c"). */
+void tci_target_shape_names(tcc_dtype input, const char *separator, const char *last, char *out,
+                            size_t size);
+
+/* ---- validation against the tables ------------------------------------------------------- */
+
+/* The element types of a tensor-core product: an input type some operation takes, and an
+ * accumulator that operation offers for it (messages name the descriptor fields
+ * input_type and accumulate_type). */
+tcc_status tci_target_validate_types(tcc_context *ctx, tcc_dtype input, tcc_dtype accumulate);
+/* That `arch` has tensor cores for `input` at all (some shape of it). */
+tcc_status tci_target_validate_input(tcc_context *ctx, tcc_dtype input, tcc_arch arch);
+/* That the shape m x n x k exists for `input`. */
+tcc_status tci_target_validate_shape(tcc_context *ctx, tcc_dtype input, int m, int n, int k);
+/* That `arch` can hold values of `type` (bfloat16 conversions need sm_80). */
+tcc_status tci_target_validate_scalar(tcc_context *ctx, tcc_dtype type, tcc_arch arch);
+
+#endif
