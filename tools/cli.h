@@ -51,6 +51,9 @@ struct CliOpt {
     char separator; /* pairs */
     CliSetter custom;
     const char *help;
+    /* Writes the help text instead of `help`, for lists the library knows (archs, MMA
+     * shapes), so that the tools never spell them a second time. */
+    void (*describe)(char *out, size_t size);
 };
 
 /* Rows whose offsets are from `base`. A tool parses with several tables: its own (base: its
@@ -63,7 +66,7 @@ typedef struct CliTable {
 
 #define CLI_HEADING_ROW(title)                                                                     \
     {                                                                                              \
-        title, CLI_HEADING, 0, 0, 0, 0, NULL, NULL                                                 \
+        .name = title, .kind = CLI_HEADING                                                         \
     }
 
 /* Parses argv[1..] against the tables (their fields already hold the defaults). */

@@ -53,11 +53,18 @@ static bool set_dtype(const CliOpt *opt, const char *value, const NamedValue *na
     return true;
 }
 
+/* The --dtype names; tf32 means float32 tensors, read by the tensor cores as tf32. */
+#define INPUT_TYPES                                                                                \
+    {                                                                                              \
+        {"f16", TCC_FLOAT16}, {"bf16", TCC_BFLOAT16}, {"tf32", TCC_FLOAT32},                       \
+        {                                                                                          \
+            "s8", TCC_INT8                                                                         \
+        }                                                                                          \
+    }
+
 static bool set_input_type(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
 {
-    /* tf32: float32 tensors, read by the tensor cores as tf32 */
-    static const NamedValue names[] = {
-        {"f16", TCC_FLOAT16}, {"bf16", TCC_BFLOAT16}, {"tf32", TCC_FLOAT32}, {"s8", TCC_INT8}};
+    static const NamedValue names[] = INPUT_TYPES;
     return set_dtype(opt, value, names, COUNT(names), base, err, n);
 }
 
@@ -134,26 +141,70 @@ bool cli_set_schedule_kind(const CliOpt *opt, const char *value, void *base, cha
     return true;
 }
 
-/* The WMMA shapes tcc knows; which input type has which is the library's to say. */
+/* "m16n16k16" for a shape. */
+static void shape_name(tcc_mma_shape shape, char *out, size_t size)
+{
+    snprintf(out, size, "m%dn%dk%d", shape.m, shape.n, shape.k);
+}
+
+/* The MMA shapes are the library's (tcc_mma_shape_at); the tool only spells them. */
 static bool set_mma(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
 {
-    static const struct {
-        const char *name;
-        int m, n, k;
-    } shapes[] = {{"m16n16k16", 16, 16, 16},
-                  {"m32n8k16", 32, 8, 16},
-                  {"m8n32k16", 8, 32, 16},
-                  {"m16n16k8", 16, 16, 8}};
     tcc_gemm_schedule *s = &((CliCommon *)base)->schedule;
-    for (size_t i = 0; i < COUNT(shapes); i++) {
-        if (strcmp(value, shapes[i].name) == 0) {
-            s->mma_m = shapes[i].m, s->mma_n = shapes[i].n, s->mma_k = shapes[i].k;
+    char list[160] = "", name[32];
+    int count = tcc_mma_shape_count();
+    for (int i = 0; i < count; i++) {
+        tcc_mma_shape shape = tcc_mma_shape_at(i);
+        shape_name(shape, name, sizeof name);
+        if (strcmp(value, name) == 0) {
+            s->mma_m = shape.m, s->mma_n = shape.n, s->mma_k = shape.k;
             return true;
         }
+        size_t len = strlen(list);
+        snprintf(list + len, sizeof list - len, "%s%s", list_separator((size_t)i, (size_t)count),
+                 name);
     }
-    return cli_fail(
-        err, n, "%s: unknown MMA shape '%s' (expected m16n16k16, m32n8k16, m8n32k16 or m16n16k8)",
-        opt->name, value);
+    return cli_fail(err, n, "%s: unknown MMA shape '%s' (expected %s)", opt->name, value, list);
+}
+
+/* "m16n16k16|...: the MMA shape (m16n16k8: tf32)": a shape that takes one input type only
+ * is noted with that type's --dtype name. */
+static void describe_mma(char *out, size_t size)
+{
+    static const NamedValue inputs[] = INPUT_TYPES;
+    char notes[128] = "", name[32];
+    out[0] = '\0';
+    for (int i = 0; i < tcc_mma_shape_count(); i++) {
+        tcc_mma_shape shape = tcc_mma_shape_at(i);
+        shape_name(shape, name, sizeof name);
+        size_t len = strlen(out);
+        snprintf(out + len, size - len, "%s%s", i ? "|" : "", name);
+        int takes = 0;
+        const char *only = NULL;
+        for (size_t t = 0; t < COUNT(inputs); t++)
+            if (tcc_mma_shape_takes(shape, (tcc_dtype)inputs[t].value))
+                takes++, only = inputs[t].name;
+        len = strlen(notes);
+        if (takes == 1)
+            snprintf(notes + len, sizeof notes - len, "%s%s: %s", len ? ", " : "", name, only);
+    }
+    size_t len = strlen(out);
+    snprintf(out + len, size - len, ": the MMA shape%s%s%s", *notes ? " (" : "", notes,
+             *notes ? ")" : "");
+}
+
+/* "sm_70|...|sm_90 (default sm_80)", from the library's archs and defaults. */
+static void describe_arch(char *out, size_t size)
+{
+    out[0] = '\0';
+    for (int i = 0; i < tcc_arch_count(); i++) {
+        size_t len = strlen(out);
+        snprintf(out + len, size - len, "%s%s", i ? "|" : "", tcc_arch_name(tcc_arch_at(i)));
+    }
+    tcc_build_options defaults;
+    tcc_build_options_init(&defaults);
+    size_t len = strlen(out);
+    snprintf(out + len, size - len, " (default %s)", tcc_arch_name(defaults.arch));
 }
 
 static bool set_policy(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
@@ -243,13 +294,13 @@ static bool set_seed(const CliOpt *opt, const char *value, void *base, char *err
 /* One row per option reads better than what clang-format would make of these. */
 /* clang-format off */
 #define F(member) offsetof(CliCommon, member)
-#define INT(name, member, min, help) {name, CLI_INT, F(member), 0, min, 0, NULL, help}
-#define I64(name, member, min, help) {name, CLI_I64, F(member), 0, min, 0, NULL, help}
-#define INT_PAIR(name, m1, m2, sep, help) {name, CLI_INT_PAIR, F(m1), F(m2), 1, sep, NULL, help}
-#define DOUBLE(name, member, help) {name, CLI_DOUBLE, F(member), 0, 0, 0, NULL, help}
-#define FLAG(name, member, help) {name, CLI_FLAG, F(member), 0, 0, 0, NULL, help}
-#define STRING(name, member, help) {name, CLI_STRING, F(member), 0, 0, 0, NULL, help}
-#define CUSTOM(name, member, fn, help) {name, CLI_CUSTOM, F(member), 0, 0, 0, fn, help}
+#define INT(name_, member_, min_, help_) {.name = name_, .kind = CLI_INT, .offset = F(member_), .min = min_, .help = help_}
+#define I64(name_, member_, min_, help_) {.name = name_, .kind = CLI_I64, .offset = F(member_), .min = min_, .help = help_}
+#define INT_PAIR(name_, m1_, m2_, sep_, help_) {.name = name_, .kind = CLI_INT_PAIR, .offset = F(m1_), .offset2 = F(m2_), .min = 1, .separator = sep_, .help = help_}
+#define DOUBLE(name_, member_, help_) {.name = name_, .kind = CLI_DOUBLE, .offset = F(member_), .help = help_}
+#define FLAG(name_, member_, help_) {.name = name_, .kind = CLI_FLAG, .offset = F(member_), .help = help_}
+#define STRING(name_, member_, help_) {.name = name_, .kind = CLI_STRING, .offset = F(member_), .help = help_}
+#define CUSTOM(name_, member_, fn_, help_) {.name = name_, .kind = CLI_CUSTOM, .offset = F(member_), .custom = fn_, .help = help_}
 
 static const CliOpt type_rows[] = {
     CLI_HEADING_ROW("element types"),
@@ -277,8 +328,7 @@ static const CliOpt epilogue_rows[] = {
 
 static const CliOpt schedule_rows[] = {
     CLI_HEADING_ROW("implicit-GEMM schedule (what is not given is chosen from the shape)"),
-    CUSTOM("--mma", schedule, set_mma,
-           "m16n16k16|m32n8k16|m8n32k16|m16n16k8: the MMA shape (m16n16k8: tf32)"),
+    {.name = "--mma", .kind = CLI_CUSTOM, .offset = F(schedule), .custom = set_mma, .describe = describe_mma},
     INT_PAIR("--block-warps", schedule.block_row_warps, schedule.block_col_warps, 'x',
              "RxC: warps of a block"),
     INT_PAIR("--warp-tiles", schedule.warp_row_tiles, schedule.warp_col_tiles, 'x',
@@ -297,7 +347,7 @@ static const CliOpt output_rows[] = {
     CUSTOM("-o", output_path, set_output, "FILE: write it to FILE (default stdout)"),
     STRING("--print-after", print_after, "PASS|all: print the loop IR after PASS to stderr"),
     FLAG("--list-passes", list_passes, "list the lowering passes and exit"),
-    STRING("--arch", arch_name, "sm_70|sm_75|sm_80|sm_86|sm_89|sm_90 (default sm_80)"),
+    {.name = "--arch", .kind = CLI_STRING, .offset = F(arch_name), .describe = describe_arch},
 };
 
 static const CliOpt run_rows[] = {

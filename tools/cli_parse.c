@@ -203,10 +203,13 @@ void cli_print_options(FILE *out, const CliTable *tables, int ntable)
     for (int t = 0; t < ntable; t++) {
         for (size_t i = 0; i < tables[t].count; i++) {
             const CliOpt *opt = &tables[t].rows[i];
+            char described[256];
+            if (opt->describe)
+                opt->describe(described, sizeof described);
             if (opt->kind == CLI_HEADING)
                 fprintf(out, "\n%s:\n", opt->name);
             else
-                fprintf(out, "  %-22s %s\n", opt->name, opt->help);
+                fprintf(out, "  %-22s %s\n", opt->name, opt->describe ? described : opt->help);
         }
     }
 }

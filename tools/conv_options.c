@@ -75,11 +75,11 @@ static bool set_filter_layout(const CliOpt *opt, const char *value, void *base, 
 
 /* clang-format off */
 #define F(member) offsetof(ConvOptions, member)
-#define I64(name, member, min, help) {name, CLI_I64, F(member), 0, min, 0, NULL, help}
-#define PAIR(name, m1, m2, min, sep, help) {name, CLI_I64_PAIR, F(m1), F(m2), min, sep, NULL, help}
-#define FLAG(name, member, help) {name, CLI_FLAG, F(member), 0, 0, 0, NULL, help}
-#define STRING(name, member, help) {name, CLI_STRING, F(member), 0, 0, 0, NULL, help}
-#define CUSTOM(name, member, fn, help) {name, CLI_CUSTOM, F(member), 0, 0, 0, fn, help}
+#define I64(name_, member_, min_, help_) {.name = name_, .kind = CLI_I64, .offset = F(member_), .min = min_, .help = help_}
+#define PAIR(name_, m1_, m2_, min_, sep_, help_) {.name = name_, .kind = CLI_I64_PAIR, .offset = F(m1_), .offset2 = F(m2_), .min = min_, .separator = sep_, .help = help_}
+#define FLAG(name_, member_, help_) {.name = name_, .kind = CLI_FLAG, .offset = F(member_), .help = help_}
+#define STRING(name_, member_, help_) {.name = name_, .kind = CLI_STRING, .offset = F(member_), .help = help_}
+#define CUSTOM(name_, member_, fn_, help_) {.name = name_, .kind = CLI_CUSTOM, .offset = F(member_), .custom = fn_, .help = help_}
 
 static const CliOpt shape_rows[] = {
     CLI_HEADING_ROW("convolution (each option changes only what it names; the rest is the "

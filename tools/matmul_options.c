@@ -10,8 +10,8 @@
 
 /* clang-format off */
 #define F(member) offsetof(MatmulOptions, member)
-#define I64(name, member, help) {name, CLI_I64, F(member), 0, 1, 0, NULL, help}
-#define FLAG(name, member, help) {name, CLI_FLAG, F(member), 0, 0, 0, NULL, help}
+#define I64(name_, member_, help_) {.name = name_, .kind = CLI_I64, .offset = F(member_), .min = 1, .help = help_}
+#define FLAG(name_, member_, help_) {.name = name_, .kind = CLI_FLAG, .offset = F(member_), .help = help_}
 
 static const CliOpt shape_rows[] = {
     CLI_HEADING_ROW("matrix product: C[b] (m x n, row-major) = A[b] (m x k) * B[b] (k x n)"),
@@ -25,8 +25,9 @@ static const CliOpt shape_rows[] = {
 
 static const CliOpt schedule_rows[] = {
     CLI_HEADING_ROW("schedule"),
-    {"--schedule", CLI_CUSTOM, F(common.schedule_kind), 0, 0, 0, cli_set_schedule_kind,
-     "auto|default: the implicit-GEMM schedule (the tutorial's is tcc-conv's only)"},
+    {.name = "--schedule", .kind = CLI_CUSTOM, .offset = F(common.schedule_kind),
+     .custom = cli_set_schedule_kind,
+     .help = "auto|default: the implicit-GEMM schedule (the tutorial's is tcc-conv's only)"},
 };
 /* clang-format on */
 
