@@ -1,9 +1,88 @@
 /*
  * matmul: C[b] = A[b] * B[b], a first-class operator on the implicit-GEMM machinery (one
  * group per batch entry). A is m x k, row-major or column-major; B is k x n, likewise;
- * C is row-major m x n.
+ * C is row-major m x n. The descriptor's defaults and validation, then its GEMM.
  */
 #include "ops/gemm.h"
+#include "ops/ops.h"
+
+/* ---- the descriptor ---------------------------------------------------------------------- */
+
+void tcc_matmul_desc_init(tcc_matmul_desc *desc)
+{
+    *desc = (tcc_matmul_desc){
+        .batch = 1,
+        .m = 1,
+        .n = 1,
+        .k = 1,
+        .input_type = TCC_FLOAT16,
+        .accumulate_type = TCC_FLOAT32,
+        .output_type = TCC_FLOAT32,
+        .epilogue = tci_default_epilogue(),
+    };
+}
+
+double tcc_matmul_flops(const tcc_matmul_desc *desc)
+{
+    if (!desc)
+        return 0.0;
+    return 2.0 * (double)desc->batch * (double)desc->m * (double)desc->n * (double)desc->k;
+}
+
+static tcc_status validate_size(tcc_context *ctx, const char *name, int64_t value)
+{
+    if (value < 1 || value > INT32_MAX)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "%s must be in 1..%d (got %lld)", name,
+                        INT32_MAX, (long long)value);
+    return TCC_OK;
+}
+
+/* Every operand must be indexable with 32-bit offsets; the factors are in 1..INT32_MAX,
+ * so the product of three is checked for int64 overflow first. */
+static tcc_status validate_count(tcc_context *ctx, const char *tensor, int64_t batch, int64_t rows,
+                                 int64_t columns)
+{
+    int64_t matrix, count;
+    if (__builtin_mul_overflow(rows, columns, &matrix) ||
+        __builtin_mul_overflow(batch, matrix, &count) || count > TCI_MAX_TENSOR_ELEMENTS)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+                        "%s has too many elements for 32-bit indexing (at most %d)", tensor,
+                        TCI_MAX_TENSOR_ELEMENTS);
+    return TCC_OK;
+}
+
+static tcc_status validate_sizes(tcc_context *ctx, const tcc_matmul_desc *desc)
+{
+    tcc_status status = validate_size(ctx, "batch", desc->batch);
+    if (status == TCC_OK)
+        status = validate_size(ctx, "m", desc->m);
+    if (status == TCC_OK)
+        status = validate_size(ctx, "n", desc->n);
+    if (status == TCC_OK)
+        status = validate_size(ctx, "k", desc->k);
+    if (status == TCC_OK)
+        status = validate_count(ctx, "A (batch*m*k)", desc->batch, desc->m, desc->k);
+    if (status == TCC_OK)
+        status = validate_count(ctx, "B (batch*k*n)", desc->batch, desc->k, desc->n);
+    if (status == TCC_OK)
+        status = validate_count(ctx, "C (batch*m*n)", desc->batch, desc->m, desc->n);
+    return status;
+}
+
+tcc_status tcc_matmul_validate(tcc_context *ctx, const tcc_matmul_desc *desc)
+{
+    if (!desc)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "the matmul descriptor is NULL");
+    tcc_status status = validate_sizes(ctx, desc);
+    if (status == TCC_OK)
+        status =
+            tci_validate_mma_types(ctx, desc->input_type, desc->accumulate_type, desc->output_type);
+    if (status == TCC_OK)
+        status = tci_validate_epilogue(ctx, &desc->epilogue, desc->output_type);
+    return status;
+}
+
+/* ---- its implicit GEMM ------------------------------------------------------------------- */
 
 typedef struct MatmulOp {
     GemmOperator gemm;

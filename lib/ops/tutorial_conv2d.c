@@ -5,8 +5,20 @@
  * (R, S, C/16, K/16, 16c, 16k), the output (N/16, P, Q, K/16, 16n, 16k), so that each
  * innermost 16x16 block is one tensor-core tile.
  */
-#include "reference/reference.h"
 #include "te/te.h"
+
+void tcc_tutorial_conv2d_desc(tcc_conv2d_desc *desc)
+{
+    tcc_conv2d_desc_init(desc);
+    desc->batch = 256;
+    desc->height = desc->width = 14;
+    desc->in_channels = 256;
+    desc->out_channels = 512;
+    desc->kernel_h = desc->kernel_w = 3;
+    desc->pad_top = desc->pad_bottom = desc->pad_left = desc->pad_right = 1;
+    desc->layout = TCC_LAYOUT_NHWCNC;
+    desc->filter_layout = TCC_FILTER_BLOCKED;
+}
 
 typedef struct ConvBodies {
     const tcc_conv2d_desc *desc;

@@ -5,7 +5,6 @@
  * warp_row_tiles x warp_col_tiles group of accumulator fragments; the reduction walks
  * the input channels `chunk` tiles at a time through shared memory.
  */
-#include "reference/reference.h"
 #include "te/te.h"
 
 void tcc_tutorial_conv2d_params_init(tcc_tutorial_conv2d_params *p)

@@ -1,5 +1,5 @@
 /*
- * The matmul descriptor's validation and the CPU reference matrix product.
+ * The CPU reference matrix product.
  *
  * C[b, i, j] = sum over l of A[b, i, l] * B[b, l, j], for b < batch, i < m, j < n, l < k,
  * then the epilogue (bias[j]). The element offsets, which the code generator must match:
@@ -12,60 +12,6 @@
  * result is computed in double, at sampled positions split over threads.
  */
 #include "reference/reference.h"
-#include "support/context.h"
-
-static tcc_status check_size(tcc_context *ctx, const char *name, int64_t value)
-{
-    if (value < 1 || value > INT32_MAX)
-        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "%s must be in 1..%d (got %lld)", name,
-                        INT32_MAX, (long long)value);
-    return TCC_OK;
-}
-
-/* Every operand must be indexable with 32-bit offsets; the factors are in 1..INT32_MAX,
- * so the product of three is checked for int64 overflow first. */
-static tcc_status check_count(tcc_context *ctx, const char *tensor, int64_t batch, int64_t rows,
-                              int64_t columns)
-{
-    int64_t matrix, count;
-    if (__builtin_mul_overflow(rows, columns, &matrix) ||
-        __builtin_mul_overflow(batch, matrix, &count) || count > TCI_MAX_TENSOR_ELEMENTS)
-        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
-                        "%s has too many elements for 32-bit indexing (at most %d)", tensor,
-                        TCI_MAX_TENSOR_ELEMENTS);
-    return TCC_OK;
-}
-
-static tcc_status check_matmul_sizes(tcc_context *ctx, const tcc_matmul_desc *desc)
-{
-    tcc_status status = check_size(ctx, "batch", desc->batch);
-    if (status == TCC_OK)
-        status = check_size(ctx, "m", desc->m);
-    if (status == TCC_OK)
-        status = check_size(ctx, "n", desc->n);
-    if (status == TCC_OK)
-        status = check_size(ctx, "k", desc->k);
-    if (status == TCC_OK)
-        status = check_count(ctx, "A (batch*m*k)", desc->batch, desc->m, desc->k);
-    if (status == TCC_OK)
-        status = check_count(ctx, "B (batch*k*n)", desc->batch, desc->k, desc->n);
-    if (status == TCC_OK)
-        status = check_count(ctx, "C (batch*m*n)", desc->batch, desc->m, desc->n);
-    return status;
-}
-
-tcc_status tcc_matmul_validate(tcc_context *ctx, const tcc_matmul_desc *desc)
-{
-    if (!desc)
-        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "the matmul descriptor is NULL");
-    tcc_status status = check_matmul_sizes(ctx, desc);
-    if (status == TCC_OK)
-        status =
-            tci_validate_mma_types(ctx, desc->input_type, desc->accumulate_type, desc->output_type);
-    if (status == TCC_OK)
-        status = tci_validate_epilogue(ctx, &desc->epilogue, desc->output_type);
-    return status;
-}
 
 /* A validated descriptor, as the index arithmetic uses it. */
 typedef struct Matmul {

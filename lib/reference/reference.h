@@ -1,36 +1,15 @@
 /*
- * Internal helpers of the operator descriptors and of the CPU references.
- *
- * conv2d_reference.c defines them; matmul_reference.c and the conv2d compute definition
- * share them, so that both operators accept exactly the same types and epilogues and the
- * two references read elements and apply the epilogue the same way. The descriptor
- * functions, the validation and the references themselves are public (tcc.h).
+ * What the CPU references share (reference.c): both read elements and apply the epilogue
+ * the same way, so a convolution and a matrix product are checked alike. The references
+ * themselves are public (tcc.h): tcc_conv2d_reference (conv2d.c), tcc_matmul_reference
+ * (matmul.c).
  */
-#ifndef TCC_CONV2D_H
-#define TCC_CONV2D_H
+#ifndef TCI_REFERENCE_REFERENCE_H
+#define TCI_REFERENCE_REFERENCE_H
 
-#include "tcc/tcc.h"
+#include "ops/ops.h"
 
 #include <stdbool.h>
-
-/* Every tensor must be indexable with 32-bit offsets: at most this many elements. */
-#define TCI_MAX_TENSOR_ELEMENTS INT32_MAX
-
-/* Checks the element types of a convolution or matrix product: float16 inputs accumulate
- * in float32 or float16, bfloat16 and float32 (tf32) inputs in float32, int8 inputs in
- * int32; a float accumulator gives float32, float16 or bfloat16 outputs, an int32 one
- * int32 or float32. Unknown dtype values are TCC_ERROR_INVALID_ARGUMENT, known but
- * unsupported combinations TCC_ERROR_UNSUPPORTED. */
-tcc_status tci_validate_mma_types(tcc_context *ctx, tcc_dtype input_type, tcc_dtype accumulate_type,
-                                  tcc_dtype output_type);
-
-/* Checks an epilogue: a known prologue op, alpha, beta and prologue_arg numbers (not NaN or
- * infinite), clamp bounds not NaN and clamp_min <= clamp_max when clamping. */
-tcc_status tci_validate_epilogue(tcc_context *ctx, const tcc_epilogue *epilogue, tcc_dtype output);
-
-/* Whether the epilogue reads the residual tensor / the output's previous contents. */
-bool tci_epilogue_reads_residual(const tcc_epilogue *epilogue);
-bool tci_epilogue_reads_previous(const tcc_epilogue *epilogue);
 
 /* Checks what a reference needs besides the descriptor: the tensors struct, both operands
  * (named `operand_names`, e.g. "input and filter"), the epilogue tensors it reads, `out`
