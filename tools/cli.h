@@ -11,8 +11,8 @@
  * Each tool adds its own rows (shape, layouts) and its compile step. The tools only parse,
  * call tcc.h and print; the library does the work.
  */
-#ifndef TCC_TOOLS_CLI_H
-#define TCC_TOOLS_CLI_H
+#ifndef TOOLS_CLI_H
+#define TOOLS_CLI_H
 
 #include "tcc/tcc.h"
 

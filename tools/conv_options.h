@@ -3,8 +3,8 @@
  * options every tool takes (cli.h), parsed and resolved into a descriptor before any
  * library call is made.
  */
-#ifndef TCC_TOOLS_CONV_OPTIONS_H
-#define TCC_TOOLS_CONV_OPTIONS_H
+#ifndef TOOLS_CONV_OPTIONS_H
+#define TOOLS_CONV_OPTIONS_H
 
 #include "cli.h"
 

@@ -2,8 +2,8 @@
  * tcc-matmul's command line: the product's shape and operand layouts, on top of the
  * options every tool takes (cli.h).
  */
-#ifndef TCC_TOOLS_MATMUL_OPTIONS_H
-#define TCC_TOOLS_MATMUL_OPTIONS_H
+#ifndef TOOLS_MATMUL_OPTIONS_H
+#define TOOLS_MATMUL_OPTIONS_H
 
 #include "cli.h"
 

@@ -14,6 +14,7 @@
  */
 #include "reference/reference.h"
 #include "support/context.h"
+#include "tcc/runtime.h"
 
 #include <math.h>
 #include <stdlib.h>

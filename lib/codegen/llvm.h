@@ -3,8 +3,8 @@
  * created on first use, and the three steps every module goes through: verify,
  * optimize (default<O3>) and emit PTX. Only lib/codegen/ includes LLVM headers.
  */
-#ifndef TCC_CODEGEN_TARGET_H
-#define TCC_CODEGEN_TARGET_H
+#ifndef TCI_CODEGEN_LLVM_H
+#define TCI_CODEGEN_LLVM_H
 
 #include "support/context.h"
 #include "target/target.h"

@@ -5,7 +5,7 @@
 #ifndef TCI_DRIVER_KERNEL_H
 #define TCI_DRIVER_KERNEL_H
 
-#include "tcc/tcc.h"
+#include "tcc/te.h"
 
 struct tcc_kernel {
     char *name; /* the PTX entry symbol */

@@ -7,12 +7,12 @@
  * kernel. Nodes are immutable once built and live in the arena of their function, so
  * sharing subtrees is fine and nothing is freed one node at a time.
  */
-#ifndef TCC_IR_H
-#define TCC_IR_H
+#ifndef TCI_IR_IR_H
+#define TCI_IR_IR_H
 
 #include "support/context.h"
 #include "target/target.h"
-#include "tcc/tcc.h"
+#include "tcc/te.h"
 
 #include <setjmp.h>
 #include <stdbool.h>

@@ -1,6 +1,6 @@
 /* Shared by schedule_ops.c (the loop nest) and tensorize.c (the tensor-core regions). */
-#ifndef TCC_SCHEDULE_OPS_H
-#define TCC_SCHEDULE_OPS_H
+#ifndef TCI_LOWER_LOOP_NEST_H
+#define TCI_LOWER_LOOP_NEST_H
 
 #include "lower/lower.h"
 

@@ -13,10 +13,11 @@
  *               the index the operator maps (g, m, n) to, guarded at ragged edges.
  * An operator supplies the element and index functions; gemm.c does the rest.
  */
-#ifndef TCC_OPS_GEMM_H
-#define TCC_OPS_GEMM_H
+#ifndef TCI_OPS_GEMM_H
+#define TCI_OPS_GEMM_H
 
 #include "target/target.h"
+#include "tcc/ops.h"
 #include "te/te.h"
 
 typedef struct GemmOperator {

@@ -7,6 +7,7 @@
 #define TCI_OPS_OPS_H
 
 #include "support/context.h"
+#include "tcc/ops.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -5,6 +5,7 @@
  * (R, S, C/16, K/16, 16c, 16k), the output (N/16, P, Q, K/16, 16n, 16k), so that each
  * innermost 16x16 block is one tensor-core tile.
  */
+#include "tcc/ops.h"
 #include "te/te.h"
 
 void tcc_tutorial_conv2d_desc(tcc_conv2d_desc *desc)

@@ -5,6 +5,7 @@
  * warp_row_tiles x warp_col_tiles group of accumulator fragments; the reduction walks
  * the input channels `chunk` tiles at a time through shared memory.
  */
+#include "tcc/ops.h"
 #include "te/te.h"
 
 void tcc_tutorial_conv2d_params_init(tcc_tutorial_conv2d_params *p)

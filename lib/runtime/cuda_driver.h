@@ -6,8 +6,8 @@
  * opens it with dlopen and resolves the functions below by name. The numeric values are
  * copied from cuda.h (CUDA 13.0); they are part of the driver's stable ABI.
  */
-#ifndef TCC_CUDA_DRIVER_H
-#define TCC_CUDA_DRIVER_H
+#ifndef TCI_RUNTIME_CUDA_DRIVER_H
+#define TCI_RUNTIME_CUDA_DRIVER_H
 
 #include <stddef.h>
 

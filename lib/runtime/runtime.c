@@ -9,6 +9,7 @@
  * and makes it current at the start of every call, so a device may be used from any
  * thread, one thread at a time.
  */
+#include "tcc/runtime.h"
 #include "runtime/cuda_driver.h"
 #include "support/context.h"
 

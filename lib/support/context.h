@@ -2,10 +2,10 @@
  * The context: per-user state (the last error, the LLVM state). No global mutable
  * state exists anywhere in tcc; everything lives in a context or a function.
  */
-#ifndef TCC_CONTEXT_H
-#define TCC_CONTEXT_H
+#ifndef TCI_SUPPORT_CONTEXT_H
+#define TCI_SUPPORT_CONTEXT_H
 
-#include "tcc/tcc.h"
+#include "tcc/base.h"
 
 #include <stdarg.h>
 

@@ -7,7 +7,7 @@
  * the exact results of the GPU's conversions: cvt.rn.f16.f32 and cvt.rn.bf16.f32 (round to
  * nearest even) and cvt.rna.tf32.f32 (round to nearest, ties away from zero).
  */
-#include "tcc/tcc.h"
+#include "tcc/base.h"
 
 #include <stdbool.h>
 #include <string.h>

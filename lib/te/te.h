@@ -7,8 +7,8 @@
  * leaf axes, and record where a stage is computed (its attach point). The lowering in
  * passes/ reads all of this and produces the loop IR.
  */
-#ifndef TCC_TE_H
-#define TCC_TE_H
+#ifndef TCI_TE_TE_H
+#define TCI_TE_TE_H
 
 #include "ir/ir.h"
 #include "support/context.h"

@@ -1,0 +1,187 @@
+/*
+ * Operators: conv2d and batched matmul, each a descriptor (shapes, layouts, types, a fused
+ * epilogue) compiled as an implicit GEMM with a schedule chosen from the shape or given, and
+ * checked against a CPU reference computed in double. Also the TVM tutorial's own
+ * convolution and schedule.
+ */
+#ifndef TCC_OPS_H
+#define TCC_OPS_H
+
+#include "tcc/te.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- operators --------------------------------------------------------------------- */
+
+typedef enum tcc_layout {
+    TCC_LAYOUT_NHWC = 0, /* the default: PyTorch's channels_last, cuDNN's NHWC */
+    TCC_LAYOUT_NCHW,
+    TCC_LAYOUT_NHWCNC, /* the tutorial's blocked layout: (N/16, H, W, C/16, 16n, 16c) */
+} tcc_layout;
+
+typedef enum tcc_filter_layout {
+    TCC_FILTER_KRSC = 0, /* (K, R, S, C/groups): with NHWC */
+    TCC_FILTER_KCRS,     /* (K, C/groups, R, S): PyTorch's */
+    TCC_FILTER_BLOCKED,  /* the tutorial's (R, S, C/16, K/16, 16c, 16k) */
+} tcc_filter_layout;
+
+/* Accera's prologue: what the accumulator holds before the products are added. */
+typedef enum tcc_prologue_op {
+    TCC_PROLOGUE_NONE = 0, /* 0 */
+    TCC_PROLOGUE_SET,      /* prologue_arg */
+    TCC_PROLOGUE_SCALE,    /* prologue_arg * the output's previous contents */
+    TCC_PROLOGUE_RELU,     /* max(the output's previous contents, 0) */
+} tcc_prologue_op;
+
+/* Element-wise work fused into the kernel, applied in this order:
+ *   acc = prologue + sum of products           (in the accumulation type)
+ *   v   = alpha * acc + bias[channel] + beta * source
+ *   v   = relu(v) if relu;  v = clamp(v, clamp_min, clamp_max) if clamp
+ *   out = v cast to the output type
+ * `source` is the residual tensor (a kernel parameter shaped like the output) if
+ * `residual`, otherwise the output's previous contents; with beta == 0 neither is read
+ * (nor is the residual a parameter). For an int32 output the arithmetic is int32. */
+typedef struct tcc_epilogue {
+    double alpha, beta;
+    bool bias, residual, relu, clamp;
+    double clamp_min, clamp_max;
+    tcc_prologue_op prologue;
+    double prologue_arg;
+} tcc_epilogue;
+
+typedef struct tcc_conv2d_desc {
+    int64_t batch, height, width, in_channels, out_channels;
+    int64_t kernel_h, kernel_w, stride_h, stride_w;
+    int64_t pad_top, pad_bottom, pad_left, pad_right;
+    int64_t dilation_h, dilation_w;
+    int64_t groups;    /* divides both channel counts; groups == in_channels is depthwise */
+    tcc_layout layout; /* of the input and the output */
+    tcc_filter_layout filter_layout;
+    tcc_dtype input_type;      /* float16, bfloat16, float32 (as tf32), int8 */
+    tcc_dtype accumulate_type; /* float32; float16 for float16 inputs; int32 for int8 */
+    tcc_dtype output_type;
+    tcc_epilogue epilogue;
+} tcc_conv2d_desc;
+
+/* A 1x1, stride-1 convolution of 1x1x1x1, NHWC/KRSC, float16 -> float32, alpha 1. */
+void tcc_conv2d_desc_init(tcc_conv2d_desc *desc);
+int64_t tcc_conv2d_out_height(const tcc_conv2d_desc *desc);
+int64_t tcc_conv2d_out_width(const tcc_conv2d_desc *desc);
+double tcc_conv2d_flops(const tcc_conv2d_desc *desc);
+
+typedef struct tcc_matmul_desc {
+    int64_t batch; /* independent products of the same shape; 1 for one */
+    int64_t m, n, k;
+    bool a_col_major; /* A is m x k: row-major (k contiguous) unless column-major */
+    bool b_col_major; /* B is k x n: row-major (n contiguous) unless column-major */
+    tcc_dtype input_type, accumulate_type, output_type;
+    tcc_epilogue epilogue; /* the bias has n values */
+} tcc_matmul_desc;
+
+/* 1x1x1, row-major, float16 -> float32, alpha 1. C is always row-major m x n. */
+void tcc_matmul_desc_init(tcc_matmul_desc *desc);
+double tcc_matmul_flops(const tcc_matmul_desc *desc);
+
+/* Accera's MMA scheduling policy: the order of the passes and the MMA tiles of a warp. */
+typedef enum tcc_mma_policy {
+    TCC_MMA_PASS_ORDER = 0, /* for each group of fused passes, every tile of the warp */
+    TCC_MMA_BLOCK_ORDER,    /* for each tile of the warp, every pass */
+} tcc_mma_policy;
+
+/* The implicit-GEMM schedule of any convolution or matrix product: a block of
+ * block_row_warps x block_col_warps warps, each computing warp_row_tiles x
+ * warp_col_tiles MMA tiles of mma_m x mma_n; the reduction advances num_total_passes
+ * MMA passes (of mma_k) per shared-memory step, loading the fragments of
+ * num_fused_passes passes at a time. Zero fields are chosen from the shape and types. */
+typedef struct tcc_gemm_schedule {
+    int mma_m, mma_n, mma_k; /* m16n16k16, m32n8k16, m8n32k16; m16n16k8 for tf32 */
+    int block_row_warps, block_col_warps;
+    int warp_row_tiles, warp_col_tiles;
+    int num_total_passes, num_fused_passes;
+    tcc_mma_policy policy;
+    bool column_major_blocks; /* blockIdx.x walks the rows of tiles instead of the columns */
+} tcc_gemm_schedule;
+
+/* Kernel parameters, in order: conv2d: input, filter, [bias], [residual], output;
+ * matmul: A, B, [bias], [residual], C. `schedule` may be NULL (chosen from the shape). */
+tcc_status tcc_conv2d_compile(tcc_context *ctx, const tcc_conv2d_desc *desc,
+                              const tcc_gemm_schedule *schedule, const tcc_build_options *options,
+                              tcc_kernel **out);
+tcc_status tcc_matmul_compile(tcc_context *ctx, const tcc_matmul_desc *desc,
+                              const tcc_gemm_schedule *schedule, const tcc_build_options *options,
+                              tcc_kernel **out);
+/* The schedule the compile functions choose when given none (for printing and tuning). */
+tcc_status tcc_conv2d_default_schedule(tcc_context *ctx, const tcc_conv2d_desc *desc, tcc_arch arch,
+                                       tcc_gemm_schedule *out);
+tcc_status tcc_matmul_default_schedule(tcc_context *ctx, const tcc_matmul_desc *desc, tcc_arch arch,
+                                       tcc_gemm_schedule *out);
+
+/* Element counts of a conv2d's tensors in its layouts (the descriptor must be valid). */
+int64_t tcc_conv2d_input_elements(const tcc_conv2d_desc *desc);
+int64_t tcc_conv2d_filter_elements(const tcc_conv2d_desc *desc);
+int64_t tcc_conv2d_output_elements(const tcc_conv2d_desc *desc);
+/* Validation, before anything is built: sizes >= 1 (pads >= 0) and a non-empty output;
+ * groups dividing both channel counts; NHWCnc with the blocked filter only, batch and
+ * channels multiples of 16 and no groups; supported types (float16 -> float32 or
+ * float16, bfloat16 -> float32, float32 as tf32 -> float32, int8 -> int32; outputs
+ * float32/float16/bfloat16, or int32 for int32, whose epilogue constants must then be
+ * integers); finite alpha, beta, prologue_arg; clamp_min <= clamp_max; every tensor
+ * under 2^31 elements. The target's support for the types is checked when compiling. */
+tcc_status tcc_conv2d_validate(tcc_context *ctx, const tcc_conv2d_desc *desc);
+tcc_status tcc_matmul_validate(tcc_context *ctx, const tcc_matmul_desc *desc);
+
+/* The tensors a CPU reference reads, as raw elements of the descriptor's types and
+ * layouts (float16 and bfloat16 as their bits, float32 as float, int8, int32). bias,
+ * residual and previous_output may be NULL when the epilogue does not read them. */
+typedef struct tcc_reference_tensors {
+    const void *input, *filter; /* matmul: A in input, B in filter */
+    const void *bias, *residual, *previous_output;
+} tcc_reference_tensors;
+
+/* CPU references, computed in double from the same inputs (float32 inputs are first
+ * rounded to tf32, as the tensor cores read them), epilogue included, before the final
+ * cast to the output type. Outputs are computed at the `count` flat output offsets in
+ * `positions` (all of them if positions is NULL), with up to `threads` threads. */
+tcc_status tcc_conv2d_reference(tcc_context *ctx, const tcc_conv2d_desc *desc,
+                                const tcc_reference_tensors *tensors, const int64_t *positions,
+                                int64_t count, int threads, double *out);
+tcc_status tcc_matmul_reference(tcc_context *ctx, const tcc_matmul_desc *desc,
+                                const tcc_reference_tensors *tensors, const int64_t *positions,
+                                int64_t count, int threads, double *out);
+
+/* ---- the convolution of TVM's tensor-core tutorial ------------------------------------ */
+
+/* Its shape and layouts, its compute definition (6-D blocked tensors) and its schedule,
+ * primitive by primitive, as the tutorial writes them: for tcc_build. */
+/* The convolution of the TVM tensor-core tutorial: N=256, 14x14, 256->512, 3x3, s1, p1,
+ * in the tutorial's NHWCnc and blocked filter layouts. */
+void tcc_tutorial_conv2d_desc(tcc_conv2d_desc *desc);
+
+typedef struct tcc_tutorial_conv2d {
+    tcc_tensor *input;  /* layout shape, input_type */
+    tcc_tensor *filter; /* (R, S, C/16, K/16, 16c, 16k) */
+    tcc_tensor *output; /* layout shape, output_type */
+    tcc_tensor *padded; /* the zero-padded input (inlined by the schedule) */
+    tcc_iter_var *reduce_rc_outer, *reduce_r, *reduce_s, *reduce_rc_inner;
+} tcc_tutorial_conv2d;
+
+/* The tutorial's compute definition (6-D blocked tensors), for its schedule below:
+ * NHWCnc, blocked filter, float16 -> float32, groups 1, dilation 1, no epilogue. */
+tcc_status tcc_tutorial_conv2d_define(tcc_func *func, const tcc_conv2d_desc *desc,
+                                      tcc_tutorial_conv2d *out);
+
+/* The tutorial's schedule. Tile sizes are the tutorial's by default. */
+typedef struct tcc_tutorial_conv2d_params {
+    int64_t block_row_warps, block_col_warps, warp_row_tiles, warp_col_tiles, chunk;
+} tcc_tutorial_conv2d_params;
+void tcc_tutorial_conv2d_params_init(tcc_tutorial_conv2d_params *params);
+tcc_status tcc_tutorial_conv2d_schedule(tcc_func *func, const tcc_tutorial_conv2d *conv,
+                                        const tcc_tutorial_conv2d_params *params);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,159 @@
+/*
+ * Tensor expressions and schedules (TVM's te): a tcc_func holds tensors (placeholders and
+ * computes), their axes and expressions, and the schedule made of TVM's primitives on them.
+ * tcc_build lowers, generates and emits it as a tcc_kernel: loop IR, LLVM IR and PTX.
+ */
+#ifndef TCC_TE_H
+#define TCC_TE_H
+
+#include "tcc/base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tcc_func tcc_func;
+typedef struct tcc_tensor tcc_tensor;
+typedef struct tcc_iter_var tcc_iter_var;
+typedef struct tcc_expr tcc_expr;
+typedef struct tcc_stage tcc_stage;
+typedef struct tcc_kernel tcc_kernel;
+
+/* ---- compute definition ------------------------------------------------------------ */
+
+/* A function holds tensors, axes, expressions and the schedule; all freed together. */
+tcc_status tcc_func_create(tcc_context *ctx, const char *name, tcc_func **out);
+void tcc_func_destroy(tcc_func *func);
+
+tcc_tensor *tcc_placeholder(tcc_func *func, const char *name, int ndim, const int64_t *shape,
+                            tcc_dtype type);
+tcc_iter_var *tcc_reduce_axis(tcc_func *func, const char *name, int64_t extent);
+
+/* Body of a compute: called once with one expression per output axis. `axis_names`
+ * names the output axes for printing (NULL: i0, i1, ...). */
+typedef tcc_expr *(*tcc_compute_fn)(tcc_func *func, tcc_expr *const *axes, void *user);
+tcc_tensor *tcc_compute(tcc_func *func, const char *name, int ndim, const int64_t *shape,
+                        const char *const *axis_names, tcc_dtype type, tcc_compute_fn body,
+                        void *user);
+
+/* A compute whose values are stored into `target` (a placeholder: it becomes a kernel
+ * parameter) at the index `target_index` gives for its axes, instead of into a tensor of
+ * its own. An epilogue walks the (group, row, column) domain of a matrix product this way
+ * and writes an NHWC or NCHW output; its body may read `target` (the previous contents).
+ * Nothing may read the compute itself. It has the type of `target`. */
+typedef void (*tcc_index_fn)(tcc_func *func, tcc_expr *const *axes, tcc_expr **target_index,
+                             void *user);
+tcc_tensor *tcc_compute_into(tcc_func *func, const char *name, int ndim, const int64_t *shape,
+                             const char *const *axis_names, tcc_compute_fn body, tcc_tensor *target,
+                             tcc_index_fn target_index, void *user);
+
+tcc_expr *tcc_int(tcc_func *func, int64_t value);
+tcc_expr *tcc_float(tcc_func *func, double value, tcc_dtype type);
+tcc_expr *tcc_axis(tcc_func *func, tcc_iter_var *axis);
+tcc_expr *tcc_add(tcc_func *func, tcc_expr *a, tcc_expr *b);
+tcc_expr *tcc_sub(tcc_func *func, tcc_expr *a, tcc_expr *b);
+tcc_expr *tcc_mul(tcc_func *func, tcc_expr *a, tcc_expr *b);
+tcc_expr *tcc_div(tcc_func *func, tcc_expr *a, tcc_expr *b); /* floor division */
+tcc_expr *tcc_mod(tcc_func *func, tcc_expr *a, tcc_expr *b); /* floor modulo */
+tcc_expr *tcc_lt(tcc_func *func, tcc_expr *a, tcc_expr *b);
+tcc_expr *tcc_le(tcc_func *func, tcc_expr *a, tcc_expr *b);
+tcc_expr *tcc_and(tcc_func *func, tcc_expr *a, tcc_expr *b);
+/* if_then_else: only the chosen side is evaluated, so a guarded load may be out of range. */
+tcc_expr *tcc_select(tcc_func *func, tcc_expr *cond, tcc_expr *then_value, tcc_expr *else_value);
+tcc_expr *tcc_cast(tcc_func *func, tcc_dtype type, tcc_expr *value);
+tcc_expr *tcc_access(tcc_func *func, tcc_tensor *tensor, int nindex, tcc_expr *const *index);
+tcc_expr *tcc_sum(tcc_func *func, tcc_expr *source, int naxis, tcc_iter_var *const *axes);
+
+/* Output axis i of a compute tensor (its stage's root axis). */
+tcc_iter_var *tcc_tensor_axis(tcc_tensor *tensor, int i);
+/* Reduction axis i of a compute tensor. */
+tcc_iter_var *tcc_tensor_reduce_axis(tcc_tensor *tensor, int i);
+const char *tcc_tensor_name(const tcc_tensor *tensor);
+
+/* ---- schedule ---------------------------------------------------------------------- */
+
+typedef enum tcc_scope {
+    TCC_SCOPE_GLOBAL = 0,
+    TCC_SCOPE_SHARED,
+    TCC_SCOPE_LOCAL,
+    TCC_SCOPE_WMMA_MATRIX_A,
+    TCC_SCOPE_WMMA_MATRIX_B,
+    TCC_SCOPE_WMMA_ACCUMULATOR,
+} tcc_scope;
+
+/* The tensor-core operations tensorize can map a loop nest onto. */
+typedef enum tcc_intrinsic {
+    TCC_WMMA_LOAD_A, /* shared -> wmma.matrix_a, a copy of an m x k tile */
+    TCC_WMMA_LOAD_B, /* shared -> wmma.matrix_b, a copy of a k x n tile */
+    TCC_WMMA_MMA,    /* acc += a * b over an m x n x k nest; its init becomes fill_fragment */
+    TCC_WMMA_STORE,  /* wmma.accumulator -> global or shared, a copy of an m x n tile */
+} tcc_intrinsic;
+
+/* The schedule of a function whose outputs are `outputs`: one stage per tensor. */
+tcc_status tcc_schedule_create(tcc_func *func, int noutput, tcc_tensor *const *outputs);
+tcc_stage *tcc_stage_of(tcc_func *func, tcc_tensor *tensor);
+
+tcc_tensor *tcc_cache_read(tcc_func *func, tcc_tensor *tensor, tcc_scope scope, int nreader,
+                           tcc_tensor *const *readers);
+tcc_tensor *tcc_cache_write(tcc_func *func, tcc_tensor *tensor, tcc_scope scope);
+
+/* Where the tensor of a stage computed inside another lives (TVM's set_scope). */
+tcc_status tcc_set_scope(tcc_stage *stage, tcc_scope scope);
+tcc_status tcc_split(tcc_stage *stage, tcc_iter_var *axis, int64_t factor, tcc_iter_var **outer,
+                     tcc_iter_var **inner);
+tcc_status tcc_split_nparts(tcc_stage *stage, tcc_iter_var *axis, int64_t nparts,
+                            tcc_iter_var **outer, tcc_iter_var **inner);
+tcc_status tcc_fuse(tcc_stage *stage, tcc_iter_var *outer, tcc_iter_var *inner,
+                    tcc_iter_var **fused);
+tcc_status tcc_reorder(tcc_stage *stage, int naxis, tcc_iter_var *const *order);
+tcc_status tcc_bind(tcc_stage *stage, tcc_iter_var *axis, tcc_thread_tag tag);
+tcc_status tcc_compute_at(tcc_stage *stage, tcc_stage *parent, tcc_iter_var *axis);
+tcc_status tcc_compute_inline(tcc_stage *stage);
+tcc_status tcc_vectorize(tcc_stage *stage, tcc_iter_var *axis);
+tcc_status tcc_unroll(tcc_stage *stage, tcc_iter_var *axis);
+/* Replace the loops from `axis` inwards by a tensor-core operation of shape m x n x k. */
+tcc_status tcc_tensorize(tcc_stage *stage, tcc_iter_var *axis, tcc_intrinsic intrinsic, int m,
+                         int n, int k);
+/* The same, for a tile stored column-major: a load of A whose loops are k then m (k x m
+ * in memory, m contiguous), a load of B whose loops are n then k, a store of n then m. */
+tcc_status tcc_tensorize_layout(tcc_stage *stage, tcc_iter_var *axis, tcc_intrinsic intrinsic,
+                                int m, int n, int k, bool col_major);
+
+/* ---- build ------------------------------------------------------------------------- */
+
+typedef struct tcc_build_options {
+    tcc_arch arch;                /* default TCC_SM_80 */
+    int auto_unroll_max_step;     /* TVM's tir.UnrollLoop auto_max_step; default 16 */
+    const char *print_after_pass; /* pass name, or "all"; NULL for none */
+    /* Receives the loop IR after a pass named by print_after_pass. */
+    void (*print_callback)(const char *pass_name, const char *loop_ir, void *user);
+    void *print_user;
+} tcc_build_options;
+
+void tcc_build_options_init(tcc_build_options *options);
+/* The lowering passes, in pipeline order: their number, each one's name and a one-line
+ * summary (NULL out of range), and the index of a name (-1 when no pass has it). */
+int tcc_pass_count(void);
+const char *tcc_pass_name(int index);
+const char *tcc_pass_summary(int index);
+int tcc_pass_index(const char *name);
+
+/* Lowers the schedule, generates LLVM IR, optimizes it and emits PTX. The kernel's
+ * parameters are `params`, in order (inputs and outputs, all global tensors). */
+tcc_status tcc_build(tcc_func *func, int nparam, tcc_tensor *const *params,
+                     const tcc_build_options *options, tcc_kernel **out);
+void tcc_kernel_destroy(tcc_kernel *kernel);
+
+const char *tcc_kernel_name(const tcc_kernel *kernel);
+const char *tcc_kernel_loop_ir(const tcc_kernel *kernel); /* after the last lowering pass */
+const char *tcc_kernel_llvm_ir(const tcc_kernel *kernel); /* after default<O3> */
+const char *tcc_kernel_ptx(const tcc_kernel *kernel);     /* NUL-terminated */
+void tcc_kernel_grid(const tcc_kernel *kernel, int64_t grid[3]);
+void tcc_kernel_block(const tcc_kernel *kernel, int64_t block[3]);
+int64_t tcc_kernel_shared_bytes(const tcc_kernel *kernel);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
