@@ -45,31 +45,20 @@ static Stmt *flatten_stmt(Rewriter *rw, Stmt *s)
     return NULL;
 }
 
-/* Offsets now start at 0: the realized regions' starts have done their work. */
-static void clear_region_starts(Stmt *s)
+/* Accesses are offsets from the region's start now: the starts no longer apply. */
+static bool clear_region_start(Visitor *v, const Stmt *s)
 {
-    if (!s)
-        return;
-    switch (s->kind) {
-    case STMT_SEQ:
-        for (int i = 0; i < s->seq.count; i++)
-            clear_region_starts(s->seq.items[i]);
-        return;
-    case STMT_FOR:
-        clear_region_starts(s->loop.body);
-        return;
-    case STMT_IF:
-        clear_region_starts(s->branch.then_body);
-        clear_region_starts(s->branch.else_body);
-        return;
-    case STMT_ALLOCATE:
+    (void)v;
+    if (s->kind == STMT_ALLOCATE)
         for (int d = 0; d < s->alloc.buffer->ndim; d++)
             s->alloc.buffer->min[d] = NULL;
-        clear_region_starts(s->alloc.body);
-        return;
-    default:
-        return;
-    }
+    return true;
+}
+
+static void clear_region_starts(Stmt *s)
+{
+    Visitor v = {.stmt = clear_region_start};
+    tci_visit_stmt(&v, s);
 }
 
 tcc_status tci_pass_flatten(const PassContext *pc, PrimFunc *func)

@@ -64,42 +64,19 @@ static bool conflict(const Accesses *pending, const Accesses *next)
     return false;
 }
 
+static bool note_shared_load(Visitor *v, const Expr *e)
+{
+    Accesses *acc = v->user;
+    if (e->kind == EXPR_LOAD && e->load.buffer->scope == TCC_SCOPE_SHARED)
+        add_read(acc, e->load.buffer);
+    return true;
+}
+
+/* The shared buffers an expression loads from. */
 static void expr_reads(const Expr *e, Accesses *acc)
 {
-    if (!e)
-        return;
-    switch (e->kind) {
-    case EXPR_INT:
-    case EXPR_FLOAT:
-    case EXPR_VAR:
-    case EXPR_ACCESS:
-    case EXPR_REDUCE:
-        return;
-    case EXPR_LOAD:
-        if (e->load.buffer->scope == TCC_SCOPE_SHARED)
-            add_read(acc, e->load.buffer);
-        for (int i = 0; i < e->load.nindex; i++)
-            expr_reads(e->load.index[i], acc);
-        return;
-    case EXPR_RAMP:
-        expr_reads(e->ramp.base, acc);
-        return;
-    case EXPR_CAST:
-        expr_reads(e->cast.value, acc);
-        return;
-    case EXPR_NOT:
-        expr_reads(e->bin.a, acc);
-        return;
-    case EXPR_SELECT:
-        expr_reads(e->select.cond, acc);
-        expr_reads(e->select.then_value, acc);
-        expr_reads(e->select.else_value, acc);
-        return;
-    default:
-        expr_reads(e->bin.a, acc);
-        expr_reads(e->bin.b, acc);
-        return;
-    }
+    Visitor v = {.expr = note_shared_load, .user = acc};
+    tci_visit_expr(&v, e);
 }
 
 /* The shared-memory accesses of a leaf statement. */

@@ -100,41 +100,27 @@ LLVMBasicBlockRef tci_cg_append_block(Codegen *cg, const char *name)
     return LLVMAppendBasicBlockInContext(cg->llctx, cg->function, name);
 }
 
-static bool analyze_stmt(Codegen *cg, const Stmt *s)
+/* What a statement needs: static shared memory, and tensor-core operations the target has. */
+static bool analyze_stmt(Visitor *v, const Stmt *s)
 {
-    if (!s)
-        return true;
-    switch (s->kind) {
-    case STMT_SEQ:
-        for (int i = 0; i < s->seq.count; i++)
-            if (!analyze_stmt(cg, s->seq.items[i]))
-                return false;
-        return true;
-    case STMT_FOR:
-        return analyze_stmt(cg, s->loop.body);
-    case STMT_IF:
-        return analyze_stmt(cg, s->branch.then_body) && analyze_stmt(cg, s->branch.else_body);
-    case STMT_ALLOCATE:
-        if (s->alloc.buffer->scope == TCC_SCOPE_SHARED)
-            cg->shared_bytes +=
-                s->alloc.buffer->elements * (int64_t)tcc_dtype_size(s->alloc.buffer->type);
-        return analyze_stmt(cg, s->alloc.body);
-    case STMT_WMMA:
-        return tci_cg_analyze_wmma(cg, &s->wmma);
-    case STMT_STORE:
-    case STMT_BARRIER:
-        return true;
-    }
-    return tci_cg_fail(cg, TCC_ERROR_INVALID_ARGUMENT, "codegen: unknown statement kind %d",
-                       (int)s->kind);
+    Codegen *cg = v->user;
+    const Buffer *buffer = s->kind == STMT_ALLOCATE ? s->alloc.buffer : NULL;
+    if (buffer && buffer->scope == TCC_SCOPE_SHARED)
+        cg->shared_bytes += buffer->elements * (int64_t)tcc_dtype_size(buffer->type);
+    if (s->kind == STMT_WMMA && !tci_cg_analyze_wmma(cg, &s->wmma))
+        v->done = true;
+    return true;
 }
 
 /* Everything the NVPTX backend would abort on, or the driver refuse at launch, is refused
  * here, before any LLVM object exists. */
 static bool analyze_func(Codegen *cg)
 {
-    if (!tci_cg_ok(cg, tci_target_validate_launch(cg->ctx, cg->func->launch)) ||
-        !analyze_stmt(cg, cg->func->body))
+    if (!tci_cg_ok(cg, tci_target_validate_launch(cg->ctx, cg->func->launch)))
+        return false;
+    Visitor v = {.stmt = analyze_stmt, .user = cg};
+    tci_visit_stmt(&v, cg->func->body);
+    if (cg->status != TCC_OK)
         return false;
     int64_t limit = tci_device_limits.static_shared_bytes;
     if (cg->shared_bytes > limit)

@@ -87,29 +87,18 @@ int tci_cg_value_lanes(LLVMValueRef value)
     return (int)LLVMGetVectorSize(type);
 }
 
+static bool find_load(Visitor *v, const Expr *e)
+{
+    if (e->kind == EXPR_LOAD || e->kind == EXPR_ACCESS || e->kind == EXPR_REDUCE)
+        v->done = true;
+    return true;
+}
+
 static bool contains_load(const Expr *e)
 {
-    if (!e)
-        return false;
-    switch (e->kind) {
-    case EXPR_INT:
-    case EXPR_FLOAT:
-    case EXPR_VAR:
-        return false;
-    case EXPR_LOAD:
-    case EXPR_ACCESS:
-    case EXPR_REDUCE:
-        return true;
-    case EXPR_SELECT:
-        return contains_load(e->select.cond) || contains_load(e->select.then_value) ||
-               contains_load(e->select.else_value);
-    case EXPR_CAST:
-        return contains_load(e->cast.value);
-    case EXPR_RAMP:
-        return contains_load(e->ramp.base);
-    default:
-        return contains_load(e->bin.a) || contains_load(e->bin.b);
-    }
+    Visitor v = {.expr = find_load};
+    tci_visit_expr(&v, e);
+    return v.done;
 }
 
 static LLVMValueRef gen_constant(Codegen *cg, const Expr *e)

@@ -276,6 +276,19 @@ typedef struct Rewriter {
 } Rewriter;
 Expr *tci_rewrite_expr(Rewriter *rw, Expr *e);
 Stmt *tci_rewrite_stmt(Rewriter *rw, Stmt *s);
+/* A read-only walk, beside the rewriter: `expr` is called on every expression and `stmt` on
+ * every statement (a statement's expressions included: indices, values, conditions, loop
+ * bounds, region starts, tensor-core operands), parents before children; a callback returns
+ * false to skip the node's children, and sets `done` to end the whole walk. Either callback
+ * may be NULL. */
+typedef struct Visitor {
+    bool (*expr)(struct Visitor *v, const Expr *e);
+    bool (*stmt)(struct Visitor *v, const Stmt *s);
+    void *user;
+    bool done;
+} Visitor;
+void tci_visit_expr(Visitor *v, const Expr *e);
+void tci_visit_stmt(Visitor *v, const Stmt *s);
 /* Rebuild an expression's / statement's children through the rewriter (no callback on
  * the node itself): for callbacks that handle a node and want the default for children. */
 Expr *tci_rewrite_expr_children(Rewriter *rw, Expr *e);

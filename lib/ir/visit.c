@@ -1,4 +1,5 @@
-/* Generic traversal of the loop IR: a rewriter with callbacks, and substitution. */
+/* Generic traversal of the loop IR: a rewriter with callbacks, a read-only visitor, and
+ * substitution. */
 #include "ir/ir.h"
 
 #include <string.h>
@@ -216,41 +217,110 @@ Stmt *tci_stmt_substitute(Arena *arena, Stmt *s, int n, Var *const *vars, Expr *
     return tci_rewrite_stmt(&rw, s);
 }
 
-static bool uses_list(int n, Expr *const *items, const Var *var)
+/* ---- the read-only visitor --------------------------------------------------------------- */
+
+static void visit_list(Visitor *v, int n, Expr *const *items)
 {
-    for (int i = 0; i < n; i++)
-        if (tci_expr_uses_var(items[i], var))
-            return true;
-    return false;
+    for (int i = 0; i < n && !v->done; i++)
+        tci_visit_expr(v, items[i]);
+}
+
+void tci_visit_expr(Visitor *v, const Expr *e)
+{
+    /* Without an expression callback there is nothing to see in expressions. */
+    if (!e || !v->expr || v->done || !v->expr(v, e) || v->done)
+        return;
+    switch (e->kind) {
+    case EXPR_INT:
+    case EXPR_FLOAT:
+    case EXPR_VAR:
+        return;
+    case EXPR_NOT:
+        tci_visit_expr(v, e->bin.a);
+        return;
+    case EXPR_SELECT:
+        tci_visit_expr(v, e->select.cond);
+        tci_visit_expr(v, e->select.then_value);
+        tci_visit_expr(v, e->select.else_value);
+        return;
+    case EXPR_CAST:
+        tci_visit_expr(v, e->cast.value);
+        return;
+    case EXPR_LOAD:
+        visit_list(v, e->load.nindex, e->load.index);
+        return;
+    case EXPR_RAMP:
+        tci_visit_expr(v, e->ramp.base);
+        return;
+    case EXPR_ACCESS:
+        visit_list(v, e->access.nindex, e->access.index);
+        return;
+    case EXPR_REDUCE:
+        tci_visit_expr(v, e->reduce.source);
+        return;
+    default:
+        tci_visit_expr(v, e->bin.a);
+        tci_visit_expr(v, e->bin.b);
+        return;
+    }
+}
+
+static void visit_wmma(Visitor *v, const WmmaStmt *w)
+{
+    tci_visit_expr(v, w->fragment_index);
+    tci_visit_expr(v, w->a_index);
+    tci_visit_expr(v, w->b_index);
+    tci_visit_expr(v, w->c_index);
+    visit_list(v, w->nindex, w->memory_index);
+}
+
+void tci_visit_stmt(Visitor *v, const Stmt *s)
+{
+    if (!s || v->done || (v->stmt && !v->stmt(v, s)) || v->done)
+        return;
+    switch (s->kind) {
+    case STMT_SEQ:
+        for (int i = 0; i < s->seq.count && !v->done; i++)
+            tci_visit_stmt(v, s->seq.items[i]);
+        return;
+    case STMT_FOR:
+        tci_visit_expr(v, s->loop.min);
+        tci_visit_expr(v, s->loop.extent);
+        tci_visit_stmt(v, s->loop.body);
+        return;
+    case STMT_STORE:
+        visit_list(v, s->store.nindex, s->store.index);
+        tci_visit_expr(v, s->store.value);
+        return;
+    case STMT_IF:
+        tci_visit_expr(v, s->branch.cond);
+        tci_visit_stmt(v, s->branch.then_body);
+        tci_visit_stmt(v, s->branch.else_body);
+        return;
+    case STMT_ALLOCATE:
+        visit_list(v, s->alloc.buffer->ndim, s->alloc.buffer->min);
+        tci_visit_stmt(v, s->alloc.body);
+        return;
+    case STMT_WMMA:
+        visit_wmma(v, &s->wmma);
+        return;
+    case STMT_BARRIER:
+        return;
+    }
+}
+
+/* ---- queries ----------------------------------------------------------------------------- */
+
+static bool find_var(Visitor *v, const Expr *e)
+{
+    if (e->kind == EXPR_VAR && e->var == v->user)
+        v->done = true;
+    return true;
 }
 
 bool tci_expr_uses_var(const Expr *e, const Var *var)
 {
-    if (!e)
-        return false;
-    switch (e->kind) {
-    case EXPR_INT:
-    case EXPR_FLOAT:
-        return false;
-    case EXPR_VAR:
-        return e->var == var;
-    case EXPR_NOT:
-        return tci_expr_uses_var(e->bin.a, var);
-    case EXPR_SELECT:
-        return tci_expr_uses_var(e->select.cond, var) ||
-               tci_expr_uses_var(e->select.then_value, var) ||
-               tci_expr_uses_var(e->select.else_value, var);
-    case EXPR_CAST:
-        return tci_expr_uses_var(e->cast.value, var);
-    case EXPR_LOAD:
-        return uses_list(e->load.nindex, e->load.index, var);
-    case EXPR_RAMP:
-        return tci_expr_uses_var(e->ramp.base, var);
-    case EXPR_ACCESS:
-        return uses_list(e->access.nindex, e->access.index, var);
-    case EXPR_REDUCE:
-        return tci_expr_uses_var(e->reduce.source, var);
-    default:
-        return tci_expr_uses_var(e->bin.a, var) || tci_expr_uses_var(e->bin.b, var);
-    }
+    Visitor v = {.expr = find_var, .user = (void *)var};
+    tci_visit_expr(&v, e);
+    return v.done;
 }

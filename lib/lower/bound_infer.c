@@ -295,42 +295,25 @@ typedef struct Accesses {
     Expr **items;
 } Accesses;
 
+typedef struct Collector {
+    const Tensor *tensor;
+    Accesses *out;
+} Collector;
+
+static bool collect_access(Visitor *v, const Expr *e)
+{
+    Collector *c = v->user;
+    if (e->kind == EXPR_ACCESS && e->access.tensor == c->tensor)
+        tci_push(c->out->arena, (void ***)&c->out->items, &c->out->count, &c->out->cap, (void *)e);
+    return true;
+}
+
+/* The accesses to t in e, in the order they appear. */
 static void collect_accesses(Expr *e, const Tensor *t, Accesses *out)
 {
-    if (!e)
-        return;
-    switch (e->kind) {
-    case EXPR_ACCESS:
-        if (e->access.tensor == t)
-            tci_push(out->arena, (void ***)&out->items, &out->count, &out->cap, e);
-        for (int i = 0; i < e->access.nindex; i++)
-            collect_accesses(e->access.index[i], t, out);
-        return;
-    case EXPR_INT:
-    case EXPR_FLOAT:
-    case EXPR_VAR:
-    case EXPR_LOAD:
-    case EXPR_RAMP:
-        return;
-    case EXPR_NOT:
-        collect_accesses(e->bin.a, t, out);
-        return;
-    case EXPR_CAST:
-        collect_accesses(e->cast.value, t, out);
-        return;
-    case EXPR_REDUCE:
-        collect_accesses(e->reduce.source, t, out);
-        return;
-    case EXPR_SELECT:
-        collect_accesses(e->select.cond, t, out);
-        collect_accesses(e->select.then_value, t, out);
-        collect_accesses(e->select.else_value, t, out);
-        return;
-    default:
-        collect_accesses(e->bin.a, t, out);
-        collect_accesses(e->bin.b, t, out);
-        return;
-    }
+    Collector c = {t, out};
+    Visitor v = {.expr = collect_access, .user = &c};
+    tci_visit_expr(&v, e);
 }
 
 /* Widens `acc` to cover `r`; the two minimums must differ by a constant. */

@@ -60,38 +60,18 @@ tcc_stage *tcc_stage_of(tcc_func *func, tcc_tensor *tensor)
 
 /* ---- reading relations ----------------------------------------------------------------- */
 
+static bool find_access(Visitor *v, const Expr *e)
+{
+    if (e->kind == EXPR_ACCESS && e->access.tensor == v->user)
+        v->done = true;
+    return true;
+}
+
 bool tci_expr_reads(const Expr *e, const Tensor *tensor)
 {
-    if (!e)
-        return false;
-    switch (e->kind) {
-    case EXPR_INT:
-    case EXPR_FLOAT:
-    case EXPR_VAR:
-        return false;
-    case EXPR_NOT:
-        return tci_expr_reads(e->bin.a, tensor);
-    case EXPR_SELECT:
-        return tci_expr_reads(e->select.cond, tensor) ||
-               tci_expr_reads(e->select.then_value, tensor) ||
-               tci_expr_reads(e->select.else_value, tensor);
-    case EXPR_CAST:
-        return tci_expr_reads(e->cast.value, tensor);
-    case EXPR_ACCESS:
-        if (e->access.tensor == tensor)
-            return true;
-        for (int i = 0; i < e->access.nindex; i++)
-            if (tci_expr_reads(e->access.index[i], tensor))
-                return true;
-        return false;
-    case EXPR_REDUCE:
-        return tci_expr_reads(e->reduce.source, tensor);
-    case EXPR_LOAD:
-    case EXPR_RAMP:
-        return false;
-    default:
-        return tci_expr_reads(e->bin.a, tensor) || tci_expr_reads(e->bin.b, tensor);
-    }
+    Visitor v = {.expr = find_access, .user = (void *)tensor};
+    tci_visit_expr(&v, e);
+    return v.done;
 }
 
 int tci_stage_readers(Func *func, const Tensor *tensor, Stage **out, int max)

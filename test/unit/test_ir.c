@@ -464,6 +464,74 @@ START_TEST(rewriter_children_skips_the_node_itself)
 }
 END_TEST
 
+/* ---- the visitor ---------------------------------------------------------------------- */
+
+typedef struct Counts {
+    int exprs, stmts, vars, loads;
+    bool skip_loads; /* do not descend into loads */
+    int stop_after;  /* end the walk at this many expressions (0: never) */
+} Counts;
+
+static bool count_expr(Visitor *v, const Expr *e)
+{
+    Counts *c = v->user;
+    c->exprs++;
+    c->vars += e->kind == EXPR_VAR;
+    c->loads += e->kind == EXPR_LOAD;
+    if (c->stop_after && c->exprs == c->stop_after)
+        v->done = true;
+    return !(c->skip_loads && e->kind == EXPR_LOAD);
+}
+
+static bool count_stmt(Visitor *v, const Stmt *s)
+{
+    Counts *c = v->user;
+    c->stmts += s->kind != STMT_SEQ;
+    return true;
+}
+
+START_TEST(visitor_sees_every_node_of_a_statement)
+{
+    Stmt *s = sample_stmt(NULL, NULL);
+    Counts c = {0};
+    Visitor v = {.expr = count_expr, .stmt = count_stmt, .user = &c};
+    tci_visit_stmt(&v, s);
+    /* allocate, for, 2 stores, barrier, wmma, the last store */
+    ck_assert_int_eq(c.stmts, 7);
+    /* for: 0, 8; B[y] = select(y < 4, A[y], 0f): y, select, y < 4 (y, 4), A[y] (y), 0f;
+     * B[ramp] = A[ramp]: the ramp (ramp, z * 8, z, 8), then the load and its ramp again;
+     * wmma: 0, z * 16 (z, 16); B[x] = 1: x, 1 */
+    ck_assert_int_eq(c.exprs, 2 + 8 + 9 + 4 + 2);
+    ck_assert_int_eq(c.vars, 7);
+    ck_assert_int_eq(c.loads, 2);
+}
+END_TEST
+
+START_TEST(visitor_skips_children_and_stops)
+{
+    Stmt *s = sample_stmt(NULL, NULL);
+    Counts all = {0}, skipped = {.skip_loads = true};
+    Visitor v = {.expr = count_expr, .user = &all};
+    tci_visit_stmt(&v, s);
+    Visitor w = {.expr = count_expr, .user = &skipped};
+    tci_visit_stmt(&w, s);
+    /* A[y] hides y; A[ramp(z * 8, 1, 8)] hides the ramp, z * 8, z and 8. */
+    ck_assert_int_eq(skipped.exprs, all.exprs - 5);
+    ck_assert_int_eq(skipped.loads, 2);
+    Counts early = {.stop_after = 3};
+    Visitor u = {.expr = count_expr, .user = &early};
+    tci_visit_stmt(&u, s);
+    ck_assert_int_eq(early.exprs, 3);
+    ck_assert(u.done);
+    /* No expression callback: expressions are not walked at all. */
+    Counts stmts_only = {0};
+    Visitor t = {.stmt = count_stmt, .user = &stmts_only};
+    tci_visit_stmt(&t, s);
+    ck_assert_int_eq(stmts_only.stmts, 7);
+    ck_assert_int_eq(stmts_only.exprs, 0);
+}
+END_TEST
+
 /* ---- statement lists ---------------------------------------------------------------- */
 
 START_TEST(seq_flattens_nested_lists)
@@ -655,6 +723,8 @@ static Suite *ir_suite(void)
     tcase_add_test(rewrite, rewriter_returns_the_same_tree_when_nothing_changes);
     tcase_add_test(rewrite, rewriter_copies_only_the_changed_path);
     tcase_add_test(rewrite, rewriter_children_skips_the_node_itself);
+    tcase_add_test(rewrite, visitor_sees_every_node_of_a_statement);
+    tcase_add_test(rewrite, visitor_skips_children_and_stops);
     suite_add_tcase(suite, rewrite);
 
     TCase *seq = tcase_create("seq");
