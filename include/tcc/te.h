@@ -69,6 +69,8 @@ tcc_iter_var *tcc_tensor_axis(tcc_tensor *tensor, int i);
 /* Reduction axis i of a compute tensor. */
 tcc_iter_var *tcc_tensor_reduce_axis(tcc_tensor *tensor, int i);
 const char *tcc_tensor_name(const tcc_tensor *tensor);
+/* The name an axis prints with ("ic.outer"). */
+const char *tcc_iter_var_name(const tcc_iter_var *axis);
 
 /* ---- schedule ---------------------------------------------------------------------- */
 

@@ -10,7 +10,9 @@
 #ifndef TCI_IR_IR_H
 #define TCI_IR_IR_H
 
+#include "support/arena.h"
 #include "support/context.h"
+#include "support/strbuf.h"
 #include "target/target.h"
 #include "tcc/te.h"
 
@@ -21,7 +23,6 @@
 
 #define TCI_MAX_DIMS 8
 
-typedef struct Arena Arena;
 typedef struct Var Var;
 typedef struct tcc_expr Expr;
 typedef struct Stmt Stmt;
@@ -29,17 +30,6 @@ typedef struct Buffer Buffer;
 typedef struct PrimFunc PrimFunc;
 typedef struct tcc_tensor Tensor;
 typedef struct tcc_iter_var IterVar;
-
-/* ---- arena --------------------------------------------------------------------------- */
-
-Arena *tci_arena_create(void);
-void tci_arena_destroy(Arena *arena);
-/* Zeroed memory; NULL only when the system is out of memory. */
-void *tci_arena_alloc(Arena *arena, size_t bytes);
-/* While set, an allocation failure longjmps to `recovery` instead of returning NULL. */
-void tci_arena_set_recovery(Arena *arena, jmp_buf *recovery);
-char *tci_arena_strdup(Arena *arena, const char *text);
-char *tci_arena_printf(Arena *arena, const char *format, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- variables and expressions -------------------------------------------------------- */
 
@@ -310,15 +300,6 @@ Stmt *tci_simplify_stmt(Arena *arena, Stmt *s);
 int64_t tci_expr_known_divisor(Arena *arena, Expr *e);
 
 /* ---- printer (ir_print.c) ----------------------------------------------------------- */
-
-typedef struct StrBuf {
-    char *data;
-    size_t len, cap;
-    bool failed; /* an allocation failed; data holds what fit */
-} StrBuf;
-void tci_strbuf_init(StrBuf *sb);
-void tci_strbuf_free(StrBuf *sb);
-void tci_strbuf_printf(StrBuf *sb, const char *format, ...) __attribute__((format(printf, 2, 3)));
 
 const char *tci_scope_name(tcc_scope scope);
 void tci_print_expr(StrBuf *sb, const Expr *e);

@@ -1,5 +1,5 @@
 /* A bump allocator: every IR node of a function lives here and dies with it. */
-#include "ir/ir.h"
+#include "support/arena.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

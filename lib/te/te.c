@@ -357,6 +357,11 @@ tcc_iter_var *tcc_tensor_reduce_axis(tcc_tensor *tensor, int i)
     return tensor && i >= 0 && i < tensor->nreduce ? tensor->reduce_axis[i] : NULL;
 }
 
+const char *tcc_iter_var_name(const tcc_iter_var *axis)
+{
+    return axis && axis->var ? axis->var->name : NULL;
+}
+
 const char *tcc_tensor_name(const tcc_tensor *tensor)
 {
     return tensor ? tensor->name : "?";
