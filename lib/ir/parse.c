@@ -1,15 +1,15 @@
 /*
  * The parser of the loop IR: reads back what print.c writes.
  *
- * The grammar is the printer's (print.c): a header comment, `kernel NAME(params)`, the
- * launch shape, then one statement a line. Blanks, newlines and `//` comments are
- * skipped between tokens, except the comment that ends every wmma statement
- * (`// m16n16k16`): it carries the MMA shape, so it is read as syntax, on its line.
+ * The grammar is the printer's: a header comment, `kernel NAME(params)`, the launch
+ * shape, then one statement a line. Blanks, newlines and `//` comments are skipped
+ * between tokens, except the comment that ends every wmma statement (`// m16n16k16`):
+ * it carries the MMA shape, so it is syntax, read on its own line.
  *
  * Nodes are built as written, never through ir.c's constructors, which fold constants
  * and identities: `x + 0` must read back as an addition for the text to print again.
  * Names are resolved as they are read: a variable by the innermost loop that binds it,
- * a buffer by the innermost allocation (or the parameters).
+ * a buffer by the innermost allocation, else the parameters.
  *
  * Errors unwind with longjmp to tci_parse_prim_func, as running out of memory does in
  * lowering: every node is in the arena, so unwinding loses nothing and leaks nothing.
@@ -26,10 +26,12 @@
 #include <string.h>
 
 enum {
-    MAX_DEPTH = 10000, /* nesting of blocks and expressions: bounds the recursion */
+    /* Blocks and expressions nest by recursion; 10000 levels take about 3 MB of stack
+     * (6 MB with the sanitizers), so hostile input ends in an error, not a crash. */
+    MAX_DEPTH = 10000,
     MAX_LANES = 1 << 16,
     MAX_MMA_SIZE = 1 << 16,
-    QUOTE_MAX = 40,         /* longest piece of the input quoted in an error message */
+    QUOTE_MAX = 40,         /* the longest piece of input an error message quotes */
     JUMP_OUT_OF_MEMORY = 1, /* what the arena passes to longjmp */
     JUMP_SYNTAX = 2,
 };
@@ -55,31 +57,26 @@ typedef struct Parser {
     PrimFunc *kernel;
     Scope vars, buffers;
     int depth;
-    int next_id; /* for named variables; nameless ones (`_v7`) keep their number */
+    int next_id; /* of named variables; nameless ones (`_v7`) keep their number */
 } Parser;
 
-/* ---- characters ----------------------------------------------------------------------- */
+/* ---- characters and errors ------------------------------------------------------------ */
 
 static bool is_digit(char c)
 {
     return c >= '0' && c <= '9';
 }
 
-static bool is_name_start(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
 static bool is_name_char(char c)
 {
-    return is_name_start(c) || is_digit(c);
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || is_digit(c);
 }
 
-/* Names carry dots (`Conv.wmma.accumulator`, `ax4.ax5.fused`), but a dot ends the name
- * unless a name character follows, so `n..n + 8` is a name, "..", a name. */
+/* Names carry dots (`Conv.wmma.accumulator`), but a dot ends the name unless a name
+ * character follows, so `n..n + 8` is a name, "..", a name. */
 static size_t name_length(const char *s)
 {
-    if (!is_name_start(s[0]))
+    if (!is_name_char(s[0]) || is_digit(s[0]))
         return 0;
     size_t n = 1;
     while (is_name_char(s[n]) || (s[n] == '.' && is_name_char(s[n + 1])))
@@ -87,20 +84,20 @@ static size_t name_length(const char *s)
     return n;
 }
 
-/* The digits of a %g number (no sign): `12`, `0.5`, `1e-05`, `1.5e+10`. */
+/* The digits of a %g number, without its sign: `12`, `0.5`, `1e-05`, `1.5e+10`. */
 static size_t number_length(const char *s)
 {
     size_t n = 0;
     while (is_digit(s[n]))
         n++;
-    if (n == 0)
-        return 0;
-    if (s[n] == '.' && is_digit(s[n + 1]))
+    if (n && s[n] == '.' && is_digit(s[n + 1]))
         for (n++; is_digit(s[n]); n++)
             ;
-    if ((s[n] == 'e' || s[n] == 'E') &&
-        (is_digit(s[n + 1]) || ((s[n + 1] == '+' || s[n + 1] == '-') && is_digit(s[n + 2]))))
-        for (n += 2; is_digit(s[n]); n++)
+    if (!n || (s[n] != 'e' && s[n] != 'E'))
+        return n;
+    size_t sign = s[n + 1] == '+' || s[n + 1] == '-'; /* s[n + 1] is at most the NUL */
+    if (is_digit(s[n + 1 + sign]))
+        for (n += 1 + sign; is_digit(s[n]); n++)
             ;
     return n;
 }
@@ -110,7 +107,11 @@ static bool word_is(const char *s, size_t n, const char *word)
     return strlen(word) == n && strncmp(s, word, n) == 0;
 }
 
-/* ---- errors --------------------------------------------------------------------------- */
+/* The length of a name quoted in a message, as "'%.*s'". */
+static int clip(size_t n)
+{
+    return n > QUOTE_MAX ? QUOTE_MAX : (int)n;
+}
 
 static void *alloc(Parser *p, size_t bytes)
 {
@@ -139,20 +140,8 @@ static char *strf(Parser *p, const char *format, ...)
     return text;
 }
 
-static void line_column(const Parser *p, const char *at, size_t *line, size_t *column)
-{
-    *line = *column = 1;
-    for (const char *c = p->text; c < at; c++) {
-        if (*c == '\n') {
-            ++*line;
-            *column = 1;
-        } else {
-            ++*column;
-        }
-    }
-}
-
-/* The token at `at`, quoted (and clipped, so the message stays one short line). */
+/* The token at `at` (a name, a number or a symbol), quoted and clipped so that the
+ * message stays one short line. */
 static const char *describe(Parser *p, const char *at)
 {
     if (!*at)
@@ -160,26 +149,25 @@ static const char *describe(Parser *p, const char *at)
     if (*at == '\n' || *at == '\r')
         return "end of line";
     size_t n = name_length(at);
-    if (!n && (is_digit(*at) || (*at == '-' && is_digit(at[1]))))
-        n = (*at == '-') + number_length(at + (*at == '-'));
-    static const char *const pairs[] = {"..", "<=", "==", "!=", "&&", "||", "//"};
-    for (size_t i = 0; !n && i < sizeof pairs / sizeof pairs[0]; i++)
-        n = strncmp(at, pairs[i], 2) == 0 ? 2 : 0;
-    if (!n && *at > ' ' && *at < 127)
-        n = 1;
     if (!n)
+        n = number_length(at + (*at == '-')) + (*at == '-');
+    static const char *const pairs[] = {"..", "<=", "==", "!=", "&&", "||", "//"};
+    for (size_t i = 0; n <= 1 && i < sizeof pairs / sizeof pairs[0]; i++)
+        n = strncmp(at, pairs[i], 2) == 0 ? 2 : n;
+    if (!n && (*at <= ' ' || *at >= 127))
         return strf(p, "character 0x%02x", (unsigned char)*at);
     if (n > QUOTE_MAX)
         return strf(p, "'%.*s...'", (int)QUOTE_MAX, at);
-    return strf(p, "'%.*s'", (int)n, at);
+    return strf(p, "'%.*s'", n ? (int)n : 1, at);
 }
 
-/* A name from the input, clipped for a message. */
-static const char *quote(Parser *p, const char *name, size_t n)
+static void line_column(const Parser *p, const char *at, size_t *line, size_t *column)
 {
-    if (n > QUOTE_MAX)
-        return strf(p, "'%.*s...'", (int)QUOTE_MAX, name);
-    return strf(p, "'%.*s'", (int)n, name);
+    *line = *column = 1;
+    for (const char *c = p->text; c < at; c++) {
+        *column = *c == '\n' ? 1 : *column + 1;
+        *line += *c == '\n';
+    }
 }
 
 /* Records "LINE:COL: message" for the position `at` and unwinds to tci_parse_prim_func. */
@@ -197,82 +185,54 @@ static _Noreturn void fail_at(Parser *p, const char *at, const char *format, ...
     longjmp(*p->on_error, JUMP_SYNTAX);
 }
 
-/* Blocks and expressions nest by recursion: a bound keeps hostile input off the end of
- * the stack. */
 static void enter(Parser *p)
 {
     if (++p->depth > MAX_DEPTH)
         fail_at(p, p->pos, "nesting deeper than %d levels", MAX_DEPTH);
 }
 
-static void leave(Parser *p)
-{
-    p->depth--;
-}
-
 /* ---- tokens --------------------------------------------------------------------------- */
 
-static void skip_space(Parser *p)
+/* The start of the next token, after blanks and comments. */
+static const char *peek(Parser *p)
 {
     for (;;) {
-        const char *s = p->pos;
-        if (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') {
+        if (*p->pos == ' ' || *p->pos == '\t' || *p->pos == '\n' || *p->pos == '\r')
             p->pos++;
-        } else if (s[0] == '/' && s[1] == '/') {
-            while (*p->pos && *p->pos != '\n')
-                p->pos++;
-        } else {
-            return;
-        }
+        else if (p->pos[0] == '/' && p->pos[1] == '/')
+            p->pos += strcspn(p->pos, "\n");
+        else
+            return p->pos;
     }
 }
 
-/* The start of the next token. */
-static const char *peek(Parser *p)
-{
-    skip_space(p);
-    return p->pos;
-}
-
-static const char *found(Parser *p)
-{
-    return describe(p, peek(p));
-}
-
-static bool accept(Parser *p, const char *symbol)
-{
-    size_t n = strlen(symbol);
-    if (strncmp(peek(p), symbol, n) != 0)
-        return false;
-    p->pos += n;
-    return true;
-}
-
-/* "expected 'SYMBOL' CONTEXT, found ...": the context says where, e.g. "after the
- * indices of 'A'". */
-static void expect(Parser *p, const char *symbol, const char *context)
-{
-    if (!accept(p, symbol))
-        fail_at(p, p->pos, "expected '%s' %s, found %s", symbol, context, found(p));
-}
-
-static bool accept_word(Parser *p, const char *word)
+/* Reads `token` if it comes next: a keyword (a whole name) or a symbol. */
+static bool accept(Parser *p, const char *token)
 {
     const char *at = peek(p);
-    size_t n = name_length(at);
-    if (!word_is(at, n, word))
+    size_t n = name_length(token) ? name_length(at) : strlen(token);
+    if (n != strlen(token) || strncmp(at, token, n) != 0)
         return false;
     p->pos += n;
     return true;
 }
 
-static void expect_word(Parser *p, const char *word, const char *context)
+/* "expected 'TOKEN' CONTEXT, found ...", the context formatted only on failure. */
+static void expect(Parser *p, const char *token, const char *context, ...)
+    __attribute__((format(printf, 3, 4)));
+static void expect(Parser *p, const char *token, const char *context, ...)
 {
-    if (!accept_word(p, word))
-        fail_at(p, p->pos, "expected '%s' %s, found %s", word, context, found(p));
+    if (accept(p, token))
+        return;
+    va_list args;
+    va_start(args, context);
+    const char *where = vformat(p, context, args);
+    va_end(args);
+    fail_at(p, p->pos, "expected '%s' %s, found %s", token, where, describe(p, peek(p)));
 }
 
-static const char *expect_name(Parser *p, const char *what, size_t *length)
+/* A name, copied into the arena. */
+static const char *expect_name(Parser *p, const char *what)
 {
     const char *at = peek(p);
     size_t n = name_length(at);
@@ -281,20 +241,16 @@ static const char *expect_name(Parser *p, const char *what, size_t *length)
     char *name = alloc(p, n + 1);
     memcpy(name, at, n);
     p->pos += n;
-    if (length)
-        *length = n;
     return name;
 }
 
 /* A decimal int64, with an optional '-' right before its digits. */
 static int64_t expect_int(Parser *p, const char *what)
 {
-    const char *start = peek(p), *s = start;
-    bool negative = *s == '-';
-    s += negative;
+    const char *start = peek(p), *s = start + (*start == '-');
     if (!is_digit(*s))
         fail_at(p, start, "expected %s, found %s", what, describe(p, start));
-    uint64_t limit = negative ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX, value = 0;
+    uint64_t limit = (uint64_t)INT64_MAX + (*start == '-'), value = 0;
     for (; is_digit(*s); s++) {
         unsigned digit = (unsigned)(*s - '0');
         if (value > (limit - digit) / 10)
@@ -302,7 +258,7 @@ static int64_t expect_int(Parser *p, const char *what)
         value = value * 10 + digit;
     }
     p->pos = s;
-    if (!negative)
+    if (*start != '-')
         return (int64_t)value;
     return value == limit ? INT64_MIN : -(int64_t)value;
 }
@@ -317,14 +273,14 @@ static int64_t expect_count(Parser *p, const char *what, int64_t min, int64_t ma
     return value;
 }
 
-/* ---- names in scope ------------------------------------------------------------------- */
+/* ---- names ---------------------------------------------------------------------------- */
 
 static void *grow(Parser *p, void *items, int count, int *cap, size_t size)
 {
     if (count < *cap)
         return items;
     if (*cap > INT_MAX / 2)
-        fail_at(p, p->pos, "too many items");
+        fail_at(p, p->pos, "more than %d items in one list", INT_MAX / 2);
     *cap = *cap ? 2 * *cap : 8;
     void *bigger = alloc(p, size * (size_t)*cap);
     if (count)
@@ -346,101 +302,69 @@ static void *lookup(const Scope *scope, const char *name, size_t n)
     return NULL;
 }
 
-static Buffer *expect_buffer(Parser *p, const char *at, size_t n)
+/* `NAME[` (the name at `at`, the '[' read): a load, a store, a fragment or a tile. */
+static Buffer *expect_access(Parser *p, const char *what)
 {
+    const char *at = peek(p);
+    size_t n = name_length(at);
+    if (!n || at[n] != '[')
+        fail_at(p, at, "expected %s, found %s", what, describe(p, at));
     Buffer *b = lookup(&p->buffers, at, n);
     if (!b)
-        fail_at(p, at, "unknown buffer %s", quote(p, at, n));
+        fail_at(p, at, "unknown buffer %s", describe(p, at));
+    p->pos = at + n + 1;
     return b;
 }
 
-static bool nameless_id(const char *name, int *id)
-{
-    if (name[0] != '_' || name[1] != 'v' || !is_digit(name[2]) || (name[2] == '0' && name[3]))
-        return false;
-    int64_t value = 0;
-    for (const char *d = name + 2; *d; d++) {
-        value = is_digit(*d) ? value * 10 + (*d - '0') : INT_MAX;
-        if (value >= INT_MAX)
-            return false;
-    }
-    *id = (int)value;
-    return true;
-}
-
-/* A loop variable. The printer shows a nameless one as `_v<id>`: it reads back as that. */
+/* A new variable. The printer shows a nameless one as `_v<id>`: it reads back as that. */
 static Var *new_var(Parser *p, const char *name)
 {
     Var *v = alloc(p, sizeof *v);
-    if (!nameless_id(name, &v->id)) {
-        v->name = name;
-        v->id = p->next_id++;
-    }
+    char *end = NULL;
+    long id =
+        name[0] == '_' && name[1] == 'v' && is_digit(name[2]) ? strtol(name + 2, &end, 10) : -1;
+    bool nameless = id >= 0 && id < INT_MAX && !*end && (name[2] != '0' || !name[3]);
+    v->name = nameless ? NULL : name;
+    v->id = nameless ? (int)id : p->next_id++;
     if (v->id >= p->kernel->next_var_id)
         p->kernel->next_var_id = v->id + 1;
     return v;
 }
 
-/* ---- types ---------------------------------------------------------------------------- */
-
 static bool type_named(const char *s, size_t n, tcc_dtype *type)
 {
-    for (int t = TCC_VOID; t <= TCC_FLOAT32; t++) {
-        if (word_is(s, n, tcc_dtype_name((tcc_dtype)t))) {
-            *type = (tcc_dtype)t;
-            return true;
-        }
-    }
+    for (int t = TCC_VOID; t <= TCC_FLOAT32; t++)
+        if (word_is(s, n, tcc_dtype_name((tcc_dtype)t)))
+            return *type = (tcc_dtype)t, true;
     return false;
-}
-
-/* "float16" (lanes 1) or "float16x8"; lanes is 0 when the digits after 'x' are bad. No
- * type name contains an 'x', so the first one starts the lanes. */
-static bool vector_type_named(const char *s, size_t n, tcc_dtype *type, int64_t *lanes)
-{
-    const char *x = memchr(s, 'x', n);
-    *lanes = 1;
-    if (!type_named(s, x ? (size_t)(x - s) : n, type))
-        return false;
-    if (!x)
-        return true;
-    *lanes = 0;
-    for (const char *d = x + 1; d < s + n; d++) {
-        *lanes = is_digit(*d) ? *lanes * 10 + (*d - '0') : MAX_LANES + 1;
-        if (*lanes > MAX_LANES) {
-            *lanes = 0;
-            return true;
-        }
-    }
-    return true;
 }
 
 static tcc_dtype expect_type(Parser *p, const char *context)
 {
     const char *at = peek(p);
     tcc_dtype type;
-    size_t n = name_length(at);
-    if (!type_named(at, n, &type))
+    if (!type_named(at, name_length(at), &type))
         fail_at(p, at, "expected a type such as 'float16' %s, found %s", context, describe(p, at));
-    p->pos += n;
+    p->pos += name_length(at);
     return type;
 }
 
 /* `[16, 14]`: the dimensions of a parameter or an allocation. */
 static void expect_shape(Parser *p, Buffer *b)
 {
-    const char *name = quote(p, b->name, strlen(b->name));
-    expect(p, "[", strf(p, "before the shape of %s", name));
+    expect(p, "[", "before the shape of '%.*s'", clip(strlen(b->name)), b->name);
     b->elements = 1;
     while (!accept(p, "]")) {
         if (b->ndim && !accept(p, ","))
-            fail_at(p, p->pos, "expected ']' after the shape of %s, found %s", name, found(p));
+            fail_at(p, p->pos, "expected ']' after the shape of %s, found %s", describe(p, b->name),
+                    describe(p, peek(p)));
         if (b->ndim == TCI_MAX_DIMS)
-            fail_at(p, p->pos, "%s has more than %d dimensions", name, TCI_MAX_DIMS);
+            fail_at(p, p->pos, "%s has more than %d dimensions", describe(p, b->name),
+                    TCI_MAX_DIMS);
         const char *at = peek(p);
         int64_t size = expect_count(p, "a dimension", 0, INT64_MAX);
         if (__builtin_mul_overflow(b->elements, size, &b->elements))
-            fail_at(p, at, "the shape of %s has more than 2^63 elements", name);
+            fail_at(p, at, "%s has more than 2^63 elements", describe(p, b->name));
         b->shape[b->ndim++] = size;
     }
 }
@@ -471,20 +395,20 @@ static Expr *new_expr(Parser *p, ExprKind kind, tcc_dtype type, int lanes)
     return e;
 }
 
-/* The types and lanes of tci_ir_binary: bool for comparisons, else the type of `a`. */
+/* The type and lanes tci_ir_binary gives: bool for comparisons, else the type of `a`. */
 static Expr *new_binary(Parser *p, ExprKind kind, Expr *a, Expr *b)
 {
     bool boolean = kind >= EXPR_EQ && kind <= EXPR_OR;
-    Expr *e =
-        new_expr(p, kind, boolean ? TCC_BOOL : a->type, a->lanes > b->lanes ? a->lanes : b->lanes);
+    int lanes = a->lanes > b->lanes ? a->lanes : b->lanes;
+    Expr *e = new_expr(p, kind, boolean ? TCC_BOOL : a->type, lanes);
     e->bin.a = a;
     e->bin.b = b;
     return e;
 }
 
-static Expr *new_int(Parser *p, int64_t value)
+static Expr *new_int(Parser *p, int64_t value, tcc_dtype type)
 {
-    Expr *e = new_expr(p, EXPR_INT, TCC_INT32, 1);
+    Expr *e = new_expr(p, EXPR_INT, type, 1);
     e->int_value = value;
     return e;
 }
@@ -496,8 +420,7 @@ static Expr *new_float(Parser *p, double value, tcc_dtype type)
     return e;
 }
 
-/* strtod on a copy of [start, end): the input may continue with more digits or a hex
- * prefix that strtod would take. */
+/* strtod on a copy of [start, end): on the input it could read on (`0x1p3`). */
 static double read_double(Parser *p, const char *start, const char *end)
 {
     char *copy = alloc(p, (size_t)(end - start) + 1);
@@ -510,65 +433,83 @@ static Expr *parse_number(Parser *p)
 {
     const char *start = p->pos, *digits = start + (*start == '-');
     const char *end = digits + number_length(digits);
-    tcc_dtype type = TCC_VOID;
-    size_t suffix = 0;
-    if (*end == 'f' || *end == 'h')
-        suffix = 1, type = *end == 'f' ? TCC_FLOAT32 : TCC_FLOAT16;
-    else if (end[0] == 'b' && end[1] == 'f')
-        suffix = 2, type = TCC_BFLOAT16;
-    if (suffix && is_name_char(end[suffix]))
-        suffix = 0;
-    if (!suffix) {
-        bool fraction = false;
-        for (const char *c = digits; c < end; c++)
-            fraction = fraction || !is_digit(*c);
-        if (fraction)
+    size_t suffix = *end == 'f' || *end == 'h' ? 1 : end[0] == 'b' && end[1] == 'f' ? 2 : 0;
+    if (suffix && !is_name_char(end[suffix])) {
+        double value = read_double(p, start, end);
+        if (!isfinite(value))
+            fail_at(p, start, "the float literal %s is out of range", describe(p, start));
+        p->pos = end + suffix;
+        return new_float(p, value,
+                         *end == 'f'   ? TCC_FLOAT32
+                         : *end == 'h' ? TCC_FLOAT16
+                                       : TCC_BFLOAT16);
+    }
+    for (const char *c = digits; c < end; c++)
+        if (!is_digit(*c))
             fail_at(p, end,
                     "expected the suffix 'f', 'h' or 'bf' of the float literal %s, found %s",
                     describe(p, start), describe(p, end));
-        return new_int(p, expect_int(p, "an integer"));
+    return new_int(p, expect_int(p, "an integer"), TCC_INT32);
+}
+
+/* `float16(x)`, `float16x8(x)`, or a non-finite constant: `float32(inf)`. */
+static Expr *parse_cast(Parser *p, const char *name, size_t n, tcc_dtype type)
+{
+    const char *x = name + strlen(tcc_dtype_name(type)), *at = peek(p);
+    long lanes = 1;
+    if (x < name + n) {
+        char *end = NULL;
+        lanes = is_digit(x[1]) && x[1] != '0' ? strtol(x + 1, &end, 10) : 0;
+        if (lanes < 2 || lanes > MAX_LANES || end != name + n)
+            fail_at(p, name, "wrong lanes in the type %s: expected 2 to %d after the 'x'",
+                    describe(p, name), MAX_LANES);
     }
-    double value = read_double(p, start, end);
-    if (!isfinite(value))
-        fail_at(p, start, "the float literal %s is out of range", describe(p, start));
-    p->pos = end + suffix;
-    return new_float(p, value, type);
-}
-
-static void expect_comma(Parser *p, const char *function)
-{
-    expect(p, ",", strf(p, "between the arguments of '%s'", function));
-}
-
-static void expect_close(Parser *p, const char *function)
-{
-    expect(p, ")", strf(p, "after the arguments of '%s'", function));
-}
-
-/* `float16(x)`, `float16x8(x)`, or a non-finite constant `float32(inf)`. */
-static Expr *parse_cast(Parser *p, const char *name, size_t n, tcc_dtype type, int64_t lanes)
-{
-    const char *at = peek(p);
-    const char *function = quote(p, name, n);
-    bool suffixed = n != strlen(tcc_dtype_name(type));
-    if (lanes < 1 || (suffixed && lanes < 2))
-        fail_at(p, name, "wrong lanes in the type %s: expected 2 to %d after the 'x'", function,
-                MAX_LANES);
     static const char *const special[] = {"inf", "-inf", "nan"};
-    for (int i = 0; i < 3 && !suffixed && type >= TCC_FLOAT16; i++) {
+    for (int i = 0; i < 3 && lanes == 1 && type >= TCC_FLOAT16; i++) {
         size_t length = strlen(special[i]);
         if (strncmp(at, special[i], length) == 0 && at[length] == ')') {
             p->pos = at + length + 1;
             return new_float(p, i == 2 ? NAN : i == 1 ? -INFINITY : INFINITY, type);
         }
     }
-    Expr *value = parse_expr(p);
-    if (value->lanes != lanes)
-        fail_at(p, at, "wrong lanes: the cast to %s reads a value of %d lanes", function,
-                value->lanes);
-    expect(p, ")", strf(p, "after the value of the cast to %s", function));
     Expr *e = new_expr(p, EXPR_CAST, type, (int)lanes);
-    e->cast.value = value;
+    e->cast.value = parse_expr(p);
+    if (e->cast.value->lanes != lanes) /* tci_ir_cast keeps the lanes of its value */
+        fail_at(p, at, "wrong lanes: the cast to %s needs a value of %ld lanes, found %d",
+                describe(p, name), lanes, e->cast.value->lanes);
+    expect(p, ")", "after the value of the cast to '%.*s'", clip(n), name);
+    return e;
+}
+
+/* `, ` between the arguments of a call, or `)` after the last. */
+static void next_argument(Parser *p, const char *function, bool last)
+{
+    expect(p, last ? ")" : ",", "%s the arguments of '%s'", last ? "after" : "between", function);
+}
+
+static Expr *parse_select(Parser *p)
+{
+    Expr *cond = parse_expr(p);
+    next_argument(p, "if_then_else", false);
+    Expr *then_value = parse_expr(p);
+    next_argument(p, "if_then_else", false);
+    Expr *e = new_expr(p, EXPR_SELECT, then_value->type, then_value->lanes); /* as tci_ir_select */
+    e->select.cond = cond;
+    e->select.then_value = then_value;
+    e->select.else_value = parse_expr(p);
+    next_argument(p, "if_then_else", true);
+    return e;
+}
+
+static Expr *parse_ramp(Parser *p)
+{
+    Expr *e = new_expr(p, EXPR_RAMP, TCC_INT32, 1);
+    e->ramp.base = parse_expr(p);
+    next_argument(p, "ramp", false);
+    e->ramp.stride = expect_int(p, "the stride of 'ramp'");
+    next_argument(p, "ramp", false);
+    e->lanes = (int)expect_count(p, "the lanes of 'ramp'", 1, MAX_LANES);
+    next_argument(p, "ramp", true);
     return e;
 }
 
@@ -582,77 +523,49 @@ static Expr *parse_broadcast(Parser *p)
         leaf->lanes != 1)
         fail_at(p, at, "expected a constant or a variable in 'broadcast', found %s",
                 describe(p, at));
-    expect_comma(p, "broadcast");
+    next_argument(p, "broadcast", false);
     leaf->lanes = (int)expect_count(p, "the lanes of 'broadcast'", 2, MAX_LANES);
-    expect_close(p, "broadcast");
+    next_argument(p, "broadcast", true);
     return leaf;
 }
 
+/* After `NAME(`: a call, or a cast when NAME is a type. */
 static Expr *parse_call(Parser *p, const char *name, size_t n)
 {
-    tcc_dtype type;
-    int64_t lanes;
     if (word_is(name, n, "min") || word_is(name, n, "max")) {
-        const char *function = n == 3 && name[1] == 'i' ? "min" : "max";
+        const char *function = name[1] == 'i' ? "min" : "max";
         Expr *a = parse_expr(p);
-        expect_comma(p, function);
+        next_argument(p, function, false);
         Expr *b = parse_expr(p);
-        expect_close(p, function);
-        return new_binary(p, function[1] == 'i' ? EXPR_MIN : EXPR_MAX, a, b);
+        next_argument(p, function, true);
+        return new_binary(p, name[1] == 'i' ? EXPR_MIN : EXPR_MAX, a, b);
     }
-    if (word_is(name, n, "if_then_else")) {
-        Expr *e = new_expr(p, EXPR_SELECT, TCC_VOID, 1);
-        e->select.cond = parse_expr(p);
-        expect_comma(p, "if_then_else");
-        e->select.then_value = parse_expr(p);
-        expect_comma(p, "if_then_else");
-        e->select.else_value = parse_expr(p);
-        expect_close(p, "if_then_else");
-        e->type = e->select.then_value->type; /* as tci_ir_select */
-        e->lanes = e->select.then_value->lanes;
-        return e;
-    }
-    if (word_is(name, n, "ramp")) {
-        Expr *e = new_expr(p, EXPR_RAMP, TCC_INT32, 1);
-        e->ramp.base = parse_expr(p);
-        expect_comma(p, "ramp");
-        e->ramp.stride = expect_int(p, "the stride of 'ramp'");
-        expect_comma(p, "ramp");
-        e->lanes = (int)expect_count(p, "the lanes of 'ramp'", 1, MAX_LANES);
-        expect_close(p, "ramp");
-        return e;
-    }
+    if (word_is(name, n, "if_then_else"))
+        return parse_select(p);
+    if (word_is(name, n, "ramp"))
+        return parse_ramp(p);
     if (word_is(name, n, "broadcast"))
         return parse_broadcast(p);
-    if (vector_type_named(name, n, &type, &lanes))
-        return parse_cast(p, name, n, type, lanes);
-    fail_at(p, name, "unknown function %s", quote(p, name, n));
+    tcc_dtype type; /* no type name has an 'x': the first one starts the lanes */
+    if (type_named(name, memchr(name, 'x', n) ? strcspn(name, "x") : n, &type))
+        return parse_cast(p, name, n, type);
+    fail_at(p, name, "unknown function %s", describe(p, name));
 }
 
-/* `A[i, j]` (the '[' read) for loads and stores; `owner` names the buffer for messages. */
-static Expr **parse_indices(Parser *p, const char *owner, int *count)
+/* The indices after `NAME[`, to the ']'. */
+static Expr **parse_indices(Parser *p, const char *name, int *count)
 {
     Expr **items = NULL;
     int n = 0, cap = 0;
     while (!accept(p, "]")) {
         if (n && !accept(p, ","))
-            fail_at(p, p->pos, "expected ']' after the indices of %s, found %s", owner, found(p));
+            fail_at(p, p->pos, "expected ']' after the indices of %s, found %s", describe(p, name),
+                    describe(p, peek(p)));
         items = grow(p, items, n, &cap, sizeof *items);
         items[n++] = parse_expr(p);
     }
     *count = n;
     return items;
-}
-
-static Expr *parse_load(Parser *p, const char *name, size_t n)
-{
-    Buffer *b = expect_buffer(p, name, n);
-    Expr *e = new_expr(p, EXPR_LOAD, b->type, 1);
-    e->load.buffer = b;
-    e->load.index = parse_indices(p, quote(p, name, n), &e->load.nindex);
-    if (e->load.nindex == 1)
-        e->lanes = e->load.index[0]->lanes; /* as tci_ir_load */
-    return e;
 }
 
 /* Literals, names, calls, loads and parentheses. A '-' right before a digit is part of
@@ -669,21 +582,24 @@ static Expr *parse_primary(Parser *p)
         return e;
     }
     size_t n = name_length(at);
-    if (!n)
-        fail_at(p, at, "expected an expression, found %s", describe(p, at));
-    p->pos = at + n + (at[n] == '(' || at[n] == '[');
-    if (at[n] == '(')
-        return parse_call(p, at, n);
-    if (at[n] == '[')
-        return parse_load(p, at, n);
-    if (word_is(at, n, "true") || word_is(at, n, "false")) {
-        Expr *e = new_expr(p, EXPR_INT, TCC_BOOL, 1);
-        e->int_value = *at == 't';
+    if (n && at[n] == '[') {
+        Buffer *b = expect_access(p, "a load");
+        Expr *e = new_expr(p, EXPR_LOAD, b->type, 1);
+        e->load.buffer = b;
+        e->load.index = parse_indices(p, at, &e->load.nindex);
+        e->lanes = e->load.nindex == 1 ? e->load.index[0]->lanes : 1; /* as tci_ir_load */
         return e;
     }
+    if (!n)
+        fail_at(p, at, "expected an expression, found %s", describe(p, at));
+    p->pos = at + n + (at[n] == '(');
+    if (at[n] == '(')
+        return parse_call(p, at, n);
+    if (word_is(at, n, "true") || word_is(at, n, "false"))
+        return new_int(p, *at == 't', TCC_BOOL);
     Var *var = lookup(&p->vars, at, n);
     if (!var)
-        fail_at(p, at, "unknown variable %s", quote(p, at, n));
+        fail_at(p, at, "unknown variable %s", describe(p, at));
     Expr *e = new_expr(p, EXPR_VAR, TCC_INT32, 1);
     e->var = var;
     return e;
@@ -694,9 +610,9 @@ static Expr *parse_unary(Parser *p)
     if (!accept(p, "!"))
         return parse_primary(p);
     enter(p);
-    Expr *e = new_expr(p, EXPR_NOT, TCC_BOOL, 1); /* as tci_ir_not: one lane */
+    Expr *e = new_expr(p, EXPR_NOT, TCC_BOOL, 1); /* one lane, as tci_ir_not */
     e->bin.a = parse_unary(p);
-    leave(p);
+    p->depth--;
     return e;
 }
 
@@ -706,8 +622,7 @@ static Expr *parse_binary(Parser *p, int min_prec)
 {
     enter(p);
     Expr *left = parse_unary(p);
-    bool compared = false;
-    for (;;) {
+    for (bool compared = false;;) {
         const char *at = peek(p);
         size_t op = 0, nops = sizeof binary_ops / sizeof binary_ops[0];
         while (op < nops && strncmp(at, binary_ops[op].symbol, strlen(binary_ops[op].symbol)))
@@ -722,7 +637,7 @@ static Expr *parse_binary(Parser *p, int min_prec)
         Expr *right = parse_binary(p, binary_ops[op].prec + 1);
         left = new_binary(p, binary_ops[op].kind, left, right);
     }
-    leave(p);
+    p->depth--;
     return left;
 }
 
@@ -746,7 +661,7 @@ static Stmt *new_stmt(Parser *p, StmtKind kind)
 static Stmt *parse_body(Parser *p, const char *context)
 {
     const char *open = peek(p);
-    expect(p, "{", context);
+    expect(p, "{", "%s", context);
     enter(p);
     Stmt **items = NULL;
     int n = 0, cap = 0;
@@ -760,7 +675,7 @@ static Stmt *parse_body(Parser *p, const char *context)
         items = grow(p, items, n, &cap, sizeof *items);
         items[n++] = parse_stmt(p);
     }
-    leave(p);
+    p->depth--;
     if (n <= 1)
         return n ? items[0] : NULL;
     Stmt *s = new_stmt(p, STMT_SEQ);
@@ -770,45 +685,36 @@ static Stmt *parse_body(Parser *p, const char *context)
 }
 
 /* `min..end`, where the printer shows end = min + extent: folded when both are
- * constants, and `min + -5` as `min - 5`. Reading `end` back gives the extent. */
+ * constants, and `+ -5` as `- 5`. Reading `end` back gives the extent. */
 static void parse_range(Parser *p, Expr **min, Expr **extent)
 {
-    *min = parse_expr(p);
+    Expr *m = *min = parse_expr(p);
     expect(p, "..", "between the start and the end of the range");
     const char *at = peek(p);
-    Expr *end = parse_expr(p);
-    Expr *m = *min;
-    if (m->kind == EXPR_INT && m->int_value == 0) {
+    Expr *end = parse_expr(p), *b = end->bin.b;
+    int64_t difference;
+    if (m->kind == EXPR_INT && m->int_value == 0)
         *extent = end;
-    } else if (m->kind == EXPR_INT && end->kind == EXPR_INT) {
-        int64_t difference;
-        if (__builtin_sub_overflow(end->int_value, m->int_value, &difference))
-            fail_at(p, at, "the extent of the range does not fit in 64 bits");
-        *extent = new_int(p, difference);
-    } else if (end->kind == EXPR_ADD && tci_expr_equal(end->bin.a, m)) {
-        *extent = end->bin.b;
-    } else if (end->kind == EXPR_SUB && end->bin.b->kind == EXPR_INT &&
-               end->bin.b->type == TCC_INT32 && end->bin.b->int_value > 0 &&
-               tci_expr_equal(end->bin.a, m)) {
-        *extent = new_int(p, -end->bin.b->int_value);
-    } else {
+    else if (m->kind == EXPR_INT && end->kind == EXPR_INT &&
+             !__builtin_sub_overflow(end->int_value, m->int_value, &difference))
+        *extent = new_int(p, difference, TCC_INT32);
+    else if (end->kind == EXPR_ADD && tci_expr_equal(end->bin.a, m))
+        *extent = b;
+    else if (end->kind == EXPR_SUB && b->kind == EXPR_INT && b->type == TCC_INT32 &&
+             b->int_value > 0 && tci_expr_equal(end->bin.a, m))
+        *extent = new_int(p, -b->int_value, TCC_INT32);
+    else
         fail_at(p, at,
                 "expected the end of the range as 'START + extent', START being what "
                 "precedes '..', found %s",
                 describe(p, at));
-    }
 }
 
-/* `[unrolled |vectorized ]for v in min..end {`: the variable is bound in the body only. */
-static Stmt *parse_for(Parser *p, ForKind kind)
+/* The range and body of a loop whose variable is `var`, bound in the body only. */
+static Stmt *parse_loop(Parser *p, Stmt *s, Var *var, const char *name)
 {
-    size_t n;
-    const char *name = expect_name(p, "a loop variable", &n);
-    expect_word(p, "in", strf(p, "after the loop variable %s", quote(p, name, n)));
-    Stmt *s = new_stmt(p, STMT_FOR);
-    s->loop.kind = kind;
     parse_range(p, &s->loop.min, &s->loop.extent);
-    s->loop.var = new_var(p, name);
+    s->loop.var = var ? var : new_var(p, name);
     int depth = p->vars.count;
     bind(p, &p->vars, name, s->loop.var);
     s->loop.body = parse_body(p, "after the range of the loop");
@@ -816,49 +722,41 @@ static Stmt *parse_for(Parser *p, ForKind kind)
     return s;
 }
 
-static bool tag_named(const char *s, size_t n, tcc_thread_tag *tag)
+/* `[unrolled |vectorized ]for v in min..end {` */
+static Stmt *parse_for(Parser *p, ForKind kind)
 {
-    for (int t = TCC_BLOCK_X; t <= TCC_THREAD_Z; t++) {
-        if (word_is(s, n, tci_thread_tag_name((tcc_thread_tag)t))) {
-            *tag = (tcc_thread_tag)t;
-            return true;
-        }
-    }
-    return false;
+    Stmt *s = new_stmt(p, STMT_FOR);
+    s->loop.kind = kind;
+    const char *name = expect_name(p, "a loop variable");
+    expect(p, "in", "after the loop variable '%.*s'", clip(strlen(name)), name);
+    return parse_loop(p, s, NULL, name);
 }
 
 /* `launch threadIdx.x in 0..32 {` uses the kernel's one variable of that index, as
  * lowering does; `launch v = threadIdx.x in ...` binds a variable of its own. */
 static Stmt *parse_launch(Parser *p)
 {
-    const char *tag_at = peek(p);
-    const char *name = expect_name(p, "a thread index such as 'threadIdx.x'", NULL);
     Stmt *s = new_stmt(p, STMT_FOR);
     s->loop.kind = FOR_THREAD;
+    const char *name_at = peek(p);
+    const char *name = expect_name(p, "a thread index such as 'threadIdx.x'");
     bool renamed = accept(p, "=");
-    if (renamed)
-        tag_at = peek(p);
-    size_t tag_length = name_length(tag_at);
-    if (!tag_named(tag_at, tag_length, &s->loop.tag))
-        fail_at(p, tag_at, "expected a thread index such as 'threadIdx.x', found %s",
-                describe(p, tag_at));
-    p->pos = tag_at + tag_length;
-    expect_word(p, "in", "after the thread index");
-    parse_range(p, &s->loop.min, &s->loop.extent);
-    Var **shared = &p->kernel->thread_var[s->loop.tag];
-    if (renamed)
-        s->loop.var = new_var(p, name);
-    else if (*shared && (*shared)->name && strcmp((*shared)->name, name) == 0)
-        s->loop.var = *shared;
-    else
-        s->loop.var = new_var(p, name);
-    if (!*shared)
-        *shared = s->loop.var;
-    int depth = p->vars.count;
-    bind(p, &p->vars, s->loop.var->name ? s->loop.var->name : name, s->loop.var);
-    s->loop.body = parse_body(p, "after the range of the launch");
-    p->vars.count = depth;
-    return s;
+    const char *at = renamed ? peek(p) : name_at;
+    size_t n = name_length(at);
+    int tag = TCC_BLOCK_X;
+    while (tag <= TCC_THREAD_Z && !word_is(at, n, tci_thread_tag_name((tcc_thread_tag)tag)))
+        tag++;
+    if (tag > TCC_THREAD_Z)
+        fail_at(p, at, "expected a thread index such as 'threadIdx.x', found %s", describe(p, at));
+    p->pos = at + n;
+    s->loop.tag = (tcc_thread_tag)tag;
+    expect(p, "in", "after the thread index");
+    Var **shared = &p->kernel->thread_var[tag], *var = NULL;
+    if (!renamed && *shared && (*shared)->name && strcmp((*shared)->name, name) == 0)
+        var = *shared;
+    else if (!*shared)
+        var = *shared = new_var(p, name);
+    return parse_loop(p, s, var, name);
 }
 
 static Stmt *parse_if(Parser *p)
@@ -869,79 +767,71 @@ static Stmt *parse_if(Parser *p)
     expect(p, ")", "after the condition of 'if'");
     s->branch.then_body = parse_body(p, "after the condition of 'if'");
     const char *at = peek(p);
-    size_t n = name_length(at);
-    if (word_is(at, n, "else") && at[n] != '[') { /* `else[i] = ...` stores into `else` */
-        p->pos += n;
+    if (word_is(at, name_length(at), "else") && at[4] != '[') { /* `else[0] = ` is a store */
+        p->pos += 4;
         s->branch.else_body = parse_body(p, "after 'else'");
-        /* `else {}` is printed only for a body that is not NULL: keep an empty one. */
-        if (!s->branch.else_body)
+        if (!s->branch.else_body) /* `else {}` prints only for a body that is not NULL */
             s->branch.else_body = new_stmt(p, STMT_SEQ);
     }
     return s;
 }
 
-static bool is_zero(const Expr *e)
-{
-    return e->kind == EXPR_INT && e->type == TCC_INT32 && e->int_value == 0;
-}
-
-/* `allocate NAME: float16 shared [8, 16] min [r, 0] {`. */
+/* `allocate NAME: float16 shared [8, 16] min [r, 0] {` */
 static Stmt *parse_allocate(Parser *p)
 {
     Buffer *b = alloc(p, sizeof *b);
-    size_t n;
-    b->name = expect_name(p, "the name of the allocation", &n);
+    b->name = expect_name(p, "the name of the allocation");
     b->param_index = -1;
-    const char *name = quote(p, b->name, n);
-    expect(p, ":", strf(p, "after the name of the allocation %s", name));
-    b->type = expect_type(p, strf(p, "for the allocation %s", name));
+    expect(p, ":", "after the name of the allocation '%.*s'", clip(strlen(b->name)), b->name);
+    b->type = expect_type(p, "for the allocation");
     const char *at = peek(p);
-    size_t length = name_length(at);
+    size_t n = name_length(at);
     int scope = TCC_SCOPE_GLOBAL;
-    while (scope <= TCC_SCOPE_WMMA_ACCUMULATOR &&
-           !word_is(at, length, tci_scope_name((tcc_scope)scope)))
+    while (scope <= TCC_SCOPE_WMMA_ACCUMULATOR && !word_is(at, n, tci_scope_name((tcc_scope)scope)))
         scope++;
     if (scope > TCC_SCOPE_WMMA_ACCUMULATOR)
-        fail_at(p, at, "expected a memory scope such as 'shared' for %s, found %s", name,
-                describe(p, at));
+        fail_at(p, at, "expected a memory scope such as 'shared' for %s, found %s",
+                describe(p, b->name), describe(p, at));
     b->scope = (tcc_scope)scope;
-    p->pos = at + length;
+    p->pos = at + n;
     expect_shape(p, b);
-    if (accept_word(p, "min")) {
-        const char *start = peek(p);
-        expect(p, "[", strf(p, "after 'min' of %s", name));
+    if (accept(p, "min")) {
+        expect(p, "[", "after 'min'");
+        at = p->pos;
         int count;
-        Expr **min = parse_indices(p, name, &count);
+        Expr **min = parse_indices(p, b->name, &count);
         if (count != b->ndim)
-            fail_at(p, start, "expected %d region starts for %s, found %d", b->ndim, name, count);
-        /* The printer shows a NULL start as `0` and prints the list when one is not NULL,
-         * so literal zeros are NULL unless all are: then they must stay, to print. */
-        bool all_zero = true;
+            fail_at(p, at, "expected %d region starts for %s, found %d", b->ndim,
+                    describe(p, b->name), count);
+        /* The printer shows a NULL start as `0` and the list when one start is not NULL:
+         * zeros are NULL unless all are, and then they must stay, to print the list. */
+        bool zero[TCI_MAX_DIMS], all_zero = true;
+        for (int i = 0; i < count; i++) {
+            zero[i] = min[i]->kind == EXPR_INT && min[i]->type == TCC_INT32 && !min[i]->int_value;
+            all_zero = all_zero && zero[i];
+        }
         for (int i = 0; i < count; i++)
-            all_zero = all_zero && is_zero(min[i]);
-        for (int i = 0; i < count; i++)
-            b->min[i] = !all_zero && is_zero(min[i]) ? NULL : min[i];
+            b->min[i] = zero[i] && !all_zero ? NULL : min[i];
     }
     Stmt *s = new_stmt(p, STMT_ALLOCATE);
     s->alloc.buffer = b;
     int depth = p->buffers.count;
     bind(p, &p->buffers, b->name, b);
-    s->alloc.body = parse_body(p, strf(p, "after the allocation %s", name));
+    s->alloc.body = parse_body(p, "after the allocation");
     p->buffers.count = depth;
     return s;
 }
 
 static Stmt *parse_store(Parser *p)
 {
-    size_t n = name_length(p->pos);
+    const char *name = peek(p);
     Stmt *s = new_stmt(p, STMT_STORE);
-    s->store.buffer = expect_buffer(p, p->pos, n);
-    const char *name = quote(p, p->pos, n);
-    p->pos += n + 1; /* the name and its '[' */
+    s->store.buffer = expect_access(p, "a store");
     s->store.index = parse_indices(p, name, &s->store.nindex);
     const char *at = peek(p);
     if (at[0] != '=' || at[1] == '=')
-        fail_at(p, at, "expected '=' after the indices of %s, found %s", name, describe(p, at));
+        fail_at(p, at, "expected '=' after the indices of %s, found %s", describe(p, name),
+                describe(p, at));
     p->pos++;
     s->store.value = parse_expr(p);
     return s;
@@ -952,73 +842,32 @@ static Stmt *parse_store(Parser *p)
 /* `F[index]`: one fragment of a fragment buffer. */
 static void parse_fragment(Parser *p, Buffer **buffer, Expr **index)
 {
-    const char *at = peek(p);
-    size_t n = name_length(at);
-    if (!n || at[n] != '[')
-        fail_at(p, at, "expected a fragment such as 'F[0]', found %s", describe(p, at));
-    *buffer = expect_buffer(p, at, n);
-    p->pos += n + 1;
+    const char *name = peek(p);
+    *buffer = expect_access(p, "a fragment such as 'F[0]'");
     *index = parse_expr(p);
-    expect(p, "]", strf(p, "after the fragment index of %s", quote(p, at, n)));
+    expect(p, "]", "after the fragment index of '%.*s'", clip(name_length(name)), name);
 }
 
 /* `&M[i, j]`: the first element of a tile in memory. */
 static void parse_tile(Parser *p, WmmaStmt *w)
 {
     expect(p, "&", "before the memory tile");
-    const char *at = peek(p);
-    size_t n = name_length(at);
-    if (!n || at[n] != '[')
-        fail_at(p, at, "expected a memory tile such as '&A[0, 0]', found %s", describe(p, at));
-    w->memory = expect_buffer(p, at, n);
-    p->pos += n + 1;
-    w->memory_index = parse_indices(p, quote(p, at, n), &w->nindex);
+    const char *name = peek(p);
+    w->memory = expect_access(p, "a memory tile such as '&A[0, 0]'");
+    w->memory_index = parse_indices(p, name, &w->nindex);
 }
 
 /* `, stride 16, row_major)` */
 static void parse_layout(Parser *p, WmmaStmt *w)
 {
     expect(p, ",", "before the stride");
-    expect_word(p, "stride", "after the memory tile and the fragment");
+    expect(p, "stride", "after the memory tile and the fragment");
     w->stride = expect_int(p, "the stride");
     expect(p, ",", "after the stride");
-    w->col_major = accept_word(p, "col_major");
+    w->col_major = accept(p, "col_major");
     if (!w->col_major)
-        expect_word(p, "row_major", "or 'col_major' after the stride");
+        expect(p, "row_major", "or 'col_major' after the stride");
     expect(p, ")", "after the layout");
-}
-
-static int shape_part(Parser *p, const char **s, char letter)
-{
-    if (**s != letter || !is_digit((*s)[1]))
-        fail_at(p, *s, "expected the MMA shape as '// m16n16k16', found %s", describe(p, *s));
-    int64_t value = 0;
-    for (++*s; is_digit(**s); ++*s)
-        if ((value = value * 10 + (**s - '0')) > MAX_MMA_SIZE)
-            fail_at(p, *s, "the MMA shape is larger than %d", MAX_MMA_SIZE);
-    return (int)value;
-}
-
-/* `    // m16n16k16` ends the line of every wmma statement: read character by character,
- * since skip_space would take it for a comment. */
-static void parse_mma_shape(Parser *p, WmmaStmt *w)
-{
-    const char *s = p->pos;
-    while (*s == ' ' || *s == '\t')
-        s++;
-    if (s[0] != '/' || s[1] != '/')
-        fail_at(p, s, "expected the MMA shape '// mMnNkK' after the wmma statement, found %s",
-                describe(p, s));
-    for (s += 2; *s == ' ' || *s == '\t';)
-        s++;
-    w->m = shape_part(p, &s, 'm');
-    w->n = shape_part(p, &s, 'n');
-    w->k = shape_part(p, &s, 'k');
-    while (*s == ' ' || *s == '\t')
-        s++;
-    if (*s && *s != '\n' && *s != '\r')
-        fail_at(p, s, "expected the end of the line after the MMA shape, found %s", describe(p, s));
-    p->pos = s;
 }
 
 /* The fill value, printed by put_number: no suffix; `inf`, `-inf` or `nan` when not
@@ -1035,12 +884,35 @@ static double parse_fill_value(Parser *p)
     return read_double(p, start, s + n);
 }
 
+/* `    // m16n16k16` ends the line of every wmma statement: read character by character,
+ * as peek would skip it for a comment. */
+static void parse_mma_shape(Parser *p, WmmaStmt *w)
+{
+    const char *s = p->pos + strspn(p->pos, " \t");
+    if (strncmp(s, "//", 2) != 0)
+        fail_at(p, s, "expected the MMA shape '// mMnNkK' after the wmma statement, found %s",
+                describe(p, s));
+    s += 2 + strspn(s + 2, " \t");
+    int *sizes[3] = {&w->m, &w->n, &w->k};
+    for (int i = 0; i < 3; i++) {
+        if (*s != "mnk"[i] || !is_digit(s[1]))
+            fail_at(p, s, "expected the MMA shape as '// m16n16k16', found %s", describe(p, s));
+        for (s++; is_digit(*s); s++)
+            if ((*sizes[i] = *sizes[i] * 10 + (*s - '0')) > MAX_MMA_SIZE)
+                fail_at(p, s, "the MMA shape is larger than %d", MAX_MMA_SIZE);
+    }
+    s += strspn(s, " \t");
+    if (*s && *s != '\n' && *s != '\r')
+        fail_at(p, s, "expected the end of the line after the MMA shape, found %s", describe(p, s));
+    p->pos = s;
+}
+
 static Stmt *parse_wmma(Parser *p, WmmaOp op, const char *name)
 {
     Stmt *s = new_stmt(p, STMT_WMMA);
     WmmaStmt *w = &s->wmma;
     w->op = op;
-    expect(p, "(", strf(p, "after '%s'", name));
+    expect(p, "(", "after '%s'", name);
     if (op == WMMA_STORE) {
         parse_tile(p, w);
         expect(p, ",", "after the memory tile");
@@ -1054,10 +926,10 @@ static Stmt *parse_wmma(Parser *p, WmmaOp op, const char *name)
         Buffer **operand[3] = {&w->a, &w->b, &w->c};
         Expr **index[3] = {&w->a_index, &w->b_index, &w->c_index};
         for (int i = 0; i < 3; i++) {
-            expect(p, ",", "between the fragments of 'wmma.mma_sync'");
+            expect(p, ",", "between the fragments of '%s'", name);
             parse_fragment(p, operand[i], index[i]);
         }
-        expect(p, ")", "after the fragments of 'wmma.mma_sync'");
+        expect(p, ")", "after the fragments of '%s'", name);
     } else {
         if (op != WMMA_STORE) {
             expect(p, ",", "after the fragment");
@@ -1069,19 +941,13 @@ static Stmt *parse_wmma(Parser *p, WmmaOp op, const char *name)
     return s;
 }
 
-static const struct {
-    const char *name;
-    WmmaOp op;
-} wmma_ops[] = {
-    {"wmma.fill_fragment", WMMA_FILL},   {"wmma.load_matrix_a", WMMA_LOAD_A},
-    {"wmma.load_matrix_b", WMMA_LOAD_B}, {"wmma.mma_sync", WMMA_MMA},
-    {"wmma.store_matrix", WMMA_STORE},
-};
-
 /* A statement starts with a keyword, or is a store: a name right before '[' (so a
  * buffer may be called `for`). */
 static Stmt *parse_stmt(Parser *p)
 {
+    static const char *const wmma[] = {"wmma.fill_fragment", "wmma.load_matrix_a",
+                                       "wmma.load_matrix_b", "wmma.mma_sync", "wmma.store_matrix"};
+    static const WmmaOp ops[] = {WMMA_FILL, WMMA_LOAD_A, WMMA_LOAD_B, WMMA_MMA, WMMA_STORE};
     const char *at = peek(p);
     size_t n = name_length(at);
     if (n && at[n] == '[')
@@ -1090,7 +956,7 @@ static Stmt *parse_stmt(Parser *p)
     if (word_is(at, n, "for"))
         return parse_for(p, FOR_SERIAL);
     if (word_is(at, n, "unrolled") || word_is(at, n, "vectorized")) {
-        expect_word(p, "for", strf(p, "after %s", quote(p, at, n)));
+        expect(p, "for", "after '%.*s'", (int)n, at);
         return parse_for(p, *at == 'u' ? FOR_UNROLLED : FOR_VECTORIZED);
     }
     if (word_is(at, n, "launch"))
@@ -1104,9 +970,9 @@ static Stmt *parse_stmt(Parser *p)
         expect(p, ")", "after '__syncthreads('");
         return new_stmt(p, STMT_BARRIER);
     }
-    for (size_t i = 0; i < sizeof wmma_ops / sizeof wmma_ops[0]; i++)
-        if (word_is(at, n, wmma_ops[i].name))
-            return parse_wmma(p, wmma_ops[i].op, wmma_ops[i].name);
+    for (int i = 0; i < 5; i++)
+        if (word_is(at, n, wmma[i]))
+            return parse_wmma(p, ops[i], wmma[i]);
     fail_at(p, at, "expected a statement, found %s", describe(p, at));
 }
 
@@ -1119,38 +985,37 @@ static Buffer *parse_param(Parser *p, int index)
     b->type = expect_type(p, "for a parameter");
     b->scope = TCC_SCOPE_GLOBAL;
     b->param_index = index;
-    b->name = expect_name(p, "the name of a parameter", NULL);
+    b->name = expect_name(p, "the name of a parameter");
     expect_shape(p, b);
+    bind(p, &p->buffers, b->name, b);
     return b;
 }
 
 static void parse_launch_shape(Parser *p, const char *word, int64_t *sizes)
 {
-    expect_word(p, word, word[0] == 'g' ? "after the parameters" : "after the grid");
-    expect(p, "(", strf(p, "after '%s'", word));
+    expect(p, word, "after the %s", *word == 'g' ? "parameters" : "grid");
+    expect(p, "(", "after '%s'", word);
     for (int d = 0; d < 3; d++) {
         if (d)
-            expect(p, ",", strf(p, "between the sizes of '%s'", word));
-        sizes[d] = expect_int(p, strf(p, "a size of '%s'", word));
+            expect(p, ",", "between the sizes of '%s'", word);
+        sizes[d] = expect_int(p, "a size");
     }
-    expect(p, ")", strf(p, "after the sizes of '%s'", word));
+    expect(p, ")", "after the sizes of '%s'", word);
 }
 
 static PrimFunc *parse_kernel(Parser *p)
 {
-    PrimFunc *k = alloc(p, sizeof *k);
+    PrimFunc *k = p->kernel = alloc(p, sizeof *k);
     k->arena = p->arena;
-    p->kernel = k;
-    expect_word(p, "kernel", "at the start");
-    k->name = expect_name(p, "the kernel's name", NULL);
+    expect(p, "kernel", "at the start");
+    k->name = expect_name(p, "the kernel's name");
     expect(p, "(", "after the kernel's name");
     int cap = 0;
     while (!accept(p, ")")) {
         if (k->nparam && !accept(p, ","))
-            fail_at(p, p->pos, "expected ')' after the parameters, found %s", found(p));
+            fail_at(p, p->pos, "expected ')' after the parameters, found %s", describe(p, peek(p)));
         k->params = grow(p, k->params, k->nparam, &cap, sizeof *k->params);
         k->params[k->nparam] = parse_param(p, k->nparam);
-        bind(p, &p->buffers, k->params[k->nparam]->name, k->params[k->nparam]);
         k->nparam++;
     }
     if (!k->params)
@@ -1160,7 +1025,7 @@ static PrimFunc *parse_kernel(Parser *p)
     k->body = parse_body(p, "before the kernel's body");
     if (*peek(p))
         fail_at(p, p->pos, "expected the end of the input after the kernel's '}', found %s",
-                found(p));
+                describe(p, peek(p)));
     return k;
 }
 
