@@ -306,4 +306,13 @@ void tci_print_expr(StrBuf *sb, const Expr *e);
 void tci_print_stmt(StrBuf *sb, const Stmt *s, int indent);
 void tci_print_prim_func(StrBuf *sb, const PrimFunc *kernel);
 
+/* ---- parser (parse.c) --------------------------------------------------------------- */
+
+/* Reads back what tci_print_prim_func prints: every node goes into `arena`, built as
+ * written (nothing folded), so printing *out gives the text again. On a syntax error,
+ * an unknown name or a wrong type or lane count, returns TCC_ERROR_INVALID_ARGUMENT
+ * with one line "LINE:COL: expected ..., found ..." in the context. It sets, then clears,
+ * the arena's recovery point (tci_arena_set_recovery). */
+tcc_status tci_parse_prim_func(tcc_context *ctx, Arena *arena, const char *text, PrimFunc **out);
+
 #endif
