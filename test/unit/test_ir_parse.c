@@ -5,7 +5,7 @@
  * of real kernels (the tutorial's convolution, implicit GEMMs) round-trips.
  */
 #include "ir/ir.h"
-#include "lower/lower.h"
+#include "driver/driver.h"
 #include "ops/gemm.h"
 #include "support.h"
 
@@ -696,10 +696,7 @@ static void check_passes_round_trip(tcc_func *func, int nparam, tcc_tensor *cons
     PrimFunc *kernel = NULL;
     ck_assert_msg(tci_lower(func, nparam, params, &options, lowered, &kernel) == TCC_OK, "%s",
                   tcc_last_error(ctx));
-    int npass = 0;
-    while (tcc_pass_names()[npass])
-        npass++;
-    ck_assert_int_eq(texts.count, npass);
+    ck_assert_int_eq(texts.count, tcc_pass_count());
     for (int p = 0; p < texts.count; p++) {
         PrimFunc *parsed = NULL;
         ck_assert_msg(tci_parse_prim_func(ctx, arena, texts.text[p], &parsed) == TCC_OK,
