@@ -44,7 +44,7 @@ typedef struct CliOpt CliOpt;
 typedef bool (*CliSetter)(const CliOpt *opt, const char *value, void *base, char *err, size_t n);
 
 struct CliOpt {
-    const char *name; /* "--batch"; a heading's title */
+    const char *name; /* "--batch"; a heading's title; "" for the tool's operand (a file) */
     CliOptKind kind;
     size_t offset, offset2; /* the field(s), from the table's base */
     int64_t min;
@@ -172,6 +172,8 @@ int cli_session_open(CliSession *s, const CliCommon *common);
 void cli_session_close(CliSession *s);
 /* Prints tcc_last_error as a one-line error; returns 1. */
 int cli_library_error(const CliSession *s);
+/* Writes text to `path` ("-" or NULL: stdout). Returns 0, or 1 after printing the error. */
+int cli_write_text(const char *path, const char *text);
 /* Writes the kernel's loop IR, LLVM IR or PTX to -o or stdout. Returns 0 or 1. */
 int cli_emit(const CliSession *s, const CliCommon *common);
 /* --verbose: "schedule: implicit GEMM: ..." on stderr. `chosen` is the library's default

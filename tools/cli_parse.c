@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,9 +165,21 @@ static int parse_one(int argc, char **argv, int i, const CliTable *tables, int n
     else if (strncmp(word, "-o", 2) == 0 && word[2] && word[2] != '=')
         len = 2, value = word + 2;
     void *base = NULL;
-    const CliOpt *opt = find_option(tables, ntable, word, len, &base);
-    if (!opt) {
-        if (word[0] == '-')
+    /* A word that is not an option is the tool's operand (its row has the name ""). */
+    bool operand = word[0] != '-' || strcmp(word, "-") == 0;
+    const CliOpt *opt = find_option(tables, ntable, operand ? "" : word, operand ? 0 : len, &base);
+    if (operand && opt && !*(const char **)cli_field(base, opt->offset))
+        return apply(opt, word, base, err, n) ? i : -1;
+    /* Long options take one dash as well as two, as LLVM's tools do: -passes=a,b. */
+    if (!opt && !operand && word[1] != '-') {
+        char dashed[64];
+        if (len + 2 < sizeof dashed) {
+            snprintf(dashed, sizeof dashed, "-%.*s", (int)len, word);
+            opt = find_option(tables, ntable, dashed, len + 1, &base);
+        }
+    }
+    if (!opt || operand) {
+        if (!operand)
             cli_fail(err, n, "unknown option '%.*s' (see --help)", (int)len, word);
         else
             cli_fail(err, n, "unexpected argument '%s' (see --help)", word);
@@ -206,6 +219,8 @@ void cli_print_options(FILE *out, const CliTable *tables, int ntable)
             char described[256];
             if (opt->describe)
                 opt->describe(described, sizeof described);
+            if (!*opt->name)
+                continue; /* the operand: the usage line names it */
             if (opt->kind == CLI_HEADING)
                 fprintf(out, "\n%s:\n", opt->name);
             else

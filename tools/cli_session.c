@@ -132,8 +132,14 @@ int cli_emit(const CliSession *s, const CliCommon *c)
         cli_error("the kernel has no text of the requested kind");
         return 1;
     }
-    bool to_stdout = !c->output_path || strcmp(c->output_path, "-") == 0;
-    const char *path = to_stdout ? "<stdout>" : c->output_path;
+    return cli_write_text(c->output_path, text);
+}
+
+int cli_write_text(const char *path, const char *text)
+{
+    bool to_stdout = !path || strcmp(path, "-") == 0;
+    if (to_stdout)
+        path = "<stdout>";
     FILE *out = to_stdout ? stdout : fopen(path, "w");
     if (!out) {
         cli_error("-o: cannot open '%s': %s", path, strerror(errno));

@@ -154,6 +154,17 @@ void tcc_kernel_grid(const tcc_kernel *kernel, int64_t grid[3]);
 void tcc_kernel_block(const tcc_kernel *kernel, int64_t block[3]);
 int64_t tcc_kernel_shared_bytes(const tcc_kernel *kernel);
 
+/* ---- loop IR as text (tcc-opt) ----------------------------------------------------- */
+
+/* Parses `text`, loop IR in the printer's syntax (what --emit=loops and --print-after
+ * print), runs the passes named in `passes` ("flatten,simplify"; NULL or "" for none) in
+ * that order, and sets *out to the result's text, malloc'd (release it with free()).
+ * `options` (NULL: the defaults) give auto_unroll_max_step and print_after_pass with its
+ * callback. Malformed text fails with TCC_ERROR_INVALID_ARGUMENT and a message
+ * "LINE:COLUMN: what was expected"; schedule_ops cannot run, having no schedule to read. */
+tcc_status tcc_loop_ir_transform(tcc_context *ctx, const char *text, const char *passes,
+                                 const tcc_build_options *options, char **out);
+
 #ifdef __cplusplus
 }
 #endif

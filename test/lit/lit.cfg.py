@@ -1,9 +1,13 @@
 # lit configuration of tcc's tests of its tools: *.test files run tcc-conv or tcc-matmul
-# and match their output (loop IR, LLVM IR, PTX, error messages) with FileCheck.
+# and match their output (loop IR, LLVM IR, PTX, error messages) with FileCheck; *.tir files
+# are loop IR that tcc-opt runs one pass on (passes/), as LLVM tests opt.
 #
 # Substitutions:
-#   %tcc-conv      the tcc-conv of this build
-#   %tcc-matmul    the tcc-matmul of this build
+#   %tcc-conv      the tcc-conv of this build; when it succeeds, every kernel it emits (the
+#                  loop IR after each pass, and the final loop IR) must also read back into
+#                  tcc-opt and print the same (round_trip.py)
+#   %tcc-matmul    the tcc-matmul of this build, likewise
+#   %tcc-opt       the tcc-opt of this build
 #   FileCheck      LLVM's FileCheck (found by CMake next to llvm-config)
 #   %ptxas         the CUDA toolkit's ptxas; only present with the lit feature `ptxas`,
 #                  so tests that assemble PTX say `REQUIRES: ptxas`
@@ -27,7 +31,9 @@ import lit.formats
 
 config.name = "tcc"
 config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".test"]
+config.suffixes = [".test", ".tir"]
+# Inputs/ holds what tests read, not tests.
+config.excludes = ["Inputs"]
 config.test_source_root = os.path.dirname(os.path.abspath(__file__))
 config.test_exec_root = os.path.join(config.tcc_binary_dir, "test", "lit")
 
@@ -36,12 +42,17 @@ if not config.filecheck or config.filecheck.endswith("NOTFOUND"):
 
 tcc_conv = os.path.join(config.tcc_binary_dir, "tcc-conv")
 tcc_matmul = os.path.join(config.tcc_binary_dir, "tcc-matmul")
+tcc_opt = os.path.join(config.tcc_binary_dir, "tcc-opt")
 expect_exit = os.path.join(config.test_source_root, "expect_exit.py")
+round_trip = " ".join(shlex.quote(part) for part in (
+    sys.executable, os.path.join(config.test_source_root, "round_trip.py"), tcc_opt))
 
-# Config substitutions are applied before lit's own (%s, %t, ...), so %tcc-conv and
-# %tcc-matmul are replaced whole before %t could match their first two characters.
-config.substitutions.append(("%tcc-conv", shlex.quote(tcc_conv)))
-config.substitutions.append(("%tcc-matmul", shlex.quote(tcc_matmul)))
+# Config substitutions are applied before lit's own (%s, %t, ...), so %tcc-conv,
+# %tcc-matmul and %tcc-opt are replaced whole before %t could match their first two
+# characters.
+config.substitutions.append(("%tcc-conv", round_trip + " " + shlex.quote(tcc_conv)))
+config.substitutions.append(("%tcc-matmul", round_trip + " " + shlex.quote(tcc_matmul)))
+config.substitutions.append(("%tcc-opt", shlex.quote(tcc_opt)))
 config.substitutions.append(
     ("%expect-exit", shlex.quote(sys.executable) + " " + shlex.quote(expect_exit)))
 # A whole word only, so that e.g. a --check-prefix value containing it stays as it is.

@@ -1,0 +1,154 @@
+/*
+ * tcc-opt: runs lowering passes on loop IR written as text, as LLVM's opt runs passes on
+ * LLVM IR, so that one pass can be tested on its own:
+ *
+ *   tcc-opt -passes=flatten,simplify < in.tir | FileCheck in.tir
+ *
+ * The input is what tcc-conv --emit=loops and --print-after print; the output is the same
+ * syntax. This file only parses options, reads and writes files, and calls the public API
+ * (tcc_loop_ir_transform, tcc.h).
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char cli_program[] = "tcc-opt";
+
+typedef struct OptOptions {
+    CliCommon common;   /* -o, --print-after, --list-passes, --help, --version */
+    const char *input;  /* NULL or "-": standard input */
+    const char *passes; /* "a,b,c" */
+    int auto_unroll_max_step;
+} OptOptions;
+
+/* clang-format off */
+#define F(member) offsetof(OptOptions, member)
+static const CliOpt rows[] = {
+    {.name = "", .kind = CLI_STRING, .offset = F(input)},
+    CLI_HEADING_ROW("passes"),
+    {.name = "--passes", .kind = CLI_STRING, .offset = F(passes),
+     .help = "A,B,...: the passes to run, in this order (default: none; -passes works too)"},
+    {.name = "--auto-unroll-max-step", .kind = CLI_INT, .offset = F(auto_unroll_max_step),
+     .help = "N: unroll's budget for loops not marked unrolled (default 16)"},
+    {.name = "--list-passes", .kind = CLI_FLAG, .offset = F(common.list_passes),
+     .help = "list the passes and exit"},
+    CLI_HEADING_ROW("output"),
+    {.name = "-o", .kind = CLI_STRING, .offset = F(common.output_path),
+     .help = "FILE: write the loop IR to FILE (default stdout)"},
+    {.name = "--print-after", .kind = CLI_STRING, .offset = F(common.print_after),
+     .help = "PASS|all: print the loop IR after PASS to stderr"},
+    CLI_HEADING_ROW("general"),
+    {.name = "--help", .kind = CLI_FLAG, .offset = F(common.help), .help = "print this help and exit"},
+    {.name = "--version", .kind = CLI_FLAG, .offset = F(common.version),
+     .help = "print the version and exit"},
+};
+#undef F
+/* clang-format on */
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: tcc-opt [options] [FILE]\n\n"
+                 "Reads loop IR (as tcc-conv --emit=loops prints it) from FILE or standard\n"
+                 "input, runs the passes named, in order, and prints the result. A malformed\n"
+                 "input is one error naming FILE:LINE:COLUMN.\n\n"
+                 "options (VALUE as --name=VALUE or --name VALUE):\n");
+    CliTable table = {rows, sizeof rows / sizeof rows[0], NULL};
+    cli_print_options(out, &table, 1);
+    fprintf(out, "\nexit status: 0 on success, 1 on any error.\n");
+}
+
+/* The whole input as a NUL-terminated string (malloc'd), or NULL after printing why. */
+static char *read_input(const char *path)
+{
+    bool is_stdin = !path || strcmp(path, "-") == 0;
+    FILE *in = is_stdin ? stdin : fopen(path, "rb");
+    if (!in) {
+        cli_error("cannot open '%s': %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t size = 0, cap = 1 << 16;
+    char *text = malloc(cap);
+    for (size_t got = 1; text && got > 0;) {
+        if (size + 1 == cap) {
+            char *grown = realloc(text, cap * 2);
+            if (!grown)
+                free(text);
+            text = grown, cap *= 2;
+            if (!text)
+                break;
+        }
+        got = fread(text + size, 1, cap - size - 1, in);
+        size += got;
+    }
+    bool failed = !text || ferror(in) || memchr(text, '\0', size);
+    if (!is_stdin)
+        fclose(in);
+    if (failed) {
+        cli_error("cannot read '%s': %s", is_stdin ? "<stdin>" : path,
+                  !text ? "out of memory" : "a read error or a NUL byte in the text");
+        free(text);
+        return NULL;
+    }
+    text[size] = '\0';
+    return text;
+}
+
+static void print_after(const char *pass_name, const char *loop_ir, void *user)
+{
+    (void)user;
+    fprintf(stderr, "// ---- after %s ----\n%s", pass_name, loop_ir);
+}
+
+static int transform(const OptOptions *o, const char *text)
+{
+    tcc_context *ctx = NULL;
+    if (tcc_context_create(&ctx) != TCC_OK) {
+        cli_error("out of memory creating a context");
+        return 1;
+    }
+    tcc_build_options build;
+    tcc_build_options_init(&build);
+    build.auto_unroll_max_step = o->auto_unroll_max_step;
+    build.print_after_pass = o->common.print_after;
+    build.print_callback = print_after;
+    char *result = NULL;
+    int rc = 0;
+    if (tcc_loop_ir_transform(ctx, text, o->passes, &build, &result) != TCC_OK) {
+        const char *error = tcc_last_error(ctx);
+        /* Syntax errors start with LINE:COLUMN; they are the input's. */
+        bool positioned = *error >= '0' && *error <= '9';
+        if (positioned)
+            cli_error("%s:%s", o->input && strcmp(o->input, "-") ? o->input : "<stdin>", error);
+        else
+            cli_error("%s", error);
+        rc = 1;
+    } else {
+        rc = cli_write_text(o->common.output_path, result);
+    }
+    free(result);
+    tcc_context_destroy(ctx);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    OptOptions o = {.auto_unroll_max_step = 16};
+    cli_common_defaults(&o.common);
+    CliTable table = {rows, sizeof rows / sizeof rows[0], &o};
+    char error[512];
+    if (!cli_parse(argc, argv, &table, 1, error, sizeof error)) {
+        cli_error("%s", error);
+        return 1;
+    }
+    int rc = cli_early_exit(&o.common, usage);
+    if (rc >= 0)
+        return rc;
+    char *text = read_input(o.input);
+    if (!text)
+        return 1;
+    rc = transform(&o, text);
+    free(text);
+    return rc;
+}
