@@ -197,4 +197,13 @@ typedef struct CliRunTarget {
  * launch, the error and the time. Returns 0, or 1 on an error or a failed check. */
 int cli_run(const CliSession *s, const CliCommon *common, const CliRunTarget *target);
 
+/* A tool's compile step: builds s->kernel from the tool's options. Returns 0, or 1 after
+ * printing the error. */
+typedef int (*CliCompileFn)(CliSession *s, const void *options);
+/* What a compiling tool does once its options are parsed: opens the session, compiles,
+ * writes the kernel's text (with --run only when --emit or -o asks), and with --run checks
+ * and times it on `target`. Returns the exit status; the caller closes the session. */
+int cli_compile_and_run(CliSession *s, const CliCommon *common, CliCompileFn compile,
+                        const void *options, const CliRunTarget *target);
+
 #endif

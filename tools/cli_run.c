@@ -68,3 +68,14 @@ int cli_run(const CliSession *s, const CliCommon *c, const CliRunTarget *target)
     print_time(c, target, &result);
     return rc;
 }
+
+int cli_compile_and_run(CliSession *s, const CliCommon *c, CliCompileFn compile,
+                        const void *options, const CliRunTarget *target)
+{
+    if (cli_session_open(s, c) != 0 || compile(s, options) != 0)
+        return 1;
+    /* With --run the results are the output; the kernel's text only when asked for. */
+    if ((!c->run || c->emit_given) && cli_emit(s, c) != 0)
+        return 1;
+    return c->run ? cli_run(s, c, target) : 0;
+}

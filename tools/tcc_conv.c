@@ -4,10 +4,10 @@
  *
  * This file only chooses the schedule, calls the public API (tcc.h) and prints. The flow:
  *   options (conv_options.c) -> context, device, arch (cli_session.c)
- *   -> the tutorial's schedule: func -> conv2d_define -> schedule_create
- *      -> conv2d_schedule_tutorial -> build
+ *   -> the tutorial's schedule: func -> tutorial_conv2d_define -> schedule_create
+ *      -> tutorial_conv2d_schedule -> build
  *      or any convolution: conv2d_compile (the implicit GEMM, default or tuned schedule)
- *   -> emit, and with --run: tcc_conv2d_check (cli_run.c).
+ *   -> emit, and with --run: tcc_conv2d_check (cli_compile_and_run, cli_run.c).
  */
 #include "conv_options.h"
 
@@ -86,8 +86,9 @@ static bool symmetric_pads(const tcc_conv2d_desc *d)
     return d->pad_top == d->pad_bottom && d->pad_left == d->pad_right;
 }
 
-static int compile(CliSession *s, const ConvOptions *o)
+static int compile(CliSession *s, const void *options)
 {
+    const ConvOptions *o = options;
     int kind = schedule_kind(o);
     if (kind < 0)
         return 1;
@@ -104,21 +105,6 @@ static int compile(CliSession *s, const ConvOptions *o)
         s->func = NULL;
     }
     return build_default(s, o);
-}
-
-static int compile_and_run(CliSession *s, const ConvOptions *o)
-{
-    const CliCommon *c = &o->common;
-    if (cli_session_open(s, c) != 0 || compile(s, o) != 0)
-        return 1;
-    /* With --run the results are the output; the kernel's text only when asked for. */
-    if ((!c->run || c->emit_given) && cli_emit(s, c) != 0)
-        return 1;
-    if (!c->run)
-        return 0;
-    CliRunTarget target = {check_conv, &o->desc, tcc_conv2d_flops(&o->desc),
-                           tcc_conv2d_output_elements(&o->desc)};
-    return cli_run(s, c, &target);
 }
 
 int main(int argc, char **argv)
@@ -140,8 +126,10 @@ int main(int argc, char **argv)
         cli_error("%s", error);
         return 1;
     }
+    const tcc_conv2d_desc *d = &options.desc;
+    CliRunTarget target = {check_conv, d, tcc_conv2d_flops(d), tcc_conv2d_output_elements(d)};
     CliSession session = {0};
-    rc = compile_and_run(&session, &options);
+    rc = cli_compile_and_run(&session, &options.common, compile, &options, &target);
     cli_session_close(&session);
     return rc;
 }

@@ -5,7 +5,7 @@
  * This file only calls the public API (tcc.h) and prints. The flow:
  *   options (matmul_options.c) -> context, device, arch (cli_session.c)
  *   -> matmul_compile (the implicit GEMM, default or tuned schedule)
- *   -> emit, and with --run: tcc_matmul_check (cli_run.c).
+ *   -> emit, and with --run: tcc_matmul_check (cli_compile_and_run, cli_run.c).
  */
 #include "matmul_options.h"
 
@@ -17,8 +17,9 @@ static tcc_status check_matmul(tcc_device *device, const tcc_kernel *kernel, con
     return tcc_matmul_check(device, kernel, desc, options, result);
 }
 
-static int compile(CliSession *s, const MatmulOptions *o)
+static int compile(CliSession *s, const void *options)
 {
+    const MatmulOptions *o = options;
     if (o->common.schedule_kind == CLI_SCHEDULE_TUTORIAL) {
         cli_error("--schedule: the tutorial's schedule is a convolution's (use tcc-conv); "
                   "tcc-matmul has auto and default");
@@ -35,21 +36,6 @@ static int compile(CliSession *s, const MatmulOptions *o)
     return 0;
 }
 
-static int compile_and_run(CliSession *s, const MatmulOptions *o)
-{
-    const CliCommon *c = &o->common;
-    if (cli_session_open(s, c) != 0 || compile(s, o) != 0)
-        return 1;
-    /* With --run the results are the output; the kernel's text only when asked for. */
-    if ((!c->run || c->emit_given) && cli_emit(s, c) != 0)
-        return 1;
-    if (!c->run)
-        return 0;
-    const tcc_matmul_desc *d = &o->desc;
-    CliRunTarget target = {check_matmul, d, tcc_matmul_flops(d), d->batch * d->m * d->n};
-    return cli_run(s, c, &target);
-}
-
 int main(int argc, char **argv)
 {
     MatmulOptions options;
@@ -62,8 +48,10 @@ int main(int argc, char **argv)
     if (rc >= 0)
         return rc;
     matmul_resolve(&options);
+    const tcc_matmul_desc *d = &options.desc;
+    CliRunTarget target = {check_matmul, d, tcc_matmul_flops(d), d->batch * d->m * d->n};
     CliSession session = {0};
-    rc = compile_and_run(&session, &options);
+    rc = cli_compile_and_run(&session, &options.common, compile, &options, &target);
     cli_session_close(&session);
     return rc;
 }

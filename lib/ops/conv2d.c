@@ -301,9 +301,7 @@ tcc_status tcc_conv2d_validate(tcc_context *ctx, const tcc_conv2d_desc *desc)
     if (status == TCC_OK)
         status = validate_element_counts(ctx, desc);
     if (status == TCC_OK)
-        status =
-            tci_validate_mma_types(ctx, desc->input_type, desc->accumulate_type, desc->output_type);
-    if (status == TCC_OK)
-        status = tci_validate_epilogue(ctx, &desc->epilogue, desc->output_type);
+        status = tci_validate_elementwise(ctx, desc->input_type, desc->accumulate_type,
+                                          desc->output_type, &desc->epilogue);
     return status;
 }

@@ -22,8 +22,8 @@ static bool is_float(tcc_dtype type)
     return type == TCC_FLOAT16 || type == TCC_BFLOAT16 || type == TCC_FLOAT32;
 }
 
-tcc_status tci_validate_mma_types(tcc_context *ctx, tcc_dtype input_type, tcc_dtype accumulate_type,
-                                  tcc_dtype output_type)
+static tcc_status validate_types(tcc_context *ctx, tcc_dtype input_type, tcc_dtype accumulate_type,
+                                 tcc_dtype output_type)
 {
     const struct {
         const char *name;
@@ -77,7 +77,8 @@ static tcc_status validate_integer_constants(tcc_context *ctx, const tcc_epilogu
     return TCC_OK;
 }
 
-tcc_status tci_validate_epilogue(tcc_context *ctx, const tcc_epilogue *epilogue, tcc_dtype output)
+static tcc_status validate_epilogue(tcc_context *ctx, const tcc_epilogue *epilogue,
+                                    tcc_dtype output)
 {
     if (epilogue->prologue < TCC_PROLOGUE_NONE || epilogue->prologue > TCC_PROLOGUE_RELU)
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
@@ -110,4 +111,14 @@ bool tci_epilogue_reads_previous(const tcc_epilogue *epilogue)
 {
     return (epilogue->beta != 0.0 && !epilogue->residual) ||
            epilogue->prologue == TCC_PROLOGUE_SCALE || epilogue->prologue == TCC_PROLOGUE_RELU;
+}
+
+tcc_status tci_validate_elementwise(tcc_context *ctx, tcc_dtype input_type,
+                                    tcc_dtype accumulate_type, tcc_dtype output_type,
+                                    const tcc_epilogue *epilogue)
+{
+    tcc_status status = validate_types(ctx, input_type, accumulate_type, output_type);
+    if (status == TCC_OK)
+        status = validate_epilogue(ctx, epilogue, output_type);
+    return status;
 }

@@ -75,10 +75,8 @@ tcc_status tcc_matmul_validate(tcc_context *ctx, const tcc_matmul_desc *desc)
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "the matmul descriptor is NULL");
     tcc_status status = validate_sizes(ctx, desc);
     if (status == TCC_OK)
-        status =
-            tci_validate_mma_types(ctx, desc->input_type, desc->accumulate_type, desc->output_type);
-    if (status == TCC_OK)
-        status = tci_validate_epilogue(ctx, &desc->epilogue, desc->output_type);
+        status = tci_validate_elementwise(ctx, desc->input_type, desc->accumulate_type,
+                                          desc->output_type, &desc->epilogue);
     return status;
 }
 

@@ -21,18 +21,17 @@
 /* The epilogue a descriptor starts with: alpha 1, nothing else. */
 tcc_epilogue tci_default_epilogue(void);
 
-/* Checks the element types of a convolution or matrix product: an input type and an
- * accumulator the target's tensor cores offer (target/target.h); a float accumulator gives
- * float32, float16 or bfloat16 outputs, an int32 one int32 or float32. Unknown dtype
- * values are TCC_ERROR_INVALID_ARGUMENT, known but unsupported combinations
- * TCC_ERROR_UNSUPPORTED. */
-tcc_status tci_validate_mma_types(tcc_context *ctx, tcc_dtype input_type, tcc_dtype accumulate_type,
-                                  tcc_dtype output_type);
-
-/* Checks an epilogue: a known prologue op, alpha, beta and prologue_arg numbers (not NaN or
- * infinite), clamp bounds not NaN and clamp_min <= clamp_max when clamping; integers in
- * int32 for an int32 output. */
-tcc_status tci_validate_epilogue(tcc_context *ctx, const tcc_epilogue *epilogue, tcc_dtype output);
+/* Checks what a descriptor computes element by element, the same for every operator:
+ *   the types: an input type and an accumulator the target's tensor cores offer
+ *     (target/target.h); a float accumulator gives float32, float16 or bfloat16 outputs, an
+ *     int32 one int32 or float32. Unknown dtype values are TCC_ERROR_INVALID_ARGUMENT,
+ *     known but unsupported combinations TCC_ERROR_UNSUPPORTED;
+ *   the epilogue: a known prologue op, alpha, beta and prologue_arg numbers (not NaN or
+ *     infinite), clamp bounds not NaN and clamp_min <= clamp_max when clamping; integers in
+ *     int32 for an int32 output. */
+tcc_status tci_validate_elementwise(tcc_context *ctx, tcc_dtype input_type,
+                                    tcc_dtype accumulate_type, tcc_dtype output_type,
+                                    const tcc_epilogue *epilogue);
 
 /* Whether the epilogue reads the residual tensor / the output's previous contents. */
 bool tci_epilogue_reads_residual(const tcc_epilogue *epilogue);

@@ -17,18 +17,10 @@
 
 double tci_reference_operand(tcc_dtype type, const void *data, int64_t offset)
 {
-    switch (type) {
-    case TCC_FLOAT16:
-        return tcc_f16_to_f32(((const uint16_t *)data)[offset]);
-    case TCC_BFLOAT16:
-        return tcc_bf16_to_f32(((const uint16_t *)data)[offset]);
-    case TCC_FLOAT32:
-        return tcc_f32_to_tf32(((const float *)data)[offset]); /* what the MMA reads */
-    case TCC_INT8:
-        return ((const int8_t *)data)[offset];
-    default:
-        return tci_reference_value(type, data, offset);
-    }
+    /* The tensor cores read float32 elements as tf32; every other type as stored. */
+    if (type == TCC_FLOAT32)
+        return tcc_f32_to_tf32(((const float *)data)[offset]);
+    return tci_reference_value(type, data, offset);
 }
 
 double tci_reference_value(tcc_dtype type, const void *data, int64_t offset)
