@@ -2,6 +2,9 @@
  * flatten: multi-dimensional accesses become element offsets. A buffer realized over a
  * region [min, min + shape) is stored densely, row-major, so index i of dimension d
  * contributes (i - min[d]) * (product of the shapes of the later dimensions).
+ * Assumes that every access has one index per dimension of its buffer (schedule_ops makes
+ * them so) and that the region starts are in scope where the buffer is used; afterwards
+ * the starts are cleared, and an access that is flat already is left alone.
  */
 #include "passes/passes.h"
 

@@ -1,6 +1,9 @@
 /*
- * simplify: arithmetic simplification with the ranges of the enclosing loops, and
- * loops of one iteration replaced by their body.
+ * simplify: arithmetic simplification with the ranges of the enclosing loops, and serial
+ * loops of one iteration replaced by their body (a thread launch of one stays: it names a
+ * launch dimension). Extents are folded first so that unit loops show, and the arithmetic
+ * again after their variables become constants. Assumes that index arithmetic fits in
+ * int32, as it does for tensors of fewer than 2^31 elements (what validation admits).
  */
 #include "passes/passes.h"
 

@@ -6,6 +6,8 @@
  * of the block must reach a barrier, so none is ever placed inside an `if` or inside a
  * thread launch narrower than the block; a conflict that would need one there is
  * refused. A loop body is checked against what its own previous iteration left pending.
+ * Assumes the launch shape (func->launch) is the block's, so that a thread launch of a
+ * smaller extent is known to leave threads out, and tracks only shared buffers.
  */
 #include "passes/passes.h"
 

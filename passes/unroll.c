@@ -2,7 +2,8 @@
  * unroll: loops marked unrolled, and (TVM's tir.UnrollLoop auto_max_step) innermost
  * loops of constant extent whose total number of steps is at most auto_max_step, are
  * replaced by copies of their body. Fragment indices become constants this way, which
- * lets LLVM keep tensor-core fragments in registers.
+ * lets LLVM keep tensor-core fragments in registers. Assumes nothing: a loop whose extent
+ * is not a constant stays, and so do the loops around it; the copies are simplified.
  */
 #include "passes/passes.h"
 

@@ -3,7 +3,9 @@
  * (index = base + v) becomes one vector store of ramp(base, 1, lanes), its loads of
  * contiguous elements become vector loads, values the same in every lane stay scalars,
  * and an if_then_else whose condition is the same in every lane selects whole vectors.
- * Anything else stays a scalar loop: a vector is a speed-up, never a change of meaning.
+ * Anything else becomes a serial loop: a vector is a speed-up, never a change of meaning.
+ * Assumes flattened accesses (one index each), so that contiguity is a question about one
+ * expression.
  */
 #include "passes/passes.h"
 
