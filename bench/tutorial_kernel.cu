@@ -1,7 +1,7 @@
 // The TVM tensor-core tutorial's kernel, as TVM's CUDA code generator writes it for the
 // tutorial's lowered TIR (../shared/seeds/000, "Lowering Computation to Intrinsics"):
 // the same loops, indices, fragments and barriers, compiled by nvcc. It is the baseline
-// tcc's own kernel is measured against (bench/seed_vs_cudnn.py); it is not part of tcc.
+// tcc's own kernel is measured against (bench/tutorial_vs_cudnn.py); it is not part of tcc.
 #include <cuda_fp16.h>
 #include <mma.h>
 

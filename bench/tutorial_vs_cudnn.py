@@ -1,7 +1,8 @@
-"""Times tcc's seed convolution against cuDNN and the TVM tutorial's own kernel, in one run.
+"""Times tcc's compile of the tensor-core tutorial's convolution against cuDNN and the TVM
+tutorial's own kernel, in one run.
 
 Run on a GPU host with PyTorch, CuPy and nvcc:
-    python3 bench/seed_vs_cudnn.py --tcc build/tcc-conv
+    python3 bench/tutorial_vs_cudnn.py --tcc build/tcc-conv
 It runs `tcc-conv --run` (which checks its output against a CPU reference and times the
 kernel with CUDA events), builds bench/tutorial_kernel.cu with nvcc and checks it against
 PyTorch, and times PyTorch's conv2d (cuDNN, fp16, channels_last) on the same layer.
