@@ -1,10 +1,11 @@
 /*
- * The loop IR: expressions, statements, buffers and the lowered kernel.
+ * The loop IR: expressions, statements, buffers and the PrimFunc, the loop IR of one
+ * kernel (TVM's name; the built artifact is the public tcc_kernel).
  *
  * One header defines the whole IR (as QBE's all.h does). Compute definitions use the
- * same expressions (with EXPR_ACCESS and EXPR_REDUCE on tensors); the schedule lowers
- * them into statements over buffers, and every pass in passes/ maps a kernel to a
- * kernel. Nodes are immutable once built and live in the arena of their function, so
+ * same expressions (with EXPR_ACCESS and EXPR_REDUCE on tensors); schedule_ops lowers
+ * them into statements over buffers, and every pass (ir/pass.h) maps a PrimFunc to a
+ * PrimFunc. Nodes are immutable once built and live in the arena of their function, so
  * sharing subtrees is fine and nothing is freed one node at a time.
  */
 #ifndef TCI_IR_IR_H
@@ -198,12 +199,12 @@ struct Stmt {
     };
 };
 
-/* ---- kernels ------------------------------------------------------------------------ */
+/* ---- functions ---------------------------------------------------------------------- */
 
-/* A lowered kernel: what the passes transform and codegen translates. */
+/* The loop IR of one kernel: what the passes transform and codegen translates. */
 struct PrimFunc {
     const char *name;
-    Arena *arena; /* owns every node of the kernel (not owned by the kernel) */
+    Arena *arena; /* owns every node of the function (not owned by it) */
     int nparam;
     Buffer **params;    /* global tensors, in launch-argument order */
     Var *thread_var[6]; /* indexed by tcc_thread_tag; NULL if unused */
@@ -250,7 +251,7 @@ bool tci_expr_is_const(const Expr *e);
 /* Structural equality (variables by identity). */
 bool tci_expr_equal(const Expr *a, const Expr *b);
 
-/* ---- utilities (ir_util.c) ---------------------------------------------------------- */
+/* ---- utilities (visit.c) ------------------------------------------------------------- */
 
 /* Replace variables: map[i] is the replacement of vars[i]. */
 Expr *tci_expr_substitute(Arena *arena, Expr *e, int n, Var *const *vars, Expr *const *map);
@@ -299,7 +300,7 @@ Stmt *tci_simplify_stmt(Arena *arena, Stmt *s);
  * variables are arbitrary integers. */
 int64_t tci_expr_known_divisor(Arena *arena, Expr *e);
 
-/* ---- printer (ir_print.c) ----------------------------------------------------------- */
+/* ---- printer (print.c) -------------------------------------------------------------- */
 
 const char *tci_scope_name(tcc_scope scope);
 void tci_print_expr(StrBuf *sb, const Expr *e);

@@ -5,7 +5,7 @@
  * every shape runs on the tensor cores; zero padding, strides, dilation and the ragged
  * edges are the range tests of A's elements.
  *
- * Layouts (element offsets as in conv2d_reference.c):
+ * Layouts (element offsets as in ops/conv2d.c):
  *   input/output NHWC (N, H, W, C), NCHW (N, C, H, W), NHWCnc (N/16, H, W, C/16, 16n, 16c)
  *   filter KRSC (K, R, S, C/g), KCRS (K, C/g, R, S), blocked (R, S, C/16, K/16, 16c, 16k)
  */
