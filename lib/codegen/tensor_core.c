@@ -14,6 +14,8 @@
 
 #define MAX_FRAGMENT_REGS 8
 
+/* ---- legality and fragment uses (the pre-pass) ----------------------------------------- */
+
 static FragUse *find_frag(Codegen *cg, const Buffer *buffer)
 {
     for (int i = 0; i < cg->nfrag; i++)
@@ -166,6 +168,8 @@ bool tci_cg_analyze_wmma(Codegen *cg, const WmmaStmt *w)
     return tci_cg_fail(cg, TCC_ERROR_INVALID_ARGUMENT, "codegen: malformed WMMA statement");
 }
 
+/* ---- types ------------------------------------------------------------------------------ */
+
 /* The type suffix of a fragment's intrinsics: A and B fragments of float32 are tf32. */
 static const char *ptx_type(tcc_dtype type, bool operand)
 {
@@ -232,6 +236,8 @@ static void mma_name(char *out, size_t size, int m, int n, int k, bool a_col_maj
     snprintf(out, size, "llvm.nvvm.wmma.m%dn%dk%d.mma.%s.%s.%s", m, n, k, layout_name(a_col_major),
              layout_name(b_col_major), types);
 }
+
+/* ---- fragments and the statements --------------------------------------------------------- */
 
 /* The register layout of a fragment buffer, from the WMMA statements that use it. */
 static bool frag_layout(Codegen *cg, const Buffer *buffer, const FragUse *use, FragLayout *out)
