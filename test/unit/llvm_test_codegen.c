@@ -355,31 +355,31 @@ static void check_ptxas(const char *ptx, tcc_arch arch)
 
 START_TEST(test_vector_add)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     Arena *a = tci_arena_create();
     PrimFunc *k = vector_add_kernel(a);
     Output out = generate(ctx, k, TCC_SM_80);
     ck_assert_msg(out.status == TCC_OK, "%s", tcc_last_error(ctx));
     ck_assert_int_eq(out.shared_bytes, 0);
-    tcc_assert_contains(out.llvm_ir, "define ptx_kernel void @vector_add(ptr addrspace(1) noalias");
-    tcc_assert_contains(out.llvm_ir, "llvm.nvvm.read.ptx.sreg.tid.x");
-    tcc_assert_contains(out.llvm_ir, "llvm.nvvm.read.ptx.sreg.ctaid.x");
-    tcc_assert_contains(out.llvm_ir, "!\"maxntidx\", i32 128, !\"maxntidy\", i32 1");
-    tcc_assert_contains(out.llvm_ir, "\"nvvm.maxntid\"=\"128,1,1\"");
-    tcc_assert_contains(out.llvm_ir, "load <4 x float>");
-    tcc_assert_contains(out.llvm_ir, "store <4 x float>");
-    tcc_assert_contains(out.llvm_ir, "fptrunc float");
+    assert_contains(out.llvm_ir, "define ptx_kernel void @vector_add(ptr addrspace(1) noalias");
+    assert_contains(out.llvm_ir, "llvm.nvvm.read.ptx.sreg.tid.x");
+    assert_contains(out.llvm_ir, "llvm.nvvm.read.ptx.sreg.ctaid.x");
+    assert_contains(out.llvm_ir, "!\"maxntidx\", i32 128, !\"maxntidy\", i32 1");
+    assert_contains(out.llvm_ir, "\"nvvm.maxntid\"=\"128,1,1\"");
+    assert_contains(out.llvm_ir, "load <4 x float>");
+    assert_contains(out.llvm_ir, "store <4 x float>");
+    assert_contains(out.llvm_ir, "fptrunc float");
     /* floor division and modulo with every sign combination */
     int folded[] = {-4, 3, -5, -2, 4, -1};
     for (int i = 0; i < 6; i++)
         ck_assert_msg(contains_i32(out.llvm_ir, folded[i]), "no folded i32 %d in\n%s", folded[i],
                       out.llvm_ir);
-    tcc_assert_contains(out.ptx, ".entry vector_add");
-    tcc_assert_contains(out.ptx, ".maxntid 128, 1, 1");
-    tcc_assert_contains(out.ptx, ".target sm_80");
-    tcc_assert_contains(out.ptx, "ld.global.nc.v4.f32");
-    tcc_assert_contains(out.ptx, "st.global.v4.f32");
-    tcc_assert_contains(out.ptx, "st.global.b16");
+    assert_contains(out.ptx, ".entry vector_add");
+    assert_contains(out.ptx, ".maxntid 128, 1, 1");
+    assert_contains(out.ptx, ".target sm_80");
+    assert_contains(out.ptx, "ld.global.nc.v4.f32");
+    assert_contains(out.ptx, "st.global.v4.f32");
+    assert_contains(out.ptx, "st.global.b16");
     output_free(&out);
     tci_arena_destroy(a);
     tcc_context_destroy(ctx);
@@ -389,7 +389,7 @@ END_TEST
 /* The guarded load B[i - 1] must stay behind its branch: O3 may not hoist it. */
 START_TEST(test_guarded_load_is_branched)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     Arena *a = tci_arena_create();
     Buffer *X = buffer(a, "X", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 64);
     Buffer *Y = buffer(a, "Y", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 64);
@@ -404,8 +404,8 @@ START_TEST(test_guarded_load_is_branched)
     Output out = generate(ctx, k, TCC_SM_80);
     ck_assert_msg(out.status == TCC_OK, "%s", tcc_last_error(ctx));
     /* the load lives in a block of its own, reached by a conditional branch */
-    tcc_assert_contains(out.llvm_ir, "br i1");
-    tcc_assert_contains(out.llvm_ir, "phi float");
+    assert_contains(out.llvm_ir, "br i1");
+    assert_contains(out.llvm_ir, "phi float");
     check_ptxas(out.ptx, TCC_SM_80);
     output_free(&out);
     tci_arena_destroy(a);
@@ -415,29 +415,29 @@ END_TEST
 
 START_TEST(test_wmma_kernel)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     Arena *a = tci_arena_create();
     PrimFunc *k = wmma_kernel(a, 16 * 32);
     Output out = generate(ctx, k, TCC_SM_80);
     ck_assert_msg(out.status == TCC_OK, "%s", tcc_last_error(ctx));
     ck_assert_int_eq(out.shared_bytes, 2048);
-    tcc_assert_contains(out.llvm_ir, "@llvm.nvvm.wmma.m16n16k16.load.a.row.stride.f16.p3(");
-    tcc_assert_contains(out.llvm_ir, "@llvm.nvvm.wmma.m16n16k16.load.b.row.stride.f16.p3(");
-    tcc_assert_contains(out.llvm_ir, "@llvm.nvvm.wmma.m16n16k16.mma.row.row.f32.f32(");
-    tcc_assert_contains(out.llvm_ir, "@llvm.nvvm.wmma.m16n16k16.store.d.row.stride.f32.p1(");
-    tcc_assert_contains(out.llvm_ir, "@llvm.nvvm.barrier0()");
-    tcc_assert_contains(out.llvm_ir, "addrspace(3) global [512 x half] undef, align 128");
+    assert_contains(out.llvm_ir, "@llvm.nvvm.wmma.m16n16k16.load.a.row.stride.f16.p3(");
+    assert_contains(out.llvm_ir, "@llvm.nvvm.wmma.m16n16k16.load.b.row.stride.f16.p3(");
+    assert_contains(out.llvm_ir, "@llvm.nvvm.wmma.m16n16k16.mma.row.row.f32.f32(");
+    assert_contains(out.llvm_ir, "@llvm.nvvm.wmma.m16n16k16.store.d.row.stride.f32.p1(");
+    assert_contains(out.llvm_ir, "@llvm.nvvm.barrier0()");
+    assert_contains(out.llvm_ir, "addrspace(3) global [512 x half] undef, align 128");
     /* fragments end up in registers: no alloca survives O3 */
     ck_assert_msg(!strstr(out.llvm_ir, "alloca"), "an alloca survived:\n%s", out.llvm_ir);
-    tcc_assert_contains(out.ptx, ".entry wmma_gemm");
-    tcc_assert_contains(out.ptx, "wmma.load.a.sync.aligned.row.m16n16k16.shared.f16");
-    tcc_assert_contains(out.ptx, "wmma.load.b.sync.aligned.row.m16n16k16.shared.f16");
-    tcc_assert_contains(out.ptx, "wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32");
-    tcc_assert_contains(out.ptx, "wmma.store.d.sync.aligned.row.m16n16k16.global.f32");
-    tcc_assert_contains(out.ptx, "bar.sync");
-    tcc_assert_contains(out.ptx, ".maxntid 32, 1, 1");
-    tcc_assert_contains(out.ptx, ".shared .align 128 .b8 A_shared[1024];");
-    tcc_assert_contains(out.ptx, ".shared .align 128 .b8 B_shared[1024];");
+    assert_contains(out.ptx, ".entry wmma_gemm");
+    assert_contains(out.ptx, "wmma.load.a.sync.aligned.row.m16n16k16.shared.f16");
+    assert_contains(out.ptx, "wmma.load.b.sync.aligned.row.m16n16k16.shared.f16");
+    assert_contains(out.ptx, "wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32");
+    assert_contains(out.ptx, "wmma.store.d.sync.aligned.row.m16n16k16.global.f32");
+    assert_contains(out.ptx, "bar.sync");
+    assert_contains(out.ptx, ".maxntid 32, 1, 1");
+    assert_contains(out.ptx, ".shared .align 128 .b8 A_shared[1024];");
+    assert_contains(out.ptx, ".shared .align 128 .b8 B_shared[1024];");
     output_free(&out);
     tci_arena_destroy(a);
     tcc_context_destroy(ctx);
@@ -446,7 +446,7 @@ END_TEST
 
 START_TEST(test_ptxas_all_archs)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     for (int i = 0; i < NARCH; i++) {
         Arena *a = tci_arena_create();
         PrimFunc *kernels[] = {vector_add_kernel(a), wmma_kernel(a, 16 * 32)};
@@ -456,7 +456,7 @@ START_TEST(test_ptxas_all_archs)
                           tcc_last_error(ctx));
             char target[32];
             snprintf(target, sizeof target, ".target sm_%d", (int)all_archs[i]);
-            tcc_assert_contains(out.ptx, target);
+            assert_contains(out.ptx, target);
             check_ptxas(out.ptx, all_archs[i]);
             output_free(&out);
         }
@@ -487,14 +487,14 @@ START_TEST(test_wmma_table)
         {32, 8, 16, TCC_INT8, TCC_INT32, TCC_SM_75, "m32n8k16.mma.row.row.s8"},
         {8, 32, 16, TCC_INT8, TCC_INT32, TCC_SM_75, "m8n32k16.mma.row.row.s8"},
     };
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         Arena *a = tci_arena_create();
         PrimFunc *k =
             wmma_table_kernel(a, rows[i].m, rows[i].n, rows[i].k, rows[i].in, rows[i].out, false);
         Output out = generate(ctx, k, rows[i].arch);
         ck_assert_msg(out.status == TCC_OK, "%s: %s", rows[i].mma, tcc_last_error(ctx));
-        tcc_assert_contains(out.llvm_ir, rows[i].mma);
+        assert_contains(out.llvm_ir, rows[i].mma);
         check_ptxas(out.ptx, rows[i].arch);
         output_free(&out);
         tci_arena_destroy(a);
@@ -505,15 +505,15 @@ END_TEST
 
 START_TEST(test_wmma_col_major)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     Arena *a = tci_arena_create();
     PrimFunc *k = wmma_table_kernel(a, 16, 16, 16, TCC_FLOAT16, TCC_FLOAT32, true);
     Output out = generate(ctx, k, TCC_SM_80);
     ck_assert_msg(out.status == TCC_OK, "%s", tcc_last_error(ctx));
-    tcc_assert_contains(out.llvm_ir, "llvm.nvvm.wmma.m16n16k16.load.a.col.stride.f16.p1");
-    tcc_assert_contains(out.llvm_ir, "llvm.nvvm.wmma.m16n16k16.mma.col.row.f32.f32");
-    tcc_assert_contains(out.ptx, "wmma.load.a.sync.aligned.col.m16n16k16.global.f16");
-    tcc_assert_contains(out.ptx, "wmma.mma.sync.aligned.col.row.m16n16k16.f32.f32");
+    assert_contains(out.llvm_ir, "llvm.nvvm.wmma.m16n16k16.load.a.col.stride.f16.p1");
+    assert_contains(out.llvm_ir, "llvm.nvvm.wmma.m16n16k16.mma.col.row.f32.f32");
+    assert_contains(out.ptx, "wmma.load.a.sync.aligned.col.m16n16k16.global.f16");
+    assert_contains(out.ptx, "wmma.mma.sync.aligned.col.row.m16n16k16.f32.f32");
     check_ptxas(out.ptx, TCC_SM_80);
     output_free(&out);
     tci_arena_destroy(a);
@@ -523,7 +523,7 @@ END_TEST
 
 START_TEST(test_refuses_too_much_shared_memory)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     Arena *a = tci_arena_create();
     /* 32768 f16 for A plus 1024 bytes for B */
     PrimFunc *k = wmma_kernel(a, 32768);
@@ -540,15 +540,15 @@ END_TEST
 
 START_TEST(test_refuses_too_many_threads)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     Arena *a = tci_arena_create();
     PrimFunc *k = vector_add_kernel(a);
     k->launch[TCC_THREAD_Y] = 16; /* 128 x 16 = 2048 */
     Output out = generate(ctx, k, TCC_SM_80);
     ck_assert_int_eq(out.status, TCC_ERROR_SCHEDULE);
-    tcc_assert_contains(tcc_last_error(ctx), "2048 threads per block");
-    tcc_assert_contains(tcc_last_error(ctx), "the limit is 1024");
-    tcc_assert_one_line(ctx);
+    assert_contains(tcc_last_error(ctx), "2048 threads per block");
+    assert_contains(tcc_last_error(ctx), "the limit is 1024");
+    assert_one_line(ctx);
     tci_arena_destroy(a);
     tcc_context_destroy(ctx);
 }
@@ -558,16 +558,15 @@ END_TEST
  * (LLVM itself would silently emit a call to an undefined .extern .func). */
 START_TEST(test_intrinsic_names_resolve)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     ck_assert_msg(tci_codegen_check_intrinsics(ctx) == TCC_OK, "%s", tcc_last_error(ctx));
     unsigned id = 0;
-    ck_assert_int_eq(tci_llvm_intrinsic_id(ctx, "llvm.nvvm.wmma.m16n16k16.load.a.row.stride.f16",
-                                           &id),
-                     TCC_OK);
+    ck_assert_int_eq(
+        tci_llvm_intrinsic_id(ctx, "llvm.nvvm.wmma.m16n16k16.load.a.row.stride.f16", &id), TCC_OK);
     ck_assert_uint_ne(id, 0);
-    ck_assert_int_eq(tci_llvm_intrinsic_id(ctx, "llvm.nvvm.wmma.m16n16k16.lod.a.row.stride.f16",
-                                           &id),
-                     TCC_ERROR_LLVM);
+    ck_assert_int_eq(
+        tci_llvm_intrinsic_id(ctx, "llvm.nvvm.wmma.m16n16k16.lod.a.row.stride.f16", &id),
+        TCC_ERROR_LLVM);
     ck_assert_str_eq(tcc_last_error(ctx),
                      "LLVM has no intrinsic llvm.nvvm.wmma.m16n16k16.lod.a.row.stride.f16");
     tcc_context_destroy(ctx);
@@ -576,7 +575,7 @@ END_TEST
 
 START_TEST(test_refuses_unsupported_arch)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     Arena *a = tci_arena_create();
     /* f16 WMMA before Volta */
     Output out = generate(ctx, wmma_kernel(a, 16 * 32), (tcc_arch)61);
@@ -593,7 +592,7 @@ START_TEST(test_refuses_unsupported_arch)
                      "sm_75");
     out = generate(ctx, wmma_table_kernel(a, 16, 16, 16, TCC_INT8, TCC_INT32, false), TCC_SM_70);
     ck_assert_int_eq(out.status, TCC_ERROR_UNSUPPORTED);
-    tcc_assert_contains(tcc_last_error(ctx), "needs sm_75");
+    assert_contains(tcc_last_error(ctx), "needs sm_75");
     out =
         generate(ctx, wmma_table_kernel(a, 16, 16, 8, TCC_FLOAT32, TCC_FLOAT32, false), TCC_SM_75);
     ck_assert_int_eq(out.status, TCC_ERROR_UNSUPPORTED);
@@ -605,7 +604,7 @@ START_TEST(test_refuses_unsupported_arch)
     out = generate(ctx, wmma_table_kernel(a, 16, 16, 16, TCC_BFLOAT16, TCC_FLOAT16, false),
                    TCC_SM_80);
     ck_assert_int_eq(out.status, TCC_ERROR_UNSUPPORTED);
-    tcc_assert_one_line(ctx);
+    assert_one_line(ctx);
     tci_arena_destroy(a);
     tcc_context_destroy(ctx);
 }
@@ -614,7 +613,7 @@ END_TEST
 /* bfloat16 arithmetic selects sm_80 instructions: refused below, accepted from sm_80. */
 START_TEST(test_bfloat16_needs_sm80)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     Arena *a = tci_arena_create();
     Buffer *X = buffer(a, "X", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 32);
     Buffer *Y = buffer(a, "Y", TCC_BFLOAT16, TCC_SCOPE_GLOBAL, 32);
@@ -630,7 +629,7 @@ START_TEST(test_bfloat16_needs_sm80)
     ck_assert_str_eq(tcc_last_error(ctx), "bfloat16 needs sm_80 or newer; the target is sm_75");
     out = generate(ctx, k, TCC_SM_80);
     ck_assert_msg(out.status == TCC_OK, "%s", tcc_last_error(ctx));
-    tcc_assert_contains(out.llvm_ir, "fptrunc float");
+    assert_contains(out.llvm_ir, "fptrunc float");
     check_ptxas(out.ptx, TCC_SM_80);
     output_free(&out);
     tci_arena_destroy(a);
@@ -710,5 +709,5 @@ static Suite *codegen_suite(void)
 
 int main(void)
 {
-    return tcc_test_run(codegen_suite());
+    return test_run(codegen_suite());
 }

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-int tcc_test_run(Suite *suite)
+int test_run(Suite *suite)
 {
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
@@ -12,7 +12,7 @@ int tcc_test_run(Suite *suite)
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
-tcc_context *tcc_test_context(void)
+tcc_context *test_context(void)
 {
     tcc_context *ctx = NULL;
     ck_assert_int_eq(tcc_context_create(&ctx), TCC_OK);
@@ -20,7 +20,7 @@ tcc_context *tcc_test_context(void)
     return ctx;
 }
 
-uint64_t tcc_test_random(uint64_t *state)
+uint64_t test_random(uint64_t *state)
 {
     uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -28,15 +28,15 @@ uint64_t tcc_test_random(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-int64_t tcc_test_random_below(uint64_t *state, int64_t bound)
+int64_t test_random_below(uint64_t *state, int64_t bound)
 {
-    return bound <= 0 ? 0 : (int64_t)(tcc_test_random(state) % (uint64_t)bound);
+    return bound <= 0 ? 0 : (int64_t)(test_random(state) % (uint64_t)bound);
 }
 
 /* ---- independent naive arithmetic for the reference tests ---------------------------- */
 
 /* An element as the tensor cores read it (operands) or as stored (the epilogue's). */
-double tcc_test_element(tcc_dtype type, const void *data, int64_t i, bool operand)
+double test_element(tcc_dtype type, const void *data, int64_t i, bool operand)
 {
     switch (type) {
     case TCC_FLOAT16:
@@ -58,22 +58,22 @@ double tcc_test_element(tcc_dtype type, const void *data, int64_t i, bool operan
 }
 
 /* The epilogue as tcc.h defines it, for output offset o of channel `channel`. */
-double tcc_test_naive_epilogue(const tcc_epilogue *e, tcc_dtype type, const void *bias,
-                               const void *residual, const void *previous, int64_t o,
-                               int64_t channel, double sum)
+double test_naive_epilogue(const tcc_epilogue *e, tcc_dtype type, const void *bias,
+                           const void *residual, const void *previous, int64_t o, int64_t channel,
+                           double sum)
 {
     double acc = sum;
     if (e->prologue == TCC_PROLOGUE_SET)
         acc = e->prologue_arg + sum;
     else if (e->prologue == TCC_PROLOGUE_SCALE)
-        acc = e->prologue_arg * tcc_test_element(type, previous, o, false) + sum;
+        acc = e->prologue_arg * test_element(type, previous, o, false) + sum;
     else if (e->prologue == TCC_PROLOGUE_RELU)
-        acc = fmax(tcc_test_element(type, previous, o, false), 0.0) + sum;
+        acc = fmax(test_element(type, previous, o, false), 0.0) + sum;
     double v = e->alpha * acc;
     if (e->bias)
-        v += tcc_test_element(type, bias, channel, false);
+        v += test_element(type, bias, channel, false);
     if (e->beta != 0)
-        v += e->beta * tcc_test_element(type, e->residual ? residual : previous, o, false);
+        v += e->beta * test_element(type, e->residual ? residual : previous, o, false);
     if (e->relu)
         v = fmax(v, 0.0);
     if (e->clamp)

@@ -71,7 +71,7 @@ typedef struct Data {
  * range, int32 a small one. */
 static void put_random(tcc_dtype type, void *data, int64_t i, uint64_t *state, bool raw)
 {
-    float quarter = (float)(tcc_test_random_below(state, 17) - 8) / 4.0f;
+    float quarter = (float)(test_random_below(state, 17) - 8) / 4.0f;
     switch (type) {
     case TCC_FLOAT16:
         ((uint16_t *)data)[i] = tcc_f32_to_f16(quarter);
@@ -81,13 +81,13 @@ static void put_random(tcc_dtype type, void *data, int64_t i, uint64_t *state, b
         return;
     case TCC_FLOAT32:
         ((float *)data)[i] =
-            raw ? (float)tcc_test_random_below(state, 1 << 24) / (1 << 22) - 2.0f : quarter;
+            raw ? (float)test_random_below(state, 1 << 24) / (1 << 22) - 2.0f : quarter;
         return;
     case TCC_INT8:
-        ((int8_t *)data)[i] = (int8_t)(tcc_test_random_below(state, 256) - 128);
+        ((int8_t *)data)[i] = (int8_t)(test_random_below(state, 256) - 128);
         return;
     case TCC_INT32:
-        ((int32_t *)data)[i] = (int32_t)(tcc_test_random_below(state, 201) - 100);
+        ((int32_t *)data)[i] = (int32_t)(test_random_below(state, 201) - 100);
         return;
     default:
         ck_abort_msg("no random %s", tcc_dtype_name(type));
@@ -174,7 +174,7 @@ static double naive_input(const tcc_conv2d_desc *d, const Data *data, int64_t n,
 {
     if (h < 0 || h >= d->height || w < 0 || w >= d->width)
         return 0.0; /* the zero padding */
-    return tcc_test_element(d->input_type, data->input, input_offset(d, n, h, w, c), true);
+    return test_element(d->input_type, data->input, input_offset(d, n, h, w, c), true);
 }
 
 static double naive_output(const tcc_conv2d_desc *d, const Data *data, int64_t n, int64_t p,
@@ -185,12 +185,12 @@ static double naive_output(const tcc_conv2d_desc *d, const Data *data, int64_t n
     for (int64_t r = 0; r < d->kernel_h; r++)
         for (int64_t s = 0; s < d->kernel_w; s++)
             for (int64_t c = 0; c < Cg; c++)
-                sum += naive_input(d, data, n, p * d->stride_h - d->pad_top + r * d->dilation_h,
-                                   q * d->stride_w - d->pad_left + s * d->dilation_w, g * Cg + c) *
-                       tcc_test_element(d->input_type, data->filter, filter_offset(d, k, r, s, c),
-                                        true);
-    return tcc_test_naive_epilogue(&d->epilogue, d->output_type, data->bias, data->residual,
-                                   data->previous, output_offset(d, n, p, q, k), k, sum);
+                sum +=
+                    naive_input(d, data, n, p * d->stride_h - d->pad_top + r * d->dilation_h,
+                                q * d->stride_w - d->pad_left + s * d->dilation_w, g * Cg + c) *
+                    test_element(d->input_type, data->filter, filter_offset(d, k, r, s, c), true);
+    return test_naive_epilogue(&d->epilogue, d->output_type, data->bias, data->residual,
+                               data->previous, output_offset(d, n, p, q, k), k, sum);
 }
 
 static double *naive_conv(const tcc_conv2d_desc *d, const Data *data)
@@ -215,7 +215,7 @@ static double *naive_conv(const tcc_conv2d_desc *d, const Data *data)
 
 static double *reference_all(const tcc_conv2d_desc *d, const Data *data, int threads)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     int64_t count = tcc_conv2d_output_elements(d);
     double *out = malloc((size_t)count * sizeof *out);
     ck_assert_ptr_nonnull(out);
@@ -239,7 +239,7 @@ static void assert_same(const double *got, const double *expected, int64_t count
 
 static void check_against_naive(const tcc_conv2d_desc *d, uint64_t seed, bool raw, const char *what)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     ck_assert_msg(tcc_conv2d_validate(ctx, d) == TCC_OK, "%s: %s", what, tcc_last_error(ctx));
     tcc_context_destroy(ctx);
     Data data = random_data(d, seed, raw);
@@ -322,7 +322,7 @@ START_TEST(test_desc_init)
     ck_assert_int_eq(tcc_conv2d_out_height(&d), 1);
     ck_assert_int_eq(tcc_conv2d_out_width(&d), 1);
     ck_assert(tcc_conv2d_flops(&d) == 2.0);
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     ck_assert_int_eq(tcc_conv2d_validate(ctx, &d), TCC_OK);
     tcc_context_destroy(ctx);
 }
@@ -363,7 +363,7 @@ START_TEST(test_tutorial_desc)
     ck_assert_int_eq(tcc_conv2d_filter_elements(&d), 3LL * 3 * 256 * 512);
     ck_assert_int_eq(tcc_conv2d_output_elements(&d), 256LL * 14 * 14 * 512);
     ck_assert(tcc_conv2d_flops(&d) == 2.0 * 256 * 512 * 14 * 14 * 256 * 3 * 3);
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     ck_assert_int_eq(tcc_conv2d_validate(ctx, &d), TCC_OK);
     tcc_context_destroy(ctx);
 }
@@ -481,7 +481,7 @@ static tcc_conv2d_desc layer_desc(const Layer *layer, tcc_layout layout,
 
 static void check_layer(const Layer *layer, tcc_layout layout, tcc_filter_layout filter_layout)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     tcc_conv2d_desc d = layer_desc(layer, layout, filter_layout);
     ck_assert_msg(tcc_conv2d_validate(ctx, &d) == TCC_OK, "%s: %s", layer->name,
                   tcc_last_error(ctx));
@@ -504,13 +504,13 @@ START_TEST(test_layers_validate)
     check_layer(layer, TCC_LAYOUT_NCHW, TCC_FILTER_KCRS);
     check_layer(layer, TCC_LAYOUT_NCHW, TCC_FILTER_KRSC);
     /* The blocked layouts take the layers whose batch is a multiple of 16. */
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     tcc_conv2d_desc d = layer_desc(layer, TCC_LAYOUT_NHWCNC, TCC_FILTER_BLOCKED);
     if (layer->n % 16 == 0) {
         check_layer(layer, TCC_LAYOUT_NHWCNC, TCC_FILTER_BLOCKED);
     } else {
         ck_assert_int_eq(tcc_conv2d_validate(ctx, &d), TCC_ERROR_INVALID_ARGUMENT);
-        tcc_assert_contains(tcc_last_error(ctx), "batch must be a multiple of 16");
+        assert_contains(tcc_last_error(ctx), "batch must be a multiple of 16");
     }
     tcc_context_destroy(ctx);
 }
@@ -682,7 +682,7 @@ static const BadDesc bad_descs[] = {
 START_TEST(test_validation_errors)
 {
     const BadDesc *bad = &bad_descs[_i];
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     tcc_conv2d_desc d = plain_desc(TCC_LAYOUT_NHWC, TCC_FILTER_KRSC);
     if (bad->blocked)
         tcc_tutorial_conv2d_desc(&d);
@@ -690,12 +690,12 @@ START_TEST(test_validation_errors)
     bad->spoil(&d);
     ck_assert_msg(tcc_conv2d_validate(ctx, &d) == bad->status, "%s: got \"%s\"", bad->message,
                   tcc_last_error(ctx));
-    tcc_assert_contains(tcc_last_error(ctx), bad->message);
-    tcc_assert_one_line(ctx);
+    assert_contains(tcc_last_error(ctx), bad->message);
+    assert_one_line(ctx);
     /* The reference validates the same way, before touching any data. */
     double out[1];
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, NULL, NULL, 1, 1, out), bad->status);
-    tcc_assert_contains(tcc_last_error(ctx), bad->message);
+    assert_contains(tcc_last_error(ctx), bad->message);
     tcc_context_destroy(ctx);
 }
 END_TEST
@@ -719,7 +719,7 @@ static bool supported_types(tcc_dtype input, tcc_dtype acc, tcc_dtype output)
 
 START_TEST(test_type_combinations)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     tcc_conv2d_desc d = plain_desc(TCC_LAYOUT_NCHW, TCC_FILTER_KCRS);
     int supported = 0;
     for (int in = TCC_VOID; in <= TCC_FLOAT32; in++)
@@ -742,7 +742,7 @@ END_TEST
 
 START_TEST(test_epilogue_values_accepted)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     tcc_conv2d_desc d = plain_desc(TCC_LAYOUT_NHWC, TCC_FILTER_KRSC);
     d.epilogue.clamp = true;
     d.epilogue.clamp_min = d.epilogue.clamp_max = 2; /* a constant output */
@@ -761,13 +761,13 @@ END_TEST
 
 START_TEST(test_null_desc)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     ck_assert_int_eq(tcc_conv2d_validate(ctx, NULL), TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "descriptor");
+    assert_contains(tcc_last_error(ctx), "descriptor");
     double out[1];
     ck_assert_int_eq(tcc_conv2d_reference(ctx, NULL, NULL, NULL, 1, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "descriptor");
+    assert_contains(tcc_last_error(ctx), "descriptor");
     ck_assert_int_eq(tcc_conv2d_out_height(NULL), 0);
     ck_assert_int_eq(tcc_conv2d_out_width(NULL), 0);
     ck_assert_int_eq(tcc_conv2d_output_elements(NULL), 0);
@@ -777,7 +777,7 @@ END_TEST
 
 START_TEST(test_bad_positions)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     tcc_conv2d_desc d = blocked_desc(16, 2, 16, 16, 1, 1, 0);
     int64_t total = tcc_conv2d_output_elements(&d);
     Data data = filled_data(&d, 1.0, 1.0);
@@ -786,21 +786,21 @@ START_TEST(test_bad_positions)
     int64_t outside[] = {0, total, 1};
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, &data.tensors, outside, 3, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "positions[1]");
+    assert_contains(tcc_last_error(ctx), "positions[1]");
     int64_t negative[] = {-1};
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, &data.tensors, negative, 1, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "positions[0]");
+    assert_contains(tcc_last_error(ctx), "positions[0]");
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, &data.tensors, NULL, 4, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "count");
+    assert_contains(tcc_last_error(ctx), "count");
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, &data.tensors, outside, -1, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "count");
+    assert_contains(tcc_last_error(ctx), "count");
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, &data.tensors, outside, 1, 1, NULL),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "out");
-    tcc_assert_one_line(ctx);
+    assert_contains(tcc_last_error(ctx), "out");
+    assert_one_line(ctx);
     /* Nothing to compute is fine. */
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, &data.tensors, outside, 0, 4, out), TCC_OK);
     free_data(&data);
@@ -811,7 +811,7 @@ END_TEST
 /* Each tensor the reference reads must be there; those it does not read may be NULL. */
 START_TEST(test_missing_tensors)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     tcc_conv2d_desc d = plain_desc(TCC_LAYOUT_NHWC, TCC_FILTER_KRSC);
     Data data = random_data(&d, 7, false);
     int64_t position = 5;
@@ -819,11 +819,11 @@ START_TEST(test_missing_tensors)
     tcc_reference_tensors t = {data.input, data.filter, NULL, NULL, NULL};
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, NULL, &position, 1, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "input and filter");
+    assert_contains(tcc_last_error(ctx), "input and filter");
     t.input = NULL;
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, &t, &position, 1, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "input and filter");
+    assert_contains(tcc_last_error(ctx), "input and filter");
     t.input = data.input;
     t.filter = NULL;
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, &t, &position, 1, 1, out),
@@ -834,28 +834,28 @@ START_TEST(test_missing_tensors)
     d.epilogue.bias = true;
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, &t, &position, 1, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "tensors.bias");
+    assert_contains(tcc_last_error(ctx), "tensors.bias");
     t.bias = data.bias;
     d.epilogue.residual = true; /* with beta 0 the residual is not read */
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, &t, &position, 1, 1, out), TCC_OK);
     d.epilogue.beta = 1;
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, &t, &position, 1, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "tensors.residual");
+    assert_contains(tcc_last_error(ctx), "tensors.residual");
     t.residual = data.residual;
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, &t, &position, 1, 1, out), TCC_OK);
     d.epilogue.residual = false; /* beta now reads the previous output */
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, &t, &position, 1, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "tensors.previous_output");
+    assert_contains(tcc_last_error(ctx), "tensors.previous_output");
     d.epilogue.beta = 0;
     static const tcc_prologue_op reading[] = {TCC_PROLOGUE_SCALE, TCC_PROLOGUE_RELU};
     for (int i = 0; i < 2; i++) {
         d.epilogue.prologue = reading[i];
         ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, &t, &position, 1, 1, out),
                          TCC_ERROR_INVALID_ARGUMENT);
-        tcc_assert_contains(tcc_last_error(ctx), "tensors.previous_output");
-        tcc_assert_one_line(ctx);
+        assert_contains(tcc_last_error(ctx), "tensors.previous_output");
+        assert_one_line(ctx);
     }
     d.epilogue.prologue = TCC_PROLOGUE_SET;
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, &t, &position, 1, 1, out), TCC_OK);
@@ -1081,15 +1081,15 @@ START_TEST(test_integer_output_needs_integer_constants)
     d.accumulate_type = TCC_INT32;
     d.output_type = TCC_INT32;
     d.epilogue.alpha = 0.5;
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     ck_assert_int_eq(tcc_conv2d_validate(ctx, &d), TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "epilogue.alpha (0.5) must be an integer");
+    assert_contains(tcc_last_error(ctx), "epilogue.alpha (0.5) must be an integer");
     d.epilogue.alpha = 2;
     d.epilogue.clamp = true;
     d.epilogue.clamp_min = -1.5;
     d.epilogue.clamp_max = 100;
     ck_assert_int_eq(tcc_conv2d_validate(ctx, &d), TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "epilogue.clamp_min");
+    assert_contains(tcc_last_error(ctx), "epilogue.clamp_min");
     d.epilogue.clamp_min = -1;
     ck_assert_int_eq(tcc_conv2d_validate(ctx, &d), TCC_OK);
     tcc_context_destroy(ctx);
@@ -1135,7 +1135,7 @@ static tcc_conv2d_desc pointwise_desc(tcc_dtype input, tcc_dtype accumulate, tcc
 
 static double reference_one(const tcc_conv2d_desc *d, const tcc_reference_tensors *tensors)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     double out = NAN;
     ck_assert_msg(tcc_conv2d_reference(ctx, d, tensors, NULL, 1, 1, &out) == TCC_OK, "%s",
                   tcc_last_error(ctx));
@@ -1238,7 +1238,7 @@ static void pixel_init(Pixel *px)
 
 static void pixel_run(Pixel *px, double expected0, double expected1)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     ck_assert_msg(tcc_conv2d_reference(ctx, &px->d, &px->tensors, NULL, 2, 1, px->out) == TCC_OK,
                   "%s", tcc_last_error(ctx));
     ck_assert_msg(px->out[0] == expected0 && px->out[1] == expected1, "got %g %g, expected %g %g",
@@ -1354,11 +1354,11 @@ static void check_sampled(const tcc_conv2d_desc *d, uint64_t seed)
     double sampled[SAMPLES];
     uint64_t state = seed;
     for (int i = 0; i < SAMPLES; i++)
-        positions[i] = tcc_test_random_below(&state, tcc_conv2d_output_elements(d));
+        positions[i] = test_random_below(&state, tcc_conv2d_output_elements(d));
     positions[0] = 0;
     positions[1] = tcc_conv2d_output_elements(d) - 1;
     positions[2] = positions[3]; /* repeats are fine */
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     ck_assert_int_eq(tcc_conv2d_reference(ctx, d, &data.tensors, positions, SAMPLES, 3, sampled),
                      TCC_OK);
     for (int i = 0; i < SAMPLES; i++)
@@ -1391,9 +1391,9 @@ static void check_threads(const tcc_conv2d_desc *d, uint64_t seed)
         uint64_t state = seed;
         uint16_t *input = data.input, *filter = data.filter;
         for (int64_t i = 0; i < tcc_conv2d_input_elements(d); i++)
-            input[i] = tcc_f32_to_f16((float)tcc_test_random(&state) / 1.8e19f - 0.5f);
+            input[i] = tcc_f32_to_f16((float)test_random(&state) / 1.8e19f - 0.5f);
         for (int64_t i = 0; i < tcc_conv2d_filter_elements(d); i++)
-            filter[i] = tcc_f32_to_f16((float)tcc_test_random(&state) / 1.8e19f - 0.5f);
+            filter[i] = tcc_f32_to_f16((float)test_random(&state) / 1.8e19f - 0.5f);
     }
     size_t bytes = (size_t)tcc_conv2d_output_elements(d) * sizeof(double);
     double *one = reference_all(d, &data, 1);
@@ -1468,5 +1468,5 @@ static Suite *conv2d_reference_suite(void)
 
 int main(void)
 {
-    return tcc_test_run(conv2d_reference_suite());
+    return test_run(conv2d_reference_suite());
 }

@@ -173,7 +173,7 @@ START_TEST(test_agrees_with_compiler)
 #ifdef __FLT16_MAX__
     uint64_t state = 42;
     for (int i = 0; i < 1000000; i++) {
-        uint32_t bits = (uint32_t)tcc_test_random(&state);
+        uint32_t bits = (uint32_t)test_random(&state);
         float value;
         memcpy(&value, &bits, sizeof value);
         if (isnan(value))
@@ -307,7 +307,7 @@ START_TEST(test_bf16_agrees_with_compiler)
 #ifdef __BFLT16_MAX__
     uint64_t state = 43;
     for (int i = 0; i < 1000000; i++) {
-        float value = float_of_bits((uint32_t)tcc_test_random(&state));
+        float value = float_of_bits((uint32_t)test_random(&state));
         if (isnan(value))
             continue;
         volatile __bf16 converted = (__bf16)value;
@@ -378,7 +378,7 @@ START_TEST(test_tf32_matches_definition)
 {
     uint64_t state = 44;
     for (int i = 0; i < 300000; i++) {
-        uint32_t bits = (uint32_t)tcc_test_random(&state);
+        uint32_t bits = (uint32_t)test_random(&state);
         if (i % 2)
             bits = (bits & ~0x1fffu) | (0x1000u + (uint32_t)(i % 3) - 1); /* near a tie */
         float value = float_of_bits(bits);
@@ -444,5 +444,5 @@ static Suite *half_suite(void)
 
 int main(void)
 {
-    return tcc_test_run(half_suite());
+    return test_run(half_suite());
 }

@@ -611,7 +611,7 @@ START_TEST(arena_many_allocations_are_zeroed_aligned_and_disjoint)
     ck_assert_ptr_nonnull(sizes);
     uint64_t state = 7;
     for (int i = 0; i < COUNT; i++) {
-        sizes[i] = 1 + (size_t)tcc_test_random_below(&state, 300);
+        sizes[i] = 1 + (size_t)test_random_below(&state, 300);
         blocks[i] = tci_arena_alloc(arena, sizes[i]);
         ck_assert_ptr_nonnull(blocks[i]);
         ck_assert_uint_eq((uintptr_t)blocks[i] % alignof(max_align_t), 0);
@@ -745,5 +745,5 @@ static Suite *ir_suite(void)
 
 int main(void)
 {
-    return tcc_test_run(ir_suite());
+    return test_run(ir_suite());
 }

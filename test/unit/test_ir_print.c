@@ -466,7 +466,7 @@ END_TEST
 
 START_TEST(tensor_access_and_reduce)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     tcc_func *func = NULL;
     ck_assert_int_eq(tcc_func_create(ctx, "f", &func), TCC_OK);
     int64_t shape[2] = {16, 16};
@@ -517,5 +517,5 @@ static Suite *ir_print_suite(void)
 
 int main(void)
 {
-    return tcc_test_run(ir_print_suite());
+    return test_run(ir_print_suite());
 }

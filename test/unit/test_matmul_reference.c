@@ -56,7 +56,7 @@ static void *random_tensor(tcc_dtype type, int64_t count, uint64_t *state, bool 
     void *data = malloc((size_t)count * tcc_dtype_size(type));
     ck_assert_ptr_nonnull(data);
     for (int64_t i = 0; i < count; i++) {
-        float quarter = (float)(tcc_test_random_below(state, 17) - 8) / 4.0f;
+        float quarter = (float)(test_random_below(state, 17) - 8) / 4.0f;
         switch (type) {
         case TCC_FLOAT16:
             ((uint16_t *)data)[i] = tcc_f32_to_f16(quarter);
@@ -66,13 +66,13 @@ static void *random_tensor(tcc_dtype type, int64_t count, uint64_t *state, bool 
             break;
         case TCC_FLOAT32:
             ((float *)data)[i] =
-                raw ? (float)tcc_test_random_below(state, 1 << 24) / (1 << 22) - 2.0f : quarter;
+                raw ? (float)test_random_below(state, 1 << 24) / (1 << 22) - 2.0f : quarter;
             break;
         case TCC_INT8:
-            ((int8_t *)data)[i] = (int8_t)(tcc_test_random_below(state, 256) - 128);
+            ((int8_t *)data)[i] = (int8_t)(test_random_below(state, 256) - 128);
             break;
         case TCC_INT32:
-            ((int32_t *)data)[i] = (int32_t)(tcc_test_random_below(state, 201) - 100);
+            ((int32_t *)data)[i] = (int32_t)(test_random_below(state, 201) - 100);
             break;
         default:
             ck_abort_msg("no random %s", tcc_dtype_name(type));
@@ -115,11 +115,11 @@ static double *naive_matmul(const tcc_matmul_desc *d, const Data *data)
             for (int64_t j = 0; j < d->n; j++) {
                 double sum = 0.0;
                 for (int64_t l = 0; l < d->k; l++)
-                    sum += tcc_test_element(d->input_type, data->a, a_offset(d, b, i, l), true) *
-                           tcc_test_element(d->input_type, data->b, b_offset(d, b, l, j), true);
+                    sum += test_element(d->input_type, data->a, a_offset(d, b, i, l), true) *
+                           test_element(d->input_type, data->b, b_offset(d, b, l, j), true);
                 int64_t o = c_offset(d, b, i, j);
-                out[o] = tcc_test_naive_epilogue(&d->epilogue, d->output_type, data->bias,
-                                                 data->residual, data->previous, o, j, sum);
+                out[o] = test_naive_epilogue(&d->epilogue, d->output_type, data->bias,
+                                             data->residual, data->previous, o, j, sum);
             }
     return out;
 }
@@ -127,7 +127,7 @@ static double *naive_matmul(const tcc_matmul_desc *d, const Data *data)
 static double *reference_all(const tcc_matmul_desc *d, const tcc_reference_tensors *tensors,
                              int threads)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     double *out = malloc((size_t)c_elements(d) * sizeof *out);
     ck_assert_ptr_nonnull(out);
     ck_assert_msg(tcc_matmul_reference(ctx, d, tensors, NULL, c_elements(d), threads, out) ==
@@ -186,7 +186,7 @@ START_TEST(test_desc_init)
     ck_assert(!d.epilogue.bias && !d.epilogue.residual && !d.epilogue.relu && !d.epilogue.clamp);
     ck_assert_int_eq(d.epilogue.prologue, TCC_PROLOGUE_NONE);
     ck_assert(tcc_matmul_flops(&d) == 2.0);
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     ck_assert_int_eq(tcc_matmul_validate(ctx, &d), TCC_OK);
     tcc_context_destroy(ctx);
 }
@@ -259,24 +259,24 @@ static const BadDesc bad_descs[] = {
 START_TEST(test_validation_errors)
 {
     const BadDesc *bad = &bad_descs[_i];
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     tcc_matmul_desc d = small_desc(1, 64, 32, 16, false, false);
     ck_assert_int_eq(tcc_matmul_validate(ctx, &d), TCC_OK);
     bad->spoil(&d);
     ck_assert_msg(tcc_matmul_validate(ctx, &d) == bad->status, "%s: got \"%s\"", bad->message,
                   tcc_last_error(ctx));
-    tcc_assert_contains(tcc_last_error(ctx), bad->message);
-    tcc_assert_one_line(ctx);
+    assert_contains(tcc_last_error(ctx), bad->message);
+    assert_one_line(ctx);
     double out[1];
     ck_assert_int_eq(tcc_matmul_reference(ctx, &d, NULL, NULL, 1, 1, out), bad->status);
-    tcc_assert_contains(tcc_last_error(ctx), bad->message);
+    assert_contains(tcc_last_error(ctx), bad->message);
     tcc_context_destroy(ctx);
 }
 END_TEST
 
 START_TEST(test_largest_operands_validate)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     tcc_matmul_desc d = small_desc(1, INT32_MAX, 1, 1, false, false); /* 2^31 - 1 each */
     ck_assert_msg(tcc_matmul_validate(ctx, &d) == TCC_OK, "%s", tcc_last_error(ctx));
     tcc_context_destroy(ctx);
@@ -285,48 +285,48 @@ END_TEST
 
 START_TEST(test_null_arguments)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     double out[4];
     ck_assert_int_eq(tcc_matmul_validate(ctx, NULL), TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "descriptor");
+    assert_contains(tcc_last_error(ctx), "descriptor");
     ck_assert_int_eq(tcc_matmul_reference(ctx, NULL, NULL, NULL, 1, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "descriptor");
+    assert_contains(tcc_last_error(ctx), "descriptor");
 
     tcc_matmul_desc d = small_desc(1, 2, 2, 2, false, false);
     Data data = random_data(&d, 1, false);
     tcc_reference_tensors t = {data.a, NULL, NULL, NULL, NULL};
     ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &t, NULL, 4, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "A and B");
+    assert_contains(tcc_last_error(ctx), "A and B");
     t.filter = data.b;
     ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &t, NULL, 4, 1, out), TCC_OK);
     d.epilogue.bias = true;
     ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &t, NULL, 4, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "tensors.bias");
+    assert_contains(tcc_last_error(ctx), "tensors.bias");
     d.epilogue.bias = false;
     d.epilogue.beta = 1;
     ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &t, NULL, 4, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "tensors.previous_output");
+    assert_contains(tcc_last_error(ctx), "tensors.previous_output");
     d.epilogue.residual = true;
     ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &t, NULL, 4, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "tensors.residual");
+    assert_contains(tcc_last_error(ctx), "tensors.residual");
     d.epilogue.beta = 0;
     ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &t, NULL, 4, 1, out), TCC_OK);
 
     int64_t outside[] = {3, 4};
     ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &t, outside, 2, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "positions[1]");
+    assert_contains(tcc_last_error(ctx), "positions[1]");
     ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &t, NULL, 3, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "count");
+    assert_contains(tcc_last_error(ctx), "count");
     ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &t, NULL, 4, 1, NULL),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_one_line(ctx);
+    assert_one_line(ctx);
     free_data(&data);
     tcc_context_destroy(ctx);
 }
@@ -477,9 +477,9 @@ START_TEST(test_sampled_and_threads)
     double sampled[SAMPLES];
     uint64_t state = 41;
     for (int i = 0; i < SAMPLES; i++)
-        positions[i] = tcc_test_random_below(&state, c_elements(&d));
+        positions[i] = test_random_below(&state, c_elements(&d));
     positions[0] = c_elements(&d) - 1;
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &data.tensors, positions, SAMPLES, 4, sampled),
                      TCC_OK);
     for (int i = 0; i < SAMPLES; i++)
@@ -519,5 +519,5 @@ static Suite *matmul_reference_suite(void)
 
 int main(void)
 {
-    return tcc_test_run(matmul_reference_suite());
+    return test_run(matmul_reference_suite());
 }

@@ -19,7 +19,7 @@ static Expr *x, *i, *j, *r, *t;
 
 static void setup(void)
 {
-    ctx = tcc_test_context();
+    ctx = test_context();
     arena = tci_arena_create();
     ck_assert_ptr_nonnull(arena);
     vx = tci_var(arena, "x", 0);
@@ -197,7 +197,7 @@ START_TEST(flatten_subtracts_region_mins)
     /* simplify then cancels r. */
     ck_assert_int_eq(run_pass("simplify", k, 0), TCC_OK);
     char *text = stmt_text(k->body);
-    tcc_assert_contains(text, "S[i * 8 + j] = G[r * 8 + i * 8 + j]");
+    assert_contains(text, "S[i * 8 + j] = G[r * 8 + i * 8 + j]");
     free(text);
 }
 END_TEST
@@ -417,7 +417,7 @@ START_TEST(unroll_auto_counts_the_steps_of_nests)
     char *text = stmt_text(k->body);
     ck_assert_int_eq(count(text, "B["), 16);
     ck_assert_int_eq(count(text, "for "), 0);
-    tcc_assert_contains(text, "B[15] = 0\n");
+    assert_contains(text, "B[15] = 0\n");
     free(text);
     /* 4 x 8 = 32 steps: the inner 8 go, the outer loop stays. */
     Stmt *wide =
@@ -427,7 +427,7 @@ START_TEST(unroll_auto_counts_the_steps_of_nests)
     text = stmt_text(k->body);
     ck_assert_int_eq(count(text, "for i in 0..4 {"), 1);
     ck_assert_int_eq(count(text, "B["), 8);
-    tcc_assert_contains(text, "  B[i * 8 + 7] = 0\n");
+    assert_contains(text, "  B[i * 8 + 7] = 0\n");
     free(text);
 }
 END_TEST
@@ -641,7 +641,7 @@ START_TEST(thread_sync_guarded_write_then_read)
     PrimFunc *k = threaded(s, guarded);
     /* Threads 16..31 would never reach a barrier inside the if: refused, never placed. */
     ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_ERROR_SCHEDULE);
-    tcc_assert_contains(tcc_last_error(ctx), "only some threads run");
+    assert_contains(tcc_last_error(ctx), "only some threads run");
     char *text = stmt_text(k->body);
     ck_assert_int_eq(count(text, "__syncthreads()"), 0);
     free(text);
@@ -728,7 +728,7 @@ START_TEST(print_after_fires_once_for_a_named_pass)
         ck_assert_int_eq(lower_small(tcc_pass_name(p), &printed), TCC_OK);
         ck_assert_int_eq(printed.calls, 1);
         ck_assert_str_eq(printed.passes[0], tcc_pass_name(p));
-        tcc_assert_contains(printed.last, "kernel small(float32 A[8, 4], float32 B[8, 4])");
+        assert_contains(printed.last, "kernel small(float32 A[8, 4], float32 B[8, 4])");
         free(printed.last);
     }
 }
@@ -739,8 +739,8 @@ START_TEST(print_after_shows_that_pass_s_output)
     Printed before = {0}, after = {0};
     ck_assert_int_eq(lower_small("schedule_ops", &before), TCC_OK);
     ck_assert_int_eq(lower_small("flatten", &after), TCC_OK);
-    tcc_assert_contains(before.last, "B[i, j] = A[i, j] * 2f");
-    tcc_assert_contains(after.last, "B[i * 4 + j] = A[i * 4 + j] * 2f");
+    assert_contains(before.last, "B[i, j] = A[i, j] * 2f");
+    assert_contains(after.last, "B[i * 4 + j] = A[i * 4 + j] * 2f");
     free(before.last);
     free(after.last);
 }
@@ -762,8 +762,8 @@ START_TEST(print_after_unknown_pass_is_an_error)
     Printed printed = {0};
     ck_assert_int_eq(lower_small("inline", &printed), TCC_ERROR_INVALID_ARGUMENT);
     ck_assert_int_eq(printed.calls, 0);
-    tcc_assert_contains(tcc_last_error(ctx), "unknown pass 'inline'");
-    tcc_assert_one_line(ctx);
+    assert_contains(tcc_last_error(ctx), "unknown pass 'inline'");
+    assert_one_line(ctx);
 }
 END_TEST
 
@@ -787,7 +787,7 @@ START_TEST(print_after_without_callback_is_quiet)
     StrBuf sb;
     tci_strbuf_init(&sb);
     tci_print_prim_func(&sb, kernel);
-    tcc_assert_contains(sb.data, ".i0 in 0..8 {");
+    assert_contains(sb.data, ".i0 in 0..8 {");
     tci_strbuf_free(&sb);
     tci_arena_destroy(kernel_arena);
     tcc_func_destroy(func);
@@ -911,14 +911,14 @@ START_TEST(tutorial_allocations_are_the_tutorial_s)
     Tutorial tut;
     tutorial_lower(&tut, 16);
     /* The accumulator per warp, the two shared tiles, and the two fragment groups. */
-    tcc_assert_contains(tut.text, "allocate Conv.wmma.accumulator: float32 wmma.accumulator "
-                                  "[2, 1, 1, 4, 16, 16] {");
-    tcc_assert_contains(tut.text, "allocate Apad.shared: float16 shared [8, 1, 3, 2, 16, 16] {");
-    tcc_assert_contains(tut.text, "allocate W.shared: float16 shared [1, 3, 2, 8, 16, 16] {");
-    tcc_assert_contains(tut.text, "allocate Apad.shared.wmma.matrix_a: float16 wmma.matrix_a "
-                                  "[2, 1, 1, 1, 16, 16] {");
-    tcc_assert_contains(tut.text, "allocate W.shared.wmma.matrix_b: float16 wmma.matrix_b "
-                                  "[1, 1, 1, 4, 16, 16] {");
+    assert_contains(tut.text, "allocate Conv.wmma.accumulator: float32 wmma.accumulator "
+                              "[2, 1, 1, 4, 16, 16] {");
+    assert_contains(tut.text, "allocate Apad.shared: float16 shared [8, 1, 3, 2, 16, 16] {");
+    assert_contains(tut.text, "allocate W.shared: float16 shared [1, 3, 2, 8, 16, 16] {");
+    assert_contains(tut.text, "allocate Apad.shared.wmma.matrix_a: float16 wmma.matrix_a "
+                              "[2, 1, 1, 1, 16, 16] {");
+    assert_contains(tut.text, "allocate W.shared.wmma.matrix_b: float16 wmma.matrix_b "
+                              "[1, 1, 1, 4, 16, 16] {");
     ck_assert_int_eq(count(tut.text, "allocate "), 5);
     const Buffer *allocs[16];
     int n = 0;
@@ -942,12 +942,12 @@ START_TEST(tutorial_launch_shape)
 {
     Tutorial tut;
     tutorial_lower(&tut, 16);
-    tcc_assert_contains(tut.text, "  grid(2, 4, 196) block(32, 4, 2)\n");
+    assert_contains(tut.text, "  grid(2, 4, 196) block(32, 4, 2)\n");
     static const int64_t launch[6] = {2, 4, 196, 32, 4, 2};
     for (int d = 0; d < 6; d++)
         ck_assert_int_eq(tut.kernel->launch[d], launch[d]);
-    tcc_assert_contains(tut.text, "kernel conv2d(float16 A[16, 14, 14, 16, 16, 16], float16 "
-                                  "W[3, 3, 16, 32, 16, 16], float32 Conv[16, 14, 14, 32, 16, 16])");
+    assert_contains(tut.text, "kernel conv2d(float16 A[16, 14, 14, 16, 16, 16], float16 "
+                              "W[3, 3, 16, 32, 16, 16], float32 Conv[16, 14, 14, 32, 16, 16])");
     tutorial_free(&tut);
 }
 END_TEST
@@ -983,9 +983,9 @@ START_TEST(tutorial_tensor_core_operations)
     ck_assert_int_eq(count(tut.text, "wmma.store_matrix("), 8);
     ck_assert_int_eq(count(tut.text, "// m16n16k16"), 30);
     /* Unrolled: every fragment index is a constant. */
-    tcc_assert_contains(tut.text, "wmma.mma_sync(Conv.wmma.accumulator[7], "
-                                  "Apad.shared.wmma.matrix_a[1], W.shared.wmma.matrix_b[3], "
-                                  "Conv.wmma.accumulator[7])");
+    assert_contains(tut.text, "wmma.mma_sync(Conv.wmma.accumulator[7], "
+                              "Apad.shared.wmma.matrix_a[1], W.shared.wmma.matrix_b[3], "
+                              "Conv.wmma.accumulator[7])");
     ck_assert_int_eq(count_kind(tut.kernel->body, STMT_WMMA), 30);
     tutorial_free(&tut);
 }
@@ -996,14 +996,14 @@ START_TEST(tutorial_filter_copy_is_vectorized)
     Tutorial tut;
     tutorial_lower(&tut, 16);
     /* Each lane copies 8 contiguous halves (16 bytes) of the filter tile. */
-    tcc_assert_contains(tut.text, "W.shared[ramp(");
-    tcc_assert_contains(tut.text, "threadIdx.x * 8, 1, 8)] = W[ramp(");
+    assert_contains(tut.text, "W.shared[ramp(");
+    assert_contains(tut.text, "threadIdx.x * 8, 1, 8)] = W[ramp(");
     ck_assert_int_eq(count(tut.text, ", 1, 8)]"), 2);
     ck_assert_int_eq(count(tut.text, "vectorized for"), 0);
     /* The padded input copy is not vectorized (its threadIdx.x is innermost). */
-    tcc_assert_contains(tut.text, "Apad.shared[threadIdx.y * 3072 + threadIdx.z * 1536 + ax2 * "
-                                  "512 + ax3 * 256 + ax4.ax5.fused.outer * 32 + threadIdx.x] = "
-                                  "if_then_else(");
+    assert_contains(tut.text, "Apad.shared[threadIdx.y * 3072 + threadIdx.z * 1536 + ax2 * "
+                              "512 + ax3 * 256 + ax4.ax5.fused.outer * 32 + threadIdx.x] = "
+                              "if_then_else(");
     tutorial_free(&tut);
 }
 END_TEST
@@ -1109,5 +1109,5 @@ static Suite *passes_suite(void)
 
 int main(void)
 {
-    return tcc_test_run(passes_suite());
+    return test_run(passes_suite());
 }

@@ -81,15 +81,15 @@ START_TEST(test_open_without_driver)
 {
     if (driver_present())
         return; /* covered by the device tests below */
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     /* Repeated, so a leak on the failure path would stand out under LeakSanitizer. */
     for (int i = 0; i < 50; i++) {
         tcc_device *device = (tcc_device *)&device; /* must be reset to NULL */
         ck_assert_int_eq(tcc_device_open(ctx, 0, &device), TCC_ERROR_CUDA);
         ck_assert_ptr_null(device);
-        tcc_assert_contains(tcc_last_error(ctx), "cannot load libcuda.so.1");
-        tcc_assert_contains(tcc_last_error(ctx), "no NVIDIA driver");
-        tcc_assert_one_line(ctx);
+        assert_contains(tcc_last_error(ctx), "cannot load libcuda.so.1");
+        assert_contains(tcc_last_error(ctx), "no NVIDIA driver");
+        assert_one_line(ctx);
     }
     tcc_context_destroy(ctx);
 }
@@ -97,9 +97,9 @@ END_TEST
 
 START_TEST(test_null_handles)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     ck_assert_int_eq(tcc_device_open(ctx, 0, NULL), TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "out is NULL");
+    assert_contains(tcc_last_error(ctx), "out is NULL");
     tcc_device_close(NULL);
     tcc_device_buffer_free(NULL);
     tcc_loaded_kernel_destroy(NULL);
@@ -132,7 +132,7 @@ static bool open_gpu(Gpu *gpu)
 {
     if (!driver_present())
         return false;
-    gpu->ctx = tcc_test_context();
+    gpu->ctx = test_context();
     ck_assert_msg(tcc_device_open(gpu->ctx, 0, &gpu->device) == TCC_OK, "%s",
                   tcc_last_error(gpu->ctx));
     return true;
@@ -174,8 +174,8 @@ START_TEST(test_bad_ordinal)
     tcc_device *other = NULL;
     ck_assert_int_eq(tcc_device_open(gpu.ctx, 9999, &other), TCC_ERROR_CUDA);
     ck_assert_ptr_null(other);
-    tcc_assert_contains(tcc_last_error(gpu.ctx), "cuDeviceGet failed for device 9999: CUDA_ERROR_");
-    tcc_assert_one_line(gpu.ctx);
+    assert_contains(tcc_last_error(gpu.ctx), "cuDeviceGet failed for device 9999: CUDA_ERROR_");
+    assert_one_line(gpu.ctx);
     close_gpu(&gpu);
 }
 END_TEST
@@ -198,15 +198,15 @@ START_TEST(test_buffers)
         ck_assert_uint_eq(down[i], 0xab);
 
     ck_assert_int_eq(tcc_device_buffer_upload(buffer, up, 101), TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(gpu.ctx), "101 bytes do not fit in a buffer of 100");
+    assert_contains(tcc_last_error(gpu.ctx), "101 bytes do not fit in a buffer of 100");
     ck_assert_int_eq(tcc_device_buffer_download(buffer, NULL, 10), TCC_ERROR_INVALID_ARGUMENT);
     tcc_device_buffer *empty = NULL;
     ck_assert_int_eq(tcc_device_buffer_alloc(gpu.device, 0, &empty), TCC_ERROR_INVALID_ARGUMENT);
     ck_assert_ptr_null(empty);
     /* More memory than any GPU has: the driver's error comes back. */
     ck_assert_int_eq(tcc_device_buffer_alloc(gpu.device, (size_t)1 << 50, &empty), TCC_ERROR_CUDA);
-    tcc_assert_contains(tcc_last_error(gpu.ctx), "cuMemAlloc failed for 1125899906842624 bytes: "
-                                                 "CUDA_ERROR_OUT_OF_MEMORY");
+    assert_contains(tcc_last_error(gpu.ctx), "cuMemAlloc failed for 1125899906842624 bytes: "
+                                             "CUDA_ERROR_OUT_OF_MEMORY");
     ck_assert_ptr_null(empty);
     tcc_device_buffer_free(buffer);
     close_gpu(&gpu);
@@ -263,23 +263,23 @@ START_TEST(test_rejected_module_reports_jit_log)
     tcc_loaded_kernel *loaded = (tcc_loaded_kernel *)&broken;
     ck_assert_int_eq(tcc_kernel_load(gpu.device, &broken, &loaded), TCC_ERROR_CUDA);
     ck_assert_ptr_null(loaded);
-    tcc_assert_contains(tcc_last_error(gpu.ctx), "cuModuleLoadDataEx failed for kernel 'broken': "
-                                                 "CUDA_ERROR_INVALID_PTX");
-    tcc_assert_contains(tcc_last_error(gpu.ctx), "bogus");
-    tcc_assert_one_line(gpu.ctx);
+    assert_contains(tcc_last_error(gpu.ctx), "cuModuleLoadDataEx failed for kernel 'broken': "
+                                             "CUDA_ERROR_INVALID_PTX");
+    assert_contains(tcc_last_error(gpu.ctx), "bogus");
+    assert_one_line(gpu.ctx);
 
     tcc_kernel misnamed = double_kernel;
     misnamed.name = (char *)"not_in_module";
     ck_assert_int_eq(tcc_kernel_load(gpu.device, &misnamed, &loaded), TCC_ERROR_CUDA);
-    tcc_assert_contains(tcc_last_error(gpu.ctx), "cuModuleGetFunction failed for kernel "
-                                                 "'not_in_module': CUDA_ERROR_NOT_FOUND");
+    assert_contains(tcc_last_error(gpu.ctx), "cuModuleGetFunction failed for kernel "
+                                             "'not_in_module': CUDA_ERROR_NOT_FOUND");
     tcc_kernel no_ptx = double_kernel;
     no_ptx.ptx = (char *)"";
     ck_assert_int_eq(tcc_kernel_load(gpu.device, &no_ptx, &loaded), TCC_ERROR_INVALID_ARGUMENT);
     tcc_kernel zero_block = double_kernel;
     zero_block.block[1] = 0;
     ck_assert_int_eq(tcc_kernel_load(gpu.device, &zero_block, &loaded), TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(gpu.ctx), "block dimension 1 is 0");
+    assert_contains(tcc_last_error(gpu.ctx), "block dimension 1 is 0");
     close_gpu(&gpu);
 }
 END_TEST
@@ -295,12 +295,12 @@ START_TEST(test_launch_errors)
     ck_assert_int_eq(tcc_kernel_load(gpu.device, &huge_block, &loaded), TCC_OK);
     tcc_device_buffer *buffers[2] = {alloc_buffer(&gpu, 4 * COUNT), alloc_buffer(&gpu, 4 * COUNT)};
     ck_assert_int_eq(tcc_kernel_launch(loaded, 2, buffers), TCC_ERROR_CUDA);
-    tcc_assert_contains(tcc_last_error(gpu.ctx),
-                        "cuLaunchKernel failed for kernel 'tcc_test_double' (grid 4x1x1, block "
-                        "4096x1x1): CUDA_ERROR_INVALID_VALUE");
+    assert_contains(tcc_last_error(gpu.ctx),
+                    "cuLaunchKernel failed for kernel 'tcc_test_double' (grid 4x1x1, block "
+                    "4096x1x1): CUDA_ERROR_INVALID_VALUE");
     double ms;
     ck_assert_int_eq(tcc_kernel_time(loaded, 2, buffers, 1, 3, &ms), TCC_ERROR_CUDA);
-    tcc_assert_contains(tcc_last_error(gpu.ctx), "cuLaunchKernel failed");
+    assert_contains(tcc_last_error(gpu.ctx), "cuLaunchKernel failed");
     tcc_loaded_kernel_destroy(loaded);
     tcc_device_buffer_free(buffers[0]);
     tcc_device_buffer_free(buffers[1]);
@@ -324,9 +324,9 @@ START_TEST(test_fault_is_reported)
     ck_assert_msg(tcc_kernel_load(gpu.device, &fault, &loaded) == TCC_OK, "%s",
                   tcc_last_error(gpu.ctx));
     ck_assert_int_eq(tcc_kernel_launch(loaded, 0, NULL), TCC_ERROR_CUDA);
-    tcc_assert_contains(tcc_last_error(gpu.ctx),
-                        "cuCtxSynchronize failed after kernel 'tcc_test_fault': CUDA_ERROR_");
-    tcc_assert_one_line(gpu.ctx);
+    assert_contains(tcc_last_error(gpu.ctx),
+                    "cuCtxSynchronize failed after kernel 'tcc_test_fault': CUDA_ERROR_");
+    assert_one_line(gpu.ctx);
     tcc_loaded_kernel_destroy(loaded);
     close_gpu(&gpu);
 }
@@ -355,5 +355,5 @@ static Suite *runtime_suite(void)
 
 int main(void)
 {
-    return tcc_test_run(runtime_suite());
+    return test_run(runtime_suite());
 }

@@ -17,7 +17,7 @@ static tcc_func *func;
 
 static void setup(void)
 {
-    ctx = tcc_test_context();
+    ctx = test_context();
     ck_assert_int_eq(tcc_func_create(ctx, "k", &func), TCC_OK);
 }
 
@@ -185,7 +185,7 @@ static tcc_status lower_status(int nparam, tcc_tensor *const *params)
 
 /* Fails unless `text` contains every line of `lines` consecutively (a block of the nest,
  * indentation included). */
-#define assert_block(text, lines) tcc_assert_contains(text, lines)
+#define assert_block(text, lines) assert_contains(text, lines)
 
 static int count(const char *text, const char *part)
 {
@@ -206,8 +206,8 @@ static void assert_order(const char *text, const char *first, const char *second
 static void assert_error(tcc_status status, tcc_status expected, const char *part)
 {
     ck_assert_int_eq(status, expected);
-    tcc_assert_contains(tcc_last_error(ctx), part);
-    tcc_assert_one_line(ctx);
+    assert_contains(tcc_last_error(ctx), part);
+    assert_one_line(ctx);
 }
 
 /* ---- no schedule -------------------------------------------------------------------- */
@@ -301,7 +301,7 @@ START_TEST(split_non_dividing_factor_guards_the_body)
     free(text);
     /* The guard survives the whole pipeline (it is not provable). */
     text = lowered_elementwise(&e, "thread_sync");
-    tcc_assert_contains(text, "if (i.outer * 10 + i.inner < 64) {");
+    assert_contains(text, "if (i.outer * 10 + i.inner < 64) {");
     free(text);
 }
 END_TEST
@@ -328,7 +328,7 @@ START_TEST(split_factor_larger_than_the_extent)
     Elementwise e = elementwise(times_two);
     ck_assert_int_eq(tcc_split(e.stage, e.j, 100, NULL, NULL), TCC_OK);
     char *text = lowered_elementwise(&e, "schedule_ops");
-    tcc_assert_contains(text, "    for j.outer in 0..1 {\n");
+    assert_contains(text, "    for j.outer in 0..1 {\n");
     bool clamped = strstr(text, "      for j.inner in 0..32 {\n") && count(text, "if (") == 0;
     bool guarded = strstr(text, "      for j.inner in 0..100 {\n") &&
                    strstr(text, "        if (j.outer * 100 + j.inner < 32) {\n");
@@ -381,7 +381,7 @@ START_TEST(split_guard_follows_later_split)
     ck_assert_int_eq(tcc_split(e.stage, inner, 5, NULL, NULL), TCC_OK);
     char *text = lowered_elementwise(&e, "schedule_ops");
     ck_assert_ptr_null(strstr(text, "i.outer * 10 + i.inner <"));
-    tcc_assert_contains(text, "if (i.outer * 10 + (i.inner.outer * 5 + i.inner.inner) < 64) {");
+    assert_contains(text, "if (i.outer * 10 + (i.inner.outer * 5 + i.inner.inner) < 64) {");
     free(text);
 }
 END_TEST
@@ -404,7 +404,7 @@ START_TEST(fuse_makes_one_loop)
     free(text);
     /* Flattened and simplified, (f / 32) * 32 + f % 32 is f. */
     text = lowered_elementwise(&e, "simplify");
-    tcc_assert_contains(text, "B[i.j.fused] = A[i.j.fused] * 2f");
+    assert_contains(text, "B[i.j.fused] = A[i.j.fused] * 2f");
     free(text);
 }
 END_TEST
@@ -528,7 +528,7 @@ START_TEST(bind_every_tag)
     ck_assert_int_eq(tcc_bind(e.stage, jio, TCC_THREAD_Y), TCC_OK);
     ck_assert_int_eq(tcc_bind(e.stage, jii, TCC_THREAD_Z), TCC_OK);
     char *text = lowered_elementwise(&e, "schedule_ops");
-    tcc_assert_contains(text, "  grid(4, 4, 4) block(4, 4, 2)\n");
+    assert_contains(text, "  grid(4, 4, 4) block(4, 4, 2)\n");
     assert_order(text, "launch blockIdx.x in 0..4", "launch blockIdx.y in 0..4");
     assert_order(text, "launch blockIdx.z in 0..4", "launch threadIdx.x in 0..4");
     assert_order(text, "launch threadIdx.y in 0..4", "launch threadIdx.z in 0..2");
@@ -582,8 +582,8 @@ START_TEST(compute_at_allocates_the_inferred_region)
     free(text);
     /* Flattened, T's offsets start at its region: T[i.inner * 32 + j]. */
     text = lowered(2, params, "simplify", 0);
-    tcc_assert_contains(text, "T[x * 32 + y] = A[i.outer * 512 + x * 32 + y] * 2f");
-    tcc_assert_contains(text, "B[i.outer * 512 + i.inner * 32 + j] = T[i.inner * 32 + j] + 1f");
+    assert_contains(text, "T[x * 32 + y] = A[i.outer * 512 + x * 32 + y] * 2f");
+    assert_contains(text, "B[i.outer * 512 + i.inner * 32 + j] = T[i.inner * 32 + j] + 1f");
     free(text);
 }
 END_TEST
@@ -652,8 +652,8 @@ START_TEST(cache_read_shared_copies_a_tile_per_block)
               "          }\n"
               "        }\n"
               "        for j in 0..32 {\n");
-    tcc_assert_contains(text, "C[blockIdx.x * 16 + threadIdx.x, j] + A.shared[blockIdx.x * 16 + "
-                              "threadIdx.x, k] * B[k, j]\n");
+    assert_contains(text, "C[blockIdx.x * 16 + threadIdx.x, j] + A.shared[blockIdx.x * 16 + "
+                          "threadIdx.x, k] * B[k, j]\n");
     free(text);
 }
 END_TEST
@@ -841,7 +841,7 @@ START_TEST(tensorize_of_the_tutorial_convolution)
     ck_assert_int_eq(count(text, "wmma.load_matrix_b("), 1);
     ck_assert_int_eq(count(text, "wmma.mma_sync("), 1);
     ck_assert_int_eq(count(text, "wmma.store_matrix("), 1);
-    tcc_assert_contains(text, ", stride 16, row_major)    // m16n16k16");
+    assert_contains(text, ", stride 16, row_major)    // m16n16k16");
     free(text);
 }
 END_TEST
@@ -1062,8 +1062,8 @@ START_TEST(error_cache_misuse)
     matmul(&m);
     /* B is not read by A (a placeholder). */
     ck_assert_ptr_null(tcc_cache_read(func, m.b, TCC_SCOPE_SHARED, 1, &m.a));
-    tcc_assert_contains(tcc_last_error(ctx), "cache_read: A does not read B");
-    tcc_assert_one_line(ctx);
+    assert_contains(tcc_last_error(ctx), "cache_read: A does not read B");
+    assert_one_line(ctx);
     tcc_func_destroy(func);
 
     /* cache_write after a split: the relations would not carry over. */
@@ -1071,9 +1071,9 @@ START_TEST(error_cache_misuse)
     matmul(&m);
     ck_assert_int_eq(tcc_split(m.stage, m.i, 16, NULL, NULL), TCC_OK);
     ck_assert_ptr_null(tcc_cache_write(func, m.c, TCC_SCOPE_LOCAL));
-    tcc_assert_contains(tcc_last_error(ctx),
-                        "cache_write: C must be a compute tensor not yet split or fused");
-    tcc_assert_one_line(ctx);
+    assert_contains(tcc_last_error(ctx),
+                    "cache_write: C must be a compute tensor not yet split or fused");
+    assert_one_line(ctx);
 }
 END_TEST
 
@@ -1106,7 +1106,7 @@ START_TEST(error_of_a_failed_definition_survives)
      * (undefined behaviour), which left an empty message. */
     int64_t bad[1] = {0};
     ck_assert_ptr_null(tcc_placeholder(func, "A", 1, bad, TCC_FLOAT32));
-    tcc_assert_contains(tcc_last_error(ctx), "tensor A: dimension 0 has size 0");
+    assert_contains(tcc_last_error(ctx), "tensor A: dimension 0 has size 0");
     tcc_tensor *none = NULL;
     assert_error(tcc_schedule_create(func, 1, &none), TCC_ERROR_INVALID_ARGUMENT,
                  "tensor A: dimension 0 has size 0 (must be at least 1)");
@@ -1150,7 +1150,7 @@ START_TEST(bind_two_axes_to_one_tag_is_refused)
     Elementwise e = elementwise(times_two);
     ck_assert_int_eq(tcc_bind(e.stage, e.i, TCC_THREAD_X), TCC_OK);
     ck_assert_int_eq(tcc_bind(e.stage, e.j, TCC_THREAD_X), TCC_ERROR_SCHEDULE);
-    tcc_assert_contains(tcc_last_error(ctx), "already bound to threadIdx.x");
+    assert_contains(tcc_last_error(ctx), "already bound to threadIdx.x");
 }
 END_TEST
 
@@ -1218,5 +1218,5 @@ static Suite *schedule_suite(void)
 
 int main(void)
 {
-    return tcc_test_run(schedule_suite());
+    return test_run(schedule_suite());
 }

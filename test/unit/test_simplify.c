@@ -540,20 +540,20 @@ static int64_t eval(const Expr *e, bool *bad)
 
 static Expr *random_int_expr(uint64_t *state, int depth)
 {
-    if (depth == 0 || tcc_test_random_below(state, 4) == 0) {
-        if (tcc_test_random_below(state, 2))
-            return tci_ir_var(arena, rand_vars[tcc_test_random_below(state, 3)]);
-        return num(tcc_test_random_below(state, 41) - 20);
+    if (depth == 0 || test_random_below(state, 4) == 0) {
+        if (test_random_below(state, 2))
+            return tci_ir_var(arena, rand_vars[test_random_below(state, 3)]);
+        return num(test_random_below(state, 41) - 20);
     }
     static const ExprKind kinds[] = {EXPR_ADD, EXPR_SUB, EXPR_MUL, EXPR_DIV, EXPR_MOD};
-    ExprKind kind = kinds[tcc_test_random_below(state, 5)];
+    ExprKind kind = kinds[test_random_below(state, 5)];
     Expr *a = random_int_expr(state, depth - 1);
     /* Mostly constant multipliers and divisors, as index arithmetic has. */
     Expr *b;
-    if (kind == EXPR_MUL && tcc_test_random_below(state, 4))
-        b = num(tcc_test_random_below(state, 17) - 8);
-    else if ((kind == EXPR_DIV || kind == EXPR_MOD) && tcc_test_random_below(state, 4))
-        b = num(1 + tcc_test_random_below(state, 16));
+    if (kind == EXPR_MUL && test_random_below(state, 4))
+        b = num(test_random_below(state, 17) - 8);
+    else if ((kind == EXPR_DIV || kind == EXPR_MOD) && test_random_below(state, 4))
+        b = num(1 + test_random_below(state, 16));
     else
         b = random_int_expr(state, depth - 1);
     return bin(kind, a, b);
@@ -562,10 +562,10 @@ static Expr *random_int_expr(uint64_t *state, int depth)
 static Expr *random_bool_expr(uint64_t *state, int depth)
 {
     static const ExprKind cmp[] = {EXPR_LT, EXPR_LE, EXPR_EQ, EXPR_NE};
-    if (depth > 0 && tcc_test_random_below(state, 3) == 0)
-        return bin(tcc_test_random_below(state, 2) ? EXPR_AND : EXPR_OR,
+    if (depth > 0 && test_random_below(state, 3) == 0)
+        return bin(test_random_below(state, 2) ? EXPR_AND : EXPR_OR,
                    random_bool_expr(state, depth - 1), random_bool_expr(state, depth - 1));
-    return bin(cmp[tcc_test_random_below(state, 4)], random_int_expr(state, 2),
+    return bin(cmp[test_random_below(state, 4)], random_int_expr(state, 2),
                random_int_expr(state, 2));
 }
 
@@ -580,11 +580,11 @@ START_TEST(random_expressions_keep_their_values)
         rand_vars[2] = vz;
         VarRange ranges[3];
         for (int i = 0; i < 3; i++)
-            ranges[i] = (VarRange){rand_vars[i], tcc_test_random_below(&state, 9) - 4,
-                                   1 + tcc_test_random_below(&state, 6)};
-        Expr *e = tcc_test_random_below(&state, 3) == 0 ? random_bool_expr(&state, 2)
-                                                        : random_int_expr(&state, 4);
-        int nrange = (int)tcc_test_random_below(&state, 2) * 3;
+            ranges[i] = (VarRange){rand_vars[i], test_random_below(&state, 9) - 4,
+                                   1 + test_random_below(&state, 6)};
+        Expr *e = test_random_below(&state, 3) == 0 ? random_bool_expr(&state, 2)
+                                                    : random_int_expr(&state, 4);
+        int nrange = (int)test_random_below(&state, 2) * 3;
         Expr *s = tci_simplify(arena, e, nrange, ranges);
         for (rand_values[0] = ranges[0].min; rand_values[0] < ranges[0].min + ranges[0].extent;
              rand_values[0]++)
@@ -688,5 +688,5 @@ static Suite *simplify_suite(void)
 
 int main(void)
 {
-    return tcc_test_run(simplify_suite());
+    return test_run(simplify_suite());
 }
