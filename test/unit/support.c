@@ -20,6 +20,14 @@ tcc_context *test_context(void)
     return ctx;
 }
 
+int occurrences(const char *text, const char *part)
+{
+    int n = 0;
+    for (const char *p = strstr(text, part); p; p = strstr(p + 1, part))
+        n++;
+    return n;
+}
+
 uint64_t test_random(uint64_t *state)
 {
     uint64_t z = (*state += 0x9e3779b97f4a7c15ull);

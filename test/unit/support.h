@@ -33,6 +33,9 @@ tcc_context *test_context(void);
         ck_assert_msg(*error_ && !strchr(error_, '\n'), "not one line: \"%s\"", error_);           \
     } while (0)
 
+/* How many times `part` occurs in `text` (overlapping occurrences count). */
+int occurrences(const char *text, const char *part);
+
 /* A deterministic pseudo-random generator (splitmix64): tests are reproducible. */
 uint64_t test_random(uint64_t *state);
 /* A uniform integer in [0, bound). */

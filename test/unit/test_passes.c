@@ -4,7 +4,7 @@
  * callback, and the tutorial's convolution end to end.
  */
 #include "driver/driver.h"
-#include "support.h"
+#include "ir_support.h"
 
 #include <check.h>
 #include <stdbool.h>
@@ -13,31 +13,24 @@
 #include <string.h>
 
 static tcc_context *ctx;
-static Arena *arena;
-static Var *vx, *vi, *vj, *vr, *tx;
-static Expr *x, *i, *j, *r, *t;
+static Var *vi, *vj, *vr, *tx;
+static Expr *i, *j, *r, *t;
 
+/* x (the shared one), i, j, r and threadIdx.x, numbered 0 to 4. */
 static void setup(void)
 {
     ctx = test_context();
-    arena = tci_arena_create();
-    ck_assert_ptr_nonnull(arena);
-    vx = tci_var(arena, "x", 0);
-    vi = tci_var(arena, "i", 1);
-    vj = tci_var(arena, "j", 2);
-    vr = tci_var(arena, "r", 3);
-    tx = tci_var(arena, "threadIdx.x", 4);
-    x = tci_ir_var(arena, vx);
-    i = tci_ir_var(arena, vi);
-    j = tci_ir_var(arena, vj);
-    r = tci_ir_var(arena, vr);
-    t = tci_ir_var(arena, tx);
+    ir_setup();
+    x = ir_var("x", 0, &vx);
+    i = ir_var("i", 1, &vi);
+    j = ir_var("j", 2, &vj);
+    r = ir_var("r", 3, &vr);
+    t = ir_var("threadIdx.x", 4, &tx);
 }
 
 static void teardown(void)
 {
-    tci_arena_destroy(arena);
-    arena = NULL;
+    ir_teardown();
     tcc_context_destroy(ctx);
     ctx = NULL;
 }
@@ -54,96 +47,20 @@ static tcc_status run_pass(const char *name, PrimFunc *k, int auto_unroll_max_st
 
 /* ---- building IR ---------------------------------------------------------------------- */
 
-static Expr *num(int64_t value)
-{
-    return tci_ir_int(arena, value);
-}
-
-static Expr *bin(ExprKind kind, Expr *a, Expr *b)
-{
-    return tci_ir_binary(arena, kind, a, b);
-}
-
-static Expr *add(Expr *a, Expr *b)
-{
-    return bin(EXPR_ADD, a, b);
-}
-static Expr *mul(Expr *a, int64_t c)
-{
-    return bin(EXPR_MUL, a, num(c));
-}
-
 static Buffer *buffer(const char *name, tcc_dtype type, tcc_scope scope, int ndim,
                       const int64_t *shape)
 {
     return tci_ir_buffer(arena, name, type, scope, ndim, shape);
 }
 
-static Buffer *buffer1(const char *name, tcc_scope scope, int64_t size)
-{
-    return buffer(name, TCC_FLOAT32, scope, 1, &size);
-}
-
-static Expr *load1(Buffer *b, Expr *index)
-{
-    return tci_ir_load(arena, b, 1, &index);
-}
-
-static Stmt *store1(Buffer *b, Expr *index, Expr *value)
-{
-    return tci_stmt_store(arena, b, 1, &index, value);
-}
-
-static Stmt *loop(Var *var, int64_t extent, ForKind kind, Stmt *body)
-{
-    return tci_stmt_for(arena, var, num(0), num(extent), kind, body);
-}
-
-static Stmt *seq2(Stmt *a, Stmt *b)
-{
-    return tci_stmt_seq2(arena, a, b);
-}
-
 /* A kernel of `body` (in the test's arena) launching `threads` threads in x. */
 static PrimFunc *kernel_of(Stmt *body, int64_t threads)
 {
-    PrimFunc *k = tci_arena_alloc(arena, sizeof *k);
-    k->name = "test";
-    k->arena = arena;
-    k->params = tci_arena_alloc(arena, sizeof(Buffer *));
-    for (int d = 0; d < 6; d++)
-        k->launch[d] = 1;
-    if (threads > 1) {
-        k->launch[TCC_THREAD_X] = threads;
-        k->thread_var[TCC_THREAD_X] = tx;
-    }
+    PrimFunc *k = ir_kernel("test", 0, NULL);
+    if (threads > 1)
+        ir_launch(k, TCC_THREAD_X, threads, tx);
     k->body = body;
-    k->next_var_id = 100;
     return k;
-}
-
-static char *stmt_text(const Stmt *s)
-{
-    StrBuf sb;
-    tci_strbuf_init(&sb);
-    tci_print_stmt(&sb, s, 0);
-    ck_assert(!sb.failed);
-    return sb.data;
-}
-
-static void check_stmt(const Stmt *s, const char *expected)
-{
-    char *text = stmt_text(s);
-    ck_assert_msg(strcmp(text, expected) == 0, "got:\n%s\nexpected:\n%s", text, expected);
-    free(text);
-}
-
-static int count(const char *text, const char *part)
-{
-    int n = 0;
-    for (const char *p = strstr(text, part); p; p = strstr(p + 1, part))
-        n++;
-    return n;
 }
 
 /* ---- flatten ------------------------------------------------------------------------ */
@@ -196,7 +113,7 @@ START_TEST(flatten_subtracts_region_mins)
     ck_assert_ptr_null(s_buf->min[0]);
     /* simplify then cancels r. */
     ck_assert_int_eq(run_pass("simplify", k, 0), TCC_OK);
-    char *text = stmt_text(k->body);
+    char *text = stmt_text(k->body, 0);
     assert_contains(text, "S[i * 8 + j] = G[r * 8 + i * 8 + j]");
     free(text);
 }
@@ -208,17 +125,8 @@ START_TEST(flatten_wmma_memory_index)
     Buffer *g = buffer("C", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 2, shape);
     Buffer *frag = buffer("F", TCC_FLOAT32, TCC_SCOPE_WMMA_ACCUMULATOR, 3, tile);
     Expr *memory[2] = {mul(x, 16), mul(i, 16)};
-    WmmaStmt w = {.op = WMMA_STORE,
-                  .m = 16,
-                  .n = 16,
-                  .k = 16,
-                  .fragment = frag,
-                  .fragment_index = x,
-                  .memory = g,
-                  .nindex = 2,
-                  .memory_index = memory,
-                  .stride = 32};
-    PrimFunc *k = kernel_of(tci_stmt_wmma(arena, &w), 1);
+    PrimFunc *k =
+        kernel_of(wmma_memory(wmma_op(WMMA_STORE, 16, 16, 16, frag, x), g, 2, memory, 32), 1);
     ck_assert_int_eq(run_pass("flatten", k, 0), TCC_OK);
     check_stmt(k->body,
                "wmma.store_matrix(&C[x * 16 * 32 + i * 16], F[x], stride 32, row_major)    "
@@ -229,7 +137,7 @@ END_TEST
 
 START_TEST(flatten_leaves_flat_kernels_alone)
 {
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *body = loop(vi, 64, FOR_SERIAL, store1(b, i, load1(b, add(i, num(1)))));
     PrimFunc *k = kernel_of(body, 1);
     ck_assert_int_eq(run_pass("flatten", k, 0), TCC_OK);
@@ -241,8 +149,8 @@ END_TEST
 
 START_TEST(simplify_removes_unit_loops)
 {
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
-    Buffer *a = buffer1("A", TCC_SCOPE_GLOBAL, 64);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
+    Buffer *a = f32_buffer("A", TCC_SCOPE_GLOBAL, 64);
     Expr *index = add(mul(i, 8), j);
     Stmt *body =
         loop(vi, 1, FOR_SERIAL, loop(vj, 8, FOR_SERIAL, store1(b, index, load1(a, index))));
@@ -255,7 +163,7 @@ END_TEST
 START_TEST(simplify_unit_loop_takes_its_min)
 {
     /* for i in 3..4 runs once with i = 3. */
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *body = tci_stmt_for(arena, vi, num(3), num(1), FOR_SERIAL, store1(b, mul(i, 2), num(0)));
     PrimFunc *k = kernel_of(body, 1);
     ck_assert_int_eq(run_pass("simplify", k, 0), TCC_OK);
@@ -266,7 +174,7 @@ END_TEST
 START_TEST(simplify_keeps_thread_loops_of_one)
 {
     /* A launch of one thread still binds its variable: it is not a loop to remove. */
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *body = tci_stmt_thread(arena, tx, TCC_THREAD_X, 1, store1(b, t, num(0)));
     PrimFunc *k = kernel_of(body, 1);
     ck_assert_int_eq(run_pass("simplify", k, 0), TCC_OK);
@@ -277,7 +185,7 @@ END_TEST
 START_TEST(simplify_folds_arithmetic_with_loop_ranges)
 {
     /* Extents fold to constants first, so a loop that becomes 0..1 goes too. */
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 256);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 256);
     Expr *index =
         add(bin(EXPR_DIV, add(mul(x, 16), j), num(16)), bin(EXPR_MOD, add(mul(x, 16), j), num(16)));
     Stmt *inner = loop(vj, 16, FOR_SERIAL, store1(b, index, num(0)));
@@ -293,8 +201,8 @@ END_TEST
 
 START_TEST(vectorize_contiguous_store_becomes_ramp)
 {
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
-    Buffer *a = buffer1("A", TCC_SCOPE_GLOBAL, 64);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
+    Buffer *a = f32_buffer("A", TCC_SCOPE_GLOBAL, 64);
     Expr *index = add(mul(x, 8), j);
     Stmt *body = loop(vj, 8, FOR_VECTORIZED, store1(b, index, load1(a, index)));
     PrimFunc *k = kernel_of(loop(vx, 8, FOR_SERIAL, body), 1);
@@ -311,7 +219,7 @@ START_TEST(vectorize_through_a_cast)
     /* The tutorial's W.shared copy is a plain copy; a widening copy vectorizes as well. */
     int64_t size = 64;
     Buffer *h = buffer("H", TCC_FLOAT16, TCC_SCOPE_SHARED, 1, &size);
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
     Expr *index = add(j, mul(x, 8));
     Stmt *body = loop(vj, 8, FOR_VECTORIZED,
                       store1(b, index, tci_ir_cast(arena, TCC_FLOAT32, load1(h, index))));
@@ -323,8 +231,8 @@ END_TEST
 
 START_TEST(vectorize_non_contiguous_stays_scalar)
 {
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
-    Buffer *a = buffer1("A", TCC_SCOPE_GLOBAL, 64);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
+    Buffer *a = f32_buffer("A", TCC_SCOPE_GLOBAL, 64);
     /* A strided store. */
     Stmt *strided = loop(vj, 8, FOR_VECTORIZED, store1(b, mul(j, 2), load1(a, mul(j, 2))));
     /* A contiguous store of a strided load. */
@@ -351,8 +259,8 @@ START_TEST(vectorize_select_with_a_shared_condition)
 {
     /* The range test is the same for the 8 lanes (it reads x only): the whole vector is
      * loaded or zero, and the scalar zero is broadcast by the code generator. */
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
-    Buffer *a = buffer1("A", TCC_SCOPE_GLOBAL, 64);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
+    Buffer *a = f32_buffer("A", TCC_SCOPE_GLOBAL, 64);
     Expr *index = add(mul(x, 8), j);
     Expr *value = tci_ir_select(arena, bin(EXPR_LT, x, num(5)), load1(a, index),
                                 tci_ir_float(arena, 0, TCC_FLOAT32));
@@ -367,15 +275,15 @@ END_TEST
 
 START_TEST(vectorize_select_whose_condition_differs_between_lanes_stays_scalar)
 {
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
-    Buffer *a = buffer1("A", TCC_SCOPE_GLOBAL, 64);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
+    Buffer *a = f32_buffer("A", TCC_SCOPE_GLOBAL, 64);
     Expr *index = add(mul(x, 8), j);
     Expr *value = tci_ir_select(arena, bin(EXPR_LT, index, num(61)), load1(a, index),
                                 tci_ir_float(arena, 0, TCC_FLOAT32));
     Stmt *body = loop(vj, 8, FOR_VECTORIZED, store1(b, index, value));
     PrimFunc *k = kernel_of(loop(vx, 8, FOR_SERIAL, body), 1);
     ck_assert_int_eq(run_pass("vectorize", k, 0), TCC_OK);
-    char *text = stmt_text(k->body);
+    char *text = stmt_text(k->body, 0);
     ck_assert_ptr_null(strstr(text, "ramp("));
     ck_assert_ptr_nonnull(strstr(text, "for j in 0..8 {"));
     free(text);
@@ -384,7 +292,7 @@ END_TEST
 
 START_TEST(vectorize_ignores_other_loops)
 {
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *body = loop(vj, 8, FOR_SERIAL, store1(b, j, num(0)));
     PrimFunc *k = kernel_of(body, 1);
     ck_assert_int_eq(run_pass("vectorize", k, 0), TCC_OK);
@@ -396,7 +304,7 @@ END_TEST
 
 START_TEST(unroll_auto_replicates_loops_within_the_step_budget)
 {
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *small = loop(vi, 4, FOR_SERIAL, store1(b, i, num(1)));
     Stmt *big = loop(vj, 32, FOR_SERIAL, store1(b, j, num(2)));
     PrimFunc *k = kernel_of(seq2(small, big), 1);
@@ -408,15 +316,15 @@ END_TEST
 
 START_TEST(unroll_auto_counts_the_steps_of_nests)
 {
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
     /* 4 x 4 = 16 steps: both loops go. */
     Stmt *square =
         loop(vi, 4, FOR_SERIAL, loop(vj, 4, FOR_SERIAL, store1(b, add(mul(i, 4), j), num(0))));
     PrimFunc *k = kernel_of(square, 1);
     ck_assert_int_eq(run_pass("unroll", k, 16), TCC_OK);
-    char *text = stmt_text(k->body);
-    ck_assert_int_eq(count(text, "B["), 16);
-    ck_assert_int_eq(count(text, "for "), 0);
+    char *text = stmt_text(k->body, 0);
+    ck_assert_int_eq(occurrences(text, "B["), 16);
+    ck_assert_int_eq(occurrences(text, "for "), 0);
     assert_contains(text, "B[15] = 0\n");
     free(text);
     /* 4 x 8 = 32 steps: the inner 8 go, the outer loop stays. */
@@ -424,9 +332,9 @@ START_TEST(unroll_auto_counts_the_steps_of_nests)
         loop(vi, 4, FOR_SERIAL, loop(vj, 8, FOR_SERIAL, store1(b, add(mul(i, 8), j), num(0))));
     k = kernel_of(wide, 1);
     ck_assert_int_eq(run_pass("unroll", k, 16), TCC_OK);
-    text = stmt_text(k->body);
-    ck_assert_int_eq(count(text, "for i in 0..4 {"), 1);
-    ck_assert_int_eq(count(text, "B["), 8);
+    text = stmt_text(k->body, 0);
+    ck_assert_int_eq(occurrences(text, "for i in 0..4 {"), 1);
+    ck_assert_int_eq(occurrences(text, "B["), 8);
     assert_contains(text, "  B[i * 8 + 7] = 0\n");
     free(text);
 }
@@ -434,7 +342,7 @@ END_TEST
 
 START_TEST(unroll_max_step_zero_unrolls_nothing_automatically)
 {
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *body = loop(vi, 2, FOR_SERIAL, store1(b, i, num(1)));
     PrimFunc *k = kernel_of(body, 1);
     ck_assert_int_eq(run_pass("unroll", k, 0), TCC_OK);
@@ -445,7 +353,7 @@ END_TEST
 START_TEST(unroll_explicit_loops_always)
 {
     /* FOR_UNROLLED is unrolled whatever the budget, even with a loop kept inside it. */
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 256);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 256);
     Stmt *inner = loop(vj, 32, FOR_SERIAL, store1(b, add(mul(i, 32), j), num(0)));
     Stmt *body = tci_stmt_for(arena, vi, num(2), num(3), FOR_UNROLLED, inner);
     PrimFunc *k = kernel_of(body, 1);
@@ -458,7 +366,7 @@ END_TEST
 
 START_TEST(unroll_keeps_loops_it_cannot_count)
 {
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
     /* A marked loop of unknown extent becomes an ordinary loop. */
     Stmt *unknown = tci_stmt_for(arena, vi, num(0), x, FOR_UNROLLED, store1(b, i, num(0)));
     /* Thread and vectorized loops are never replicated, nor anything around them. */
@@ -496,9 +404,9 @@ static Expr *mirror(void)
 
 START_TEST(thread_sync_barrier_before_read_after_write)
 {
-    Buffer *s = buffer1("S", TCC_SCOPE_SHARED, 32);
-    Buffer *g = buffer1("G", TCC_SCOPE_GLOBAL, 32);
-    Buffer *h = buffer1("H", TCC_SCOPE_GLOBAL, 32);
+    Buffer *s = f32_buffer("S", TCC_SCOPE_SHARED, 32);
+    Buffer *g = f32_buffer("G", TCC_SCOPE_GLOBAL, 32);
+    Buffer *h = f32_buffer("H", TCC_SCOPE_GLOBAL, 32);
     PrimFunc *k = threaded(s, seq2(store1(s, t, load1(g, t)), store1(h, t, load1(s, mirror()))));
     ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_OK);
     check_stmt(k->body, "allocate S: float32 shared [32] {\n"
@@ -514,12 +422,12 @@ END_TEST
 START_TEST(thread_sync_barrier_before_write_after_read)
 {
     /* Within a list: a read, then a write the other threads must not see early. */
-    Buffer *s = buffer1("S", TCC_SCOPE_SHARED, 32);
-    Buffer *h = buffer1("H", TCC_SCOPE_GLOBAL, 32);
+    Buffer *s = f32_buffer("S", TCC_SCOPE_SHARED, 32);
+    Buffer *h = f32_buffer("H", TCC_SCOPE_GLOBAL, 32);
     PrimFunc *k = threaded(s, seq2(store1(h, t, load1(s, mirror())), store1(s, t, num(0))));
     ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_OK);
-    char *text = stmt_text(k->body);
-    ck_assert_int_eq(count(text, "__syncthreads()"), 1);
+    char *text = stmt_text(k->body, 0);
+    ck_assert_int_eq(occurrences(text, "__syncthreads()"), 1);
     ck_assert_ptr_nonnull(strstr(text, "H[threadIdx.x] = S[31 - threadIdx.x]\n    __syncthreads()\n"
                                        "    S[threadIdx.x] = 0\n"));
     free(text);
@@ -530,9 +438,9 @@ START_TEST(thread_sync_barrier_across_loop_iterations)
 {
     /* Each iteration writes S, then reads it: a barrier between, and one at the top of the
      * body, so the next iteration's write waits for this one's reads (the tutorial's kh loop). */
-    Buffer *s = buffer1("S", TCC_SCOPE_SHARED, 32);
-    Buffer *g = buffer1("G", TCC_SCOPE_GLOBAL, 128);
-    Buffer *h = buffer1("H", TCC_SCOPE_GLOBAL, 128);
+    Buffer *s = f32_buffer("S", TCC_SCOPE_SHARED, 32);
+    Buffer *g = f32_buffer("G", TCC_SCOPE_GLOBAL, 128);
+    Buffer *h = f32_buffer("H", TCC_SCOPE_GLOBAL, 128);
     Expr *global = add(mul(i, 32), t);
     Stmt *body = seq2(store1(s, t, load1(g, global)), store1(h, global, load1(s, mirror())));
     PrimFunc *k = threaded(s, loop(vi, 4, FOR_SERIAL, body));
@@ -552,13 +460,13 @@ END_TEST
 
 START_TEST(thread_sync_none_for_write_after_write)
 {
-    Buffer *s = buffer1("S", TCC_SCOPE_SHARED, 32);
+    Buffer *s = f32_buffer("S", TCC_SCOPE_SHARED, 32);
     Stmt *twice = seq2(store1(s, t, num(1)), store1(s, t, num(2)));
     Stmt *repeated = loop(vi, 4, FOR_SERIAL, store1(s, t, i));
     PrimFunc *k = threaded(s, seq2(twice, repeated));
     ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_OK);
-    char *text = stmt_text(k->body);
-    ck_assert_int_eq(count(text, "__syncthreads()"), 0);
+    char *text = stmt_text(k->body, 0);
+    ck_assert_int_eq(occurrences(text, "__syncthreads()"), 0);
     free(text);
 }
 END_TEST
@@ -566,15 +474,15 @@ END_TEST
 START_TEST(thread_sync_none_for_local_or_global_memory)
 {
     /* Only shared memory is visible to other threads of the block. */
-    Buffer *l = buffer1("L", TCC_SCOPE_LOCAL, 32);
-    Buffer *g = buffer1("G", TCC_SCOPE_GLOBAL, 32);
-    Buffer *h = buffer1("H", TCC_SCOPE_GLOBAL, 32);
+    Buffer *l = f32_buffer("L", TCC_SCOPE_LOCAL, 32);
+    Buffer *g = f32_buffer("G", TCC_SCOPE_GLOBAL, 32);
+    Buffer *h = f32_buffer("H", TCC_SCOPE_GLOBAL, 32);
     Stmt *local = seq2(store1(l, t, num(1)), store1(h, t, load1(l, mirror())));
     Stmt *global = seq2(store1(g, t, num(1)), store1(h, t, load1(g, mirror())));
     PrimFunc *k = threaded(l, seq2(local, global));
     ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_OK);
-    char *text = stmt_text(k->body);
-    ck_assert_int_eq(count(text, "__syncthreads()"), 0);
+    char *text = stmt_text(k->body, 0);
+    ck_assert_int_eq(occurrences(text, "__syncthreads()"), 0);
     free(text);
 }
 END_TEST
@@ -582,25 +490,15 @@ END_TEST
 START_TEST(thread_sync_wmma_shared_accesses)
 {
     /* A fragment load reads shared memory a plain store wrote. */
-    Buffer *s = buffer1("S", TCC_SCOPE_SHARED, 256);
-    int64_t tile = 256;
-    Buffer *frag = buffer("F", TCC_FLOAT16, TCC_SCOPE_WMMA_MATRIX_A, 1, &tile);
+    Buffer *s = f32_buffer("S", TCC_SCOPE_SHARED, 256);
+    Buffer *frag = buffer1("F", TCC_FLOAT16, TCC_SCOPE_WMMA_MATRIX_A, 256);
     Expr *zero = num(0);
-    WmmaStmt w = {.op = WMMA_LOAD_A,
-                  .m = 16,
-                  .n = 16,
-                  .k = 16,
-                  .fragment = frag,
-                  .fragment_index = zero,
-                  .memory = s,
-                  .nindex = 1,
-                  .memory_index = &zero,
-                  .stride = 16};
+    Stmt *load = wmma_memory(wmma_op(WMMA_LOAD_A, 16, 16, 16, frag, zero), s, 1, &zero, 16);
     Stmt *fill = loop(vi, 8, FOR_SERIAL, store1(s, add(mul(i, 32), t), num(0)));
-    PrimFunc *k = threaded(s, seq2(fill, tci_stmt_wmma(arena, &w)));
+    PrimFunc *k = threaded(s, seq2(fill, load));
     ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_OK);
-    char *text = stmt_text(k->body);
-    ck_assert_int_eq(count(text, "__syncthreads()"), 1);
+    char *text = stmt_text(k->body, 0);
+    ck_assert_int_eq(occurrences(text, "__syncthreads()"), 1);
     ck_assert_ptr_nonnull(strstr(text, "  }\n    __syncthreads()\n    wmma.load_matrix_a("));
     free(text);
 }
@@ -610,9 +508,9 @@ START_TEST(thread_sync_barrier_stays_out_of_guarded_code)
 {
     /* Only threads 0..15 read, but every thread must reach the barrier: it goes in front
      * of the if, not inside it. */
-    Buffer *s = buffer1("S", TCC_SCOPE_SHARED, 32);
-    Buffer *g = buffer1("G", TCC_SCOPE_GLOBAL, 32);
-    Buffer *h = buffer1("H", TCC_SCOPE_GLOBAL, 32);
+    Buffer *s = f32_buffer("S", TCC_SCOPE_SHARED, 32);
+    Buffer *g = f32_buffer("G", TCC_SCOPE_GLOBAL, 32);
+    Buffer *h = f32_buffer("H", TCC_SCOPE_GLOBAL, 32);
     Stmt *read = store1(h, t, load1(s, add(t, num(16))));
     Stmt *guarded = tci_stmt_if(arena, bin(EXPR_LT, t, num(16)), read, NULL);
     PrimFunc *k = threaded(s, seq2(store1(s, t, load1(g, t)), guarded));
@@ -632,9 +530,9 @@ END_TEST
 START_TEST(thread_sync_guarded_write_then_read)
 {
     /* Threads 0..15 write and then read each other's elements inside one guard. */
-    Buffer *s = buffer1("S", TCC_SCOPE_SHARED, 32);
-    Buffer *g = buffer1("G", TCC_SCOPE_GLOBAL, 32);
-    Buffer *h = buffer1("H", TCC_SCOPE_GLOBAL, 32);
+    Buffer *s = f32_buffer("S", TCC_SCOPE_SHARED, 32);
+    Buffer *g = f32_buffer("G", TCC_SCOPE_GLOBAL, 32);
+    Buffer *h = f32_buffer("H", TCC_SCOPE_GLOBAL, 32);
     Stmt *inside =
         seq2(store1(s, t, load1(g, t)), store1(h, t, load1(s, bin(EXPR_SUB, num(15), t))));
     Stmt *guarded = tci_stmt_if(arena, bin(EXPR_LT, t, num(16)), inside, NULL);
@@ -642,16 +540,16 @@ START_TEST(thread_sync_guarded_write_then_read)
     /* Threads 16..31 would never reach a barrier inside the if: refused, never placed. */
     ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_ERROR_SCHEDULE);
     assert_contains(tcc_last_error(ctx), "only some threads run");
-    char *text = stmt_text(k->body);
-    ck_assert_int_eq(count(text, "__syncthreads()"), 0);
+    char *text = stmt_text(k->body, 0);
+    ck_assert_int_eq(occurrences(text, "__syncthreads()"), 0);
     free(text);
     /* The same inside a launch of 16 threads in a block of 32 (two stages bound threadIdx.x
      * with different extents): codegen guards the launch with threadIdx.x < 16. */
     PrimFunc *partial = kernel_of(
         tci_stmt_allocate(arena, s, tci_stmt_thread(arena, tx, TCC_THREAD_X, 16, inside)), 32);
     ck_assert_int_eq(run_pass("thread_sync", partial, 0), TCC_ERROR_SCHEDULE);
-    text = stmt_text(partial->body);
-    ck_assert_int_eq(count(text, "__syncthreads()"), 0);
+    text = stmt_text(partial->body, 0);
+    ck_assert_int_eq(occurrences(text, "__syncthreads()"), 0);
     free(text);
 }
 
@@ -784,11 +682,9 @@ START_TEST(print_after_without_callback_is_quiet)
     ck_assert_int_eq(tci_lower(func, 2, params, &options, kernel_arena, &kernel), TCC_OK);
     ck_assert_ptr_nonnull(kernel);
     /* No axis names given: they are named after the tensor, <name>.i0, <name>.i1. */
-    StrBuf sb;
-    tci_strbuf_init(&sb);
-    tci_print_prim_func(&sb, kernel);
-    assert_contains(sb.data, ".i0 in 0..8 {");
-    tci_strbuf_free(&sb);
+    char *text = prim_func_text(kernel);
+    assert_contains(text, ".i0 in 0..8 {");
+    free(text);
     tci_arena_destroy(kernel_arena);
     tcc_func_destroy(func);
 }
@@ -820,11 +716,7 @@ static void tutorial_lower(Tutorial *tut, int auto_unroll_max_step)
     tcc_tensor *params[3] = {conv.input, conv.filter, conv.output};
     ck_assert_msg(tci_lower(tut->func, 3, params, &options, tut->arena, &tut->kernel) == TCC_OK,
                   "%s", tcc_last_error(ctx));
-    StrBuf sb;
-    tci_strbuf_init(&sb);
-    tci_print_prim_func(&sb, tut->kernel);
-    ck_assert(!sb.failed);
-    tut->text = sb.data;
+    tut->text = prim_func_text(tut->kernel);
 }
 
 static void tutorial_free(Tutorial *tut)
@@ -919,7 +811,7 @@ START_TEST(tutorial_allocations_are_the_tutorial_s)
                               "[2, 1, 1, 1, 16, 16] {");
     assert_contains(tut.text, "allocate W.shared.wmma.matrix_b: float16 wmma.matrix_b "
                               "[1, 1, 1, 4, 16, 16] {");
-    ck_assert_int_eq(count(tut.text, "allocate "), 5);
+    ck_assert_int_eq(occurrences(tut.text, "allocate "), 5);
     const Buffer *allocs[16];
     int n = 0;
     collect_allocations(tut.kernel->body, allocs, &n);
@@ -976,12 +868,12 @@ START_TEST(tutorial_tensor_core_operations)
 {
     Tutorial tut;
     tutorial_lower(&tut, 16);
-    ck_assert_int_eq(count(tut.text, "wmma.fill_fragment("), 8);
-    ck_assert_int_eq(count(tut.text, "wmma.load_matrix_a("), 2);
-    ck_assert_int_eq(count(tut.text, "wmma.load_matrix_b("), 4);
-    ck_assert_int_eq(count(tut.text, "wmma.mma_sync("), 8);
-    ck_assert_int_eq(count(tut.text, "wmma.store_matrix("), 8);
-    ck_assert_int_eq(count(tut.text, "// m16n16k16"), 30);
+    ck_assert_int_eq(occurrences(tut.text, "wmma.fill_fragment("), 8);
+    ck_assert_int_eq(occurrences(tut.text, "wmma.load_matrix_a("), 2);
+    ck_assert_int_eq(occurrences(tut.text, "wmma.load_matrix_b("), 4);
+    ck_assert_int_eq(occurrences(tut.text, "wmma.mma_sync("), 8);
+    ck_assert_int_eq(occurrences(tut.text, "wmma.store_matrix("), 8);
+    ck_assert_int_eq(occurrences(tut.text, "// m16n16k16"), 30);
     /* Unrolled: every fragment index is a constant. */
     assert_contains(tut.text, "wmma.mma_sync(Conv.wmma.accumulator[7], "
                               "Apad.shared.wmma.matrix_a[1], W.shared.wmma.matrix_b[3], "
@@ -998,8 +890,8 @@ START_TEST(tutorial_filter_copy_is_vectorized)
     /* Each lane copies 8 contiguous halves (16 bytes) of the filter tile. */
     assert_contains(tut.text, "W.shared[ramp(");
     assert_contains(tut.text, "threadIdx.x * 8, 1, 8)] = W[ramp(");
-    ck_assert_int_eq(count(tut.text, ", 1, 8)]"), 2);
-    ck_assert_int_eq(count(tut.text, "vectorized for"), 0);
+    ck_assert_int_eq(occurrences(tut.text, ", 1, 8)]"), 2);
+    ck_assert_int_eq(occurrences(tut.text, "vectorized for"), 0);
     /* The padded input copy is not vectorized (its threadIdx.x is innermost). */
     assert_contains(tut.text, "Apad.shared[threadIdx.y * 3072 + threadIdx.z * 1536 + ax2 * "
                               "512 + ax3 * 256 + ax4.ax5.fused.outer * 32 + threadIdx.x] = "
@@ -1024,11 +916,9 @@ START_TEST(tutorial_lowers_the_same_twice)
             params[2] = tut.func->tensors[k];
     ck_assert_ptr_nonnull(params[2]);
     ck_assert_int_eq(tci_lower(tut.func, 3, params, &options, again, &kernel), TCC_OK);
-    StrBuf sb;
-    tci_strbuf_init(&sb);
-    tci_print_prim_func(&sb, kernel);
-    ck_assert_str_eq(sb.data, tut.text);
-    tci_strbuf_free(&sb);
+    char *text = prim_func_text(kernel);
+    ck_assert_str_eq(text, tut.text);
+    free(text);
     tci_arena_destroy(again);
     tutorial_free(&tut);
 }

@@ -187,14 +187,6 @@ static tcc_status lower_status(int nparam, tcc_tensor *const *params)
  * indentation included). */
 #define assert_block(text, lines) assert_contains(text, lines)
 
-static int count(const char *text, const char *part)
-{
-    int n = 0;
-    for (const char *p = strstr(text, part); p; p = strstr(p + 1, part))
-        n++;
-    return n;
-}
-
 /* Fails unless `first` occurs in text before `second`. */
 static void assert_order(const char *text, const char *first, const char *second)
 {
@@ -263,7 +255,7 @@ START_TEST(split_by_factor)
                        "      }\n"
                        "    }\n"
                        "  }\n");
-    ck_assert_int_eq(count(text, "if ("), 0); /* 16 divides 64: no guard */
+    ck_assert_int_eq(occurrences(text, "if ("), 0); /* 16 divides 64: no guard */
     free(text);
 }
 END_TEST
@@ -279,7 +271,7 @@ START_TEST(split_by_nparts)
                        "    for j.outer in 0..4 {\n"
                        "      for j.inner in 0..8 {\n"
                        "        B[i, j.outer * 8 + j.inner] = A[i, j.outer * 8 + j.inner] * 2f\n");
-    ck_assert_int_eq(count(text, "if ("), 0);
+    ck_assert_int_eq(occurrences(text, "if ("), 0);
     free(text);
 }
 END_TEST
@@ -329,7 +321,7 @@ START_TEST(split_factor_larger_than_the_extent)
     ck_assert_int_eq(tcc_split(e.stage, e.j, 100, NULL, NULL), TCC_OK);
     char *text = lowered_elementwise(&e, "schedule_ops");
     assert_contains(text, "    for j.outer in 0..1 {\n");
-    bool clamped = strstr(text, "      for j.inner in 0..32 {\n") && count(text, "if (") == 0;
+    bool clamped = strstr(text, "      for j.inner in 0..32 {\n") && occurrences(text, "if (") == 0;
     bool guarded = strstr(text, "      for j.inner in 0..100 {\n") &&
                    strstr(text, "        if (j.outer * 100 + j.inner < 32) {\n");
     ck_assert_msg(clamped || guarded, "neither clamped nor guarded:\n%s", text);
@@ -400,7 +392,7 @@ START_TEST(fuse_makes_one_loop)
                  "  for i.j.fused in 0..2048 {\n"
                  "    B[i.j.fused / 32, i.j.fused % 32] = A[i.j.fused / 32, i.j.fused % 32] * 2f\n"
                  "  }\n");
-    ck_assert_int_eq(count(text, "for "), 1);
+    ck_assert_int_eq(occurrences(text, "for "), 1);
     free(text);
     /* Flattened and simplified, (f / 32) * 32 + f % 32 is f. */
     text = lowered_elementwise(&e, "simplify");
@@ -620,8 +612,8 @@ START_TEST(compute_inline_substitutes_the_body)
     assert_block(text, "  for i in 0..64 {\n"
                        "    for j in 0..32 {\n"
                        "      B[i, j] = A[i, j] * 2f + 1f\n");
-    ck_assert_int_eq(count(text, "allocate"), 0);
-    ck_assert_int_eq(count(text, "T["), 0);
+    ck_assert_int_eq(occurrences(text, "allocate"), 0);
+    ck_assert_int_eq(occurrences(text, "T["), 0);
     free(text);
 }
 END_TEST
@@ -709,7 +701,7 @@ START_TEST(vectorize_marks_the_loop_then_becomes_a_ramp)
                  "    for j.outer in 0..4 {\n"
                  "      B[ramp(i * 32 + j.outer * 8, 1, 8)] = A[ramp(i * 32 + j.outer * 8, 1, 8)]\n"
                  "    }\n");
-    ck_assert_int_eq(count(text, "j.inner"), 0);
+    ck_assert_int_eq(occurrences(text, "j.inner"), 0);
     free(text);
 }
 END_TEST
@@ -732,7 +724,7 @@ START_TEST(unroll_marks_the_loop_then_replicates_it)
                        "      B[i * 32 + j.outer * 4 + 2] = A[i * 32 + j.outer * 4 + 2] * 2f\n"
                        "      B[i * 32 + j.outer * 4 + 3] = A[i * 32 + j.outer * 4 + 3] * 2f\n"
                        "    }\n");
-    ck_assert_int_eq(count(text, "j.inner"), 0);
+    ck_assert_int_eq(occurrences(text, "j.inner"), 0);
     free(text);
 }
 END_TEST
@@ -816,10 +808,10 @@ START_TEST(tensorize_replaces_nests_by_wmma_operations)
               "    }\n"
               "  }\n");
     /* No scalar loop of a tile is left. */
-    ck_assert_int_eq(count(text, "for ax"), 0);
-    ck_assert_int_eq(count(text, "for i.c"), 0);
-    ck_assert_int_eq(count(text, "for k.inner"), 0);
-    ck_assert_int_eq(count(text, "for i.inner"), 0);
+    ck_assert_int_eq(occurrences(text, "for ax"), 0);
+    ck_assert_int_eq(occurrences(text, "for i.c"), 0);
+    ck_assert_int_eq(occurrences(text, "for k.inner"), 0);
+    ck_assert_int_eq(occurrences(text, "for i.inner"), 0);
     free(text);
 }
 END_TEST
@@ -836,11 +828,11 @@ START_TEST(tensorize_of_the_tutorial_convolution)
     tcc_tensor *params[3] = {conv.input, conv.filter, conv.output};
     char *text = lowered(3, params, "schedule_ops", 0);
     /* Before unrolling: one of each, inside the loops over the warp's tiles. */
-    ck_assert_int_eq(count(text, "wmma.fill_fragment("), 1);
-    ck_assert_int_eq(count(text, "wmma.load_matrix_a("), 1);
-    ck_assert_int_eq(count(text, "wmma.load_matrix_b("), 1);
-    ck_assert_int_eq(count(text, "wmma.mma_sync("), 1);
-    ck_assert_int_eq(count(text, "wmma.store_matrix("), 1);
+    ck_assert_int_eq(occurrences(text, "wmma.fill_fragment("), 1);
+    ck_assert_int_eq(occurrences(text, "wmma.load_matrix_a("), 1);
+    ck_assert_int_eq(occurrences(text, "wmma.load_matrix_b("), 1);
+    ck_assert_int_eq(occurrences(text, "wmma.mma_sync("), 1);
+    ck_assert_int_eq(occurrences(text, "wmma.store_matrix("), 1);
     assert_contains(text, ", stride 16, row_major)    // m16n16k16");
     free(text);
 }
