@@ -158,6 +158,22 @@ Var *ir_launch(PrimFunc *k, tcc_thread_tag tag, int64_t extent, Var *var)
     return var;
 }
 
+/* ---- lowering ----------------------------------------------------------------------------- */
+
+Lowered lower(tcc_func *func, int nparam, tcc_tensor *const *params,
+              const tcc_build_options *options)
+{
+    Lowered lowered = {.arena = tci_arena_create()};
+    ck_assert_ptr_nonnull(lowered.arena);
+    lowered.status = tci_lower(func, nparam, params, options, lowered.arena, &lowered.kernel);
+    return lowered;
+}
+
+void lowered_free(Lowered *lowered)
+{
+    tci_arena_destroy(lowered->arena);
+}
+
 /* ---- printing ------------------------------------------------------------------------------ */
 
 /* The text printed into sb, which the caller frees; the printing must not have failed. */

@@ -6,6 +6,7 @@
 #ifndef TEST_IR_SUPPORT_H
 #define TEST_IR_SUPPORT_H
 
+#include "driver/driver.h"
 #include "ir/ir.h"
 #include "support.h"
 
@@ -71,6 +72,20 @@ Stmt *wmma_memory(WmmaStmt w, Buffer *memory, int nindex, Expr **memory_index, i
 PrimFunc *ir_kernel(const char *name, int nparam, Buffer *const *params);
 /* Binds `var` to the launch dimension `tag` of k, `extent` wide; returns var. */
 Var *ir_launch(PrimFunc *k, tcc_thread_tag tag, int64_t extent, Var *var);
+
+/* ---- lowering ----------------------------------------------------------------------------- */
+
+/* What tci_lower made of a function: its status, and the kernel in an arena of its own. */
+typedef struct Lowered {
+    tcc_status status;
+    PrimFunc *kernel; /* NULL unless status is TCC_OK */
+    Arena *arena;     /* lowered_free frees it, and the kernel with it */
+} Lowered;
+
+/* Lowers the `nparam` tensors `params` of func with `options` (NULL as tci_lower takes it). */
+Lowered lower(tcc_func *func, int nparam, tcc_tensor *const *params,
+              const tcc_build_options *options);
+void lowered_free(Lowered *lowered);
 
 /* ---- printing ------------------------------------------------------------------------------ */
 

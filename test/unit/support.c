@@ -1,7 +1,9 @@
 #include "support.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int test_run(Suite *suite)
 {
@@ -18,6 +20,29 @@ tcc_context *test_context(void)
     ck_assert_int_eq(tcc_context_create(&ctx), TCC_OK);
     ck_assert_ptr_nonnull(ctx);
     return ctx;
+}
+
+void capture_print(const char *pass, const char *loop_ir, void *user)
+{
+    PrintCapture *capture = user;
+    if (capture->calls < 16)
+        snprintf(capture->passes[capture->calls], sizeof capture->passes[0], "%s", pass);
+    capture->calls++;
+    free(capture->last);
+    capture->last = strdup(loop_ir);
+}
+
+void test_tutorial_conv2d(tcc_func *func, tcc_tensor *params[3])
+{
+    tcc_conv2d_desc desc;
+    tcc_tutorial_conv2d_desc(&desc);
+    tcc_tutorial_conv2d conv;
+    ck_assert_int_eq(tcc_tutorial_conv2d_define(func, &desc, &conv), TCC_OK);
+    ck_assert_int_eq(tcc_schedule_create(func, 1, &conv.output), TCC_OK);
+    ck_assert_int_eq(tcc_tutorial_conv2d_schedule(func, &conv, NULL), TCC_OK);
+    params[0] = conv.input;
+    params[1] = conv.filter;
+    params[2] = conv.output;
 }
 
 int occurrences(const char *text, const char *part)

@@ -33,6 +33,21 @@ tcc_context *test_context(void);
         ck_assert_msg(*error_ && !strchr(error_, '\n'), "not one line: \"%s\"", error_);           \
     } while (0)
 
+/* What a tcc_build_options print_callback received, as capture_print (the callback, with
+ * the PrintCapture as print_user) records it: the calls, the first 16 passes' names, and
+ * the last loop IR (free() it). */
+typedef struct PrintCapture {
+    int calls;
+    char passes[16][32];
+    char *last;
+} PrintCapture;
+
+void capture_print(const char *pass, const char *loop_ir, void *user);
+
+/* Defines the convolution of TVM's tensor-core tutorial in func, creates the schedule and
+ * schedules it as the tutorial does; params gets its input, filter and output. */
+void test_tutorial_conv2d(tcc_func *func, tcc_tensor *params[3]);
+
 /* How many times `part` occurs in `text` (overlapping occurrences count). */
 int occurrences(const char *text, const char *part);
 

@@ -63,6 +63,14 @@ static PrimFunc *kernel_of(Stmt *body, int64_t threads)
     return k;
 }
 
+/* The kernel of `body` (one thread) after the pass `name`, which must succeed. */
+static PrimFunc *after_pass(const char *name, Stmt *body, int auto_unroll_max_step)
+{
+    PrimFunc *k = kernel_of(body, 1);
+    ck_assert_int_eq(run_pass(name, k, auto_unroll_max_step), TCC_OK);
+    return k;
+}
+
 /* ---- flatten ------------------------------------------------------------------------ */
 
 START_TEST(flatten_makes_row_major_offsets)
@@ -72,8 +80,7 @@ START_TEST(flatten_makes_row_major_offsets)
     Buffer *h = buffer("H", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 3, shape);
     Expr *index[3] = {x, i, j};
     Stmt *s = tci_stmt_store(arena, h, 3, index, tci_ir_load(arena, g, 3, index));
-    PrimFunc *k = kernel_of(s, 1);
-    ck_assert_int_eq(run_pass("flatten", k, 0), TCC_OK);
+    PrimFunc *k = after_pass("flatten", s, 0);
     /* Strides are the products of the later dimensions: 3*4 and 4. The sum nests to the
      * right (inner dimensions first); simplify flattens it later. */
     check_stmt(k->body, "H[x * 12 + (i * 4 + j)] = G[x * 12 + (i * 4 + j)]\n");
@@ -139,8 +146,7 @@ START_TEST(flatten_leaves_flat_kernels_alone)
 {
     Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *body = loop(vi, 64, FOR_SERIAL, store1(b, i, load1(b, add(i, num(1)))));
-    PrimFunc *k = kernel_of(body, 1);
-    ck_assert_int_eq(run_pass("flatten", k, 0), TCC_OK);
+    PrimFunc *k = after_pass("flatten", body, 0);
     ck_assert_ptr_eq(k->body, body); /* nothing to do: the same tree */
 }
 END_TEST
@@ -154,8 +160,7 @@ START_TEST(simplify_removes_unit_loops)
     Expr *index = add(mul(i, 8), j);
     Stmt *body =
         loop(vi, 1, FOR_SERIAL, loop(vj, 8, FOR_SERIAL, store1(b, index, load1(a, index))));
-    PrimFunc *k = kernel_of(body, 1);
-    ck_assert_int_eq(run_pass("simplify", k, 0), TCC_OK);
+    PrimFunc *k = after_pass("simplify", body, 0);
     check_stmt(k->body, "for j in 0..8 {\n  B[j] = A[j]\n}\n");
 }
 END_TEST
@@ -165,8 +170,7 @@ START_TEST(simplify_unit_loop_takes_its_min)
     /* for i in 3..4 runs once with i = 3. */
     Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *body = tci_stmt_for(arena, vi, num(3), num(1), FOR_SERIAL, store1(b, mul(i, 2), num(0)));
-    PrimFunc *k = kernel_of(body, 1);
-    ck_assert_int_eq(run_pass("simplify", k, 0), TCC_OK);
+    PrimFunc *k = after_pass("simplify", body, 0);
     check_stmt(k->body, "B[6] = 0\n");
 }
 END_TEST
@@ -176,8 +180,7 @@ START_TEST(simplify_keeps_thread_loops_of_one)
     /* A launch of one thread still binds its variable: it is not a loop to remove. */
     Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *body = tci_stmt_thread(arena, tx, TCC_THREAD_X, 1, store1(b, t, num(0)));
-    PrimFunc *k = kernel_of(body, 1);
-    ck_assert_int_eq(run_pass("simplify", k, 0), TCC_OK);
+    PrimFunc *k = after_pass("simplify", body, 0);
     check_stmt(k->body, "launch threadIdx.x in 0..1 {\n  B[threadIdx.x] = 0\n}\n");
 }
 END_TEST
@@ -191,22 +194,30 @@ START_TEST(simplify_folds_arithmetic_with_loop_ranges)
     Stmt *inner = loop(vj, 16, FOR_SERIAL, store1(b, index, num(0)));
     Stmt *unit = tci_stmt_for(arena, vi, num(0), add(bin(EXPR_SUB, x, x), num(1)), FOR_SERIAL,
                               store1(b, add(i, x), num(1)));
-    PrimFunc *k = kernel_of(seq2(inner, unit), 1);
-    ck_assert_int_eq(run_pass("simplify", k, 0), TCC_OK);
+    PrimFunc *k = after_pass("simplify", seq2(inner, unit), 0);
     check_stmt(k->body, "for j in 0..16 {\n  B[x + j] = 0\n}\nB[x] = 1\n");
 }
 END_TEST
 
 /* ---- vectorize ---------------------------------------------------------------------- */
 
-START_TEST(vectorize_contiguous_store_becomes_ramp)
+/* for x in 0..8 { vectorized for j in 0..8 { B[x * 8 + j] = A[x * 8 + j] } } after the
+ * vectorize pass; with a guard, the value is if_then_else(guard, A[x * 8 + j], 0f). */
+static PrimFunc *vectorized_rows(Expr *guard)
 {
     Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
     Buffer *a = f32_buffer("A", TCC_SCOPE_GLOBAL, 64);
     Expr *index = add(mul(x, 8), j);
-    Stmt *body = loop(vj, 8, FOR_VECTORIZED, store1(b, index, load1(a, index)));
-    PrimFunc *k = kernel_of(loop(vx, 8, FOR_SERIAL, body), 1);
-    ck_assert_int_eq(run_pass("vectorize", k, 0), TCC_OK);
+    Expr *value = load1(a, index);
+    if (guard)
+        value = tci_ir_select(arena, guard, value, tci_ir_float(arena, 0, TCC_FLOAT32));
+    Stmt *body = loop(vj, 8, FOR_VECTORIZED, store1(b, index, value));
+    return after_pass("vectorize", loop(vx, 8, FOR_SERIAL, body), 0);
+}
+
+START_TEST(vectorize_contiguous_store_becomes_ramp)
+{
+    PrimFunc *k = vectorized_rows(NULL);
     check_stmt(k->body, "for x in 0..8 {\n  B[ramp(x * 8, 1, 8)] = A[ramp(x * 8, 1, 8)]\n}\n");
     const Stmt *store = k->body->loop.body;
     ck_assert_int_eq(store->kind, STMT_STORE);
@@ -223,8 +234,7 @@ START_TEST(vectorize_through_a_cast)
     Expr *index = add(j, mul(x, 8));
     Stmt *body = loop(vj, 8, FOR_VECTORIZED,
                       store1(b, index, tci_ir_cast(arena, TCC_FLOAT32, load1(h, index))));
-    PrimFunc *k = kernel_of(body, 1);
-    ck_assert_int_eq(run_pass("vectorize", k, 0), TCC_OK);
+    PrimFunc *k = after_pass("vectorize", body, 0);
     check_stmt(k->body, "B[ramp(x * 8, 1, 8)] = float32x8(H[ramp(x * 8, 1, 8)])\n");
 }
 END_TEST
@@ -245,8 +255,7 @@ START_TEST(vectorize_non_contiguous_stays_scalar)
     Stmt *offset =
         tci_stmt_for(arena, vj, num(4), num(8), FOR_VECTORIZED, store1(b, j, load1(a, j)));
     Stmt *items[4] = {strided, gather, scaled, offset};
-    PrimFunc *k = kernel_of(tci_stmt_seq(arena, 4, items), 1);
-    ck_assert_int_eq(run_pass("vectorize", k, 0), TCC_OK);
+    PrimFunc *k = after_pass("vectorize", tci_stmt_seq(arena, 4, items), 0);
     /* Each stays a loop, now an ordinary one: a vector is a speed-up, never a change. */
     check_stmt(k->body, "for j in 0..8 {\n  B[j * 2] = A[j * 2]\n}\n"
                         "for j in 0..8 {\n  B[j] = A[j * 8]\n}\n"
@@ -259,14 +268,7 @@ START_TEST(vectorize_select_with_a_shared_condition)
 {
     /* The range test is the same for the 8 lanes (it reads x only): the whole vector is
      * loaded or zero, and the scalar zero is broadcast by the code generator. */
-    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
-    Buffer *a = f32_buffer("A", TCC_SCOPE_GLOBAL, 64);
-    Expr *index = add(mul(x, 8), j);
-    Expr *value = tci_ir_select(arena, bin(EXPR_LT, x, num(5)), load1(a, index),
-                                tci_ir_float(arena, 0, TCC_FLOAT32));
-    Stmt *body = loop(vj, 8, FOR_VECTORIZED, store1(b, index, value));
-    PrimFunc *k = kernel_of(loop(vx, 8, FOR_SERIAL, body), 1);
-    ck_assert_int_eq(run_pass("vectorize", k, 0), TCC_OK);
+    PrimFunc *k = vectorized_rows(bin(EXPR_LT, x, num(5)));
     check_stmt(k->body, "for x in 0..8 {\n"
                         "  B[ramp(x * 8, 1, 8)] = if_then_else(x < 5, A[ramp(x * 8, 1, 8)], 0f)\n"
                         "}\n");
@@ -275,14 +277,8 @@ END_TEST
 
 START_TEST(vectorize_select_whose_condition_differs_between_lanes_stays_scalar)
 {
-    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
-    Buffer *a = f32_buffer("A", TCC_SCOPE_GLOBAL, 64);
-    Expr *index = add(mul(x, 8), j);
-    Expr *value = tci_ir_select(arena, bin(EXPR_LT, index, num(61)), load1(a, index),
-                                tci_ir_float(arena, 0, TCC_FLOAT32));
-    Stmt *body = loop(vj, 8, FOR_VECTORIZED, store1(b, index, value));
-    PrimFunc *k = kernel_of(loop(vx, 8, FOR_SERIAL, body), 1);
-    ck_assert_int_eq(run_pass("vectorize", k, 0), TCC_OK);
+    /* The guard reads j, through x * 8 + j. */
+    PrimFunc *k = vectorized_rows(bin(EXPR_LT, add(mul(x, 8), j), num(61)));
     char *text = stmt_text(k->body, 0);
     ck_assert_ptr_null(strstr(text, "ramp("));
     ck_assert_ptr_nonnull(strstr(text, "for j in 0..8 {"));
@@ -294,8 +290,7 @@ START_TEST(vectorize_ignores_other_loops)
 {
     Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *body = loop(vj, 8, FOR_SERIAL, store1(b, j, num(0)));
-    PrimFunc *k = kernel_of(body, 1);
-    ck_assert_int_eq(run_pass("vectorize", k, 0), TCC_OK);
+    PrimFunc *k = after_pass("vectorize", body, 0);
     ck_assert_ptr_eq(k->body, body);
 }
 END_TEST
@@ -307,8 +302,7 @@ START_TEST(unroll_auto_replicates_loops_within_the_step_budget)
     Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *small = loop(vi, 4, FOR_SERIAL, store1(b, i, num(1)));
     Stmt *big = loop(vj, 32, FOR_SERIAL, store1(b, j, num(2)));
-    PrimFunc *k = kernel_of(seq2(small, big), 1);
-    ck_assert_int_eq(run_pass("unroll", k, 16), TCC_OK);
+    PrimFunc *k = after_pass("unroll", seq2(small, big), 16);
     check_stmt(k->body, "B[0] = 1\nB[1] = 1\nB[2] = 1\nB[3] = 1\n"
                         "for j in 0..32 {\n  B[j] = 2\n}\n");
 }
@@ -320,8 +314,7 @@ START_TEST(unroll_auto_counts_the_steps_of_nests)
     /* 4 x 4 = 16 steps: both loops go. */
     Stmt *square =
         loop(vi, 4, FOR_SERIAL, loop(vj, 4, FOR_SERIAL, store1(b, add(mul(i, 4), j), num(0))));
-    PrimFunc *k = kernel_of(square, 1);
-    ck_assert_int_eq(run_pass("unroll", k, 16), TCC_OK);
+    PrimFunc *k = after_pass("unroll", square, 16);
     char *text = stmt_text(k->body, 0);
     ck_assert_int_eq(occurrences(text, "B["), 16);
     ck_assert_int_eq(occurrences(text, "for "), 0);
@@ -330,8 +323,7 @@ START_TEST(unroll_auto_counts_the_steps_of_nests)
     /* 4 x 8 = 32 steps: the inner 8 go, the outer loop stays. */
     Stmt *wide =
         loop(vi, 4, FOR_SERIAL, loop(vj, 8, FOR_SERIAL, store1(b, add(mul(i, 8), j), num(0))));
-    k = kernel_of(wide, 1);
-    ck_assert_int_eq(run_pass("unroll", k, 16), TCC_OK);
+    k = after_pass("unroll", wide, 16);
     text = stmt_text(k->body, 0);
     ck_assert_int_eq(occurrences(text, "for i in 0..4 {"), 1);
     ck_assert_int_eq(occurrences(text, "B["), 8);
@@ -344,8 +336,7 @@ START_TEST(unroll_max_step_zero_unrolls_nothing_automatically)
 {
     Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *body = loop(vi, 2, FOR_SERIAL, store1(b, i, num(1)));
-    PrimFunc *k = kernel_of(body, 1);
-    ck_assert_int_eq(run_pass("unroll", k, 0), TCC_OK);
+    PrimFunc *k = after_pass("unroll", body, 0);
     check_stmt(k->body, "for i in 0..2 {\n  B[i] = 1\n}\n");
 }
 END_TEST
@@ -356,8 +347,7 @@ START_TEST(unroll_explicit_loops_always)
     Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 256);
     Stmt *inner = loop(vj, 32, FOR_SERIAL, store1(b, add(mul(i, 32), j), num(0)));
     Stmt *body = tci_stmt_for(arena, vi, num(2), num(3), FOR_UNROLLED, inner);
-    PrimFunc *k = kernel_of(body, 1);
-    ck_assert_int_eq(run_pass("unroll", k, 0), TCC_OK);
+    PrimFunc *k = after_pass("unroll", body, 0);
     check_stmt(k->body, "for j in 0..32 {\n  B[j + 64] = 0\n}\n"
                         "for j in 0..32 {\n  B[j + 96] = 0\n}\n"
                         "for j in 0..32 {\n  B[j + 128] = 0\n}\n");
@@ -397,6 +387,35 @@ static PrimFunc *threaded(Buffer *shared, Stmt *body)
         tci_stmt_allocate(arena, shared, tci_stmt_thread(arena, tx, TCC_THREAD_X, 32, body)), 32);
 }
 
+/* S (shared, one element per thread), and G and H (global, `global` elements each). */
+typedef struct Memory {
+    Buffer *s, *g, *h;
+} Memory;
+
+static Memory memory(int64_t global)
+{
+    Memory m = {f32_buffer("S", TCC_SCOPE_SHARED, 32), f32_buffer("G", TCC_SCOPE_GLOBAL, global),
+                f32_buffer("H", TCC_SCOPE_GLOBAL, global)};
+    return m;
+}
+
+/* threaded(shared, body) after thread_sync, which must succeed. */
+static PrimFunc *synced(Buffer *shared, Stmt *body)
+{
+    PrimFunc *k = threaded(shared, body);
+    ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_OK);
+    return k;
+}
+
+/* How many barriers k's body has. */
+static int barriers(const PrimFunc *k)
+{
+    char *text = stmt_text(k->body, 0);
+    int n = occurrences(text, "__syncthreads()");
+    free(text);
+    return n;
+}
+
 static Expr *mirror(void)
 {
     return bin(EXPR_SUB, num(31), t); /* another thread's element */
@@ -404,11 +423,9 @@ static Expr *mirror(void)
 
 START_TEST(thread_sync_barrier_before_read_after_write)
 {
-    Buffer *s = f32_buffer("S", TCC_SCOPE_SHARED, 32);
-    Buffer *g = f32_buffer("G", TCC_SCOPE_GLOBAL, 32);
-    Buffer *h = f32_buffer("H", TCC_SCOPE_GLOBAL, 32);
-    PrimFunc *k = threaded(s, seq2(store1(s, t, load1(g, t)), store1(h, t, load1(s, mirror()))));
-    ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_OK);
+    Memory m = memory(32);
+    PrimFunc *k =
+        synced(m.s, seq2(store1(m.s, t, load1(m.g, t)), store1(m.h, t, load1(m.s, mirror()))));
     check_stmt(k->body, "allocate S: float32 shared [32] {\n"
                         "  launch threadIdx.x in 0..32 {\n"
                         "    S[threadIdx.x] = G[threadIdx.x]\n"
@@ -424,8 +441,7 @@ START_TEST(thread_sync_barrier_before_write_after_read)
     /* Within a list: a read, then a write the other threads must not see early. */
     Buffer *s = f32_buffer("S", TCC_SCOPE_SHARED, 32);
     Buffer *h = f32_buffer("H", TCC_SCOPE_GLOBAL, 32);
-    PrimFunc *k = threaded(s, seq2(store1(h, t, load1(s, mirror())), store1(s, t, num(0))));
-    ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_OK);
+    PrimFunc *k = synced(s, seq2(store1(h, t, load1(s, mirror())), store1(s, t, num(0))));
     char *text = stmt_text(k->body, 0);
     ck_assert_int_eq(occurrences(text, "__syncthreads()"), 1);
     ck_assert_ptr_nonnull(strstr(text, "H[threadIdx.x] = S[31 - threadIdx.x]\n    __syncthreads()\n"
@@ -438,13 +454,11 @@ START_TEST(thread_sync_barrier_across_loop_iterations)
 {
     /* Each iteration writes S, then reads it: a barrier between, and one at the top of the
      * body, so the next iteration's write waits for this one's reads (the tutorial's kh loop). */
-    Buffer *s = f32_buffer("S", TCC_SCOPE_SHARED, 32);
-    Buffer *g = f32_buffer("G", TCC_SCOPE_GLOBAL, 128);
-    Buffer *h = f32_buffer("H", TCC_SCOPE_GLOBAL, 128);
+    Memory m = memory(128);
     Expr *global = add(mul(i, 32), t);
-    Stmt *body = seq2(store1(s, t, load1(g, global)), store1(h, global, load1(s, mirror())));
-    PrimFunc *k = threaded(s, loop(vi, 4, FOR_SERIAL, body));
-    ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_OK);
+    Stmt *body =
+        seq2(store1(m.s, t, load1(m.g, global)), store1(m.h, global, load1(m.s, mirror())));
+    PrimFunc *k = synced(m.s, loop(vi, 4, FOR_SERIAL, body));
     check_stmt(k->body, "allocate S: float32 shared [32] {\n"
                         "  launch threadIdx.x in 0..32 {\n"
                         "    for i in 0..4 {\n"
@@ -463,11 +477,8 @@ START_TEST(thread_sync_none_for_write_after_write)
     Buffer *s = f32_buffer("S", TCC_SCOPE_SHARED, 32);
     Stmt *twice = seq2(store1(s, t, num(1)), store1(s, t, num(2)));
     Stmt *repeated = loop(vi, 4, FOR_SERIAL, store1(s, t, i));
-    PrimFunc *k = threaded(s, seq2(twice, repeated));
-    ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_OK);
-    char *text = stmt_text(k->body, 0);
-    ck_assert_int_eq(occurrences(text, "__syncthreads()"), 0);
-    free(text);
+    PrimFunc *k = synced(s, seq2(twice, repeated));
+    ck_assert_int_eq(barriers(k), 0);
 }
 END_TEST
 
@@ -479,11 +490,8 @@ START_TEST(thread_sync_none_for_local_or_global_memory)
     Buffer *h = f32_buffer("H", TCC_SCOPE_GLOBAL, 32);
     Stmt *local = seq2(store1(l, t, num(1)), store1(h, t, load1(l, mirror())));
     Stmt *global = seq2(store1(g, t, num(1)), store1(h, t, load1(g, mirror())));
-    PrimFunc *k = threaded(l, seq2(local, global));
-    ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_OK);
-    char *text = stmt_text(k->body, 0);
-    ck_assert_int_eq(occurrences(text, "__syncthreads()"), 0);
-    free(text);
+    PrimFunc *k = synced(l, seq2(local, global));
+    ck_assert_int_eq(barriers(k), 0);
 }
 END_TEST
 
@@ -495,8 +503,7 @@ START_TEST(thread_sync_wmma_shared_accesses)
     Expr *zero = num(0);
     Stmt *load = wmma_memory(wmma_op(WMMA_LOAD_A, 16, 16, 16, frag, zero), s, 1, &zero, 16);
     Stmt *fill = loop(vi, 8, FOR_SERIAL, store1(s, add(mul(i, 32), t), num(0)));
-    PrimFunc *k = threaded(s, seq2(fill, load));
-    ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_OK);
+    PrimFunc *k = synced(s, seq2(fill, load));
     char *text = stmt_text(k->body, 0);
     ck_assert_int_eq(occurrences(text, "__syncthreads()"), 1);
     ck_assert_ptr_nonnull(strstr(text, "  }\n    __syncthreads()\n    wmma.load_matrix_a("));
@@ -508,13 +515,10 @@ START_TEST(thread_sync_barrier_stays_out_of_guarded_code)
 {
     /* Only threads 0..15 read, but every thread must reach the barrier: it goes in front
      * of the if, not inside it. */
-    Buffer *s = f32_buffer("S", TCC_SCOPE_SHARED, 32);
-    Buffer *g = f32_buffer("G", TCC_SCOPE_GLOBAL, 32);
-    Buffer *h = f32_buffer("H", TCC_SCOPE_GLOBAL, 32);
-    Stmt *read = store1(h, t, load1(s, add(t, num(16))));
+    Memory m = memory(32);
+    Stmt *read = store1(m.h, t, load1(m.s, add(t, num(16))));
     Stmt *guarded = tci_stmt_if(arena, bin(EXPR_LT, t, num(16)), read, NULL);
-    PrimFunc *k = threaded(s, seq2(store1(s, t, load1(g, t)), guarded));
-    ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_OK);
+    PrimFunc *k = synced(m.s, seq2(store1(m.s, t, load1(m.g, t)), guarded));
     check_stmt(k->body, "allocate S: float32 shared [32] {\n"
                         "  launch threadIdx.x in 0..32 {\n"
                         "    S[threadIdx.x] = G[threadIdx.x]\n"
@@ -530,28 +534,23 @@ END_TEST
 START_TEST(thread_sync_guarded_write_then_read)
 {
     /* Threads 0..15 write and then read each other's elements inside one guard. */
-    Buffer *s = f32_buffer("S", TCC_SCOPE_SHARED, 32);
-    Buffer *g = f32_buffer("G", TCC_SCOPE_GLOBAL, 32);
-    Buffer *h = f32_buffer("H", TCC_SCOPE_GLOBAL, 32);
+    Memory m = memory(32);
     Stmt *inside =
-        seq2(store1(s, t, load1(g, t)), store1(h, t, load1(s, bin(EXPR_SUB, num(15), t))));
+        seq2(store1(m.s, t, load1(m.g, t)), store1(m.h, t, load1(m.s, bin(EXPR_SUB, num(15), t))));
     Stmt *guarded = tci_stmt_if(arena, bin(EXPR_LT, t, num(16)), inside, NULL);
-    PrimFunc *k = threaded(s, guarded);
+    PrimFunc *k = threaded(m.s, guarded);
     /* Threads 16..31 would never reach a barrier inside the if: refused, never placed. */
     ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_ERROR_SCHEDULE);
     assert_contains(tcc_last_error(ctx), "only some threads run");
-    char *text = stmt_text(k->body, 0);
-    ck_assert_int_eq(occurrences(text, "__syncthreads()"), 0);
-    free(text);
+    ck_assert_int_eq(barriers(k), 0);
     /* The same inside a launch of 16 threads in a block of 32 (two stages bound threadIdx.x
      * with different extents): codegen guards the launch with threadIdx.x < 16. */
     PrimFunc *partial = kernel_of(
-        tci_stmt_allocate(arena, s, tci_stmt_thread(arena, tx, TCC_THREAD_X, 16, inside)), 32);
+        tci_stmt_allocate(arena, m.s, tci_stmt_thread(arena, tx, TCC_THREAD_X, 16, inside)), 32);
     ck_assert_int_eq(run_pass("thread_sync", partial, 0), TCC_ERROR_SCHEDULE);
-    text = stmt_text(partial->body, 0);
-    ck_assert_int_eq(occurrences(text, "__syncthreads()"), 0);
-    free(text);
+    ck_assert_int_eq(barriers(partial), 0);
 }
+END_TEST
 
 /* ---- the pipeline ------------------------------------------------------------------- */
 
@@ -579,50 +578,38 @@ static tcc_expr *twice(tcc_func *f, tcc_expr *const *ax, void *user)
     return tcc_mul(f, tcc_access(f, small_a, 2, ax), tcc_float(f, 2, TCC_FLOAT32));
 }
 
-typedef struct Printed {
-    int calls;
-    char passes[16][32];
-    char *last;
-} Printed;
-
-static void on_print(const char *pass, const char *loop_ir, void *user)
-{
-    Printed *p = user;
-    if (p->calls < 16)
-        snprintf(p->passes[p->calls], sizeof p->passes[0], "%s", pass);
-    p->calls++;
-    free(p->last);
-    p->last = strdup(loop_ir);
-}
-
-/* Lowers the small function printing after `pass`; returns the lowering status. */
-static tcc_status lower_small(const char *pass, Printed *printed)
+/* The small function, its axes named `names` (NULL: after the tensor); params gets A, B. */
+static tcc_func *small_func(const char *const *names, tcc_tensor *params[2])
 {
     tcc_func *func;
     ck_assert_int_eq(tcc_func_create(ctx, "small", &func), TCC_OK);
     int64_t shape[2] = {8, 4};
     small_a = tcc_placeholder(func, "A", 2, shape, TCC_FLOAT32);
-    static const char *const names[2] = {"i", "j"};
     tcc_tensor *b = tcc_compute(func, "B", 2, shape, names, TCC_FLOAT32, twice, NULL);
     ck_assert_int_eq(tcc_schedule_create(func, 1, &b), TCC_OK);
-    tcc_build_options options;
-    memset(&options, 0, sizeof options);
-    options.print_after_pass = pass;
-    options.print_callback = on_print;
-    options.print_user = printed;
-    Arena *kernel_arena = tci_arena_create();
-    PrimFunc *kernel = NULL;
-    tcc_tensor *params[2] = {small_a, b};
-    tcc_status status = tci_lower(func, 2, params, &options, kernel_arena, &kernel);
-    tci_arena_destroy(kernel_arena);
+    params[0] = small_a;
+    params[1] = b;
+    return func;
+}
+
+/* Lowers the small function printing after `pass`; returns the lowering status. */
+static tcc_status lower_small(const char *pass, PrintCapture *printed)
+{
+    static const char *const names[2] = {"i", "j"};
+    tcc_tensor *params[2];
+    tcc_func *func = small_func(names, params);
+    tcc_build_options options = {
+        .print_after_pass = pass, .print_callback = capture_print, .print_user = printed};
+    Lowered lowered = lower(func, 2, params, &options);
+    lowered_free(&lowered);
     tcc_func_destroy(func);
-    return status;
+    return lowered.status;
 }
 
 START_TEST(print_after_fires_once_for_a_named_pass)
 {
     for (int p = 0; p < tcc_pass_count(); p++) {
-        Printed printed = {0};
+        PrintCapture printed = {0};
         ck_assert_int_eq(lower_small(tcc_pass_name(p), &printed), TCC_OK);
         ck_assert_int_eq(printed.calls, 1);
         ck_assert_str_eq(printed.passes[0], tcc_pass_name(p));
@@ -634,7 +621,7 @@ END_TEST
 
 START_TEST(print_after_shows_that_pass_s_output)
 {
-    Printed before = {0}, after = {0};
+    PrintCapture before = {0}, after = {0};
     ck_assert_int_eq(lower_small("schedule_ops", &before), TCC_OK);
     ck_assert_int_eq(lower_small("flatten", &after), TCC_OK);
     assert_contains(before.last, "B[i, j] = A[i, j] * 2f");
@@ -646,7 +633,7 @@ END_TEST
 
 START_TEST(print_after_all_fires_once_per_pass)
 {
-    Printed printed = {0};
+    PrintCapture printed = {0};
     ck_assert_int_eq(lower_small("all", &printed), TCC_OK);
     ck_assert_int_eq(printed.calls, tcc_pass_count());
     for (int p = 0; p < tcc_pass_count(); p++)
@@ -657,7 +644,7 @@ END_TEST
 
 START_TEST(print_after_unknown_pass_is_an_error)
 {
-    Printed printed = {0};
+    PrintCapture printed = {0};
     ck_assert_int_eq(lower_small("inline", &printed), TCC_ERROR_INVALID_ARGUMENT);
     ck_assert_int_eq(printed.calls, 0);
     assert_contains(tcc_last_error(ctx), "unknown pass 'inline'");
@@ -667,63 +654,52 @@ END_TEST
 
 START_TEST(print_after_without_callback_is_quiet)
 {
-    tcc_func *func;
-    ck_assert_int_eq(tcc_func_create(ctx, "small", &func), TCC_OK);
-    int64_t shape[2] = {8, 4};
-    small_a = tcc_placeholder(func, "A", 2, shape, TCC_FLOAT32);
-    tcc_tensor *b = tcc_compute(func, "B", 2, shape, NULL, TCC_FLOAT32, twice, NULL);
-    ck_assert_int_eq(tcc_schedule_create(func, 1, &b), TCC_OK);
-    tcc_build_options options;
-    memset(&options, 0, sizeof options);
-    options.print_after_pass = "all";
-    Arena *kernel_arena = tci_arena_create();
-    PrimFunc *kernel = NULL;
-    tcc_tensor *params[2] = {small_a, b};
-    ck_assert_int_eq(tci_lower(func, 2, params, &options, kernel_arena, &kernel), TCC_OK);
-    ck_assert_ptr_nonnull(kernel);
+    tcc_tensor *params[2];
+    tcc_func *func = small_func(NULL, params);
+    tcc_build_options options = {.print_after_pass = "all"};
+    Lowered lowered = lower(func, 2, params, &options);
+    ck_assert_int_eq(lowered.status, TCC_OK);
+    ck_assert_ptr_nonnull(lowered.kernel);
     /* No axis names given: they are named after the tensor, <name>.i0, <name>.i1. */
-    char *text = prim_func_text(kernel);
+    char *text = prim_func_text(lowered.kernel);
     assert_contains(text, ".i0 in 0..8 {");
     free(text);
-    tci_arena_destroy(kernel_arena);
+    lowered_free(&lowered);
     tcc_func_destroy(func);
 }
 END_TEST
 
 /* ---- the tutorial's convolution, end to end ---------------------------------------------- */
 
-typedef struct Tutorial {
+/* The tutorial's convolution lowered with auto_unroll_max_step 16, for every test of the
+ * "tutorial" case (tutorial_setup and tutorial_teardown are its fixture). */
+static struct {
     tcc_func *func;
-    Arena *arena;
+    tcc_tensor *params[3];
+    Lowered lowered;
     PrimFunc *kernel;
     char *text;
-} Tutorial;
+} tut;
 
-static void tutorial_lower(Tutorial *tut, int auto_unroll_max_step)
+static const tcc_build_options tutorial_options = {.arch = TCC_SM_80, .auto_unroll_max_step = 16};
+
+static void tutorial_setup(void)
 {
-    ck_assert_int_eq(tcc_func_create(ctx, "conv2d", &tut->func), TCC_OK);
-    tcc_conv2d_desc desc;
-    tcc_tutorial_conv2d_desc(&desc);
-    tcc_tutorial_conv2d conv;
-    ck_assert_int_eq(tcc_tutorial_conv2d_define(tut->func, &desc, &conv), TCC_OK);
-    ck_assert_int_eq(tcc_schedule_create(tut->func, 1, &conv.output), TCC_OK);
-    ck_assert_int_eq(tcc_tutorial_conv2d_schedule(tut->func, &conv, NULL), TCC_OK);
-    tcc_build_options options;
-    memset(&options, 0, sizeof options);
-    options.arch = TCC_SM_80;
-    options.auto_unroll_max_step = auto_unroll_max_step;
-    tut->arena = tci_arena_create();
-    tcc_tensor *params[3] = {conv.input, conv.filter, conv.output};
-    ck_assert_msg(tci_lower(tut->func, 3, params, &options, tut->arena, &tut->kernel) == TCC_OK,
-                  "%s", tcc_last_error(ctx));
-    tut->text = prim_func_text(tut->kernel);
+    setup();
+    ck_assert_int_eq(tcc_func_create(ctx, "conv2d", &tut.func), TCC_OK);
+    test_tutorial_conv2d(tut.func, tut.params);
+    tut.lowered = lower(tut.func, 3, tut.params, &tutorial_options);
+    ck_assert_msg(tut.lowered.status == TCC_OK, "%s", tcc_last_error(ctx));
+    tut.kernel = tut.lowered.kernel;
+    tut.text = prim_func_text(tut.kernel);
 }
 
-static void tutorial_free(Tutorial *tut)
+static void tutorial_teardown(void)
 {
-    free(tut->text);
-    tci_arena_destroy(tut->arena);
-    tcc_func_destroy(tut->func);
+    free(tut.text);
+    lowered_free(&tut.lowered);
+    tcc_func_destroy(tut.func);
+    teardown();
 }
 
 static void collect_allocations(const Stmt *s, const Buffer **out, int *n)
@@ -800,8 +776,6 @@ static int count_kind(const Stmt *s, StmtKind kind)
 
 START_TEST(tutorial_allocations_are_the_tutorial_s)
 {
-    Tutorial tut;
-    tutorial_lower(&tut, 16);
     /* The accumulator per warp, the two shared tiles, and the two fragment groups. */
     assert_contains(tut.text, "allocate Conv.wmma.accumulator: float32 wmma.accumulator "
                               "[2, 1, 1, 4, 16, 16] {");
@@ -826,28 +800,22 @@ START_TEST(tutorial_allocations_are_the_tutorial_s)
             ck_assert_ptr_null(allocs[k]->min[d]); /* flattened: offsets start at 0 */
     }
     ck_assert_int_eq(shared, 2);
-    tutorial_free(&tut);
 }
 END_TEST
 
 START_TEST(tutorial_launch_shape)
 {
-    Tutorial tut;
-    tutorial_lower(&tut, 16);
     assert_contains(tut.text, "  grid(2, 4, 196) block(32, 4, 2)\n");
     static const int64_t launch[6] = {2, 4, 196, 32, 4, 2};
     for (int d = 0; d < 6; d++)
         ck_assert_int_eq(tut.kernel->launch[d], launch[d]);
     assert_contains(tut.text, "kernel conv2d(float16 A[16, 14, 14, 16, 16, 16], float16 "
                               "W[3, 3, 16, 32, 16, 16], float32 Conv[16, 14, 14, 32, 16, 16])");
-    tutorial_free(&tut);
 }
 END_TEST
 
 START_TEST(tutorial_two_barriers_per_kh_iteration)
 {
-    Tutorial tut;
-    tutorial_lower(&tut, 16);
     ck_assert_int_eq(count_kind(tut.kernel->body, STMT_BARRIER), 2);
     const Stmt *kh = find_loop(tut.kernel->body, "kh");
     ck_assert_ptr_nonnull(kh);
@@ -860,14 +828,11 @@ START_TEST(tutorial_two_barriers_per_kh_iteration)
     const Stmt *inner = find_loop(kh->loop.body, "ic.inner");
     ck_assert_ptr_nonnull(inner);
     ck_assert_int_eq(count_kind(inner, STMT_BARRIER), 0);
-    tutorial_free(&tut);
 }
 END_TEST
 
 START_TEST(tutorial_tensor_core_operations)
 {
-    Tutorial tut;
-    tutorial_lower(&tut, 16);
     ck_assert_int_eq(occurrences(tut.text, "wmma.fill_fragment("), 8);
     ck_assert_int_eq(occurrences(tut.text, "wmma.load_matrix_a("), 2);
     ck_assert_int_eq(occurrences(tut.text, "wmma.load_matrix_b("), 4);
@@ -879,14 +844,11 @@ START_TEST(tutorial_tensor_core_operations)
                               "Apad.shared.wmma.matrix_a[1], W.shared.wmma.matrix_b[3], "
                               "Conv.wmma.accumulator[7])");
     ck_assert_int_eq(count_kind(tut.kernel->body, STMT_WMMA), 30);
-    tutorial_free(&tut);
 }
 END_TEST
 
 START_TEST(tutorial_filter_copy_is_vectorized)
 {
-    Tutorial tut;
-    tutorial_lower(&tut, 16);
     /* Each lane copies 8 contiguous halves (16 bytes) of the filter tile. */
     assert_contains(tut.text, "W.shared[ramp(");
     assert_contains(tut.text, "threadIdx.x * 8, 1, 8)] = W[ramp(");
@@ -896,31 +858,24 @@ START_TEST(tutorial_filter_copy_is_vectorized)
     assert_contains(tut.text, "Apad.shared[threadIdx.y * 3072 + threadIdx.z * 1536 + ax2 * "
                               "512 + ax3 * 256 + ax4.ax5.fused.outer * 32 + threadIdx.x] = "
                               "if_then_else(");
-    tutorial_free(&tut);
 }
 END_TEST
 
 START_TEST(tutorial_lowers_the_same_twice)
 {
     /* Lowering leaves nothing behind on the schedule that changes the next lowering. */
-    Tutorial tut;
-    tutorial_lower(&tut, 16);
-    Arena *again = tci_arena_create();
-    PrimFunc *kernel = NULL;
-    tcc_build_options options;
-    memset(&options, 0, sizeof options);
-    options.auto_unroll_max_step = 16;
+    tcc_build_options options = {.auto_unroll_max_step = 16};
     tcc_tensor *params[3] = {tut.func->tensors[0], tut.func->tensors[1], NULL};
     for (int k = 0; k < tut.func->ntensor; k++)
         if (strcmp(tut.func->tensors[k]->name, "Conv") == 0)
             params[2] = tut.func->tensors[k];
     ck_assert_ptr_nonnull(params[2]);
-    ck_assert_int_eq(tci_lower(tut.func, 3, params, &options, again, &kernel), TCC_OK);
-    char *text = prim_func_text(kernel);
+    Lowered again = lower(tut.func, 3, params, &options);
+    ck_assert_int_eq(again.status, TCC_OK);
+    char *text = prim_func_text(again.kernel);
     ck_assert_str_eq(text, tut.text);
     free(text);
-    tci_arena_destroy(again);
-    tutorial_free(&tut);
+    lowered_free(&again);
 }
 END_TEST
 
@@ -985,7 +940,7 @@ static Suite *passes_suite(void)
     suite_add_tcase(suite, pipeline);
 
     TCase *tutorial = tcase_create("tutorial");
-    tcase_add_checked_fixture(tutorial, setup, teardown);
+    tcase_add_checked_fixture(tutorial, tutorial_setup, tutorial_teardown);
     tcase_set_timeout(tutorial, 60);
     tcase_add_test(tutorial, tutorial_allocations_are_the_tutorial_s);
     tcase_add_test(tutorial, tutorial_launch_shape);

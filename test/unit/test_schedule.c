@@ -819,13 +819,8 @@ END_TEST
 START_TEST(tensorize_of_the_tutorial_convolution)
 {
     /* The tutorial's schedule, through the public API, tensorizes four stages. */
-    tcc_conv2d_desc desc;
-    tcc_tutorial_conv2d_desc(&desc);
-    tcc_tutorial_conv2d conv;
-    ck_assert_int_eq(tcc_tutorial_conv2d_define(func, &desc, &conv), TCC_OK);
-    ck_assert_int_eq(tcc_schedule_create(func, 1, &conv.output), TCC_OK);
-    ck_assert_int_eq(tcc_tutorial_conv2d_schedule(func, &conv, NULL), TCC_OK);
-    tcc_tensor *params[3] = {conv.input, conv.filter, conv.output};
+    tcc_tensor *params[3];
+    test_tutorial_conv2d(func, params);
     char *text = lowered(3, params, "schedule_ops", 0);
     /* Before unrolling: one of each, inside the loops over the warp's tiles. */
     ck_assert_int_eq(occurrences(text, "wmma.fill_fragment("), 1);
