@@ -608,8 +608,7 @@ END_TEST
 static Suite *codegen_suite(void)
 {
     Suite *suite = suite_create("codegen");
-    TCase *tc = tcase_create("codegen");
-    tcase_add_checked_fixture(tc, setup, teardown);
+    TCase *tc = test_case(suite, "codegen", setup, teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_vector_add);
     tcase_add_test(tc, test_guarded_load_is_branched);
@@ -624,11 +623,7 @@ static Suite *codegen_suite(void)
     tcase_add_test(tc, test_bfloat16_needs_sm80);
     tcase_add_test(tc, test_two_threads);
     tcase_add_test(tc, test_build_options_init);
-    suite_add_tcase(suite, tc);
     return suite;
 }
 
-int main(void)
-{
-    return test_run(codegen_suite());
-}
+TEST_MAIN(codegen_suite)

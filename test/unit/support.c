@@ -14,6 +14,15 @@ int test_run(Suite *suite)
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
+TCase *test_case(Suite *suite, const char *name, void (*setup)(void), void (*teardown)(void))
+{
+    TCase *tc = tcase_create(name);
+    if (setup || teardown)
+        tcase_add_checked_fixture(tc, setup, teardown);
+    suite_add_tcase(suite, tc);
+    return tc;
+}
+
 tcc_context *test_context(void)
 {
     tcc_context *ctx = NULL;

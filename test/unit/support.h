@@ -12,8 +12,19 @@
 #include <string.h>
 
 /* Runs a suite, printing the usual Check summary; returns the process exit status
- * (EXIT_SUCCESS when every test passed), so `main` can `return test_run(suite());`. */
+ * (EXIT_SUCCESS when every test passed). */
 int test_run(Suite *suite);
+
+/* The main of a unit test: runs the suite that make_suite() builds. */
+#define TEST_MAIN(make_suite)                                                                      \
+    int main(void)                                                                                 \
+    {                                                                                              \
+        return test_run(make_suite());                                                             \
+    }
+
+/* A new test case `name` of suite; each of its tests runs between setup and teardown
+ * (checked fixtures; NULL for none). The caller adds the tests. */
+TCase *test_case(Suite *suite, const char *name, void (*setup)(void), void (*teardown)(void));
 
 /* A fresh context; the test fails if it cannot be made. */
 tcc_context *test_context(void);

@@ -1308,7 +1308,7 @@ END_TEST
 static Suite *conv2d_reference_suite(void)
 {
     Suite *suite = suite_create("conv2d_reference");
-    TCase *desc = tcase_create("desc");
+    TCase *desc = test_case(suite, "desc", NULL, NULL);
     tcase_add_test(desc, test_desc_init);
     tcase_add_test(desc, test_tutorial_desc);
     tcase_add_test(desc, test_output_sizes);
@@ -1316,9 +1316,8 @@ static Suite *conv2d_reference_suite(void)
     tcase_add_test(desc, test_element_counts_each_layout);
     tcase_add_loop_test(desc, test_layers_validate, 0, (int)(sizeof layers / sizeof layers[0]));
     tcase_add_test(desc, test_first_layer_is_the_seed);
-    suite_add_tcase(suite, desc);
 
-    TCase *errors = tcase_create("validation");
+    TCase *errors = test_case(suite, "validation", NULL, NULL);
     tcase_add_loop_test(errors, test_validation_errors, 0,
                         (int)(sizeof bad_descs / sizeof bad_descs[0]));
     tcase_add_test(errors, test_type_combinations);
@@ -1326,9 +1325,8 @@ static Suite *conv2d_reference_suite(void)
     tcase_add_test(errors, test_null_desc);
     tcase_add_test(errors, test_bad_positions);
     tcase_add_test(errors, test_missing_tensors);
-    suite_add_tcase(suite, errors);
 
-    TCase *values = tcase_create("values");
+    TCase *values = test_case(suite, "values", NULL, NULL);
     tcase_set_timeout(values, 60);
     tcase_add_test(values, test_ones_by_hand);
     tcase_add_test(values, test_single_tap_by_hand);
@@ -1348,11 +1346,7 @@ static Suite *conv2d_reference_suite(void)
                         3 * (int)(sizeof epilogue_cases / sizeof epilogue_cases[0]));
     tcase_add_test(values, test_sampled_equals_full);
     tcase_add_test(values, test_threads_equal_single_thread);
-    suite_add_tcase(suite, values);
     return suite;
 }
 
-int main(void)
-{
-    return test_run(conv2d_reference_suite());
-}
+TEST_MAIN(conv2d_reference_suite)

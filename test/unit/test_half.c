@@ -408,7 +408,7 @@ END_TEST
 static Suite *half_suite(void)
 {
     Suite *suite = suite_create("half");
-    TCase *tc = tcase_create("convert");
+    TCase *tc = test_case(suite, "convert", NULL, NULL);
     tcase_add_test(tc, test_every_half_converts_to_its_value);
     tcase_add_test(tc, test_every_half_round_trips);
     tcase_add_test(tc, test_known_values);
@@ -418,31 +418,24 @@ static Suite *half_suite(void)
     tcase_add_test(tc, test_overflow_and_infinity);
     tcase_add_test(tc, test_nan);
     tcase_add_test(tc, test_agrees_with_compiler);
-    suite_add_tcase(suite, tc);
 
-    TCase *bf16 = tcase_create("bfloat16");
+    TCase *bf16 = test_case(suite, "bfloat16", NULL, NULL);
     tcase_add_test(bf16, test_every_bf16_converts_to_its_value);
     tcase_add_test(bf16, test_every_bf16_round_trips);
     tcase_add_test(bf16, test_bf16_rounding_to_nearest_even);
     tcase_add_test(bf16, test_every_bf16_midpoint);
     tcase_add_test(bf16, test_bf16_nan);
     tcase_add_test(bf16, test_bf16_agrees_with_compiler);
-    suite_add_tcase(suite, bf16);
 
-    TCase *tf32 = tcase_create("tf32");
+    TCase *tf32 = test_case(suite, "tf32", NULL, NULL);
     tcase_set_timeout(tf32, 60); /* the random sweep is slow under the sanitizers */
     tcase_add_test(tf32, test_tf32_known_values);
     tcase_add_test(tf32, test_tf32_nan);
     tcase_add_test(tf32, test_tf32_matches_definition);
-    suite_add_tcase(suite, tf32);
 
-    TCase *sizes = tcase_create("sizes");
+    TCase *sizes = test_case(suite, "sizes", NULL, NULL);
     tcase_add_test(sizes, test_dtype_size);
-    suite_add_tcase(suite, sizes);
     return suite;
 }
 
-int main(void)
-{
-    return test_run(half_suite());
-}
+TEST_MAIN(half_suite)

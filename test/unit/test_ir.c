@@ -609,8 +609,7 @@ END_TEST
 static Suite *ir_suite(void)
 {
     Suite *suite = suite_create("ir");
-    TCase *build = tcase_create("constructors");
-    tcase_add_checked_fixture(build, ir_setup_xyz, ir_teardown);
+    TCase *build = test_case(suite, "constructors", ir_setup_xyz, ir_teardown);
     tcase_add_test(build, binary_folds_integer_constants);
     tcase_add_test(build, binary_folds_with_floor_semantics);
     tcase_add_test(build, binary_leaves_division_by_zero_unfolded);
@@ -623,17 +622,13 @@ static Suite *ir_suite(void)
     tcase_add_test(build, loop_and_thread_constructors);
     tcase_add_test(build, kernel_new_var_numbers_variables);
     tcase_add_test(build, var_copies_its_name);
-    suite_add_tcase(suite, build);
 
-    TCase *equal = tcase_create("equality");
-    tcase_add_checked_fixture(equal, ir_setup_xyz, ir_teardown);
+    TCase *equal = test_case(suite, "equality", ir_setup_xyz, ir_teardown);
     tcase_add_test(equal, expr_equal_is_structural);
     tcase_add_test(equal, expr_equal_compares_vars_by_identity_and_types);
     tcase_add_test(equal, expr_is_int_and_is_const);
-    suite_add_tcase(suite, equal);
 
-    TCase *rewrite = tcase_create("rewrite");
-    tcase_add_checked_fixture(rewrite, ir_setup_xyz, ir_teardown);
+    TCase *rewrite = test_case(suite, "rewrite", ir_setup_xyz, ir_teardown);
     tcase_add_test(rewrite, substitute_replaces_variables);
     tcase_add_test(rewrite, substitute_refolds_constants);
     tcase_add_test(rewrite, substitute_shares_untouched_trees);
@@ -644,25 +639,17 @@ static Suite *ir_suite(void)
     tcase_add_test(rewrite, rewriter_children_skips_the_node_itself);
     tcase_add_test(rewrite, visitor_sees_every_node_of_a_statement);
     tcase_add_test(rewrite, visitor_skips_children_and_stops);
-    suite_add_tcase(suite, rewrite);
 
-    TCase *seq = tcase_create("seq");
-    tcase_add_checked_fixture(seq, ir_setup_xyz, ir_teardown);
+    TCase *seq = test_case(suite, "seq", ir_setup_xyz, ir_teardown);
     tcase_add_test(seq, seq_flattens_nested_lists);
     tcase_add_test(seq, seq_of_one_is_the_item);
-    suite_add_tcase(suite, seq);
 
-    TCase *mem = tcase_create("arena");
-    tcase_add_checked_fixture(mem, ir_setup_xyz, ir_teardown);
+    TCase *mem = test_case(suite, "arena", ir_setup_xyz, ir_teardown);
     tcase_add_test(mem, arena_many_allocations_are_zeroed_aligned_and_disjoint);
     tcase_add_test(mem, arena_allocation_larger_than_a_chunk);
     tcase_add_test(mem, arena_strdup_and_printf);
     tcase_add_test(mem, arena_destroy_of_null_is_harmless);
-    suite_add_tcase(suite, mem);
     return suite;
 }
 
-int main(void)
-{
-    return test_run(ir_suite());
-}
+TEST_MAIN(ir_suite)

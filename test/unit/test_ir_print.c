@@ -403,8 +403,7 @@ END_TEST
 static Suite *ir_print_suite(void)
 {
     Suite *s = suite_create("ir_print");
-    TCase *tc = tcase_create("printer");
-    tcase_add_checked_fixture(tc, setup, ir_teardown);
+    TCase *tc = test_case(s, "printer", setup, ir_teardown);
     tcase_add_test(tc, strbuf_grows_and_stays_terminated);
     tcase_add_test(tc, strbuf_stops_after_failure);
     tcase_add_test(tc, scope_and_tag_names);
@@ -422,11 +421,7 @@ static Suite *ir_print_suite(void)
     tcase_add_test(tc, wmma_operations);
     tcase_add_test(tc, kernel_header_and_body);
     tcase_add_test(tc, tensor_access_and_reduce);
-    suite_add_tcase(s, tc);
     return s;
 }
 
-int main(void)
-{
-    return test_run(ir_print_suite());
-}
+TEST_MAIN(ir_print_suite)

@@ -399,16 +399,15 @@ END_TEST
 static Suite *matmul_reference_suite(void)
 {
     Suite *suite = suite_create("matmul_reference");
-    TCase *desc = tcase_create("desc");
+    TCase *desc = test_case(suite, "desc", NULL, NULL);
     tcase_add_test(desc, test_desc_init);
     tcase_add_test(desc, test_flops);
     tcase_add_loop_test(desc, test_validation_errors, 0,
                         (int)(sizeof bad_descs / sizeof bad_descs[0]));
     tcase_add_test(desc, test_largest_operands_validate);
     tcase_add_test(desc, test_null_arguments);
-    suite_add_tcase(suite, desc);
 
-    TCase *values = tcase_create("values");
+    TCase *values = test_case(suite, "values", NULL, NULL);
     tcase_set_timeout(values, 60);
     tcase_add_test(values, test_two_by_two_by_hand);
     tcase_add_test(values, test_bias_per_column_by_hand);
@@ -419,11 +418,7 @@ static Suite *matmul_reference_suite(void)
     tcase_add_loop_test(values, test_matches_naive_epilogue, 0,
                         (int)(sizeof epilogues / sizeof epilogues[0]));
     tcase_add_test(values, test_sampled_and_threads);
-    suite_add_tcase(suite, values);
     return suite;
 }
 
-int main(void)
-{
-    return test_run(matmul_reference_suite());
-}
+TEST_MAIN(matmul_reference_suite)

@@ -882,43 +882,34 @@ END_TEST
 static Suite *passes_suite(void)
 {
     Suite *suite = suite_create("passes");
-    TCase *flatten = tcase_create("flatten");
-    tcase_add_checked_fixture(flatten, setup, teardown);
+    TCase *flatten = test_case(suite, "flatten", setup, teardown);
     tcase_add_test(flatten, flatten_makes_row_major_offsets);
     tcase_add_test(flatten, flatten_subtracts_region_mins);
     tcase_add_test(flatten, flatten_wmma_memory_index);
     tcase_add_test(flatten, flatten_leaves_flat_kernels_alone);
-    suite_add_tcase(suite, flatten);
 
-    TCase *simplify = tcase_create("simplify");
-    tcase_add_checked_fixture(simplify, setup, teardown);
+    TCase *simplify = test_case(suite, "simplify", setup, teardown);
     tcase_add_test(simplify, simplify_removes_unit_loops);
     tcase_add_test(simplify, simplify_unit_loop_takes_its_min);
     tcase_add_test(simplify, simplify_keeps_thread_loops_of_one);
     tcase_add_test(simplify, simplify_folds_arithmetic_with_loop_ranges);
-    suite_add_tcase(suite, simplify);
 
-    TCase *vectorize = tcase_create("vectorize");
-    tcase_add_checked_fixture(vectorize, setup, teardown);
+    TCase *vectorize = test_case(suite, "vectorize", setup, teardown);
     tcase_add_test(vectorize, vectorize_contiguous_store_becomes_ramp);
     tcase_add_test(vectorize, vectorize_through_a_cast);
     tcase_add_test(vectorize, vectorize_non_contiguous_stays_scalar);
     tcase_add_test(vectorize, vectorize_ignores_other_loops);
     tcase_add_test(vectorize, vectorize_select_with_a_shared_condition);
     tcase_add_test(vectorize, vectorize_select_whose_condition_differs_between_lanes_stays_scalar);
-    suite_add_tcase(suite, vectorize);
 
-    TCase *unroll = tcase_create("unroll");
-    tcase_add_checked_fixture(unroll, setup, teardown);
+    TCase *unroll = test_case(suite, "unroll", setup, teardown);
     tcase_add_test(unroll, unroll_auto_replicates_loops_within_the_step_budget);
     tcase_add_test(unroll, unroll_auto_counts_the_steps_of_nests);
     tcase_add_test(unroll, unroll_max_step_zero_unrolls_nothing_automatically);
     tcase_add_test(unroll, unroll_explicit_loops_always);
     tcase_add_test(unroll, unroll_keeps_loops_it_cannot_count);
-    suite_add_tcase(suite, unroll);
 
-    TCase *sync = tcase_create("thread_sync");
-    tcase_add_checked_fixture(sync, setup, teardown);
+    TCase *sync = test_case(suite, "thread_sync", setup, teardown);
     tcase_add_test(sync, thread_sync_barrier_before_read_after_write);
     tcase_add_test(sync, thread_sync_barrier_before_write_after_read);
     tcase_add_test(sync, thread_sync_barrier_across_loop_iterations);
@@ -927,20 +918,16 @@ static Suite *passes_suite(void)
     tcase_add_test(sync, thread_sync_wmma_shared_accesses);
     tcase_add_test(sync, thread_sync_barrier_stays_out_of_guarded_code);
     tcase_add_test(sync, thread_sync_guarded_write_then_read);
-    suite_add_tcase(suite, sync);
 
-    TCase *pipeline = tcase_create("pipeline");
-    tcase_add_checked_fixture(pipeline, setup, teardown);
+    TCase *pipeline = test_case(suite, "pipeline", setup, teardown);
     tcase_add_test(pipeline, pass_names_in_pipeline_order);
     tcase_add_test(pipeline, print_after_fires_once_for_a_named_pass);
     tcase_add_test(pipeline, print_after_shows_that_pass_s_output);
     tcase_add_test(pipeline, print_after_all_fires_once_per_pass);
     tcase_add_test(pipeline, print_after_unknown_pass_is_an_error);
     tcase_add_test(pipeline, print_after_without_callback_is_quiet);
-    suite_add_tcase(suite, pipeline);
 
-    TCase *tutorial = tcase_create("tutorial");
-    tcase_add_checked_fixture(tutorial, tutorial_setup, tutorial_teardown);
+    TCase *tutorial = test_case(suite, "tutorial", tutorial_setup, tutorial_teardown);
     tcase_set_timeout(tutorial, 60);
     tcase_add_test(tutorial, tutorial_allocations_are_the_tutorial_s);
     tcase_add_test(tutorial, tutorial_launch_shape);
@@ -948,11 +935,7 @@ static Suite *passes_suite(void)
     tcase_add_test(tutorial, tutorial_tensor_core_operations);
     tcase_add_test(tutorial, tutorial_filter_copy_is_vectorized);
     tcase_add_test(tutorial, tutorial_lowers_the_same_twice);
-    suite_add_tcase(suite, tutorial);
     return suite;
 }
 
-int main(void)
-{
-    return test_run(passes_suite());
-}
+TEST_MAIN(passes_suite)

@@ -335,12 +335,11 @@ END_TEST
 static Suite *runtime_suite(void)
 {
     Suite *suite = suite_create("runtime");
-    TCase *no_driver = tcase_create("no_driver");
+    TCase *no_driver = test_case(suite, "no_driver", NULL, NULL);
     tcase_add_test(no_driver, test_open_without_driver);
     tcase_add_test(no_driver, test_null_handles);
-    suite_add_tcase(suite, no_driver);
 
-    TCase *device = tcase_create("device");
+    TCase *device = test_case(suite, "device", NULL, NULL);
     tcase_set_timeout(device, 60);
     tcase_add_test(device, test_device_info);
     tcase_add_test(device, test_bad_ordinal);
@@ -349,11 +348,7 @@ static Suite *runtime_suite(void)
     tcase_add_test(device, test_rejected_module_reports_jit_log);
     tcase_add_test(device, test_launch_errors);
     tcase_add_test(device, test_fault_is_reported);
-    suite_add_tcase(suite, device);
     return suite;
 }
 
-int main(void)
-{
-    return test_run(runtime_suite());
-}
+TEST_MAIN(runtime_suite)

@@ -1144,8 +1144,7 @@ END_TEST
 static Suite *schedule_suite(void)
 {
     Suite *suite = suite_create("schedule");
-    TCase *effect = tcase_create("effect");
-    tcase_add_checked_fixture(effect, setup, teardown);
+    TCase *effect = test_case(suite, "effect", setup, teardown);
     tcase_set_timeout(effect, 30);
     tcase_add_test(effect, default_schedule_is_the_compute_s_nest);
     tcase_add_test(effect, default_schedule_of_a_reduction);
@@ -1173,10 +1172,8 @@ static Suite *schedule_suite(void)
     tcase_add_test(effect, unroll_marks_the_loop_then_replicates_it);
     tcase_add_test(effect, tensorize_replaces_nests_by_wmma_operations);
     tcase_add_test(effect, tensorize_of_the_tutorial_convolution);
-    suite_add_tcase(suite, effect);
 
-    TCase *misuse = tcase_create("misuse");
-    tcase_add_checked_fixture(misuse, setup, teardown);
+    TCase *misuse = test_case(suite, "misuse", setup, teardown);
     tcase_add_test(misuse, error_axis_not_a_leaf);
     tcase_add_test(misuse, error_axis_of_another_stage);
     tcase_add_test(misuse, error_fuse_of_non_adjacent_axes);
@@ -1193,17 +1190,11 @@ static Suite *schedule_suite(void)
     tcase_add_test(misuse, error_cache_misuse);
     tcase_add_test(misuse, error_primitives_before_the_schedule);
     tcase_add_test(misuse, error_of_a_failed_definition_survives);
-    suite_add_tcase(suite, misuse);
 
-    TCase *fixed = tcase_create("fixed");
-    tcase_add_checked_fixture(fixed, setup, teardown);
+    TCase *fixed = test_case(suite, "fixed", setup, teardown);
     tcase_add_test(fixed, bind_two_axes_to_one_tag_is_refused);
     tcase_add_test(fixed, compute_at_under_a_non_dividing_split_stays_in_bounds);
-    suite_add_tcase(suite, fixed);
     return suite;
 }
 
-int main(void)
-{
-    return test_run(schedule_suite());
-}
+TEST_MAIN(schedule_suite)

@@ -537,8 +537,7 @@ END_TEST
 static Suite *simplify_suite(void)
 {
     Suite *suite = suite_create("simplify");
-    TCase *linear = tcase_create("linear");
-    tcase_add_checked_fixture(linear, ir_setup_xyz, ir_teardown);
+    TCase *linear = test_case(suite, "linear", ir_setup_xyz, ir_teardown);
     tcase_add_test(linear, like_terms_cancel);
     tcase_add_test(linear, aligned_lane_groups_divide_like_their_first_lane);
     tcase_add_test(linear, constants_fold);
@@ -547,49 +546,35 @@ static Suite *simplify_suite(void)
     tcase_add_test(linear, variables_with_one_value_become_constants);
     tcase_add_test(linear, simplify_reaches_inside_other_nodes);
     tcase_add_test(linear, simplify_of_null_and_leaves);
-    suite_add_tcase(suite, linear);
 
-    TCase *divmod = tcase_create("div_mod");
-    tcase_add_checked_fixture(divmod, ir_setup_xyz, ir_teardown);
+    TCase *divmod = test_case(suite, "div_mod", ir_setup_xyz, ir_teardown);
     tcase_add_test(divmod, div_mod_drop_with_ranges);
     tcase_add_test(divmod, div_mod_stay_without_ranges);
     tcase_add_test(divmod, div_mod_of_multiples);
     tcase_add_test(divmod, div_mod_pairs_merge);
     tcase_add_test(divmod, floor_semantics_for_negative_constants);
     tcase_add_test(divmod, division_by_non_constants_is_kept);
-    suite_add_tcase(suite, divmod);
 
-    TCase *logic = tcase_create("logic");
-    tcase_add_checked_fixture(logic, ir_setup_xyz, ir_teardown);
+    TCase *logic = test_case(suite, "logic", ir_setup_xyz, ir_teardown);
     tcase_add_test(logic, comparisons_decided_from_ranges);
     tcase_add_test(logic, constant_moves_to_the_right_of_comparisons);
     tcase_add_test(logic, and_or_fold);
-    suite_add_tcase(suite, logic);
 
-    TCase *stmt = tcase_create("stmt");
-    tcase_add_checked_fixture(stmt, ir_setup_xyz, ir_teardown);
+    TCase *stmt = test_case(suite, "stmt", ir_setup_xyz, ir_teardown);
     tcase_add_test(stmt, stmt_uses_ranges_of_enclosing_loops);
     tcase_add_test(stmt, stmt_ranges_follow_loop_min);
     tcase_add_test(stmt, stmt_thread_loops_give_ranges_too);
     tcase_add_test(stmt, stmt_decided_branches_are_replaced);
     tcase_add_test(stmt, stmt_simplifies_wmma_indices);
-    suite_add_tcase(suite, stmt);
 
-    TCase *divisor = tcase_create("known_divisor");
-    tcase_add_checked_fixture(divisor, ir_setup_xyz, ir_teardown);
+    TCase *divisor = test_case(suite, "known_divisor", ir_setup_xyz, ir_teardown);
     tcase_add_test(divisor, known_divisor_is_the_power_of_two_dividing_every_term);
     tcase_add_test(divisor, known_divisor_of_zero_is_capped);
-    suite_add_tcase(suite, divisor);
 
-    TCase *random = tcase_create("random");
-    tcase_add_checked_fixture(random, ir_setup_xyz, ir_teardown);
+    TCase *random = test_case(suite, "random", ir_setup_xyz, ir_teardown);
     tcase_set_timeout(random, 60);
     tcase_add_test(random, random_expressions_keep_their_values);
-    suite_add_tcase(suite, random);
     return suite;
 }
 
-int main(void)
-{
-    return test_run(simplify_suite());
-}
+TEST_MAIN(simplify_suite)
