@@ -4,7 +4,7 @@
  * (n, h, w, c) indices, written here from the layout formulas of conv2d_reference.c.
  */
 #include "reference/reference.h"
-#include "support.h"
+#include "reference_support.h"
 
 #include <math.h>
 #include <stdbool.h>

@@ -3,7 +3,7 @@
  * hand-computed products and a naive product over logical (b, i, j, l) indices written
  * here from the offsets of matmul_reference.c.
  */
-#include "support.h"
+#include "reference_support.h"
 
 #include <math.h>
 #include <stdbool.h>
