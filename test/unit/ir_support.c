@@ -118,8 +118,8 @@ Stmt *wmma_mma(int m, int n, int k, Buffer *acc, Expr *acc_index, Buffer *a, Exp
     w.a_index = a_index;
     w.b = b;
     w.b_index = b_index;
-    w.c = acc;
-    w.c_index = acc_index;
+    w.c = w.fragment; /* accumulates into itself */
+    w.c_index = w.fragment_index;
     return tci_stmt_wmma(arena, &w);
 }
 

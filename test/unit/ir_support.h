@@ -1,6 +1,7 @@
 /*
  * The loop-IR fixture and builders of the unit tests that build IR by hand (test_ir.c,
- * test_ir_print.c, test_simplify.c, test_passes.c, llvm_test_codegen.c). Like support.c,
+ * test_ir_print.c, test_simplify.c, test_passes.c, llvm_test_codegen.c), and lowering a
+ * function to loop IR (test_passes.c, test_schedule.c). Like support.c,
  * test/unit/ir_support.c is linked into every unit test.
  */
 #ifndef TEST_IR_SUPPORT_H

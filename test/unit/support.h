@@ -1,5 +1,7 @@
 /*
- * Helpers shared by the unit tests (test/unit/support.c is linked into every one).
+ * Helpers shared by the unit tests (test/unit/support.c is linked into every one). The
+ * loop-IR fixture and builders are in ir_support.h, the CPU reference tests' helpers in
+ * reference_support.h.
  */
 #ifndef TEST_SUPPORT_H
 #define TEST_SUPPORT_H

@@ -8,7 +8,6 @@
 
 #include <check.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
