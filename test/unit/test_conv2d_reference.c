@@ -213,6 +213,14 @@ static tcc_conv2d_desc plain_desc(tcc_layout layout, tcc_filter_layout filter_la
     return d;
 }
 
+/* plain_desc in the i-th (0 to 3) of the unblocked layouts: NHWC then NCHW, each with the
+ * KRSC then the KCRS filter. */
+static tcc_conv2d_desc plain_desc_at(int i)
+{
+    return plain_desc(i / 2 ? TCC_LAYOUT_NCHW : TCC_LAYOUT_NHWC,
+                      i % 2 ? TCC_FILTER_KCRS : TCC_FILTER_KRSC);
+}
+
 START_TEST(test_desc_init)
 {
     tcc_conv2d_desc d;
@@ -329,17 +337,14 @@ END_TEST
 /* The counts are the same products in every layout. */
 START_TEST(test_element_counts_each_layout)
 {
-    static const tcc_layout layouts[] = {TCC_LAYOUT_NHWC, TCC_LAYOUT_NCHW};
-    static const tcc_filter_layout filters[] = {TCC_FILTER_KRSC, TCC_FILTER_KCRS};
-    for (int i = 0; i < 2; i++)
-        for (int j = 0; j < 2; j++) {
-            tcc_conv2d_desc d = plain_desc(layouts[i], filters[j]);
-            d.groups = 2;
-            d.stride_w = 2; /* P = 7, Q = (6 + 2 - 3) / 2 + 1 = 3 */
-            ck_assert_int_eq(tcc_conv2d_input_elements(&d), 2 * 7 * 6 * 8);
-            ck_assert_int_eq(tcc_conv2d_filter_elements(&d), 6 * 3 * 3 * 4);
-            ck_assert_int_eq(tcc_conv2d_output_elements(&d), 2 * 7 * 3 * 6);
-        }
+    for (int i = 0; i < 4; i++) {
+        tcc_conv2d_desc d = plain_desc_at(i);
+        d.groups = 2;
+        d.stride_w = 2; /* P = 7, Q = (6 + 2 - 3) / 2 + 1 = 3 */
+        ck_assert_int_eq(tcc_conv2d_input_elements(&d), 2 * 7 * 6 * 8);
+        ck_assert_int_eq(tcc_conv2d_filter_elements(&d), 6 * 3 * 3 * 4);
+        ck_assert_int_eq(tcc_conv2d_output_elements(&d), 2 * 7 * 3 * 6);
+    }
     tcc_conv2d_desc d = blocked_desc(32, 5, 48, 16, 3, 2, 0); /* P = Q = 2 */
     ck_assert_int_eq(tcc_conv2d_input_elements(&d), 32 * 5 * 5 * 48);
     ck_assert_int_eq(tcc_conv2d_filter_elements(&d), 3 * 3 * 48 * 16);
@@ -784,17 +789,17 @@ START_TEST(test_ones_by_hand)
 }
 END_TEST
 
-/* One non-zero input and one non-zero filter tap: exactly one output is non-zero, at the
- * place the layout formulas put it. */
-static void check_single_tap(tcc_conv2d_desc d)
+/* One non-zero input (image n, channel c) and one non-zero filter tap (output channel k):
+ * exactly one output is non-zero, at the place the layout formulas put it. */
+static void check_single_tap(tcc_conv2d_desc d, int64_t n, int64_t c, int64_t k)
 {
     TestOperands data = filled_data(&d, 0.0, 0.0);
     uint16_t *input = data.input, *filter = data.filter;
-    input[input_offset(&d, 1, 1, 2, 3)] = tcc_f32_to_f16(2.0f);
-    filter[filter_offset(&d, 4, 0, 1, 3 % (d.in_channels / d.groups))] = tcc_f32_to_f16(3.0f);
+    input[input_offset(&d, n, 1, 2, c)] = tcc_f32_to_f16(2.0f);
+    filter[filter_offset(&d, k, 0, 1, c % (d.in_channels / d.groups))] = tcc_f32_to_f16(3.0f);
     double *out = reference_all(&d, &data, 1);
     /* h = p - 1 + r = 1 with r = 0 gives p = 2; w = q - 1 + s = 2 with s = 1 gives q = 2. */
-    int64_t hit = output_offset(&d, 1, 2, 2, 4);
+    int64_t hit = output_offset(&d, n, 2, 2, k);
     for (int64_t i = 0; i < tcc_conv2d_output_elements(&d); i++)
         ck_assert_msg(out[i] == (i == hit ? 6.0 : 0.0), "output %lld = %g", (long long)i, out[i]);
     test_free_operands(&data);
@@ -804,29 +809,16 @@ static void check_single_tap(tcc_conv2d_desc d)
 START_TEST(test_single_tap_by_hand)
 {
     tcc_conv2d_desc d = blocked_desc(32, 4, 32, 32, 3, 1, 1);
-    check_single_tap(d);
+    check_single_tap(d, 1, 3, 4);
     /* Larger indices within the blocks (n 19, c 17, k 20) in the blocked layouts. */
-    TestOperands data = filled_data(&d, 0.0, 0.0);
-    ((uint16_t *)data.input)[input_offset(&d, 19, 1, 2, 17)] = tcc_f32_to_f16(2.0f);
-    ((uint16_t *)data.filter)[filter_offset(&d, 20, 0, 1, 17)] = tcc_f32_to_f16(3.0f);
-    double *out = reference_all(&d, &data, 1);
-    int64_t hit = output_offset(&d, 19, 2, 2, 20);
-    for (int64_t i = 0; i < tcc_conv2d_output_elements(&d); i++)
-        ck_assert_msg(out[i] == (i == hit ? 6.0 : 0.0), "output %lld = %g", (long long)i, out[i]);
-    test_free_operands(&data);
-    free(out);
+    check_single_tap(d, 19, 17, 20);
 }
 END_TEST
 
 START_TEST(test_single_tap_each_layout)
 {
-    static const tcc_layout layouts[] = {TCC_LAYOUT_NHWC, TCC_LAYOUT_NCHW};
-    static const tcc_filter_layout filters[] = {TCC_FILTER_KRSC, TCC_FILTER_KCRS};
-    for (int i = 0; i < 2; i++)
-        for (int j = 0; j < 2; j++) {
-            tcc_conv2d_desc d = plain_desc(layouts[i], filters[j]);
-            check_single_tap(d);
-        }
+    for (int i = 0; i < 4; i++)
+        check_single_tap(plain_desc_at(i), 1, 3, 4);
 }
 END_TEST
 
