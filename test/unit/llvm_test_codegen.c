@@ -5,8 +5,7 @@
  */
 #include "codegen/codegen.h"
 #include "codegen/llvm.h"
-#include "ir/ir.h"
-#include "support.h"
+#include "ir_support.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -17,250 +16,221 @@
 
 #define PTXAS "/usr/local/cuda/bin/ptxas"
 
-static const tcc_arch all_archs[] = {TCC_SM_70, TCC_SM_75, TCC_SM_80,
-                                     TCC_SM_86, TCC_SM_89, TCC_SM_90};
-#define NARCH ((int)(sizeof all_archs / sizeof all_archs[0]))
+/* Each test has a context and an arena (ir_support.h) to build its kernels in. */
+static tcc_context *ctx;
+
+static void setup(void)
+{
+    ctx = test_context();
+    ir_setup();
+}
+
+static void teardown(void)
+{
+    ir_teardown();
+    tcc_context_destroy(ctx);
+    ctx = NULL;
+}
 
 /* ---- building kernels by hand ------------------------------------------------------------ */
 
-static Expr *I(Arena *a, int64_t value)
-{
-    return tci_ir_int(a, value);
-}
-
-static Expr *V(Arena *a, Var *var)
-{
-    return tci_ir_var(a, var);
-}
-
-static Expr *B(Arena *a, ExprKind kind, Expr *x, Expr *y)
-{
-    return tci_ir_binary(a, kind, x, y);
-}
-
-static Expr *load(Arena *a, Buffer *buffer, Expr *index)
-{
-    return tci_ir_load(a, buffer, 1, &index);
-}
-
-static Stmt *store(Arena *a, Buffer *buffer, Expr *index, Expr *value)
-{
-    return tci_stmt_store(a, buffer, 1, &index, value);
-}
-
-static Buffer *buffer(Arena *a, const char *name, tcc_dtype type, tcc_scope scope, int64_t elements)
-{
-    return tci_ir_buffer(a, name, type, scope, 1, &elements);
-}
-
-static PrimFunc *kernel_new(Arena *a, const char *name, int nparam, Buffer *const *params)
-{
-    PrimFunc *k = tci_arena_alloc(a, sizeof *k);
-    k->name = name;
-    k->arena = a;
-    k->nparam = nparam;
-    k->params = tci_arena_alloc(a, sizeof(Buffer *) * (size_t)(nparam ? nparam : 1));
-    for (int i = 0; i < nparam; i++) {
-        k->params[i] = params[i];
-        params[i]->param_index = i;
-    }
-    for (int i = 0; i < 6; i++)
-        k->launch[i] = 1;
-    return k;
-}
-
 /* A raw binary node, bypassing the constructor's constant folding, so LLVM folds it. */
-static Expr *raw_binary(Arena *a, ExprKind kind, int64_t x, int64_t y)
+static Expr *raw_binary(ExprKind kind, int64_t a, int64_t b)
 {
-    Expr *e = tci_arena_alloc(a, sizeof *e);
+    Expr *e = tci_arena_alloc(arena, sizeof *e);
     e->kind = kind;
     e->type = TCC_INT32;
     e->lanes = 1;
-    e->bin.a = I(a, x);
-    e->bin.b = I(a, y);
+    e->bin.a = num(a);
+    e->bin.b = num(b);
     return e;
 }
 
 /* A vector-add style kernel: block and thread loops (the thread loop shorter than the
  * block, so guarded), a guarded store, floor div/mod, an if_then_else guarding a load,
  * a serial loop over a local buffer, half casts and 4-wide vector accesses. */
-static PrimFunc *vector_add_kernel(Arena *a)
+static PrimFunc *vector_add_kernel(void)
 {
-    Buffer *A = buffer(a, "A", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 1024);
-    Buffer *Bf = buffer(a, "B", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 1024);
-    Buffer *C = buffer(a, "C", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 1024);
-    Buffer *H = buffer(a, "H", TCC_FLOAT16, TCC_SCOPE_GLOBAL, 1024);
-    Buffer *Q = buffer(a, "Q", TCC_INT32, TCC_SCOPE_GLOBAL, 8);
-    Buffer *params[] = {A, Bf, C, H, Q};
-    PrimFunc *k = kernel_new(a, "vector_add", 5, params);
-    k->launch[TCC_BLOCK_X] = 8;
-    k->launch[TCC_THREAD_X] = 128;
-    Var *bx = tci_prim_func_new_var(k, "blockIdx.x");
-    Var *tx = tci_prim_func_new_var(k, "threadIdx.x");
+    Buffer *A = f32_buffer("A", TCC_SCOPE_GLOBAL, 1024);
+    Buffer *B = f32_buffer("B", TCC_SCOPE_GLOBAL, 1024);
+    Buffer *C = f32_buffer("C", TCC_SCOPE_GLOBAL, 1024);
+    Buffer *H = buffer1("H", TCC_FLOAT16, TCC_SCOPE_GLOBAL, 1024);
+    Buffer *Q = buffer1("Q", TCC_INT32, TCC_SCOPE_GLOBAL, 8);
+    Buffer *params[] = {A, B, C, H, Q};
+    PrimFunc *k = ir_kernel("vector_add", 5, params);
+    Var *bx = ir_launch(k, TCC_BLOCK_X, 8, tci_prim_func_new_var(k, "blockIdx.x"));
+    Var *tx = ir_launch(k, TCC_THREAD_X, 128, tci_prim_func_new_var(k, "threadIdx.x"));
     Var *r = tci_prim_func_new_var(k, "r");
-    k->thread_var[TCC_BLOCK_X] = bx;
-    k->thread_var[TCC_THREAD_X] = tx;
 
-    Expr *i = B(a, EXPR_ADD, B(a, EXPR_MUL, V(a, bx), I(a, 128)), V(a, tx));
-    Expr *prev =
-        tci_ir_select(a, B(a, EXPR_LE, I(a, 1), i), load(a, Bf, B(a, EXPR_SUB, i, I(a, 1))),
-                      tci_ir_float(a, 0.0, TCC_FLOAT32));
-    Expr *divmod = B(a, EXPR_SUB, B(a, EXPR_DIV, i, I(a, 4)), B(a, EXPR_MOD, i, I(a, 4)));
-    Expr *sum =
-        B(a, EXPR_ADD, B(a, EXPR_ADD, load(a, A, i), prev), tci_ir_cast(a, TCC_FLOAT32, divmod));
-    Stmt *c_store = store(a, C, i, sum);
-    Stmt *h_store = store(a, H, i,
-                          B(a, EXPR_ADD, tci_ir_cast(a, TCC_FLOAT16, load(a, A, i)),
-                            tci_ir_float(a, 0.5, TCC_FLOAT16)));
+    Expr *i = add(mul(tci_ir_var(arena, bx), 128), tci_ir_var(arena, tx));
+    Expr *prev = tci_ir_select(arena, bin(EXPR_LE, num(1), i), load1(B, sub(i, num(1))),
+                               tci_ir_float(arena, 0.0, TCC_FLOAT32));
+    Expr *divmod = sub(div_(i, 4), mod(i, 4));
+    Expr *sum = add(add(load1(A, i), prev), tci_ir_cast(arena, TCC_FLOAT32, divmod));
+    Stmt *c_store = store1(C, i, sum);
+    Stmt *h_store = store1(
+        H, i,
+        add(tci_ir_cast(arena, TCC_FLOAT16, load1(A, i)), tci_ir_float(arena, 0.5, TCC_FLOAT16)));
 
     /* acc[0] = sum over r < 4 of A[(i + r) % 1024]; C[i] = C[i] + acc[0] */
-    Buffer *acc = buffer(a, "acc", TCC_FLOAT32, TCC_SCOPE_LOCAL, 1);
-    Stmt *acc_init = store(a, acc, I(a, 0), tci_ir_float(a, 0.0, TCC_FLOAT32));
-    Expr *ir = B(a, EXPR_MOD, B(a, EXPR_ADD, i, V(a, r)), I(a, 1024));
-    Stmt *acc_add = store(a, acc, I(a, 0), B(a, EXPR_ADD, load(a, acc, I(a, 0)), load(a, A, ir)));
-    Stmt *loop = tci_stmt_for(a, r, I(a, 0), I(a, 4), FOR_SERIAL, acc_add);
-    Stmt *acc_out = store(a, C, i, B(a, EXPR_ADD, load(a, C, i), load(a, acc, I(a, 0))));
-    Stmt *local_items[] = {acc_init, loop, acc_out};
-    Stmt *local = tci_stmt_allocate(a, acc, tci_stmt_seq(a, 3, local_items));
+    Buffer *acc = f32_buffer("acc", TCC_SCOPE_LOCAL, 1);
+    Stmt *acc_init = store1(acc, num(0), tci_ir_float(arena, 0.0, TCC_FLOAT32));
+    Expr *ir = mod(add(i, tci_ir_var(arena, r)), 1024);
+    Stmt *acc_add = store1(acc, num(0), add(load1(acc, num(0)), load1(A, ir)));
+    Stmt *acc_out = store1(C, i, add(load1(C, i), load1(acc, num(0))));
+    Stmt *local_items[] = {acc_init, loop(r, 4, FOR_SERIAL, acc_add), acc_out};
+    Stmt *local = tci_stmt_allocate(arena, acc, tci_stmt_seq(arena, 3, local_items));
 
     Stmt *guarded_items[] = {c_store, h_store, local};
     Stmt *guarded =
-        tci_stmt_if(a, B(a, EXPR_LT, i, I(a, 1000)), tci_stmt_seq(a, 3, guarded_items), NULL);
+        tci_stmt_if(arena, bin(EXPR_LT, i, num(1000)), tci_stmt_seq(arena, 3, guarded_items), NULL);
 
     /* C[4 tx .. 4 tx + 3] = A[4 tx .. 4 tx + 3] * 2 for tx < 100, as one vector access */
-    Expr *ramp = tci_ir_ramp(a, B(a, EXPR_MUL, V(a, tx), I(a, 4)), 1, 4);
+    Expr *ramp = tci_ir_ramp(arena, mul(tci_ir_var(arena, tx), 4), 1, 4);
     Stmt *vec =
-        store(a, C, ramp, B(a, EXPR_MUL, load(a, A, ramp), tci_ir_float(a, 2.0, TCC_FLOAT32)));
-    Stmt *vec_loop = tci_stmt_thread(a, tx, TCC_THREAD_X, 100, vec);
+        store1(C, ramp, bin(EXPR_MUL, load1(A, ramp), tci_ir_float(arena, 2.0, TCC_FLOAT32)));
+    Stmt *vec_loop = tci_stmt_thread(arena, tx, TCC_THREAD_X, 100, vec);
 
     /* Floor division and modulo of constants with every sign, folded by LLVM. */
     Stmt *folds[] = {
-        store(a, Q, I(a, 0), raw_binary(a, EXPR_DIV, -7, 2)),   /* -4 */
-        store(a, Q, I(a, 1), raw_binary(a, EXPR_MOD, -9, 4)),   /* 3 */
-        store(a, Q, I(a, 2), raw_binary(a, EXPR_DIV, 13, -3)),  /* -5 */
-        store(a, Q, I(a, 3), raw_binary(a, EXPR_MOD, 13, -3)),  /* -2 */
-        store(a, Q, I(a, 4), raw_binary(a, EXPR_DIV, -13, -3)), /* 4 */
-        store(a, Q, I(a, 5), raw_binary(a, EXPR_MOD, -13, -3)), /* -1 */
+        store1(Q, num(0), raw_binary(EXPR_DIV, -7, 2)),   /* -4 */
+        store1(Q, num(1), raw_binary(EXPR_MOD, -9, 4)),   /* 3 */
+        store1(Q, num(2), raw_binary(EXPR_DIV, 13, -3)),  /* -5 */
+        store1(Q, num(3), raw_binary(EXPR_MOD, 13, -3)),  /* -2 */
+        store1(Q, num(4), raw_binary(EXPR_DIV, -13, -3)), /* 4 */
+        store1(Q, num(5), raw_binary(EXPR_MOD, -13, -3)), /* -1 */
     };
-    Stmt *fold_if = tci_stmt_if(a, B(a, EXPR_EQ, i, I(a, 0)), tci_stmt_seq(a, 6, folds), NULL);
+    Stmt *fold_if =
+        tci_stmt_if(arena, bin(EXPR_EQ, i, num(0)), tci_stmt_seq(arena, 6, folds), NULL);
 
-    Stmt *body_items[] = {tci_stmt_thread(a, tx, TCC_THREAD_X, 128, guarded), vec_loop, fold_if};
-    Stmt *body = tci_stmt_seq(a, 3, body_items);
-    k->body =
-        tci_stmt_thread(a, bx, TCC_BLOCK_X, 8, tci_stmt_thread(a, tx, TCC_THREAD_X, 128, body));
+    Stmt *body_items[] = {tci_stmt_thread(arena, tx, TCC_THREAD_X, 128, guarded), vec_loop,
+                          fold_if};
+    Stmt *body = tci_stmt_seq(arena, 3, body_items);
+    k->body = tci_stmt_thread(arena, bx, TCC_BLOCK_X, 8,
+                              tci_stmt_thread(arena, tx, TCC_THREAD_X, 128, body));
     return k;
 }
 
-static Stmt *wmma(Arena *a, WmmaOp op, int m, int n, int k, Buffer *fragment, int64_t index,
-                  Buffer *memory, Expr *offset, int64_t stride, bool col_major)
+/* A load or store of the m x n x k tile fragment[index] at memory[offset]. */
+static Stmt *wmma_at(WmmaOp op, int m, int n, int k, Buffer *fragment, int64_t index,
+                     Buffer *memory, int64_t offset, int64_t stride, bool col_major)
 {
-    WmmaStmt w = {.op = op, .m = m, .n = n, .k = k, .fragment = fragment};
-    w.fragment_index = I(a, index);
-    w.memory = memory;
-    w.nindex = memory ? 1 : 0;
-    w.memory_index = memory ? &offset : NULL;
-    w.stride = stride;
+    WmmaStmt w = wmma_op(op, m, n, k, fragment, num(index));
     w.col_major = col_major;
-    return tci_stmt_wmma(a, &w);
+    Expr *at = num(offset);
+    return wmma_memory(w, memory, 1, &at, stride);
 }
 
-static Stmt *wmma_mma(Arena *a, int m, int n, int k, Buffer *acc, Buffer *fa, int64_t ia,
-                      Buffer *fb, int64_t ib)
+/* acc[0] = 0 on an m x n x k tile. */
+static Stmt *wmma_zero(int m, int n, int k, Buffer *acc)
 {
-    WmmaStmt w = {.op = WMMA_MMA, .m = m, .n = n, .k = k, .fragment = acc};
-    w.fragment_index = I(a, 0);
-    w.a = fa;
-    w.a_index = I(a, ia);
-    w.b = fb;
-    w.b_index = I(a, ib);
-    w.c = acc;
-    w.c_index = I(a, 0);
-    return tci_stmt_wmma(a, &w);
+    WmmaStmt w = wmma_op(WMMA_FILL, m, n, k, acc, num(0));
+    w.fill_value = 0.0;
+    return tci_stmt_wmma(arena, &w);
 }
 
-static Stmt *wmma_fill(Arena *a, int m, int n, int k, Buffer *acc, double value)
+/* acc[0] += a[ia] x b[ib] on an m x n x k tile. */
+static Stmt *wmma_accumulate(int m, int n, int k, Buffer *acc, Buffer *a, int64_t ia, Buffer *b,
+                             int64_t ib)
 {
-    WmmaStmt w = {.op = WMMA_FILL, .m = m, .n = n, .k = k, .fragment = acc, .fill_value = value};
-    w.fragment_index = I(a, 0);
-    return tci_stmt_wmma(a, &w);
+    return wmma_mma(m, n, k, acc, num(0), a, num(ia), b, num(ib));
+}
+
+/* A kernel `name`(A, B, C) of one warp: the caller adds the body. */
+static PrimFunc *warp_kernel(const char *name, Buffer *A, Buffer *B, Buffer *C, Var **tx)
+{
+    Buffer *params[] = {A, B, C};
+    PrimFunc *k = ir_kernel(name, 3, params);
+    *tx = ir_launch(k, TCC_THREAD_X, 32, tci_prim_func_new_var(k, "threadIdx.x"));
+    return k;
 }
 
 /* One warp computes C (16x16, f32) = A (16x32, f16) * B (32x16, f16): A and B are copied
  * into shared memory with 8-wide vector accesses, then two k-steps of load_a, load_b, mma,
  * and the accumulator is stored to global memory. */
-static PrimFunc *wmma_kernel(Arena *a, int64_t a_shared_elements)
+static PrimFunc *wmma_kernel(int64_t a_shared_elements)
 {
-    Buffer *A = buffer(a, "A", TCC_FLOAT16, TCC_SCOPE_GLOBAL, 16 * 32);
-    Buffer *Bm = buffer(a, "B", TCC_FLOAT16, TCC_SCOPE_GLOBAL, 32 * 16);
-    Buffer *C = buffer(a, "C", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 16 * 16);
-    Buffer *params[] = {A, Bm, C};
-    PrimFunc *k = kernel_new(a, "wmma_gemm", 3, params);
-    k->launch[TCC_THREAD_X] = 32;
-    Var *tx = tci_prim_func_new_var(k, "threadIdx.x");
+    Buffer *A = buffer1("A", TCC_FLOAT16, TCC_SCOPE_GLOBAL, 16 * 32);
+    Buffer *B = buffer1("B", TCC_FLOAT16, TCC_SCOPE_GLOBAL, 32 * 16);
+    Buffer *C = f32_buffer("C", TCC_SCOPE_GLOBAL, 16 * 16);
+    Var *tx;
+    PrimFunc *k = warp_kernel("wmma_gemm", A, B, C, &tx);
     Var *j = tci_prim_func_new_var(k, "j");
-    k->thread_var[TCC_THREAD_X] = tx;
 
-    Buffer *As = buffer(a, "A.shared", TCC_FLOAT16, TCC_SCOPE_SHARED, a_shared_elements);
-    Buffer *Bs = buffer(a, "B.shared", TCC_FLOAT16, TCC_SCOPE_SHARED, 32 * 16);
-    Buffer *fa = buffer(a, "A.shared.wmma.matrix_a", TCC_FLOAT16, TCC_SCOPE_WMMA_MATRIX_A, 512);
-    Buffer *fb = buffer(a, "B.shared.wmma.matrix_b", TCC_FLOAT16, TCC_SCOPE_WMMA_MATRIX_B, 512);
-    Buffer *acc = buffer(a, "C.wmma.accumulator", TCC_FLOAT32, TCC_SCOPE_WMMA_ACCUMULATOR, 256);
+    Buffer *As = buffer1("A.shared", TCC_FLOAT16, TCC_SCOPE_SHARED, a_shared_elements);
+    Buffer *Bs = buffer1("B.shared", TCC_FLOAT16, TCC_SCOPE_SHARED, 32 * 16);
+    Buffer *fa = buffer1("A.shared.wmma.matrix_a", TCC_FLOAT16, TCC_SCOPE_WMMA_MATRIX_A, 512);
+    Buffer *fb = buffer1("B.shared.wmma.matrix_b", TCC_FLOAT16, TCC_SCOPE_WMMA_MATRIX_B, 512);
+    Buffer *acc = f32_buffer("C.wmma.accumulator", TCC_SCOPE_WMMA_ACCUMULATOR, 256);
 
     /* 512 elements per matrix, 16 per thread: two vectors of 8 */
-    Expr *offset =
-        B(a, EXPR_ADD, B(a, EXPR_MUL, V(a, tx), I(a, 16)), B(a, EXPR_MUL, V(a, j), I(a, 8)));
-    Expr *ramp = tci_ir_ramp(a, offset, 1, 8);
-    Stmt *copies[] = {store(a, As, ramp, load(a, A, ramp)), store(a, Bs, ramp, load(a, Bm, ramp))};
-    Stmt *copy = tci_stmt_for(a, j, I(a, 0), I(a, 2), FOR_SERIAL, tci_stmt_seq(a, 2, copies));
+    Expr *offset = add(mul(tci_ir_var(arena, tx), 16), mul(tci_ir_var(arena, j), 8));
+    Expr *ramp = tci_ir_ramp(arena, offset, 1, 8);
+    Stmt *copies[] = {store1(As, ramp, load1(A, ramp)), store1(Bs, ramp, load1(B, ramp))};
+    Stmt *copy = loop(j, 2, FOR_SERIAL, tci_stmt_seq(arena, 2, copies));
 
     Stmt *steps[] = {
-        wmma_fill(a, 16, 16, 16, acc, 0.0),
-        wmma(a, WMMA_LOAD_A, 16, 16, 16, fa, 0, As, I(a, 0), 32, false),
-        wmma(a, WMMA_LOAD_B, 16, 16, 16, fb, 0, Bs, I(a, 0), 16, false),
-        wmma_mma(a, 16, 16, 16, acc, fa, 0, fb, 0),
-        wmma(a, WMMA_LOAD_A, 16, 16, 16, fa, 1, As, I(a, 16), 32, false),
-        wmma(a, WMMA_LOAD_B, 16, 16, 16, fb, 1, Bs, I(a, 256), 16, false),
-        wmma_mma(a, 16, 16, 16, acc, fa, 1, fb, 1),
-        wmma(a, WMMA_STORE, 16, 16, 16, acc, 0, C, I(a, 0), 16, false),
+        wmma_zero(16, 16, 16, acc),
+        wmma_at(WMMA_LOAD_A, 16, 16, 16, fa, 0, As, 0, 32, false),
+        wmma_at(WMMA_LOAD_B, 16, 16, 16, fb, 0, Bs, 0, 16, false),
+        wmma_accumulate(16, 16, 16, acc, fa, 0, fb, 0),
+        wmma_at(WMMA_LOAD_A, 16, 16, 16, fa, 1, As, 16, 32, false),
+        wmma_at(WMMA_LOAD_B, 16, 16, 16, fb, 1, Bs, 256, 16, false),
+        wmma_accumulate(16, 16, 16, acc, fa, 1, fb, 1),
+        wmma_at(WMMA_STORE, 16, 16, 16, acc, 0, C, 0, 16, false),
     };
-    Stmt *compute = tci_stmt_seq(a, 8, steps);
-    compute = tci_stmt_allocate(a, fb, compute);
-    compute = tci_stmt_allocate(a, fa, compute);
-    compute = tci_stmt_allocate(a, acc, compute);
-    Stmt *items[] = {copy, tci_stmt_barrier(a), compute};
-    Stmt *body = tci_stmt_seq(a, 3, items);
-    body = tci_stmt_allocate(a, Bs, body);
-    body = tci_stmt_allocate(a, As, body);
-    k->body = tci_stmt_thread(a, tx, TCC_THREAD_X, 32, body);
+    Stmt *compute = tci_stmt_seq(arena, 8, steps);
+    compute = tci_stmt_allocate(arena, fb, compute);
+    compute = tci_stmt_allocate(arena, fa, compute);
+    compute = tci_stmt_allocate(arena, acc, compute);
+    Stmt *items[] = {copy, tci_stmt_barrier(arena), compute};
+    Stmt *body = tci_stmt_seq(arena, 3, items);
+    body = tci_stmt_allocate(arena, Bs, body);
+    body = tci_stmt_allocate(arena, As, body);
+    k->body = tci_stmt_thread(arena, tx, TCC_THREAD_X, 32, body);
     return k;
 }
 
 /* fill, load_a, load_b, mma, store straight from and to global memory, for one row of the
  * shape/type table. */
-static PrimFunc *wmma_table_kernel(Arena *a, int m, int n, int k, tcc_dtype in, tcc_dtype out,
+static PrimFunc *wmma_table_kernel(int m, int n, int k, tcc_dtype in, tcc_dtype out,
                                    bool a_col_major)
 {
-    Buffer *A = buffer(a, "A", in, TCC_SCOPE_GLOBAL, m * k);
-    Buffer *Bm = buffer(a, "B", in, TCC_SCOPE_GLOBAL, k * n);
-    Buffer *C = buffer(a, "C", out, TCC_SCOPE_GLOBAL, m * n);
-    Buffer *params[] = {A, Bm, C};
-    PrimFunc *kern = kernel_new(a, "wmma_table", 3, params);
-    kern->launch[TCC_THREAD_X] = 32;
-    Var *tx = tci_prim_func_new_var(kern, "threadIdx.x");
-    Buffer *fa = buffer(a, "a", in, TCC_SCOPE_WMMA_MATRIX_A, m * k);
-    Buffer *fb = buffer(a, "b", in, TCC_SCOPE_WMMA_MATRIX_B, k * n);
-    Buffer *acc = buffer(a, "c", out, TCC_SCOPE_WMMA_ACCUMULATOR, m * n);
+    Buffer *A = buffer1("A", in, TCC_SCOPE_GLOBAL, m * k);
+    Buffer *B = buffer1("B", in, TCC_SCOPE_GLOBAL, k * n);
+    Buffer *C = buffer1("C", out, TCC_SCOPE_GLOBAL, m * n);
+    Var *tx;
+    PrimFunc *kern = warp_kernel("wmma_table", A, B, C, &tx);
+    Buffer *fa = buffer1("a", in, TCC_SCOPE_WMMA_MATRIX_A, m * k);
+    Buffer *fb = buffer1("b", in, TCC_SCOPE_WMMA_MATRIX_B, k * n);
+    Buffer *acc = buffer1("c", out, TCC_SCOPE_WMMA_ACCUMULATOR, m * n);
     Stmt *steps[] = {
-        wmma_fill(a, m, n, k, acc, 0.0),
-        wmma(a, WMMA_LOAD_A, m, n, k, fa, 0, A, I(a, 0), a_col_major ? m : k, a_col_major),
-        wmma(a, WMMA_LOAD_B, m, n, k, fb, 0, Bm, I(a, 0), n, false),
-        wmma_mma(a, m, n, k, acc, fa, 0, fb, 0),
-        wmma(a, WMMA_STORE, m, n, k, acc, 0, C, I(a, 0), n, false),
+        wmma_zero(m, n, k, acc),
+        wmma_at(WMMA_LOAD_A, m, n, k, fa, 0, A, 0, a_col_major ? m : k, a_col_major),
+        wmma_at(WMMA_LOAD_B, m, n, k, fb, 0, B, 0, n, false),
+        wmma_accumulate(m, n, k, acc, fa, 0, fb, 0),
+        wmma_at(WMMA_STORE, m, n, k, acc, 0, C, 0, n, false),
     };
-    Stmt *body = tci_stmt_seq(a, 5, steps);
-    body = tci_stmt_allocate(a, acc, tci_stmt_allocate(a, fb, tci_stmt_allocate(a, fa, body)));
-    kern->body = tci_stmt_thread(a, tx, TCC_THREAD_X, 32, body);
+    Stmt *body = tci_stmt_seq(arena, 5, steps);
+    body = tci_stmt_allocate(arena, acc,
+                             tci_stmt_allocate(arena, fb, tci_stmt_allocate(arena, fa, body)));
+    kern->body = tci_stmt_thread(arena, tx, TCC_THREAD_X, 32, body);
     return kern;
+}
+
+/* Y[tx] = value(X, tx) for each of `threads` threads tx: the kernel `name`(X, Y), X of
+ * float32 and Y of `out_type`. */
+static PrimFunc *map_kernel(const char *name, tcc_dtype out_type, int64_t threads,
+                            Expr *(*value)(Buffer *x, Expr *tx))
+{
+    Buffer *X = f32_buffer("X", TCC_SCOPE_GLOBAL, threads);
+    Buffer *Y = buffer1("Y", out_type, TCC_SCOPE_GLOBAL, threads);
+    Buffer *params[] = {X, Y};
+    PrimFunc *k = ir_kernel(name, 2, params);
+    Var *tx = ir_launch(k, TCC_THREAD_X, threads, tci_prim_func_new_var(k, "tx"));
+    Expr *t = tci_ir_var(arena, tx);
+    k->body = tci_stmt_thread(arena, tx, TCC_THREAD_X, threads, store1(Y, t, value(X, t)));
+    return k;
 }
 
 /* ---- checking the output ------------------------------------------------------------------ */
@@ -304,6 +274,14 @@ static void output_free(Output *out)
     free(out->ptx);
 }
 
+/* generate() in the test's context, which must succeed. */
+static Output generated(const PrimFunc *kernel, tcc_arch arch)
+{
+    Output out = generate(ctx, kernel, arch);
+    ck_assert_msg(out.status == TCC_OK, "%s", tcc_last_error(ctx));
+    return out;
+}
+
 /* `text` contains "i32 <value>" not followed by another digit. */
 static bool contains_i32(const char *text, int value)
 {
@@ -330,9 +308,9 @@ static void check_ptxas(const char *ptx, tcc_arch arch)
     if (access(PTXAS, X_OK) != 0)
         return;
     int target = -1;
-    for (int i = 0; i < NARCH && target < 0; i++)
-        if (all_archs[i] >= arch && ptxas_knows(all_archs[i]))
-            target = all_archs[i];
+    for (int i = 0; i < tcc_arch_count() && target < 0; i++)
+        if (tcc_arch_at(i) >= arch && ptxas_knows(tcc_arch_at(i)))
+            target = tcc_arch_at(i);
     if (target < 0)
         return;
     char path[] = "/tmp/tcc_codegen_test_XXXXXX.ptx";
@@ -355,114 +333,90 @@ static void check_ptxas(const char *ptx, tcc_arch arch)
 
 START_TEST(test_vector_add)
 {
-    tcc_context *ctx = tcc_test_context();
-    Arena *a = tci_arena_create();
-    PrimFunc *k = vector_add_kernel(a);
-    Output out = generate(ctx, k, TCC_SM_80);
-    ck_assert_msg(out.status == TCC_OK, "%s", tcc_last_error(ctx));
+    Output out = generated(vector_add_kernel(), TCC_SM_80);
     ck_assert_int_eq(out.shared_bytes, 0);
-    tcc_assert_contains(out.llvm_ir, "define ptx_kernel void @vector_add(ptr addrspace(1) noalias");
-    tcc_assert_contains(out.llvm_ir, "llvm.nvvm.read.ptx.sreg.tid.x");
-    tcc_assert_contains(out.llvm_ir, "llvm.nvvm.read.ptx.sreg.ctaid.x");
-    tcc_assert_contains(out.llvm_ir, "!\"maxntidx\", i32 128, !\"maxntidy\", i32 1");
-    tcc_assert_contains(out.llvm_ir, "\"nvvm.maxntid\"=\"128,1,1\"");
-    tcc_assert_contains(out.llvm_ir, "load <4 x float>");
-    tcc_assert_contains(out.llvm_ir, "store <4 x float>");
-    tcc_assert_contains(out.llvm_ir, "fptrunc float");
+    assert_contains(out.llvm_ir, "define ptx_kernel void @vector_add(ptr addrspace(1) noalias");
+    assert_contains(out.llvm_ir, "llvm.nvvm.read.ptx.sreg.tid.x");
+    assert_contains(out.llvm_ir, "llvm.nvvm.read.ptx.sreg.ctaid.x");
+    assert_contains(out.llvm_ir, "!\"maxntidx\", i32 128, !\"maxntidy\", i32 1");
+    assert_contains(out.llvm_ir, "\"nvvm.maxntid\"=\"128,1,1\"");
+    assert_contains(out.llvm_ir, "load <4 x float>");
+    assert_contains(out.llvm_ir, "store <4 x float>");
+    assert_contains(out.llvm_ir, "fptrunc float");
     /* floor division and modulo with every sign combination */
     int folded[] = {-4, 3, -5, -2, 4, -1};
     for (int i = 0; i < 6; i++)
         ck_assert_msg(contains_i32(out.llvm_ir, folded[i]), "no folded i32 %d in\n%s", folded[i],
                       out.llvm_ir);
-    tcc_assert_contains(out.ptx, ".entry vector_add");
-    tcc_assert_contains(out.ptx, ".maxntid 128, 1, 1");
-    tcc_assert_contains(out.ptx, ".target sm_80");
-    tcc_assert_contains(out.ptx, "ld.global.nc.v4.f32");
-    tcc_assert_contains(out.ptx, "st.global.v4.f32");
-    tcc_assert_contains(out.ptx, "st.global.b16");
+    assert_contains(out.ptx, ".entry vector_add");
+    assert_contains(out.ptx, ".maxntid 128, 1, 1");
+    assert_contains(out.ptx, ".target sm_80");
+    assert_contains(out.ptx, "ld.global.nc.v4.f32");
+    assert_contains(out.ptx, "st.global.v4.f32");
+    assert_contains(out.ptx, "st.global.b16");
     output_free(&out);
-    tci_arena_destroy(a);
-    tcc_context_destroy(ctx);
 }
 END_TEST
 
-/* The guarded load B[i - 1] must stay behind its branch: O3 may not hoist it. */
+/* X[tx - 1] where 1 <= tx, else 0: a load behind a guard. */
+static Expr *guarded_previous(Buffer *x, Expr *tx)
+{
+    return tci_ir_select(arena, bin(EXPR_LE, num(1), tx), load1(x, sub(tx, num(1))),
+                         tci_ir_float(arena, 0.0, TCC_FLOAT32));
+}
+
+/* The guarded load X[tx - 1] must stay behind its branch: O3 may not hoist it. */
 START_TEST(test_guarded_load_is_branched)
 {
-    tcc_context *ctx = tcc_test_context();
-    Arena *a = tci_arena_create();
-    Buffer *X = buffer(a, "X", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 64);
-    Buffer *Y = buffer(a, "Y", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 64);
-    Buffer *params[] = {X, Y};
-    PrimFunc *k = kernel_new(a, "guarded", 2, params);
-    k->launch[TCC_THREAD_X] = 64;
-    Var *tx = tci_prim_func_new_var(k, "tx");
-    Expr *index = B(a, EXPR_SUB, V(a, tx), I(a, 1));
-    Expr *value = tci_ir_select(a, B(a, EXPR_LE, I(a, 1), V(a, tx)), load(a, X, index),
-                                tci_ir_float(a, 0.0, TCC_FLOAT32));
-    k->body = tci_stmt_thread(a, tx, TCC_THREAD_X, 64, store(a, Y, V(a, tx), value));
-    Output out = generate(ctx, k, TCC_SM_80);
-    ck_assert_msg(out.status == TCC_OK, "%s", tcc_last_error(ctx));
+    Output out = generated(map_kernel("guarded", TCC_FLOAT32, 64, guarded_previous), TCC_SM_80);
     /* the load lives in a block of its own, reached by a conditional branch */
-    tcc_assert_contains(out.llvm_ir, "br i1");
-    tcc_assert_contains(out.llvm_ir, "phi float");
+    assert_contains(out.llvm_ir, "br i1");
+    assert_contains(out.llvm_ir, "phi float");
     check_ptxas(out.ptx, TCC_SM_80);
     output_free(&out);
-    tci_arena_destroy(a);
-    tcc_context_destroy(ctx);
 }
 END_TEST
 
 START_TEST(test_wmma_kernel)
 {
-    tcc_context *ctx = tcc_test_context();
-    Arena *a = tci_arena_create();
-    PrimFunc *k = wmma_kernel(a, 16 * 32);
-    Output out = generate(ctx, k, TCC_SM_80);
-    ck_assert_msg(out.status == TCC_OK, "%s", tcc_last_error(ctx));
+    Output out = generated(wmma_kernel(16 * 32), TCC_SM_80);
     ck_assert_int_eq(out.shared_bytes, 2048);
-    tcc_assert_contains(out.llvm_ir, "@llvm.nvvm.wmma.m16n16k16.load.a.row.stride.f16.p3(");
-    tcc_assert_contains(out.llvm_ir, "@llvm.nvvm.wmma.m16n16k16.load.b.row.stride.f16.p3(");
-    tcc_assert_contains(out.llvm_ir, "@llvm.nvvm.wmma.m16n16k16.mma.row.row.f32.f32(");
-    tcc_assert_contains(out.llvm_ir, "@llvm.nvvm.wmma.m16n16k16.store.d.row.stride.f32.p1(");
-    tcc_assert_contains(out.llvm_ir, "@llvm.nvvm.barrier0()");
-    tcc_assert_contains(out.llvm_ir, "addrspace(3) global [512 x half] undef, align 128");
+    assert_contains(out.llvm_ir, "@llvm.nvvm.wmma.m16n16k16.load.a.row.stride.f16.p3(");
+    assert_contains(out.llvm_ir, "@llvm.nvvm.wmma.m16n16k16.load.b.row.stride.f16.p3(");
+    assert_contains(out.llvm_ir, "@llvm.nvvm.wmma.m16n16k16.mma.row.row.f32.f32(");
+    assert_contains(out.llvm_ir, "@llvm.nvvm.wmma.m16n16k16.store.d.row.stride.f32.p1(");
+    assert_contains(out.llvm_ir, "@llvm.nvvm.barrier0()");
+    assert_contains(out.llvm_ir, "addrspace(3) global [512 x half] undef, align 128");
     /* fragments end up in registers: no alloca survives O3 */
     ck_assert_msg(!strstr(out.llvm_ir, "alloca"), "an alloca survived:\n%s", out.llvm_ir);
-    tcc_assert_contains(out.ptx, ".entry wmma_gemm");
-    tcc_assert_contains(out.ptx, "wmma.load.a.sync.aligned.row.m16n16k16.shared.f16");
-    tcc_assert_contains(out.ptx, "wmma.load.b.sync.aligned.row.m16n16k16.shared.f16");
-    tcc_assert_contains(out.ptx, "wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32");
-    tcc_assert_contains(out.ptx, "wmma.store.d.sync.aligned.row.m16n16k16.global.f32");
-    tcc_assert_contains(out.ptx, "bar.sync");
-    tcc_assert_contains(out.ptx, ".maxntid 32, 1, 1");
-    tcc_assert_contains(out.ptx, ".shared .align 128 .b8 A_shared[1024];");
-    tcc_assert_contains(out.ptx, ".shared .align 128 .b8 B_shared[1024];");
+    assert_contains(out.ptx, ".entry wmma_gemm");
+    assert_contains(out.ptx, "wmma.load.a.sync.aligned.row.m16n16k16.shared.f16");
+    assert_contains(out.ptx, "wmma.load.b.sync.aligned.row.m16n16k16.shared.f16");
+    assert_contains(out.ptx, "wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32");
+    assert_contains(out.ptx, "wmma.store.d.sync.aligned.row.m16n16k16.global.f32");
+    assert_contains(out.ptx, "bar.sync");
+    assert_contains(out.ptx, ".maxntid 32, 1, 1");
+    assert_contains(out.ptx, ".shared .align 128 .b8 A_shared[1024];");
+    assert_contains(out.ptx, ".shared .align 128 .b8 B_shared[1024];");
     output_free(&out);
-    tci_arena_destroy(a);
-    tcc_context_destroy(ctx);
 }
 END_TEST
 
 START_TEST(test_ptxas_all_archs)
 {
-    tcc_context *ctx = tcc_test_context();
-    for (int i = 0; i < NARCH; i++) {
-        Arena *a = tci_arena_create();
-        PrimFunc *kernels[] = {vector_add_kernel(a), wmma_kernel(a, 16 * 32)};
+    for (int i = 0; i < tcc_arch_count(); i++) {
+        tcc_arch arch = tcc_arch_at(i);
+        PrimFunc *kernels[] = {vector_add_kernel(), wmma_kernel(16 * 32)};
         for (int j = 0; j < 2; j++) {
-            Output out = generate(ctx, kernels[j], all_archs[i]);
-            ck_assert_msg(out.status == TCC_OK, "sm_%d: %s", (int)all_archs[i],
-                          tcc_last_error(ctx));
+            Output out = generate(ctx, kernels[j], arch);
+            ck_assert_msg(out.status == TCC_OK, "sm_%d: %s", (int)arch, tcc_last_error(ctx));
             char target[32];
-            snprintf(target, sizeof target, ".target sm_%d", (int)all_archs[i]);
-            tcc_assert_contains(out.ptx, target);
-            check_ptxas(out.ptx, all_archs[i]);
+            snprintf(target, sizeof target, ".target sm_%d", (int)arch);
+            assert_contains(out.ptx, target);
+            check_ptxas(out.ptx, arch);
             output_free(&out);
         }
-        tci_arena_destroy(a);
     }
-    tcc_context_destroy(ctx);
 }
 END_TEST
 
@@ -487,70 +441,53 @@ START_TEST(test_wmma_table)
         {32, 8, 16, TCC_INT8, TCC_INT32, TCC_SM_75, "m32n8k16.mma.row.row.s8"},
         {8, 32, 16, TCC_INT8, TCC_INT32, TCC_SM_75, "m8n32k16.mma.row.row.s8"},
     };
-    tcc_context *ctx = tcc_test_context();
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        Arena *a = tci_arena_create();
         PrimFunc *k =
-            wmma_table_kernel(a, rows[i].m, rows[i].n, rows[i].k, rows[i].in, rows[i].out, false);
+            wmma_table_kernel(rows[i].m, rows[i].n, rows[i].k, rows[i].in, rows[i].out, false);
         Output out = generate(ctx, k, rows[i].arch);
         ck_assert_msg(out.status == TCC_OK, "%s: %s", rows[i].mma, tcc_last_error(ctx));
-        tcc_assert_contains(out.llvm_ir, rows[i].mma);
+        assert_contains(out.llvm_ir, rows[i].mma);
         check_ptxas(out.ptx, rows[i].arch);
         output_free(&out);
-        tci_arena_destroy(a);
     }
-    tcc_context_destroy(ctx);
 }
 END_TEST
 
 START_TEST(test_wmma_col_major)
 {
-    tcc_context *ctx = tcc_test_context();
-    Arena *a = tci_arena_create();
-    PrimFunc *k = wmma_table_kernel(a, 16, 16, 16, TCC_FLOAT16, TCC_FLOAT32, true);
-    Output out = generate(ctx, k, TCC_SM_80);
-    ck_assert_msg(out.status == TCC_OK, "%s", tcc_last_error(ctx));
-    tcc_assert_contains(out.llvm_ir, "llvm.nvvm.wmma.m16n16k16.load.a.col.stride.f16.p1");
-    tcc_assert_contains(out.llvm_ir, "llvm.nvvm.wmma.m16n16k16.mma.col.row.f32.f32");
-    tcc_assert_contains(out.ptx, "wmma.load.a.sync.aligned.col.m16n16k16.global.f16");
-    tcc_assert_contains(out.ptx, "wmma.mma.sync.aligned.col.row.m16n16k16.f32.f32");
+    Output out =
+        generated(wmma_table_kernel(16, 16, 16, TCC_FLOAT16, TCC_FLOAT32, true), TCC_SM_80);
+    assert_contains(out.llvm_ir, "llvm.nvvm.wmma.m16n16k16.load.a.col.stride.f16.p1");
+    assert_contains(out.llvm_ir, "llvm.nvvm.wmma.m16n16k16.mma.col.row.f32.f32");
+    assert_contains(out.ptx, "wmma.load.a.sync.aligned.col.m16n16k16.global.f16");
+    assert_contains(out.ptx, "wmma.mma.sync.aligned.col.row.m16n16k16.f32.f32");
     check_ptxas(out.ptx, TCC_SM_80);
     output_free(&out);
-    tci_arena_destroy(a);
-    tcc_context_destroy(ctx);
 }
 END_TEST
 
 START_TEST(test_refuses_too_much_shared_memory)
 {
-    tcc_context *ctx = tcc_test_context();
-    Arena *a = tci_arena_create();
     /* 32768 f16 for A plus 1024 bytes for B */
-    PrimFunc *k = wmma_kernel(a, 32768);
+    PrimFunc *k = wmma_kernel(32768);
     Output out = generate(ctx, k, TCC_SM_80);
     ck_assert_int_eq(out.status, TCC_ERROR_SCHEDULE);
     ck_assert_ptr_null(out.llvm_ir);
     ck_assert_ptr_null(out.ptx);
     ck_assert_str_eq(tcc_last_error(ctx), "schedule needs 66560 bytes of shared memory; the "
                                           "limit for static shared memory is 49152");
-    tci_arena_destroy(a);
-    tcc_context_destroy(ctx);
 }
 END_TEST
 
 START_TEST(test_refuses_too_many_threads)
 {
-    tcc_context *ctx = tcc_test_context();
-    Arena *a = tci_arena_create();
-    PrimFunc *k = vector_add_kernel(a);
+    PrimFunc *k = vector_add_kernel();
     k->launch[TCC_THREAD_Y] = 16; /* 128 x 16 = 2048 */
     Output out = generate(ctx, k, TCC_SM_80);
     ck_assert_int_eq(out.status, TCC_ERROR_SCHEDULE);
-    tcc_assert_contains(tcc_last_error(ctx), "2048 threads per block");
-    tcc_assert_contains(tcc_last_error(ctx), "the limit is 1024");
-    tcc_assert_one_line(ctx);
-    tci_arena_destroy(a);
-    tcc_context_destroy(ctx);
+    assert_contains(tcc_last_error(ctx), "2048 threads per block");
+    assert_contains(tcc_last_error(ctx), "the limit is 1024");
+    assert_one_line(ctx);
 }
 END_TEST
 
@@ -558,83 +495,65 @@ END_TEST
  * (LLVM itself would silently emit a call to an undefined .extern .func). */
 START_TEST(test_intrinsic_names_resolve)
 {
-    tcc_context *ctx = tcc_test_context();
     ck_assert_msg(tci_codegen_check_intrinsics(ctx) == TCC_OK, "%s", tcc_last_error(ctx));
     unsigned id = 0;
-    ck_assert_int_eq(tci_llvm_intrinsic_id(ctx, "llvm.nvvm.wmma.m16n16k16.load.a.row.stride.f16",
-                                           &id),
-                     TCC_OK);
+    ck_assert_int_eq(
+        tci_llvm_intrinsic_id(ctx, "llvm.nvvm.wmma.m16n16k16.load.a.row.stride.f16", &id), TCC_OK);
     ck_assert_uint_ne(id, 0);
-    ck_assert_int_eq(tci_llvm_intrinsic_id(ctx, "llvm.nvvm.wmma.m16n16k16.lod.a.row.stride.f16",
-                                           &id),
-                     TCC_ERROR_LLVM);
+    ck_assert_int_eq(
+        tci_llvm_intrinsic_id(ctx, "llvm.nvvm.wmma.m16n16k16.lod.a.row.stride.f16", &id),
+        TCC_ERROR_LLVM);
     ck_assert_str_eq(tcc_last_error(ctx),
                      "LLVM has no intrinsic llvm.nvvm.wmma.m16n16k16.lod.a.row.stride.f16");
-    tcc_context_destroy(ctx);
 }
 END_TEST
 
 START_TEST(test_refuses_unsupported_arch)
 {
-    tcc_context *ctx = tcc_test_context();
-    Arena *a = tci_arena_create();
     /* f16 WMMA before Volta */
-    Output out = generate(ctx, wmma_kernel(a, 16 * 32), (tcc_arch)61);
+    Output out = generate(ctx, wmma_kernel(16 * 32), (tcc_arch)61);
     ck_assert_int_eq(out.status, TCC_ERROR_UNSUPPORTED);
     ck_assert_str_eq(tcc_last_error(ctx),
                      "tensor cores (WMMA) need sm_70 or newer; the target is sm_61");
     ck_assert_ptr_null(out.ptx);
     /* bf16 WMMA on Turing, int8 WMMA on Volta, tf32 on Turing */
-    out = generate(ctx, wmma_table_kernel(a, 16, 16, 16, TCC_BFLOAT16, TCC_FLOAT32, false),
-                   TCC_SM_75);
+    out = generate(ctx, wmma_table_kernel(16, 16, 16, TCC_BFLOAT16, TCC_FLOAT32, false), TCC_SM_75);
     ck_assert_int_eq(out.status, TCC_ERROR_UNSUPPORTED);
     ck_assert_str_eq(tcc_last_error(ctx),
                      "WMMA m16n16k16 with bfloat16 inputs needs sm_80 or newer; the target is "
                      "sm_75");
-    out = generate(ctx, wmma_table_kernel(a, 16, 16, 16, TCC_INT8, TCC_INT32, false), TCC_SM_70);
+    out = generate(ctx, wmma_table_kernel(16, 16, 16, TCC_INT8, TCC_INT32, false), TCC_SM_70);
     ck_assert_int_eq(out.status, TCC_ERROR_UNSUPPORTED);
-    tcc_assert_contains(tcc_last_error(ctx), "needs sm_75");
-    out =
-        generate(ctx, wmma_table_kernel(a, 16, 16, 8, TCC_FLOAT32, TCC_FLOAT32, false), TCC_SM_75);
+    assert_contains(tcc_last_error(ctx), "needs sm_75");
+    out = generate(ctx, wmma_table_kernel(16, 16, 8, TCC_FLOAT32, TCC_FLOAT32, false), TCC_SM_75);
     ck_assert_int_eq(out.status, TCC_ERROR_UNSUPPORTED);
     /* shapes and type pairs the table lacks */
-    out =
-        generate(ctx, wmma_table_kernel(a, 16, 16, 8, TCC_FLOAT16, TCC_FLOAT32, false), TCC_SM_80);
+    out = generate(ctx, wmma_table_kernel(16, 16, 8, TCC_FLOAT16, TCC_FLOAT32, false), TCC_SM_80);
     ck_assert_int_eq(out.status, TCC_ERROR_UNSUPPORTED);
     ck_assert_str_eq(tcc_last_error(ctx), "WMMA m16n16k8 with float16 inputs is not supported");
-    out = generate(ctx, wmma_table_kernel(a, 16, 16, 16, TCC_BFLOAT16, TCC_FLOAT16, false),
-                   TCC_SM_80);
+    out = generate(ctx, wmma_table_kernel(16, 16, 16, TCC_BFLOAT16, TCC_FLOAT16, false), TCC_SM_80);
     ck_assert_int_eq(out.status, TCC_ERROR_UNSUPPORTED);
-    tcc_assert_one_line(ctx);
-    tci_arena_destroy(a);
-    tcc_context_destroy(ctx);
+    assert_one_line(ctx);
 }
 END_TEST
+
+/* X[tx] converted to bfloat16. */
+static Expr *to_bf16(Buffer *x, Expr *tx)
+{
+    return tci_ir_cast(arena, TCC_BFLOAT16, load1(x, tx));
+}
 
 /* bfloat16 arithmetic selects sm_80 instructions: refused below, accepted from sm_80. */
 START_TEST(test_bfloat16_needs_sm80)
 {
-    tcc_context *ctx = tcc_test_context();
-    Arena *a = tci_arena_create();
-    Buffer *X = buffer(a, "X", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 32);
-    Buffer *Y = buffer(a, "Y", TCC_BFLOAT16, TCC_SCOPE_GLOBAL, 32);
-    Buffer *params[] = {X, Y};
-    PrimFunc *k = kernel_new(a, "to_bf16", 2, params);
-    k->launch[TCC_THREAD_X] = 32;
-    Var *tx = tci_prim_func_new_var(k, "tx");
-    k->body =
-        tci_stmt_thread(a, tx, TCC_THREAD_X, 32,
-                        store(a, Y, V(a, tx), tci_ir_cast(a, TCC_BFLOAT16, load(a, X, V(a, tx)))));
+    PrimFunc *k = map_kernel("to_bf16", TCC_BFLOAT16, 32, to_bf16);
     Output out = generate(ctx, k, TCC_SM_75);
     ck_assert_int_eq(out.status, TCC_ERROR_UNSUPPORTED);
     ck_assert_str_eq(tcc_last_error(ctx), "bfloat16 needs sm_80 or newer; the target is sm_75");
-    out = generate(ctx, k, TCC_SM_80);
-    ck_assert_msg(out.status == TCC_OK, "%s", tcc_last_error(ctx));
-    tcc_assert_contains(out.llvm_ir, "fptrunc float");
+    out = generated(k, TCC_SM_80);
+    assert_contains(out.llvm_ir, "fptrunc float");
     check_ptxas(out.ptx, TCC_SM_80);
     output_free(&out);
-    tci_arena_destroy(a);
-    tcc_context_destroy(ctx);
 }
 END_TEST
 
@@ -647,13 +566,13 @@ static void *compile_in_thread(void *arg)
         return (void *)"no context";
     const char *result = NULL;
     for (int i = 0; i < 4 && !result; i++) {
-        Arena *a = tci_arena_create();
-        PrimFunc *k = i % 2 ? vector_add_kernel(a) : wmma_kernel(a, 16 * 32);
+        ir_setup(); /* this thread's own arena */
+        PrimFunc *k = i % 2 ? vector_add_kernel() : wmma_kernel(16 * 32);
         Output out = generate(ctx, k, arch);
         if (out.status != TCC_OK || !strstr(out.ptx, ".entry"))
             result = "codegen failed";
         output_free(&out);
-        tci_arena_destroy(a);
+        ir_teardown();
     }
     tcc_context_destroy(ctx);
     return (void *)result;
@@ -689,7 +608,7 @@ END_TEST
 static Suite *codegen_suite(void)
 {
     Suite *suite = suite_create("codegen");
-    TCase *tc = tcase_create("codegen");
+    TCase *tc = test_case(suite, "codegen", setup, teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_vector_add);
     tcase_add_test(tc, test_guarded_load_is_branched);
@@ -704,11 +623,7 @@ static Suite *codegen_suite(void)
     tcase_add_test(tc, test_bfloat16_needs_sm80);
     tcase_add_test(tc, test_two_threads);
     tcase_add_test(tc, test_build_options_init);
-    suite_add_tcase(suite, tc);
     return suite;
 }
 
-int main(void)
-{
-    return tcc_test_run(codegen_suite());
-}
+TEST_MAIN(codegen_suite)

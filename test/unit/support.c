@@ -1,9 +1,10 @@
 #include "support.h"
 
-#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-int tcc_test_run(Suite *suite)
+int test_run(Suite *suite)
 {
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
@@ -12,7 +13,16 @@ int tcc_test_run(Suite *suite)
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
-tcc_context *tcc_test_context(void)
+TCase *test_case(Suite *suite, const char *name, void (*setup)(void), void (*teardown)(void))
+{
+    TCase *tc = tcase_create(name);
+    if (setup || teardown)
+        tcase_add_checked_fixture(tc, setup, teardown);
+    suite_add_tcase(suite, tc);
+    return tc;
+}
+
+tcc_context *test_context(void)
 {
     tcc_context *ctx = NULL;
     ck_assert_int_eq(tcc_context_create(&ctx), TCC_OK);
@@ -20,7 +30,38 @@ tcc_context *tcc_test_context(void)
     return ctx;
 }
 
-uint64_t tcc_test_random(uint64_t *state)
+void capture_print(const char *pass, const char *loop_ir, void *user)
+{
+    PrintCapture *capture = user;
+    if (capture->calls < 16)
+        snprintf(capture->passes[capture->calls], sizeof capture->passes[0], "%s", pass);
+    capture->calls++;
+    free(capture->last);
+    capture->last = strdup(loop_ir);
+}
+
+void test_tutorial_conv2d(tcc_func *func, tcc_tensor *params[3])
+{
+    tcc_conv2d_desc desc;
+    tcc_tutorial_conv2d_desc(&desc);
+    tcc_tutorial_conv2d conv;
+    ck_assert_int_eq(tcc_tutorial_conv2d_define(func, &desc, &conv), TCC_OK);
+    ck_assert_int_eq(tcc_schedule_create(func, 1, &conv.output), TCC_OK);
+    ck_assert_int_eq(tcc_tutorial_conv2d_schedule(func, &conv, NULL), TCC_OK);
+    params[0] = conv.input;
+    params[1] = conv.filter;
+    params[2] = conv.output;
+}
+
+int occurrences(const char *text, const char *part)
+{
+    int n = 0;
+    for (const char *p = strstr(text, part); p; p = strstr(p + 1, part))
+        n++;
+    return n;
+}
+
+uint64_t test_random(uint64_t *state)
 {
     uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -28,55 +69,7 @@ uint64_t tcc_test_random(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-int64_t tcc_test_random_below(uint64_t *state, int64_t bound)
+int64_t test_random_below(uint64_t *state, int64_t bound)
 {
-    return bound <= 0 ? 0 : (int64_t)(tcc_test_random(state) % (uint64_t)bound);
-}
-
-/* ---- independent naive arithmetic for the reference tests ---------------------------- */
-
-/* An element as the tensor cores read it (operands) or as stored (the epilogue's). */
-double tcc_test_element(tcc_dtype type, const void *data, int64_t i, bool operand)
-{
-    switch (type) {
-    case TCC_FLOAT16:
-        return tcc_f16_to_f32(((const uint16_t *)data)[i]);
-    case TCC_BFLOAT16:
-        return tcc_bf16_to_f32(((const uint16_t *)data)[i]);
-    case TCC_FLOAT32: {
-        float value = ((const float *)data)[i];
-        return operand ? tcc_f32_to_tf32(value) : value;
-    }
-    case TCC_INT8:
-        return ((const int8_t *)data)[i];
-    case TCC_INT32:
-        return ((const int32_t *)data)[i];
-    default:
-        ck_abort_msg("no %s element", tcc_dtype_name(type));
-        return 0;
-    }
-}
-
-/* The epilogue as tcc.h defines it, for output offset o of channel `channel`. */
-double tcc_test_naive_epilogue(const tcc_epilogue *e, tcc_dtype type, const void *bias,
-                               const void *residual, const void *previous, int64_t o,
-                               int64_t channel, double sum)
-{
-    double acc = sum;
-    if (e->prologue == TCC_PROLOGUE_SET)
-        acc = e->prologue_arg + sum;
-    else if (e->prologue == TCC_PROLOGUE_SCALE)
-        acc = e->prologue_arg * tcc_test_element(type, previous, o, false) + sum;
-    else if (e->prologue == TCC_PROLOGUE_RELU)
-        acc = fmax(tcc_test_element(type, previous, o, false), 0.0) + sum;
-    double v = e->alpha * acc;
-    if (e->bias)
-        v += tcc_test_element(type, bias, channel, false);
-    if (e->beta != 0)
-        v += e->beta * tcc_test_element(type, e->residual ? residual : previous, o, false);
-    if (e->relu)
-        v = fmax(v, 0.0);
-    if (e->clamp)
-        v = fmin(fmax(v, e->clamp_min), e->clamp_max);
-    return v;
+    return bound <= 0 ? 0 : (int64_t)(test_random(state) % (uint64_t)bound);
 }

@@ -4,7 +4,7 @@
  * (n, h, w, c) indices, written here from the layout formulas of conv2d_reference.c.
  */
 #include "reference/reference.h"
-#include "support.h"
+#include "reference_support.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -59,50 +59,6 @@ static int64_t filter_offset(const tcc_conv2d_desc *d, int64_t k, int64_t r, int
 
 /* ---- data ------------------------------------------------------------------------------ */
 
-/* Raw tensors of a problem in its types and layouts; the epilogue ones always exist. */
-typedef struct Data {
-    void *input, *filter, *bias, *residual, *previous;
-    tcc_reference_tensors tensors;
-} Data;
-
-/* One element of `type`: floats are multiples of 1/4 in [-2, 2], so that every product
- * and sum is exact in double and any summation order gives the same bits; `raw` float32
- * values use all 23 mantissa bits instead (tf32 rounding matters). int8 uses its whole
- * range, int32 a small one. */
-static void put_random(tcc_dtype type, void *data, int64_t i, uint64_t *state, bool raw)
-{
-    float quarter = (float)(tcc_test_random_below(state, 17) - 8) / 4.0f;
-    switch (type) {
-    case TCC_FLOAT16:
-        ((uint16_t *)data)[i] = tcc_f32_to_f16(quarter);
-        return;
-    case TCC_BFLOAT16:
-        ((uint16_t *)data)[i] = tcc_f32_to_bf16(quarter);
-        return;
-    case TCC_FLOAT32:
-        ((float *)data)[i] =
-            raw ? (float)tcc_test_random_below(state, 1 << 24) / (1 << 22) - 2.0f : quarter;
-        return;
-    case TCC_INT8:
-        ((int8_t *)data)[i] = (int8_t)(tcc_test_random_below(state, 256) - 128);
-        return;
-    case TCC_INT32:
-        ((int32_t *)data)[i] = (int32_t)(tcc_test_random_below(state, 201) - 100);
-        return;
-    default:
-        ck_abort_msg("no random %s", tcc_dtype_name(type));
-    }
-}
-
-static void *random_tensor(tcc_dtype type, int64_t count, uint64_t *state, bool raw)
-{
-    void *data = malloc((size_t)count * tcc_dtype_size(type));
-    ck_assert_ptr_nonnull(data);
-    for (int64_t i = 0; i < count; i++)
-        put_random(type, data, i, state, raw);
-    return data;
-}
-
 /* Every element `value` (converted to `type`). */
 static void *filled_tensor(tcc_dtype type, int64_t count, double value)
 {
@@ -132,52 +88,36 @@ static void *filled_tensor(tcc_dtype type, int64_t count, double value)
     return data;
 }
 
-static Data random_data(const tcc_conv2d_desc *d, uint64_t seed, bool raw)
+/* Random operands of the problem, in its types and layouts. */
+static TestOperands random_data(const tcc_conv2d_desc *d, uint64_t seed, bool raw)
 {
-    uint64_t state = seed;
-    Data data = {
-        .input = random_tensor(d->input_type, tcc_conv2d_input_elements(d), &state, raw),
-        .filter = random_tensor(d->input_type, tcc_conv2d_filter_elements(d), &state, raw),
-        .bias = random_tensor(d->output_type, d->out_channels, &state, false),
-        .residual = random_tensor(d->output_type, tcc_conv2d_output_elements(d), &state, false),
-        .previous = random_tensor(d->output_type, tcc_conv2d_output_elements(d), &state, false),
-    };
-    data.tensors =
-        (tcc_reference_tensors){data.input, data.filter, data.bias, data.residual, data.previous};
-    return data;
+    TestOperandSizes sizes = {d->input_type,
+                              d->output_type,
+                              tcc_conv2d_input_elements(d),
+                              tcc_conv2d_filter_elements(d),
+                              d->out_channels,
+                              tcc_conv2d_output_elements(d)};
+    return test_random_operands(&sizes, seed, raw);
 }
 
 /* Input and filter filled with one value each, no epilogue tensors. */
-static Data filled_data(const tcc_conv2d_desc *d, double input, double filter)
+static TestOperands filled_data(const tcc_conv2d_desc *d, double input, double filter)
 {
-    Data data = {
-        .input = filled_tensor(d->input_type, tcc_conv2d_input_elements(d), input),
-        .filter = filled_tensor(d->input_type, tcc_conv2d_filter_elements(d), filter),
-    };
-    data.tensors = (tcc_reference_tensors){.input = data.input, .filter = data.filter};
-    return data;
-}
-
-static void free_data(Data *data)
-{
-    free(data->input);
-    free(data->filter);
-    free(data->bias);
-    free(data->residual);
-    free(data->previous);
+    return test_operands(filled_tensor(d->input_type, tcc_conv2d_input_elements(d), input),
+                         filled_tensor(d->input_type, tcc_conv2d_filter_elements(d), filter));
 }
 
 /* ---- an independent naive convolution ------------------------------------------------- */
 
-static double naive_input(const tcc_conv2d_desc *d, const Data *data, int64_t n, int64_t h,
+static double naive_input(const tcc_conv2d_desc *d, const TestOperands *data, int64_t n, int64_t h,
                           int64_t w, int64_t c)
 {
     if (h < 0 || h >= d->height || w < 0 || w >= d->width)
         return 0.0; /* the zero padding */
-    return tcc_test_element(d->input_type, data->input, input_offset(d, n, h, w, c), true);
+    return test_element(d->input_type, data->input, input_offset(d, n, h, w, c), true);
 }
 
-static double naive_output(const tcc_conv2d_desc *d, const Data *data, int64_t n, int64_t p,
+static double naive_output(const tcc_conv2d_desc *d, const TestOperands *data, int64_t n, int64_t p,
                            int64_t q, int64_t k)
 {
     int64_t Cg = d->in_channels / d->groups, g = k / (d->out_channels / d->groups);
@@ -185,15 +125,15 @@ static double naive_output(const tcc_conv2d_desc *d, const Data *data, int64_t n
     for (int64_t r = 0; r < d->kernel_h; r++)
         for (int64_t s = 0; s < d->kernel_w; s++)
             for (int64_t c = 0; c < Cg; c++)
-                sum += naive_input(d, data, n, p * d->stride_h - d->pad_top + r * d->dilation_h,
-                                   q * d->stride_w - d->pad_left + s * d->dilation_w, g * Cg + c) *
-                       tcc_test_element(d->input_type, data->filter, filter_offset(d, k, r, s, c),
-                                        true);
-    return tcc_test_naive_epilogue(&d->epilogue, d->output_type, data->bias, data->residual,
-                                   data->previous, output_offset(d, n, p, q, k), k, sum);
+                sum +=
+                    naive_input(d, data, n, p * d->stride_h - d->pad_top + r * d->dilation_h,
+                                q * d->stride_w - d->pad_left + s * d->dilation_w, g * Cg + c) *
+                    test_element(d->input_type, data->filter, filter_offset(d, k, r, s, c), true);
+    return test_naive_epilogue(&d->epilogue, d->output_type, data->bias, data->residual,
+                               data->previous, output_offset(d, n, p, q, k), k, sum);
 }
 
-static double *naive_conv(const tcc_conv2d_desc *d, const Data *data)
+static double *naive_conv(const tcc_conv2d_desc *d, const TestOperands *data)
 {
     int64_t P = tcc_conv2d_out_height(d), Q = tcc_conv2d_out_width(d);
     double *out = malloc((size_t)tcc_conv2d_output_elements(d) * sizeof *out);
@@ -213,42 +153,24 @@ static double *naive_conv(const tcc_conv2d_desc *d, const Data *data)
 
 /* ---- running the reference ------------------------------------------------------------ */
 
-static double *reference_all(const tcc_conv2d_desc *d, const Data *data, int threads)
-{
-    tcc_context *ctx = tcc_test_context();
-    int64_t count = tcc_conv2d_output_elements(d);
-    double *out = malloc((size_t)count * sizeof *out);
-    ck_assert_ptr_nonnull(out);
-    ck_assert_msg(tcc_conv2d_reference(ctx, d, &data->tensors, NULL, count, threads, out) == TCC_OK,
-                  "%s", tcc_last_error(ctx));
-    tcc_context_destroy(ctx);
-    return out;
-}
+TEST_OP(conv2d_op, tcc_conv2d_desc, tcc_conv2d_validate, tcc_conv2d_reference,
+        tcc_conv2d_output_elements);
 
-/* Exact unless `raw` (float32 with full mantissas: sums round, so allow for the order). */
-static void assert_same(const double *got, const double *expected, int64_t count, bool raw,
-                        const char *what)
+static double *reference_all(const tcc_conv2d_desc *d, const TestOperands *data, int threads)
 {
-    for (int64_t i = 0; i < count; i++) {
-        bool same = raw ? fabs(got[i] - expected[i]) <= 1e-12 * (1.0 + fabs(expected[i]))
-                        : got[i] == expected[i];
-        ck_assert_msg(same, "%s: output %lld = %.17g, expected %.17g", what, (long long)i, got[i],
-                      expected[i]);
-    }
+    return test_reference_all(&conv2d_op, d, &data->tensors, threads);
 }
 
 static void check_against_naive(const tcc_conv2d_desc *d, uint64_t seed, bool raw, const char *what)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     ck_assert_msg(tcc_conv2d_validate(ctx, d) == TCC_OK, "%s: %s", what, tcc_last_error(ctx));
     tcc_context_destroy(ctx);
-    Data data = random_data(d, seed, raw);
+    TestOperands data = random_data(d, seed, raw);
     double *expected = naive_conv(d, &data);
-    double *got = reference_all(d, &data, 1);
-    assert_same(got, expected, tcc_conv2d_output_elements(d), raw, what);
+    assert_reference_equals(&conv2d_op, d, &data.tensors, expected, raw, what);
     free(expected);
-    free(got);
-    free_data(&data);
+    test_free_operands(&data);
 }
 
 /* ---- descriptors ---------------------------------------------------------------------- */
@@ -291,6 +213,14 @@ static tcc_conv2d_desc plain_desc(tcc_layout layout, tcc_filter_layout filter_la
     return d;
 }
 
+/* plain_desc in the i-th (0 to 3) of the unblocked layouts: NHWC then NCHW, each with the
+ * KRSC then the KCRS filter. */
+static tcc_conv2d_desc plain_desc_at(int i)
+{
+    return plain_desc(i / 2 ? TCC_LAYOUT_NCHW : TCC_LAYOUT_NHWC,
+                      i % 2 ? TCC_FILTER_KCRS : TCC_FILTER_KRSC);
+}
+
 START_TEST(test_desc_init)
 {
     tcc_conv2d_desc d;
@@ -311,18 +241,13 @@ START_TEST(test_desc_init)
     ck_assert_int_eq(d.groups, 1);
     ck_assert_int_eq(d.layout, TCC_LAYOUT_NHWC);
     ck_assert_int_eq(d.filter_layout, TCC_FILTER_KRSC);
-    ck_assert_int_eq(d.input_type, TCC_FLOAT16);
-    ck_assert_int_eq(d.accumulate_type, TCC_FLOAT32);
-    ck_assert_int_eq(d.output_type, TCC_FLOAT32);
-    ck_assert(d.epilogue.alpha == 1.0 && d.epilogue.beta == 0.0);
-    ck_assert(!d.epilogue.bias && !d.epilogue.residual && !d.epilogue.relu && !d.epilogue.clamp);
+    assert_default_types(d.input_type, d.accumulate_type, d.output_type, &d.epilogue);
     ck_assert(d.epilogue.clamp_min == 0.0 && d.epilogue.clamp_max == 0.0);
-    ck_assert_int_eq(d.epilogue.prologue, TCC_PROLOGUE_NONE);
     ck_assert(d.epilogue.prologue_arg == 0.0);
     ck_assert_int_eq(tcc_conv2d_out_height(&d), 1);
     ck_assert_int_eq(tcc_conv2d_out_width(&d), 1);
     ck_assert(tcc_conv2d_flops(&d) == 2.0);
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     ck_assert_int_eq(tcc_conv2d_validate(ctx, &d), TCC_OK);
     tcc_context_destroy(ctx);
 }
@@ -351,19 +276,14 @@ START_TEST(test_tutorial_desc)
     ck_assert_int_eq(d.groups, 1);
     ck_assert_int_eq(d.layout, TCC_LAYOUT_NHWCNC);
     ck_assert_int_eq(d.filter_layout, TCC_FILTER_BLOCKED);
-    ck_assert_int_eq(d.input_type, TCC_FLOAT16);
-    ck_assert_int_eq(d.accumulate_type, TCC_FLOAT32);
-    ck_assert_int_eq(d.output_type, TCC_FLOAT32);
-    ck_assert(d.epilogue.alpha == 1.0 && d.epilogue.beta == 0.0);
-    ck_assert(!d.epilogue.bias && !d.epilogue.residual && !d.epilogue.relu && !d.epilogue.clamp);
-    ck_assert_int_eq(d.epilogue.prologue, TCC_PROLOGUE_NONE);
+    assert_default_types(d.input_type, d.accumulate_type, d.output_type, &d.epilogue);
     ck_assert_int_eq(tcc_conv2d_out_height(&d), 14);
     ck_assert_int_eq(tcc_conv2d_out_width(&d), 14);
     ck_assert_int_eq(tcc_conv2d_input_elements(&d), 256LL * 14 * 14 * 256);
     ck_assert_int_eq(tcc_conv2d_filter_elements(&d), 3LL * 3 * 256 * 512);
     ck_assert_int_eq(tcc_conv2d_output_elements(&d), 256LL * 14 * 14 * 512);
     ck_assert(tcc_conv2d_flops(&d) == 2.0 * 256 * 512 * 14 * 14 * 256 * 3 * 3);
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     ck_assert_int_eq(tcc_conv2d_validate(ctx, &d), TCC_OK);
     tcc_context_destroy(ctx);
 }
@@ -417,17 +337,14 @@ END_TEST
 /* The counts are the same products in every layout. */
 START_TEST(test_element_counts_each_layout)
 {
-    static const tcc_layout layouts[] = {TCC_LAYOUT_NHWC, TCC_LAYOUT_NCHW};
-    static const tcc_filter_layout filters[] = {TCC_FILTER_KRSC, TCC_FILTER_KCRS};
-    for (int i = 0; i < 2; i++)
-        for (int j = 0; j < 2; j++) {
-            tcc_conv2d_desc d = plain_desc(layouts[i], filters[j]);
-            d.groups = 2;
-            d.stride_w = 2; /* P = 7, Q = (6 + 2 - 3) / 2 + 1 = 3 */
-            ck_assert_int_eq(tcc_conv2d_input_elements(&d), 2 * 7 * 6 * 8);
-            ck_assert_int_eq(tcc_conv2d_filter_elements(&d), 6 * 3 * 3 * 4);
-            ck_assert_int_eq(tcc_conv2d_output_elements(&d), 2 * 7 * 3 * 6);
-        }
+    for (int i = 0; i < 4; i++) {
+        tcc_conv2d_desc d = plain_desc_at(i);
+        d.groups = 2;
+        d.stride_w = 2; /* P = 7, Q = (6 + 2 - 3) / 2 + 1 = 3 */
+        ck_assert_int_eq(tcc_conv2d_input_elements(&d), 2 * 7 * 6 * 8);
+        ck_assert_int_eq(tcc_conv2d_filter_elements(&d), 6 * 3 * 3 * 4);
+        ck_assert_int_eq(tcc_conv2d_output_elements(&d), 2 * 7 * 3 * 6);
+    }
     tcc_conv2d_desc d = blocked_desc(32, 5, 48, 16, 3, 2, 0); /* P = Q = 2 */
     ck_assert_int_eq(tcc_conv2d_input_elements(&d), 32 * 5 * 5 * 48);
     ck_assert_int_eq(tcc_conv2d_filter_elements(&d), 3 * 3 * 48 * 16);
@@ -481,7 +398,7 @@ static tcc_conv2d_desc layer_desc(const Layer *layer, tcc_layout layout,
 
 static void check_layer(const Layer *layer, tcc_layout layout, tcc_filter_layout filter_layout)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     tcc_conv2d_desc d = layer_desc(layer, layout, filter_layout);
     ck_assert_msg(tcc_conv2d_validate(ctx, &d) == TCC_OK, "%s: %s", layer->name,
                   tcc_last_error(ctx));
@@ -504,13 +421,13 @@ START_TEST(test_layers_validate)
     check_layer(layer, TCC_LAYOUT_NCHW, TCC_FILTER_KCRS);
     check_layer(layer, TCC_LAYOUT_NCHW, TCC_FILTER_KRSC);
     /* The blocked layouts take the layers whose batch is a multiple of 16. */
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     tcc_conv2d_desc d = layer_desc(layer, TCC_LAYOUT_NHWCNC, TCC_FILTER_BLOCKED);
     if (layer->n % 16 == 0) {
         check_layer(layer, TCC_LAYOUT_NHWCNC, TCC_FILTER_BLOCKED);
     } else {
         ck_assert_int_eq(tcc_conv2d_validate(ctx, &d), TCC_ERROR_INVALID_ARGUMENT);
-        tcc_assert_contains(tcc_last_error(ctx), "batch must be a multiple of 16");
+        assert_contains(tcc_last_error(ctx), "batch must be a multiple of 16");
     }
     tcc_context_destroy(ctx);
 }
@@ -544,11 +461,7 @@ typedef struct BadDesc {
     void (*spoil)(tcc_conv2d_desc *d);
 } BadDesc;
 
-#define SPOIL(name, statement)                                                                     \
-    static void name(tcc_conv2d_desc *d)                                                           \
-    {                                                                                              \
-        statement;                                                                                 \
-    }
+#define SPOIL(name, statement) TEST_SPOIL(tcc_conv2d_desc, name, statement)
 
 SPOIL(zero_batch, d->batch = 0)
 SPOIL(zero_height, d->height = 0)
@@ -682,20 +595,13 @@ static const BadDesc bad_descs[] = {
 START_TEST(test_validation_errors)
 {
     const BadDesc *bad = &bad_descs[_i];
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     tcc_conv2d_desc d = plain_desc(TCC_LAYOUT_NHWC, TCC_FILTER_KRSC);
     if (bad->blocked)
         tcc_tutorial_conv2d_desc(&d);
     ck_assert_int_eq(tcc_conv2d_validate(ctx, &d), TCC_OK);
     bad->spoil(&d);
-    ck_assert_msg(tcc_conv2d_validate(ctx, &d) == bad->status, "%s: got \"%s\"", bad->message,
-                  tcc_last_error(ctx));
-    tcc_assert_contains(tcc_last_error(ctx), bad->message);
-    tcc_assert_one_line(ctx);
-    /* The reference validates the same way, before touching any data. */
-    double out[1];
-    ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, NULL, NULL, 1, 1, out), bad->status);
-    tcc_assert_contains(tcc_last_error(ctx), bad->message);
+    assert_refused(ctx, &conv2d_op, &d, bad->status, bad->message);
     tcc_context_destroy(ctx);
 }
 END_TEST
@@ -719,7 +625,7 @@ static bool supported_types(tcc_dtype input, tcc_dtype acc, tcc_dtype output)
 
 START_TEST(test_type_combinations)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     tcc_conv2d_desc d = plain_desc(TCC_LAYOUT_NCHW, TCC_FILTER_KCRS);
     int supported = 0;
     for (int in = TCC_VOID; in <= TCC_FLOAT32; in++)
@@ -742,7 +648,7 @@ END_TEST
 
 START_TEST(test_epilogue_values_accepted)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     tcc_conv2d_desc d = plain_desc(TCC_LAYOUT_NHWC, TCC_FILTER_KRSC);
     d.epilogue.clamp = true;
     d.epilogue.clamp_min = d.epilogue.clamp_max = 2; /* a constant output */
@@ -761,13 +667,13 @@ END_TEST
 
 START_TEST(test_null_desc)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     ck_assert_int_eq(tcc_conv2d_validate(ctx, NULL), TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "descriptor");
+    assert_contains(tcc_last_error(ctx), "descriptor");
     double out[1];
     ck_assert_int_eq(tcc_conv2d_reference(ctx, NULL, NULL, NULL, 1, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "descriptor");
+    assert_contains(tcc_last_error(ctx), "descriptor");
     ck_assert_int_eq(tcc_conv2d_out_height(NULL), 0);
     ck_assert_int_eq(tcc_conv2d_out_width(NULL), 0);
     ck_assert_int_eq(tcc_conv2d_output_elements(NULL), 0);
@@ -777,33 +683,33 @@ END_TEST
 
 START_TEST(test_bad_positions)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     tcc_conv2d_desc d = blocked_desc(16, 2, 16, 16, 1, 1, 0);
     int64_t total = tcc_conv2d_output_elements(&d);
-    Data data = filled_data(&d, 1.0, 1.0);
+    TestOperands data = filled_data(&d, 1.0, 1.0);
     double out[4];
 
     int64_t outside[] = {0, total, 1};
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, &data.tensors, outside, 3, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "positions[1]");
+    assert_contains(tcc_last_error(ctx), "positions[1]");
     int64_t negative[] = {-1};
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, &data.tensors, negative, 1, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "positions[0]");
+    assert_contains(tcc_last_error(ctx), "positions[0]");
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, &data.tensors, NULL, 4, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "count");
+    assert_contains(tcc_last_error(ctx), "count");
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, &data.tensors, outside, -1, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "count");
+    assert_contains(tcc_last_error(ctx), "count");
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, &data.tensors, outside, 1, 1, NULL),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "out");
-    tcc_assert_one_line(ctx);
+    assert_contains(tcc_last_error(ctx), "out");
+    assert_one_line(ctx);
     /* Nothing to compute is fine. */
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, &data.tensors, outside, 0, 4, out), TCC_OK);
-    free_data(&data);
+    test_free_operands(&data);
     tcc_context_destroy(ctx);
 }
 END_TEST
@@ -811,19 +717,19 @@ END_TEST
 /* Each tensor the reference reads must be there; those it does not read may be NULL. */
 START_TEST(test_missing_tensors)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     tcc_conv2d_desc d = plain_desc(TCC_LAYOUT_NHWC, TCC_FILTER_KRSC);
-    Data data = random_data(&d, 7, false);
+    TestOperands data = random_data(&d, 7, false);
     int64_t position = 5;
     double out[1];
     tcc_reference_tensors t = {data.input, data.filter, NULL, NULL, NULL};
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, NULL, &position, 1, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "input and filter");
+    assert_contains(tcc_last_error(ctx), "input and filter");
     t.input = NULL;
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, &t, &position, 1, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "input and filter");
+    assert_contains(tcc_last_error(ctx), "input and filter");
     t.input = data.input;
     t.filter = NULL;
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, &t, &position, 1, 1, out),
@@ -834,32 +740,32 @@ START_TEST(test_missing_tensors)
     d.epilogue.bias = true;
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, &t, &position, 1, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "tensors.bias");
+    assert_contains(tcc_last_error(ctx), "tensors.bias");
     t.bias = data.bias;
     d.epilogue.residual = true; /* with beta 0 the residual is not read */
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, &t, &position, 1, 1, out), TCC_OK);
     d.epilogue.beta = 1;
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, &t, &position, 1, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "tensors.residual");
+    assert_contains(tcc_last_error(ctx), "tensors.residual");
     t.residual = data.residual;
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, &t, &position, 1, 1, out), TCC_OK);
     d.epilogue.residual = false; /* beta now reads the previous output */
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, &t, &position, 1, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "tensors.previous_output");
+    assert_contains(tcc_last_error(ctx), "tensors.previous_output");
     d.epilogue.beta = 0;
     static const tcc_prologue_op reading[] = {TCC_PROLOGUE_SCALE, TCC_PROLOGUE_RELU};
     for (int i = 0; i < 2; i++) {
         d.epilogue.prologue = reading[i];
         ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, &t, &position, 1, 1, out),
                          TCC_ERROR_INVALID_ARGUMENT);
-        tcc_assert_contains(tcc_last_error(ctx), "tensors.previous_output");
-        tcc_assert_one_line(ctx);
+        assert_contains(tcc_last_error(ctx), "tensors.previous_output");
+        assert_one_line(ctx);
     }
     d.epilogue.prologue = TCC_PROLOGUE_SET;
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, &t, &position, 1, 1, out), TCC_OK);
-    free_data(&data);
+    test_free_operands(&data);
     tcc_context_destroy(ctx);
 }
 END_TEST
@@ -870,7 +776,7 @@ END_TEST
 START_TEST(test_ones_by_hand)
 {
     tcc_conv2d_desc d = blocked_desc(16, 3, 16, 16, 3, 1, 1);
-    Data data = filled_data(&d, 1.0, 1.0);
+    TestOperands data = filled_data(&d, 1.0, 1.0);
     double *out = reference_all(&d, &data, 1);
     static const double taps[3][3] = {{4, 6, 4}, {6, 9, 6}, {4, 6, 4}};
     for (int n = 0; n < 16; n++)
@@ -878,54 +784,41 @@ START_TEST(test_ones_by_hand)
             for (int q = 0; q < 3; q++)
                 for (int k = 0; k < 16; k++)
                     ck_assert(out[output_offset(&d, n, p, q, k)] == 16 * taps[p][q]);
-    free_data(&data);
+    test_free_operands(&data);
     free(out);
 }
 END_TEST
 
-/* One non-zero input and one non-zero filter tap: exactly one output is non-zero, at the
- * place the layout formulas put it. */
-static void check_single_tap(tcc_conv2d_desc d)
+/* One non-zero input (image n, channel c) and one non-zero filter tap (output channel k):
+ * exactly one output is non-zero, at the place the layout formulas put it. */
+static void check_single_tap(tcc_conv2d_desc d, int64_t n, int64_t c, int64_t k)
 {
-    Data data = filled_data(&d, 0.0, 0.0);
+    TestOperands data = filled_data(&d, 0.0, 0.0);
     uint16_t *input = data.input, *filter = data.filter;
-    input[input_offset(&d, 1, 1, 2, 3)] = tcc_f32_to_f16(2.0f);
-    filter[filter_offset(&d, 4, 0, 1, 3 % (d.in_channels / d.groups))] = tcc_f32_to_f16(3.0f);
+    input[input_offset(&d, n, 1, 2, c)] = tcc_f32_to_f16(2.0f);
+    filter[filter_offset(&d, k, 0, 1, c % (d.in_channels / d.groups))] = tcc_f32_to_f16(3.0f);
     double *out = reference_all(&d, &data, 1);
     /* h = p - 1 + r = 1 with r = 0 gives p = 2; w = q - 1 + s = 2 with s = 1 gives q = 2. */
-    int64_t hit = output_offset(&d, 1, 2, 2, 4);
+    int64_t hit = output_offset(&d, n, 2, 2, k);
     for (int64_t i = 0; i < tcc_conv2d_output_elements(&d); i++)
         ck_assert_msg(out[i] == (i == hit ? 6.0 : 0.0), "output %lld = %g", (long long)i, out[i]);
-    free_data(&data);
+    test_free_operands(&data);
     free(out);
 }
 
 START_TEST(test_single_tap_by_hand)
 {
     tcc_conv2d_desc d = blocked_desc(32, 4, 32, 32, 3, 1, 1);
-    check_single_tap(d);
+    check_single_tap(d, 1, 3, 4);
     /* Larger indices within the blocks (n 19, c 17, k 20) in the blocked layouts. */
-    Data data = filled_data(&d, 0.0, 0.0);
-    ((uint16_t *)data.input)[input_offset(&d, 19, 1, 2, 17)] = tcc_f32_to_f16(2.0f);
-    ((uint16_t *)data.filter)[filter_offset(&d, 20, 0, 1, 17)] = tcc_f32_to_f16(3.0f);
-    double *out = reference_all(&d, &data, 1);
-    int64_t hit = output_offset(&d, 19, 2, 2, 20);
-    for (int64_t i = 0; i < tcc_conv2d_output_elements(&d); i++)
-        ck_assert_msg(out[i] == (i == hit ? 6.0 : 0.0), "output %lld = %g", (long long)i, out[i]);
-    free_data(&data);
-    free(out);
+    check_single_tap(d, 19, 17, 20);
 }
 END_TEST
 
 START_TEST(test_single_tap_each_layout)
 {
-    static const tcc_layout layouts[] = {TCC_LAYOUT_NHWC, TCC_LAYOUT_NCHW};
-    static const tcc_filter_layout filters[] = {TCC_FILTER_KRSC, TCC_FILTER_KCRS};
-    for (int i = 0; i < 2; i++)
-        for (int j = 0; j < 2; j++) {
-            tcc_conv2d_desc d = plain_desc(layouts[i], filters[j]);
-            check_single_tap(d);
-        }
+    for (int i = 0; i < 4; i++)
+        check_single_tap(plain_desc_at(i), 1, 3, 4);
 }
 END_TEST
 
@@ -1013,7 +906,7 @@ START_TEST(test_filter_layouts_agree)
     tcc_conv2d_desc krsc = blocked_desc(16, 5, 32, 16, 3, 1, 1);
     krsc.layout = TCC_LAYOUT_NHWC;
     krsc.filter_layout = TCC_FILTER_KRSC;
-    Data data = random_data(&krsc, 8, false);
+    TestOperands data = random_data(&krsc, 8, false);
     double *expected = reference_all(&krsc, &data, 2);
     static const tcc_layout layouts[] = {TCC_LAYOUT_NHWC, TCC_LAYOUT_NCHW, TCC_LAYOUT_NHWCNC};
     static const tcc_filter_layout filters[] = {TCC_FILTER_KCRS, TCC_FILTER_KRSC,
@@ -1022,7 +915,7 @@ START_TEST(test_filter_layouts_agree)
         tcc_conv2d_desc other = krsc;
         other.layout = layouts[i];
         other.filter_layout = filters[i];
-        Data moved = random_data(&other, 8, false);
+        TestOperands moved = random_data(&other, 8, false);
         uint16_t *in = moved.input, *fl = moved.filter;
         for (int64_t n = 0; n < 16; n++)
             for (int64_t h = 0; h < 5; h++)
@@ -1044,21 +937,16 @@ START_TEST(test_filter_layouts_agree)
                         ck_assert(got[output_offset(&other, n, p, q, k)] ==
                                   expected[output_offset(&krsc, n, p, q, k)]);
         free(got);
-        free_data(&moved);
+        test_free_operands(&moved);
     }
     free(expected);
-    free_data(&data);
+    test_free_operands(&data);
 }
 END_TEST
 
 /* ---- values: types -------------------------------------------------------------------- */
 
-typedef struct Types {
-    tcc_dtype input, accumulate, output;
-    bool raw; /* float32 values with full mantissas */
-} Types;
-
-static const Types type_cases[] = {
+static const TestTypes type_cases[] = {
     {TCC_FLOAT16, TCC_FLOAT32, TCC_FLOAT32, false},
     {TCC_FLOAT16, TCC_FLOAT16, TCC_FLOAT16, false},
     {TCC_FLOAT16, TCC_FLOAT32, TCC_BFLOAT16, false},
@@ -1081,15 +969,15 @@ START_TEST(test_integer_output_needs_integer_constants)
     d.accumulate_type = TCC_INT32;
     d.output_type = TCC_INT32;
     d.epilogue.alpha = 0.5;
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     ck_assert_int_eq(tcc_conv2d_validate(ctx, &d), TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "epilogue.alpha (0.5) must be an integer");
+    assert_contains(tcc_last_error(ctx), "epilogue.alpha (0.5) must be an integer");
     d.epilogue.alpha = 2;
     d.epilogue.clamp = true;
     d.epilogue.clamp_min = -1.5;
     d.epilogue.clamp_max = 100;
     ck_assert_int_eq(tcc_conv2d_validate(ctx, &d), TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "epilogue.clamp_min");
+    assert_contains(tcc_last_error(ctx), "epilogue.clamp_min");
     d.epilogue.clamp_min = -1;
     ck_assert_int_eq(tcc_conv2d_validate(ctx, &d), TCC_OK);
     tcc_context_destroy(ctx);
@@ -1098,7 +986,7 @@ END_TEST
 
 START_TEST(test_matches_naive_types)
 {
-    const Types *types = &type_cases[_i / 2];
+    const TestTypes *types = &type_cases[_i / 2];
     tcc_conv2d_desc d = plain_desc(_i % 2 ? TCC_LAYOUT_NCHW : TCC_LAYOUT_NHWC,
                                    _i % 2 ? TCC_FILTER_KCRS : TCC_FILTER_KRSC);
     d.groups = 2;
@@ -1135,7 +1023,7 @@ static tcc_conv2d_desc pointwise_desc(tcc_dtype input, tcc_dtype accumulate, tcc
 
 static double reference_one(const tcc_conv2d_desc *d, const tcc_reference_tensors *tensors)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     double out = NAN;
     ck_assert_msg(tcc_conv2d_reference(ctx, d, tensors, NULL, 1, 1, &out) == TCC_OK, "%s",
                   tcc_last_error(ctx));
@@ -1174,12 +1062,12 @@ START_TEST(test_int8_by_hand)
     d.accumulate_type = TCC_INT32;
     d.output_type = TCC_INT32;
     set_pads(&d, 0); /* every tap in range: 3*3*8 products of 16384 */
-    Data data = filled_data(&d, -128, -128);
+    TestOperands data = filled_data(&d, -128, -128);
     double *out = reference_all(&d, &data, 1);
     for (int64_t i = 0; i < tcc_conv2d_output_elements(&d); i++)
         ck_assert(out[i] == 72.0 * 16384);
     free(out);
-    free_data(&data);
+    test_free_operands(&data);
     /* int32 epilogue tensors: out = 2 * (1 * -1) + bias 7 - 1 * residual 100. */
     d = pointwise_desc(TCC_INT8, TCC_INT32, TCC_INT32);
     int8_t one = 1, minus = -1;
@@ -1238,7 +1126,7 @@ static void pixel_init(Pixel *px)
 
 static void pixel_run(Pixel *px, double expected0, double expected1)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     ck_assert_msg(tcc_conv2d_reference(ctx, &px->d, &px->tensors, NULL, 2, 1, px->out) == TCC_OK,
                   "%s", tcc_last_error(ctx));
     ck_assert_msg(px->out[0] == expected0 && px->out[1] == expected1, "got %g %g, expected %g %g",
@@ -1347,24 +1235,18 @@ END_TEST
 
 static void check_sampled(const tcc_conv2d_desc *d, uint64_t seed)
 {
-    Data data = random_data(d, seed, false);
+    TestOperands data = random_data(d, seed, false);
     double *full = reference_all(d, &data, 1);
     enum { SAMPLES = 1000 };
     int64_t positions[SAMPLES];
-    double sampled[SAMPLES];
     uint64_t state = seed;
     for (int i = 0; i < SAMPLES; i++)
-        positions[i] = tcc_test_random_below(&state, tcc_conv2d_output_elements(d));
+        positions[i] = test_random_below(&state, tcc_conv2d_output_elements(d));
     positions[0] = 0;
     positions[1] = tcc_conv2d_output_elements(d) - 1;
     positions[2] = positions[3]; /* repeats are fine */
-    tcc_context *ctx = tcc_test_context();
-    ck_assert_int_eq(tcc_conv2d_reference(ctx, d, &data.tensors, positions, SAMPLES, 3, sampled),
-                     TCC_OK);
-    for (int i = 0; i < SAMPLES; i++)
-        ck_assert(sampled[i] == full[positions[i]]);
-    tcc_context_destroy(ctx);
-    free_data(&data);
+    assert_sampled_agree(&conv2d_op, d, &data.tensors, full, positions, SAMPLES, 3);
+    test_free_operands(&data);
     free(full);
 }
 
@@ -1386,24 +1268,20 @@ END_TEST
  * number of threads: each output is computed the same way by whichever thread. */
 static void check_threads(const tcc_conv2d_desc *d, uint64_t seed)
 {
-    Data data = random_data(d, seed, true);
+    TestOperands data = random_data(d, seed, true);
     if (d->input_type == TCC_FLOAT16) {
         uint64_t state = seed;
         uint16_t *input = data.input, *filter = data.filter;
         for (int64_t i = 0; i < tcc_conv2d_input_elements(d); i++)
-            input[i] = tcc_f32_to_f16((float)tcc_test_random(&state) / 1.8e19f - 0.5f);
+            input[i] = tcc_f32_to_f16((float)test_random(&state) / 1.8e19f - 0.5f);
         for (int64_t i = 0; i < tcc_conv2d_filter_elements(d); i++)
-            filter[i] = tcc_f32_to_f16((float)tcc_test_random(&state) / 1.8e19f - 0.5f);
+            filter[i] = tcc_f32_to_f16((float)test_random(&state) / 1.8e19f - 0.5f);
     }
-    size_t bytes = (size_t)tcc_conv2d_output_elements(d) * sizeof(double);
     double *one = reference_all(d, &data, 1);
     static const int thread_counts[] = {0, -5, 2, 3, 7, 16, 100000};
-    for (size_t i = 0; i < sizeof thread_counts / sizeof thread_counts[0]; i++) {
-        double *many = reference_all(d, &data, thread_counts[i]);
-        ck_assert_msg(memcmp(one, many, bytes) == 0, "threads = %d", thread_counts[i]);
-        free(many);
-    }
-    free_data(&data);
+    assert_threads_agree(&conv2d_op, d, &data.tensors, one, thread_counts,
+                         (int)(sizeof thread_counts / sizeof thread_counts[0]));
+    test_free_operands(&data);
     free(one);
 }
 
@@ -1422,7 +1300,7 @@ END_TEST
 static Suite *conv2d_reference_suite(void)
 {
     Suite *suite = suite_create("conv2d_reference");
-    TCase *desc = tcase_create("desc");
+    TCase *desc = test_case(suite, "desc", NULL, NULL);
     tcase_add_test(desc, test_desc_init);
     tcase_add_test(desc, test_tutorial_desc);
     tcase_add_test(desc, test_output_sizes);
@@ -1430,9 +1308,8 @@ static Suite *conv2d_reference_suite(void)
     tcase_add_test(desc, test_element_counts_each_layout);
     tcase_add_loop_test(desc, test_layers_validate, 0, (int)(sizeof layers / sizeof layers[0]));
     tcase_add_test(desc, test_first_layer_is_the_seed);
-    suite_add_tcase(suite, desc);
 
-    TCase *errors = tcase_create("validation");
+    TCase *errors = test_case(suite, "validation", NULL, NULL);
     tcase_add_loop_test(errors, test_validation_errors, 0,
                         (int)(sizeof bad_descs / sizeof bad_descs[0]));
     tcase_add_test(errors, test_type_combinations);
@@ -1440,9 +1317,8 @@ static Suite *conv2d_reference_suite(void)
     tcase_add_test(errors, test_null_desc);
     tcase_add_test(errors, test_bad_positions);
     tcase_add_test(errors, test_missing_tensors);
-    suite_add_tcase(suite, errors);
 
-    TCase *values = tcase_create("values");
+    TCase *values = test_case(suite, "values", NULL, NULL);
     tcase_set_timeout(values, 60);
     tcase_add_test(values, test_ones_by_hand);
     tcase_add_test(values, test_single_tap_by_hand);
@@ -1462,11 +1338,7 @@ static Suite *conv2d_reference_suite(void)
                         3 * (int)(sizeof epilogue_cases / sizeof epilogue_cases[0]));
     tcase_add_test(values, test_sampled_equals_full);
     tcase_add_test(values, test_threads_equal_single_thread);
-    suite_add_tcase(suite, values);
     return suite;
 }
 
-int main(void)
-{
-    return tcc_test_run(conv2d_reference_suite());
-}
+TEST_MAIN(conv2d_reference_suite)

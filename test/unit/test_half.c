@@ -17,53 +17,142 @@ static uint32_t float_bits(float value)
     return bits;
 }
 
+static float float_of_bits(uint32_t bits)
+{
+    float value;
+    memcpy(&value, &bits, sizeof value);
+    return value;
+}
+
+/* A 16-bit float format as its definition gives it, independently of half.c: a sign bit,
+ * the exponent (biased by half its largest value), then `mantissa_bits` mantissa bits;
+ * and the library's conversions to and from float. */
+typedef struct Format16 {
+    int mantissa_bits;
+    float (*to_f32)(uint16_t bits);
+    uint16_t (*from_f32)(float value);
+    uint16_t largest; /* the bits of the largest finite value */
+} Format16;
+
+static const Format16 f16_format = {10, tcc_f16_to_f32, tcc_f32_to_f16, 0x7bff};
+static const Format16 bf16_format = {7, tcc_bf16_to_f32, tcc_f32_to_bf16, 0x7f7f};
+
+static bool is_nan16(const Format16 *f, uint16_t bits)
+{
+    uint16_t mantissa = (uint16_t)((1u << f->mantissa_bits) - 1), exponent = 0x7fff & ~mantissa;
+    return (bits & exponent) == exponent && (bits & mantissa) != 0;
+}
+
 static bool half_is_nan(uint16_t bits)
 {
-    return (bits & 0x7c00) == 0x7c00 && (bits & 0x3ff) != 0;
+    return is_nan16(&f16_format, bits);
 }
 
-/* The value of a half, computed independently of half.c from the IEEE definition. */
-static double half_value(uint16_t bits)
+/* The value of bits in format f. */
+static double value16(const Format16 *f, uint16_t bits)
 {
-    int exponent = (bits >> 10) & 0x1f;
-    int mantissa = bits & 0x3ff;
+    int largest_exponent = (1 << (15 - f->mantissa_bits)) - 1, bias = largest_exponent / 2;
+    int exponent = (bits >> f->mantissa_bits) & largest_exponent;
+    int mantissa = bits & ((1 << f->mantissa_bits) - 1);
     double sign = (bits & 0x8000) ? -1.0 : 1.0;
-    if (exponent == 0x1f)
+    if (exponent == largest_exponent)
         return mantissa ? NAN : sign * INFINITY;
-    if (exponent == 0)
-        return sign * ldexp(mantissa, -24);
-    return sign * ldexp(1024 + mantissa, exponent - 25);
+    if (exponent == 0) /* subnormal: the unit of the smallest normal's last bit */
+        return sign * ldexp(mantissa, 1 - bias - f->mantissa_bits);
+    return sign * ldexp((1 << f->mantissa_bits) + mantissa, exponent - bias - f->mantissa_bits);
 }
 
-START_TEST(test_every_half_converts_to_its_value)
+/* Every 16-bit pattern converts to its value (a NaN to a NaN), keeping its sign: -0 stays
+ * -0. */
+static void check_every_value(const Format16 *f)
 {
     for (uint32_t bits = 0; bits < 65536; bits++) {
-        float value = tcc_f16_to_f32((uint16_t)bits);
-        double expected = half_value((uint16_t)bits);
-        if (half_is_nan((uint16_t)bits)) {
+        float value = f->to_f32((uint16_t)bits);
+        double expected = value16(f, (uint16_t)bits);
+        if (is_nan16(f, (uint16_t)bits))
             ck_assert_msg(isnan(value), "0x%04x should be NaN", bits);
-            ck_assert_int_eq(signbit(value) != 0, (bits & 0x8000) != 0);
-        } else {
+        else
             ck_assert_msg((double)value == expected, "0x%04x -> %a, expected %a", bits,
                           (double)value, expected);
-            ck_assert_int_eq(signbit(value) != 0, (bits & 0x8000) != 0); /* -0 stays -0 */
-        }
+        ck_assert_int_eq(signbit(value) != 0, (bits & 0x8000) != 0);
     }
 }
-END_TEST
 
-START_TEST(test_every_half_round_trips)
+/* Every pattern converted to float and back is itself; a NaN stays a NaN of the same sign
+ * (the payload is not promised). */
+static void check_every_round_trip(const Format16 *f)
 {
     for (uint32_t bits = 0; bits < 65536; bits++) {
-        uint16_t back = tcc_f32_to_f16(tcc_f16_to_f32((uint16_t)bits));
-        if (half_is_nan((uint16_t)bits)) {
-            /* A NaN stays a NaN of the same sign; the payload is not promised. */
-            ck_assert_msg(half_is_nan(back), "0x%04x -> 0x%04x is not NaN", bits, back);
+        uint16_t back = f->from_f32(f->to_f32((uint16_t)bits));
+        if (is_nan16(f, (uint16_t)bits)) {
+            ck_assert_msg(is_nan16(f, back), "0x%04x -> 0x%04x is not NaN", bits, back);
             ck_assert_int_eq(back & 0x8000, bits & 0x8000);
         } else {
             ck_assert_msg(back == bits, "0x%04x -> 0x%04x", bits, back);
         }
     }
+}
+
+/* Every boundary: the midpoint of two adjacent finite values goes to the even one, and the
+ * floats just below and above it go to the nearer one. */
+static void check_every_midpoint(const Format16 *f)
+{
+    for (uint16_t bits = 0; bits < f->largest; bits++) {
+        float low = f->to_f32(bits), high = f->to_f32((uint16_t)(bits + 1));
+        /* Exact (12 significant bits at most); low + high would overflow at bfloat16's top. */
+        float middle = low + (high - low) / 2;
+        uint16_t even = (bits & 1) ? (uint16_t)(bits + 1) : bits;
+        ck_assert_msg(f->from_f32(middle) == even, "midpoint after 0x%04x", bits);
+        ck_assert_uint_eq(f->from_f32(nextafterf(middle, 0)), bits);
+        ck_assert_uint_eq(f->from_f32(nextafterf(middle, INFINITY)), bits + 1);
+        ck_assert_uint_eq(f->from_f32(-middle), even | 0x8000);
+    }
+}
+
+/* Defines `static uint16_t name(float)`: the compiler's conversion to the 16-bit `type`,
+ * as bits (for the types this compiler has). */
+#define COMPILER_CONVERSION(name, type)                                                            \
+    static uint16_t name(float value)                                                              \
+    {                                                                                              \
+        volatile type converted = (type)value;                                                     \
+        uint16_t bits;                                                                             \
+        memcpy(&bits, (const void *)&converted, sizeof bits);                                      \
+        return bits;                                                                               \
+    }
+
+#ifdef __FLT16_MAX__
+COMPILER_CONVERSION(compiler_f16, _Float16)
+#endif
+#ifdef __BFLT16_MAX__
+COMPILER_CONVERSION(compiler_bf16, __bf16)
+#endif
+
+#if defined(__FLT16_MAX__) || defined(__BFLT16_MAX__)
+/* Fails unless f's conversion from float agrees with the compiler's (`compiler`, which
+ * rounds to nearest even) on a million random floats of every magnitude. */
+static void check_agrees(const Format16 *f, uint16_t (*compiler)(float value), uint64_t seed)
+{
+    uint64_t state = seed;
+    for (int i = 0; i < 1000000; i++) {
+        float value = float_of_bits((uint32_t)test_random(&state));
+        if (isnan(value))
+            continue;
+        uint16_t expected = compiler(value);
+        ck_assert_msg(f->from_f32(value) == expected, "%a: 0x%04x, expected 0x%04x", (double)value,
+                      f->from_f32(value), expected);
+    }
+}
+#endif
+
+START_TEST(test_every_half_converts_to_its_value)
+{
+    check_every_value(&f16_format);
+}
+END_TEST
+
+START_TEST(test_every_half_round_trips)
+{
+    check_every_round_trip(&f16_format);
 }
 END_TEST
 
@@ -120,19 +209,9 @@ START_TEST(test_rounding_to_nearest_even)
 }
 END_TEST
 
-/* Every boundary: the midpoint of two adjacent finite halves goes to the even one, and the
- * floats just below and above it go to the nearer one. */
 START_TEST(test_every_midpoint)
 {
-    for (uint16_t bits = 0; bits < 0x7bff; bits++) {
-        float low = tcc_f16_to_f32(bits), high = tcc_f16_to_f32((uint16_t)(bits + 1));
-        float middle = (low + high) / 2; /* exact: halves have 11 significant bits */
-        uint16_t even = (bits & 1) ? (uint16_t)(bits + 1) : bits;
-        ck_assert_msg(tcc_f32_to_f16(middle) == even, "midpoint after 0x%04x", bits);
-        ck_assert_uint_eq(tcc_f32_to_f16(nextafterf(middle, 0)), bits);
-        ck_assert_uint_eq(tcc_f32_to_f16(nextafterf(middle, INFINITY)), bits + 1);
-        ck_assert_uint_eq(tcc_f32_to_f16(-middle), even | 0x8000);
-    }
+    check_every_midpoint(&f16_format);
 }
 END_TEST
 
@@ -166,24 +245,11 @@ START_TEST(test_nan)
 }
 END_TEST
 
-/* Where the compiler has _Float16, its conversion (round to nearest even) must agree on
- * random floats of every magnitude. */
+/* Where the compiler has _Float16, its conversion must agree. */
 START_TEST(test_agrees_with_compiler)
 {
 #ifdef __FLT16_MAX__
-    uint64_t state = 42;
-    for (int i = 0; i < 1000000; i++) {
-        uint32_t bits = (uint32_t)tcc_test_random(&state);
-        float value;
-        memcpy(&value, &bits, sizeof value);
-        if (isnan(value))
-            continue;
-        volatile _Float16 half = (_Float16)value;
-        uint16_t expected;
-        memcpy(&expected, (const void *)&half, sizeof expected);
-        ck_assert_msg(tcc_f32_to_f16(value) == expected, "%a: 0x%04x, expected 0x%04x",
-                      (double)value, tcc_f32_to_f16(value), expected);
-    }
+    check_agrees(&f16_format, compiler_f16, 42);
 #endif
 }
 END_TEST
@@ -192,55 +258,18 @@ END_TEST
 
 static bool bf16_is_nan(uint16_t bits)
 {
-    return (bits & 0x7f80) == 0x7f80 && (bits & 0x7f) != 0;
-}
-
-/* The value of a bfloat16 from its definition: 8 exponent bits (bias 127), 7 mantissa bits. */
-static double bf16_value(uint16_t bits)
-{
-    int exponent = (bits >> 7) & 0xff;
-    int mantissa = bits & 0x7f;
-    double sign = (bits & 0x8000) ? -1.0 : 1.0;
-    if (exponent == 0xff)
-        return mantissa ? NAN : sign * INFINITY;
-    if (exponent == 0)
-        return sign * ldexp(mantissa, -133);
-    return sign * ldexp(128 + mantissa, exponent - 134);
-}
-
-static float float_of_bits(uint32_t bits)
-{
-    float value;
-    memcpy(&value, &bits, sizeof value);
-    return value;
+    return is_nan16(&bf16_format, bits);
 }
 
 START_TEST(test_every_bf16_converts_to_its_value)
 {
-    for (uint32_t bits = 0; bits < 65536; bits++) {
-        float value = tcc_bf16_to_f32((uint16_t)bits);
-        if (bf16_is_nan((uint16_t)bits)) {
-            ck_assert_msg(isnan(value), "0x%04x should be NaN", bits);
-        } else {
-            ck_assert_msg((double)value == bf16_value((uint16_t)bits), "0x%04x -> %a", bits,
-                          (double)value);
-        }
-        ck_assert_int_eq(signbit(value) != 0, (bits & 0x8000) != 0);
-    }
+    check_every_value(&bf16_format);
 }
 END_TEST
 
 START_TEST(test_every_bf16_round_trips)
 {
-    for (uint32_t bits = 0; bits < 65536; bits++) {
-        uint16_t back = tcc_f32_to_bf16(tcc_bf16_to_f32((uint16_t)bits));
-        if (bf16_is_nan((uint16_t)bits)) {
-            ck_assert_msg(bf16_is_nan(back), "0x%04x -> 0x%04x is not NaN", bits, back);
-            ck_assert_int_eq(back & 0x8000, bits & 0x8000);
-        } else {
-            ck_assert_msg(back == bits, "0x%04x -> 0x%04x", bits, back);
-        }
-    }
+    check_every_round_trip(&bf16_format);
 }
 END_TEST
 
@@ -270,20 +299,9 @@ START_TEST(test_bf16_rounding_to_nearest_even)
 }
 END_TEST
 
-/* The midpoint of two adjacent finite bf16 values goes to the even one, the floats next to
- * it to the nearer one. */
 START_TEST(test_every_bf16_midpoint)
 {
-    for (uint16_t bits = 0; bits < 0x7f7f; bits++) {
-        float low = tcc_bf16_to_f32(bits), high = tcc_bf16_to_f32((uint16_t)(bits + 1));
-        /* Exact (bf16 values have 8 significant bits); low + high would overflow at the top. */
-        float middle = low + (high - low) / 2;
-        uint16_t even = (bits & 1) ? (uint16_t)(bits + 1) : bits;
-        ck_assert_msg(tcc_f32_to_bf16(middle) == even, "midpoint after 0x%04x", bits);
-        ck_assert_uint_eq(tcc_f32_to_bf16(nextafterf(middle, 0)), bits);
-        ck_assert_uint_eq(tcc_f32_to_bf16(nextafterf(middle, INFINITY)), bits + 1);
-        ck_assert_uint_eq(tcc_f32_to_bf16(-middle), even | 0x8000);
-    }
+    check_every_midpoint(&bf16_format);
 }
 END_TEST
 
@@ -305,17 +323,7 @@ END_TEST
 START_TEST(test_bf16_agrees_with_compiler)
 {
 #ifdef __BFLT16_MAX__
-    uint64_t state = 43;
-    for (int i = 0; i < 1000000; i++) {
-        float value = float_of_bits((uint32_t)tcc_test_random(&state));
-        if (isnan(value))
-            continue;
-        volatile __bf16 converted = (__bf16)value;
-        uint16_t expected;
-        memcpy(&expected, (const void *)&converted, sizeof expected);
-        ck_assert_msg(tcc_f32_to_bf16(value) == expected, "%a: 0x%04x, expected 0x%04x",
-                      (double)value, tcc_f32_to_bf16(value), expected);
-    }
+    check_agrees(&bf16_format, compiler_bf16, 43);
 #endif
 }
 END_TEST
@@ -378,7 +386,7 @@ START_TEST(test_tf32_matches_definition)
 {
     uint64_t state = 44;
     for (int i = 0; i < 300000; i++) {
-        uint32_t bits = (uint32_t)tcc_test_random(&state);
+        uint32_t bits = (uint32_t)test_random(&state);
         if (i % 2)
             bits = (bits & ~0x1fffu) | (0x1000u + (uint32_t)(i % 3) - 1); /* near a tie */
         float value = float_of_bits(bits);
@@ -408,7 +416,7 @@ END_TEST
 static Suite *half_suite(void)
 {
     Suite *suite = suite_create("half");
-    TCase *tc = tcase_create("convert");
+    TCase *tc = test_case(suite, "convert", NULL, NULL);
     tcase_add_test(tc, test_every_half_converts_to_its_value);
     tcase_add_test(tc, test_every_half_round_trips);
     tcase_add_test(tc, test_known_values);
@@ -418,31 +426,24 @@ static Suite *half_suite(void)
     tcase_add_test(tc, test_overflow_and_infinity);
     tcase_add_test(tc, test_nan);
     tcase_add_test(tc, test_agrees_with_compiler);
-    suite_add_tcase(suite, tc);
 
-    TCase *bf16 = tcase_create("bfloat16");
+    TCase *bf16 = test_case(suite, "bfloat16", NULL, NULL);
     tcase_add_test(bf16, test_every_bf16_converts_to_its_value);
     tcase_add_test(bf16, test_every_bf16_round_trips);
     tcase_add_test(bf16, test_bf16_rounding_to_nearest_even);
     tcase_add_test(bf16, test_every_bf16_midpoint);
     tcase_add_test(bf16, test_bf16_nan);
     tcase_add_test(bf16, test_bf16_agrees_with_compiler);
-    suite_add_tcase(suite, bf16);
 
-    TCase *tf32 = tcase_create("tf32");
+    TCase *tf32 = test_case(suite, "tf32", NULL, NULL);
     tcase_set_timeout(tf32, 60); /* the random sweep is slow under the sanitizers */
     tcase_add_test(tf32, test_tf32_known_values);
     tcase_add_test(tf32, test_tf32_nan);
     tcase_add_test(tf32, test_tf32_matches_definition);
-    suite_add_tcase(suite, tf32);
 
-    TCase *sizes = tcase_create("sizes");
+    TCase *sizes = test_case(suite, "sizes", NULL, NULL);
     tcase_add_test(sizes, test_dtype_size);
-    suite_add_tcase(suite, sizes);
     return suite;
 }
 
-int main(void)
-{
-    return tcc_test_run(half_suite());
-}
+TEST_MAIN(half_suite)

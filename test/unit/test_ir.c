@@ -3,8 +3,7 @@
  * constructors promise and nothing more, structural equality, substitution, the
  * rewriter's sharing of untouched subtrees, statement lists, and the arena.
  */
-#include "ir/ir.h"
-#include "support.h"
+#include "ir_support.h"
 
 #include <check.h>
 #include <stdalign.h>
@@ -13,77 +12,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-static Arena *arena;
-static Var *vx, *vy, *vz;
-static Expr *x, *y, *z;
-
-static void setup(void)
-{
-    arena = tci_arena_create();
-    ck_assert_ptr_nonnull(arena);
-    vx = tci_var(arena, "x", 0);
-    vy = tci_var(arena, "y", 1);
-    vz = tci_var(arena, "z", 2);
-    x = tci_ir_var(arena, vx);
-    y = tci_ir_var(arena, vy);
-    z = tci_ir_var(arena, vz);
-}
-
-static void teardown(void)
-{
-    tci_arena_destroy(arena);
-    arena = NULL;
-}
-
-static Expr *num(int64_t value)
-{
-    return tci_ir_int(arena, value);
-}
-
-static Expr *bin(ExprKind kind, Expr *a, Expr *b)
-{
-    return tci_ir_binary(arena, kind, a, b);
-}
-
-/* Fails unless e prints as `expected`. */
-static void check_expr(const Expr *e, const char *expected)
-{
-    StrBuf sb;
-    tci_strbuf_init(&sb);
-    tci_print_expr(&sb, e);
-    ck_assert(!sb.failed);
-    ck_assert_str_eq(sb.data, expected);
-    tci_strbuf_free(&sb);
-}
-
-static void check_stmt(const Stmt *s, const char *expected)
-{
-    StrBuf sb;
-    tci_strbuf_init(&sb);
-    tci_print_stmt(&sb, s, 0);
-    ck_assert(!sb.failed);
-    ck_assert_str_eq(sb.data, expected);
-    tci_strbuf_free(&sb);
-}
-
-static void check_int(const Expr *e, tcc_dtype type, int64_t value)
-{
-    ck_assert_ptr_nonnull(e);
-    ck_assert_int_eq(e->kind, EXPR_INT);
-    ck_assert_int_eq(e->type, type);
-    ck_assert_int_eq(e->int_value, value);
-}
-
-static Buffer *buffer1(const char *name, int64_t size)
-{
-    return tci_ir_buffer(arena, name, TCC_FLOAT32, TCC_SCOPE_GLOBAL, 1, &size);
-}
-
-static Stmt *store(Buffer *b, Expr *index, Expr *value)
-{
-    return tci_stmt_store(arena, b, 1, &index, value);
-}
 
 /* ---- constructors ------------------------------------------------------------------- */
 
@@ -216,7 +144,7 @@ END_TEST
 
 START_TEST(load_copies_its_indices)
 {
-    Buffer *b = buffer1("B", 16);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 16);
     Expr *index[1] = {x};
     Expr *load = tci_ir_load(arena, b, 1, index);
     index[0] = y; /* the caller's array is not kept */
@@ -256,7 +184,7 @@ START_TEST(expr_equal_compares_vars_by_identity_and_types)
     ck_assert(
         !tci_expr_equal(tci_ir_float(arena, 1, TCC_FLOAT32), tci_ir_float(arena, 1, TCC_FLOAT16)));
     /* Loads compare buffers by identity, then indices. */
-    Buffer *a = buffer1("A", 8), *a2 = buffer1("A", 8);
+    Buffer *a = f32_buffer("A", TCC_SCOPE_GLOBAL, 8), *a2 = f32_buffer("A", TCC_SCOPE_GLOBAL, 8);
     Expr *ia[1] = {x};
     ck_assert(tci_expr_equal(tci_ir_load(arena, a, 1, ia), tci_ir_load(arena, a, 1, ia)));
     ck_assert(!tci_expr_equal(tci_ir_load(arena, a, 1, ia), tci_ir_load(arena, a2, 1, ia)));
@@ -324,10 +252,10 @@ END_TEST
 
 START_TEST(stmt_substitute_reaches_every_expression)
 {
-    Buffer *b = buffer1("B", 64);
-    Buffer *a = buffer1("A", 64);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
+    Buffer *a = f32_buffer("A", TCC_SCOPE_GLOBAL, 64);
     Expr *ia[1] = {bin(EXPR_ADD, x, y)};
-    Stmt *body = store(b, bin(EXPR_MUL, x, num(2)), tci_ir_load(arena, a, 1, ia));
+    Stmt *body = store1(b, bin(EXPR_MUL, x, num(2)), tci_ir_load(arena, a, 1, ia));
     Stmt *loop = tci_stmt_for(arena, vy, num(0), x, FOR_SERIAL, body);
     Stmt *guarded = tci_stmt_if(arena, bin(EXPR_LT, x, num(8)), loop, NULL);
     Expr *to = num(3);
@@ -341,7 +269,7 @@ END_TEST
 
 START_TEST(uses_var_finds_variables_everywhere)
 {
-    Buffer *a = buffer1("A", 64);
+    Buffer *a = f32_buffer("A", TCC_SCOPE_GLOBAL, 64);
     Expr *ia[1] = {bin(EXPR_ADD, y, num(1))};
     Expr *load = tci_ir_load(arena, a, 1, ia);
     ck_assert(tci_expr_uses_var(load, vy));
@@ -382,34 +310,25 @@ static Expr *replace_var(Rewriter *rw, Expr *e)
 /* A statement using every kind of node, with x only in the second store. */
 static Stmt *sample_stmt(Stmt **first_out, Stmt **loop_out)
 {
-    Buffer *a = buffer1("A", 64), *b = buffer1("B", 64);
+    Buffer *a = f32_buffer("A", TCC_SCOPE_GLOBAL, 64), *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
     int64_t tile = 256;
     Buffer *frag = tci_ir_buffer(arena, "F", TCC_FLOAT32, TCC_SCOPE_WMMA_ACCUMULATOR, 1, &tile);
     Expr *iy[1] = {y};
     Expr *ramp = tci_ir_ramp(arena, bin(EXPR_MUL, z, num(8)), 1, 8);
-    Stmt *first = store(b, y,
-                        tci_ir_select(arena, bin(EXPR_LT, y, num(4)), tci_ir_load(arena, a, 1, iy),
-                                      tci_ir_float(arena, 0, TCC_FLOAT32)));
+    Stmt *first = store1(b, y,
+                         tci_ir_select(arena, bin(EXPR_LT, y, num(4)), tci_ir_load(arena, a, 1, iy),
+                                       tci_ir_float(arena, 0, TCC_FLOAT32)));
     Stmt *vector = tci_stmt_store(arena, b, 1, &ramp, tci_ir_load(arena, a, 1, &ramp));
     Expr *memory[1] = {bin(EXPR_MUL, z, num(16))};
-    WmmaStmt w = {.op = WMMA_STORE,
-                  .m = 16,
-                  .n = 16,
-                  .k = 16,
-                  .fragment = frag,
-                  .fragment_index = num(0),
-                  .memory = b,
-                  .nindex = 1,
-                  .memory_index = memory,
-                  .stride = 16};
-    Stmt *items[4] = {first, vector, tci_stmt_barrier(arena), tci_stmt_wmma(arena, &w)};
-    Stmt *loop = tci_stmt_for(arena, vy, num(0), num(8), FOR_SERIAL, tci_stmt_seq(arena, 4, items));
-    Stmt *second = store(b, x, num(1));
-    Stmt *all = tci_stmt_allocate(arena, frag, tci_stmt_seq2(arena, loop, second));
+    Stmt *wmma = wmma_memory(wmma_op(WMMA_STORE, 16, 16, 16, frag, num(0)), b, 1, memory, 16);
+    Stmt *items[4] = {first, vector, tci_stmt_barrier(arena), wmma};
+    Stmt *nest = loop(vy, 8, FOR_SERIAL, tci_stmt_seq(arena, 4, items));
+    Stmt *second = store1(b, x, num(1));
+    Stmt *all = tci_stmt_allocate(arena, frag, seq2(nest, second));
     if (first_out)
         *first_out = first;
     if (loop_out)
-        *loop_out = loop;
+        *loop_out = nest;
     return all;
 }
 
@@ -536,10 +455,10 @@ END_TEST
 
 START_TEST(seq_flattens_nested_lists)
 {
-    Buffer *b = buffer1("B", 8);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 8);
     Stmt *s[4];
     for (int i = 0; i < 4; i++)
-        s[i] = store(b, num(i), num(i));
+        s[i] = store1(b, num(i), num(i));
     Stmt *inner = tci_stmt_seq(arena, 2, &s[1]);
     ck_assert_int_eq(inner->kind, STMT_SEQ);
     Stmt *items[4] = {s[0], inner, NULL, s[3]};
@@ -553,8 +472,8 @@ END_TEST
 
 START_TEST(seq_of_one_is_the_item)
 {
-    Buffer *b = buffer1("B", 8);
-    Stmt *one = store(b, num(0), num(1));
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 8);
+    Stmt *one = store1(b, num(0), num(1));
     Stmt *items[3] = {NULL, one, NULL};
     ck_assert_ptr_eq(tci_stmt_seq(arena, 3, items), one);
     ck_assert_ptr_eq(tci_stmt_seq2(arena, NULL, one), one);
@@ -570,8 +489,8 @@ END_TEST
 
 START_TEST(loop_and_thread_constructors)
 {
-    Buffer *b = buffer1("B", 8);
-    Stmt *body = store(b, x, num(0));
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 8);
+    Stmt *body = store1(b, x, num(0));
     Stmt *loop = tci_stmt_for(arena, vx, num(2), num(6), FOR_UNROLLED, body);
     ck_assert_int_eq(loop->kind, STMT_FOR);
     ck_assert_int_eq(loop->loop.kind, FOR_UNROLLED);
@@ -611,7 +530,7 @@ START_TEST(arena_many_allocations_are_zeroed_aligned_and_disjoint)
     ck_assert_ptr_nonnull(sizes);
     uint64_t state = 7;
     for (int i = 0; i < COUNT; i++) {
-        sizes[i] = 1 + (size_t)tcc_test_random_below(&state, 300);
+        sizes[i] = 1 + (size_t)test_random_below(&state, 300);
         blocks[i] = tci_arena_alloc(arena, sizes[i]);
         ck_assert_ptr_nonnull(blocks[i]);
         ck_assert_uint_eq((uintptr_t)blocks[i] % alignof(max_align_t), 0);
@@ -690,8 +609,7 @@ END_TEST
 static Suite *ir_suite(void)
 {
     Suite *suite = suite_create("ir");
-    TCase *build = tcase_create("constructors");
-    tcase_add_checked_fixture(build, setup, teardown);
+    TCase *build = test_case(suite, "constructors", ir_setup_xyz, ir_teardown);
     tcase_add_test(build, binary_folds_integer_constants);
     tcase_add_test(build, binary_folds_with_floor_semantics);
     tcase_add_test(build, binary_leaves_division_by_zero_unfolded);
@@ -704,17 +622,13 @@ static Suite *ir_suite(void)
     tcase_add_test(build, loop_and_thread_constructors);
     tcase_add_test(build, kernel_new_var_numbers_variables);
     tcase_add_test(build, var_copies_its_name);
-    suite_add_tcase(suite, build);
 
-    TCase *equal = tcase_create("equality");
-    tcase_add_checked_fixture(equal, setup, teardown);
+    TCase *equal = test_case(suite, "equality", ir_setup_xyz, ir_teardown);
     tcase_add_test(equal, expr_equal_is_structural);
     tcase_add_test(equal, expr_equal_compares_vars_by_identity_and_types);
     tcase_add_test(equal, expr_is_int_and_is_const);
-    suite_add_tcase(suite, equal);
 
-    TCase *rewrite = tcase_create("rewrite");
-    tcase_add_checked_fixture(rewrite, setup, teardown);
+    TCase *rewrite = test_case(suite, "rewrite", ir_setup_xyz, ir_teardown);
     tcase_add_test(rewrite, substitute_replaces_variables);
     tcase_add_test(rewrite, substitute_refolds_constants);
     tcase_add_test(rewrite, substitute_shares_untouched_trees);
@@ -725,25 +639,17 @@ static Suite *ir_suite(void)
     tcase_add_test(rewrite, rewriter_children_skips_the_node_itself);
     tcase_add_test(rewrite, visitor_sees_every_node_of_a_statement);
     tcase_add_test(rewrite, visitor_skips_children_and_stops);
-    suite_add_tcase(suite, rewrite);
 
-    TCase *seq = tcase_create("seq");
-    tcase_add_checked_fixture(seq, setup, teardown);
+    TCase *seq = test_case(suite, "seq", ir_setup_xyz, ir_teardown);
     tcase_add_test(seq, seq_flattens_nested_lists);
     tcase_add_test(seq, seq_of_one_is_the_item);
-    suite_add_tcase(suite, seq);
 
-    TCase *mem = tcase_create("arena");
-    tcase_add_checked_fixture(mem, setup, teardown);
+    TCase *mem = test_case(suite, "arena", ir_setup_xyz, ir_teardown);
     tcase_add_test(mem, arena_many_allocations_are_zeroed_aligned_and_disjoint);
     tcase_add_test(mem, arena_allocation_larger_than_a_chunk);
     tcase_add_test(mem, arena_strdup_and_printf);
     tcase_add_test(mem, arena_destroy_of_null_is_harmless);
-    suite_add_tcase(suite, mem);
     return suite;
 }
 
-int main(void)
-{
-    return tcc_test_run(ir_suite());
-}
+TEST_MAIN(ir_suite)

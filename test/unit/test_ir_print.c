@@ -2,66 +2,25 @@
  * The printer's exact text: lit tests match it with FileCheck and people read it, so
  * every construct's spelling is pinned down here.
  */
-#include "ir/ir.h"
-#include "support.h"
+#include "ir_support.h"
 #include "te/te.h"
 
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
-static Arena *arena;
 static Var *vi, *vj, *vk;
 static Expr *i, *j, *k;
 
 static void setup(void)
 {
-    arena = tci_arena_create();
-    ck_assert_ptr_nonnull(arena);
-    vi = tci_var(arena, "i", 0);
-    vj = tci_var(arena, "j", 1);
-    vk = tci_var(arena, "k", 2);
-    i = tci_ir_var(arena, vi);
-    j = tci_ir_var(arena, vj);
-    k = tci_ir_var(arena, vk);
-}
-
-static void teardown(void)
-{
-    tci_arena_destroy(arena);
+    ir_setup();
+    i = ir_var("i", 0, &vi);
+    j = ir_var("j", 1, &vj);
+    k = ir_var("k", 2, &vk);
 }
 
 /* ---- helpers ------------------------------------------------------------------------ */
-
-static Expr *num(int64_t value)
-{
-    return tci_ir_int(arena, value);
-}
-
-static Expr *bin(ExprKind kind, Expr *a, Expr *b)
-{
-    return tci_ir_binary(arena, kind, a, b);
-}
-
-static void check_expr(const Expr *e, const char *expected)
-{
-    StrBuf sb;
-    tci_strbuf_init(&sb);
-    tci_print_expr(&sb, e);
-    ck_assert(!sb.failed);
-    ck_assert_str_eq(sb.data, expected);
-    tci_strbuf_free(&sb);
-}
-
-static void check_stmt(const Stmt *s, int indent, const char *expected)
-{
-    StrBuf sb;
-    tci_strbuf_init(&sb);
-    tci_print_stmt(&sb, s, indent);
-    ck_assert(!sb.failed);
-    ck_assert_str_eq(sb.data, expected);
-    tci_strbuf_free(&sb);
-}
 
 static Buffer *buffer(const char *name, tcc_dtype type, tcc_scope scope, int ndim, int64_t d0,
                       int64_t d1)
@@ -70,15 +29,10 @@ static Buffer *buffer(const char *name, tcc_dtype type, tcc_scope scope, int ndi
     return tci_ir_buffer(arena, name, type, scope, ndim, shape);
 }
 
-static Expr *load2(Buffer *b, Expr *x, Expr *y)
+static Expr *load2(Buffer *b, Expr *row, Expr *column)
 {
-    Expr *index[2] = {x, y};
+    Expr *index[2] = {row, column};
     return tci_ir_load(arena, b, 2, index);
-}
-
-static Stmt *store1(Buffer *b, Expr *x, Expr *value)
-{
-    return tci_stmt_store(arena, b, 1, &x, value);
 }
 
 /* ---- StrBuf and names --------------------------------------------------------------- */
@@ -230,8 +184,8 @@ START_TEST(ramps_and_vectors)
     check_expr(tci_ir_cast(arena, TCC_FLOAT32, vload), "float32x8(W[ramp(i * 8, 1, 8)])");
     Buffer *ws = buffer("W.shared", TCC_FLOAT16, TCC_SCOPE_SHARED, 1, 1024, 0);
     Expr *shifted = tci_ir_ramp(arena, bin(EXPR_ADD, bin(EXPR_MUL, i, num(8)), num(512)), 2, 4);
-    check_stmt(tci_stmt_store(arena, ws, 1, &shifted, vload), 0,
-               "W.shared[ramp(i * 8 + 512, 2, 4)] = W[ramp(i * 8, 1, 8)]\n");
+    check_stmt_at(tci_stmt_store(arena, ws, 1, &shifted, vload), 0,
+                  "W.shared[ramp(i * 8 + 512, 2, 4)] = W[ramp(i * 8, 1, 8)]\n");
 }
 END_TEST
 
@@ -241,7 +195,7 @@ START_TEST(null_and_nameless_nodes_still_print)
     check_expr(tci_ir_var(arena, tci_var(arena, "", 3)), "");
     Var nameless = {.name = NULL, .id = 9};
     check_expr(tci_ir_var(arena, &nameless), "_v9");
-    check_stmt(NULL, 3, "");
+    check_stmt_at(NULL, 3, "");
 }
 END_TEST
 
@@ -252,27 +206,27 @@ START_TEST(store_barrier_and_if)
     Buffer *c = buffer("C", TCC_FLOAT32, TCC_SCOPE_LOCAL, 2, 4, 4);
     Expr *index[2] = {i, j};
     Stmt *store = tci_stmt_store(arena, c, 2, index, tci_ir_float(arena, 0, TCC_FLOAT32));
-    check_stmt(store, 0, "C[i, j] = 0f\n");
-    check_stmt(store, 2, "    C[i, j] = 0f\n");
-    check_stmt(tci_stmt_barrier(arena), 1, "  __syncthreads()\n");
+    check_stmt_at(store, 0, "C[i, j] = 0f\n");
+    check_stmt_at(store, 2, "    C[i, j] = 0f\n");
+    check_stmt_at(tci_stmt_barrier(arena), 1, "  __syncthreads()\n");
 
     Stmt *then_only = tci_stmt_if(arena, bin(EXPR_LT, i, num(3)), store, NULL);
-    check_stmt(then_only, 1,
-               "  if (i < 3) {\n"
-               "    C[i, j] = 0f\n"
-               "  }\n");
+    check_stmt_at(then_only, 1,
+                  "  if (i < 3) {\n"
+                  "    C[i, j] = 0f\n"
+                  "  }\n");
     Stmt *other = store1(c, k, tci_ir_float(arena, 1, TCC_FLOAT32));
     Stmt *both = tci_stmt_if(arena, bin(EXPR_LT, i, num(3)), store, other);
-    check_stmt(both, 0,
-               "if (i < 3) {\n"
-               "  C[i, j] = 0f\n"
-               "} else {\n"
-               "  C[k] = 1f\n"
-               "}\n");
+    check_stmt_at(both, 0,
+                  "if (i < 3) {\n"
+                  "  C[i, j] = 0f\n"
+                  "} else {\n"
+                  "  C[k] = 1f\n"
+                  "}\n");
     Stmt *seq = tci_stmt_seq2(arena, tci_stmt_barrier(arena), store);
-    check_stmt(seq, 1,
-               "  __syncthreads()\n"
-               "  C[i, j] = 0f\n");
+    check_stmt_at(seq, 1,
+                  "  __syncthreads()\n"
+                  "  C[i, j] = 0f\n");
 }
 END_TEST
 
@@ -285,24 +239,24 @@ START_TEST(loops_and_indentation)
     Stmt *middle = tci_stmt_for(arena, vi, num(0), num(2), FOR_UNROLLED, inner);
     Stmt *outer = tci_stmt_for(arena, vk, num(0), num(8), FOR_SERIAL,
                                tci_stmt_seq2(arena, middle, tci_stmt_barrier(arena)));
-    check_stmt(outer, 1,
-               "  for k in 0..8 {\n"
-               "    unrolled for i in 0..2 {\n"
-               "      vectorized for j in 0..16 {\n"
-               "        C[i, j] = float32(k)\n"
-               "      }\n"
-               "    }\n"
-               "    __syncthreads()\n"
-               "  }\n");
+    check_stmt_at(outer, 1,
+                  "  for k in 0..8 {\n"
+                  "    unrolled for i in 0..2 {\n"
+                  "      vectorized for j in 0..16 {\n"
+                  "        C[i, j] = float32(k)\n"
+                  "      }\n"
+                  "    }\n"
+                  "    __syncthreads()\n"
+                  "  }\n");
     /* A loop that does not start at 0 shows its end, folded when constant. */
-    check_stmt(tci_stmt_for(arena, vi, num(2), num(8), FOR_SERIAL, store), 0,
-               "for i in 2..10 {\n  C[i, j] = float32(k)\n}\n");
-    check_stmt(tci_stmt_for(arena, vi, bin(EXPR_MUL, k, num(4)), num(4), FOR_SERIAL, store), 0,
-               "for i in k * 4..k * 4 + 4 {\n  C[i, j] = float32(k)\n}\n");
-    check_stmt(tci_stmt_for(arena, vi, num(0), bin(EXPR_SUB, k, num(1)), FOR_SERIAL, store), 0,
-               "for i in 0..k - 1 {\n  C[i, j] = float32(k)\n}\n");
-    check_stmt(tci_stmt_for(arena, vi, num(0), num(4), FOR_SERIAL, NULL), 0,
-               "for i in 0..4 {\n}\n");
+    check_stmt_at(tci_stmt_for(arena, vi, num(2), num(8), FOR_SERIAL, store), 0,
+                  "for i in 2..10 {\n  C[i, j] = float32(k)\n}\n");
+    check_stmt_at(tci_stmt_for(arena, vi, bin(EXPR_MUL, k, num(4)), num(4), FOR_SERIAL, store), 0,
+                  "for i in k * 4..k * 4 + 4 {\n  C[i, j] = float32(k)\n}\n");
+    check_stmt_at(tci_stmt_for(arena, vi, num(0), bin(EXPR_SUB, k, num(1)), FOR_SERIAL, store), 0,
+                  "for i in 0..k - 1 {\n  C[i, j] = float32(k)\n}\n");
+    check_stmt_at(tci_stmt_for(arena, vi, num(0), num(4), FOR_SERIAL, NULL), 0,
+                  "for i in 0..4 {\n}\n");
 }
 END_TEST
 
@@ -312,12 +266,12 @@ START_TEST(thread_launches)
     Var *tag_named = tci_var(arena, "threadIdx.x", 6);
     Stmt *body = tci_stmt_barrier(arena);
     Stmt *tx = tci_stmt_thread(arena, tag_named, TCC_THREAD_X, 32, body);
-    check_stmt(tci_stmt_thread(arena, bz, TCC_BLOCK_Z, 196, tx), 1,
-               "  launch bz = blockIdx.z in 0..196 {\n"
-               "    launch threadIdx.x in 0..32 {\n"
-               "      __syncthreads()\n"
-               "    }\n"
-               "  }\n");
+    check_stmt_at(tci_stmt_thread(arena, bz, TCC_BLOCK_Z, 196, tx), 1,
+                  "  launch bz = blockIdx.z in 0..196 {\n"
+                  "    launch threadIdx.x in 0..32 {\n"
+                  "      __syncthreads()\n"
+                  "    }\n"
+                  "  }\n");
 }
 END_TEST
 
@@ -327,16 +281,17 @@ START_TEST(allocations)
     Buffer *acc = tci_ir_buffer(arena, "Conv.wmma.accumulator", TCC_FLOAT32,
                                 TCC_SCOPE_WMMA_ACCUMULATOR, 6, shape);
     Stmt *body = store1(acc, i, tci_ir_float(arena, 0, TCC_FLOAT32));
-    check_stmt(tci_stmt_allocate(arena, acc, body), 1,
-               "  allocate Conv.wmma.accumulator: float32 wmma.accumulator [2, 1, 1, 4, 16, 16] {\n"
-               "    Conv.wmma.accumulator[i] = 0f\n"
-               "  }\n");
+    check_stmt_at(
+        tci_stmt_allocate(arena, acc, body), 1,
+        "  allocate Conv.wmma.accumulator: float32 wmma.accumulator [2, 1, 1, 4, 16, 16] {\n"
+        "    Conv.wmma.accumulator[i] = 0f\n"
+        "  }\n");
     Buffer *shared = buffer("Apad.shared", TCC_FLOAT16, TCC_SCOPE_SHARED, 2, 3, 16);
     shared->min[0] = bin(EXPR_SUB, k, num(1));
-    check_stmt(tci_stmt_allocate(arena, shared, tci_stmt_barrier(arena)), 0,
-               "allocate Apad.shared: float16 shared [3, 16] min [k - 1, 0] {\n"
-               "  __syncthreads()\n"
-               "}\n");
+    check_stmt_at(tci_stmt_allocate(arena, shared, tci_stmt_barrier(arena)), 0,
+                  "allocate Apad.shared: float16 shared [3, 16] min [k - 1, 0] {\n"
+                  "  __syncthreads()\n"
+                  "}\n");
 }
 END_TEST
 
@@ -350,73 +305,32 @@ START_TEST(wmma_operations)
     Buffer *sa = buffer("Apad.shared", TCC_FLOAT16, TCC_SCOPE_SHARED, 2, 48, 256);
     Buffer *out = buffer("Conv", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 1, 1 << 20, 0);
 
-    WmmaStmt fill = {.op = WMMA_FILL,
-                     .m = 16,
-                     .n = 16,
-                     .k = 16,
-                     .fragment = acc,
-                     .fragment_index = bin(EXPR_ADD, bin(EXPR_MUL, i, num(4)), j)};
-    check_stmt(tci_stmt_wmma(arena, &fill), 1,
-               "  wmma.fill_fragment(Conv.wmma.accumulator[i * 4 + j], 0)    // m16n16k16\n");
+    WmmaStmt fill = wmma_op(WMMA_FILL, 16, 16, 16, acc, bin(EXPR_ADD, bin(EXPR_MUL, i, num(4)), j));
+    check_stmt_at(tci_stmt_wmma(arena, &fill), 1,
+                  "  wmma.fill_fragment(Conv.wmma.accumulator[i * 4 + j], 0)    // m16n16k16\n");
 
     Expr *tile[2] = {bin(EXPR_MUL, i, num(16)), num(0)};
-    WmmaStmt load_a = {.op = WMMA_LOAD_A,
-                       .m = 16,
-                       .n = 16,
-                       .k = 16,
-                       .fragment = fa,
-                       .fragment_index = i,
-                       .memory = sa,
-                       .nindex = 2,
-                       .memory_index = tile,
-                       .stride = 16};
-    check_stmt(tci_stmt_wmma(arena, &load_a), 0,
-               "wmma.load_matrix_a(Apad.shared.wmma.matrix_a[i], &Apad.shared[i * 16, 0], "
-               "stride 16, row_major)    // m16n16k16\n");
+    WmmaStmt load_a = wmma_op(WMMA_LOAD_A, 16, 16, 16, fa, i);
+    check_stmt_at(wmma_memory(load_a, sa, 2, tile, 16), 0,
+                  "wmma.load_matrix_a(Apad.shared.wmma.matrix_a[i], &Apad.shared[i * 16, 0], "
+                  "stride 16, row_major)    // m16n16k16\n");
 
-    WmmaStmt load_b = load_a;
-    load_b.op = WMMA_LOAD_B;
-    load_b.m = 32;
-    load_b.n = 8;
-    load_b.fragment = fb;
-    load_b.fragment_index = j;
+    WmmaStmt load_b = wmma_op(WMMA_LOAD_B, 32, 8, 16, fb, j);
     load_b.col_major = true;
-    check_stmt(tci_stmt_wmma(arena, &load_b), 0,
-               "wmma.load_matrix_b(W.shared.wmma.matrix_b[j], &Apad.shared[i * 16, 0], "
-               "stride 16, col_major)    // m32n8k16\n");
+    check_stmt_at(wmma_memory(load_b, sa, 2, tile, 16), 0,
+                  "wmma.load_matrix_b(W.shared.wmma.matrix_b[j], &Apad.shared[i * 16, 0], "
+                  "stride 16, col_major)    // m32n8k16\n");
 
     Expr *ci = bin(EXPR_ADD, bin(EXPR_MUL, i, num(4)), j);
-    WmmaStmt mma = {.op = WMMA_MMA,
-                    .m = 16,
-                    .n = 16,
-                    .k = 16,
-                    .fragment = acc,
-                    .fragment_index = ci,
-                    .a = fa,
-                    .a_index = i,
-                    .b = fb,
-                    .b_index = j,
-                    .c = acc,
-                    .c_index = ci};
-    check_stmt(tci_stmt_wmma(arena, &mma), 0,
-               "wmma.mma_sync(Conv.wmma.accumulator[i * 4 + j], "
-               "Apad.shared.wmma.matrix_a[i], W.shared.wmma.matrix_b[j], "
-               "Conv.wmma.accumulator[i * 4 + j])    // m16n16k16\n");
+    check_stmt_at(wmma_mma(16, 16, 16, acc, ci, fa, i, fb, j), 0,
+                  "wmma.mma_sync(Conv.wmma.accumulator[i * 4 + j], "
+                  "Apad.shared.wmma.matrix_a[i], W.shared.wmma.matrix_b[j], "
+                  "Conv.wmma.accumulator[i * 4 + j])    // m16n16k16\n");
 
     Expr *offset = bin(EXPR_ADD, bin(EXPR_MUL, k, num(8192)), bin(EXPR_MUL, j, num(256)));
-    WmmaStmt store = {.op = WMMA_STORE,
-                      .m = 16,
-                      .n = 16,
-                      .k = 16,
-                      .fragment = acc,
-                      .fragment_index = ci,
-                      .memory = out,
-                      .nindex = 1,
-                      .memory_index = &offset,
-                      .stride = 16};
-    check_stmt(tci_stmt_wmma(arena, &store), 0,
-               "wmma.store_matrix(&Conv[k * 8192 + j * 256], Conv.wmma.accumulator[i * 4 + j], "
-               "stride 16, row_major)    // m16n16k16\n");
+    check_stmt_at(wmma_memory(wmma_op(WMMA_STORE, 16, 16, 16, acc, ci), out, 1, &offset, 16), 0,
+                  "wmma.store_matrix(&Conv[k * 8192 + j * 256], Conv.wmma.accumulator[i * 4 + j], "
+                  "stride 16, row_major)    // m16n16k16\n");
 }
 END_TEST
 
@@ -444,11 +358,8 @@ START_TEST(kernel_header_and_body)
         .launch = {2, 4, 196, 32, 4, 2},
         .body = tci_stmt_thread(arena, bz, TCC_BLOCK_Z, 196, store),
     };
-    StrBuf sb;
-    tci_strbuf_init(&sb);
-    tci_print_prim_func(&sb, &kernel);
-    ck_assert(!sb.failed);
-    ck_assert_str_eq(sb.data,
+    char *text = prim_func_text(&kernel);
+    ck_assert_str_eq(text,
                      "// \"/\" and \"%\" are floor division and modulo\n"
                      "kernel conv2d(float16 A[16, 14, 14, 16, 16, 16], "
                      "float16 W[3, 3, 16, 32, 16, 16], float32 Conv[16, 14, 14, 32, 16, 16])\n"
@@ -458,7 +369,7 @@ START_TEST(kernel_header_and_body)
                      "    Conv[blockIdx.z * 16] = 0f\n"
                      "  }\n"
                      "}\n");
-    tci_strbuf_free(&sb);
+    free(text);
 }
 END_TEST
 
@@ -466,7 +377,7 @@ END_TEST
 
 START_TEST(tensor_access_and_reduce)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     tcc_func *func = NULL;
     ck_assert_int_eq(tcc_func_create(ctx, "f", &func), TCC_OK);
     int64_t shape[2] = {16, 16};
@@ -492,8 +403,7 @@ END_TEST
 static Suite *ir_print_suite(void)
 {
     Suite *s = suite_create("ir_print");
-    TCase *tc = tcase_create("printer");
-    tcase_add_checked_fixture(tc, setup, teardown);
+    TCase *tc = test_case(s, "printer", setup, ir_teardown);
     tcase_add_test(tc, strbuf_grows_and_stays_terminated);
     tcase_add_test(tc, strbuf_stops_after_failure);
     tcase_add_test(tc, scope_and_tag_names);
@@ -511,11 +421,7 @@ static Suite *ir_print_suite(void)
     tcase_add_test(tc, wmma_operations);
     tcase_add_test(tc, kernel_header_and_body);
     tcase_add_test(tc, tensor_access_and_reduce);
-    suite_add_tcase(s, tc);
     return s;
 }
 
-int main(void)
-{
-    return tcc_test_run(ir_print_suite());
-}
+TEST_MAIN(ir_print_suite)

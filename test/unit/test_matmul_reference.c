@@ -3,7 +3,7 @@
  * hand-computed products and a naive product over logical (b, i, j, l) indices written
  * here from the offsets of matmul_reference.c.
  */
-#include "support.h"
+#include "reference_support.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -44,69 +44,17 @@ static int64_t c_elements(const tcc_matmul_desc *d)
 
 /* ---- data ------------------------------------------------------------------------------ */
 
-typedef struct Data {
-    void *a, *b, *bias, *residual, *previous;
-    tcc_reference_tensors tensors;
-} Data;
-
-/* Floats are multiples of 1/4 in [-2, 2] (every sum exact in double) unless `raw`
- * (float32 with full mantissas); int8 spans its range, int32 a small one. */
-static void *random_tensor(tcc_dtype type, int64_t count, uint64_t *state, bool raw)
+/* Random operands of the product, in its types. */
+static TestOperands random_data(const tcc_matmul_desc *d, uint64_t seed, bool raw)
 {
-    void *data = malloc((size_t)count * tcc_dtype_size(type));
-    ck_assert_ptr_nonnull(data);
-    for (int64_t i = 0; i < count; i++) {
-        float quarter = (float)(tcc_test_random_below(state, 17) - 8) / 4.0f;
-        switch (type) {
-        case TCC_FLOAT16:
-            ((uint16_t *)data)[i] = tcc_f32_to_f16(quarter);
-            break;
-        case TCC_BFLOAT16:
-            ((uint16_t *)data)[i] = tcc_f32_to_bf16(quarter);
-            break;
-        case TCC_FLOAT32:
-            ((float *)data)[i] =
-                raw ? (float)tcc_test_random_below(state, 1 << 24) / (1 << 22) - 2.0f : quarter;
-            break;
-        case TCC_INT8:
-            ((int8_t *)data)[i] = (int8_t)(tcc_test_random_below(state, 256) - 128);
-            break;
-        case TCC_INT32:
-            ((int32_t *)data)[i] = (int32_t)(tcc_test_random_below(state, 201) - 100);
-            break;
-        default:
-            ck_abort_msg("no random %s", tcc_dtype_name(type));
-        }
-    }
-    return data;
-}
-
-static Data random_data(const tcc_matmul_desc *d, uint64_t seed, bool raw)
-{
-    uint64_t state = seed;
-    Data data = {
-        .a = random_tensor(d->input_type, a_elements(d), &state, raw),
-        .b = random_tensor(d->input_type, b_elements(d), &state, raw),
-        .bias = random_tensor(d->output_type, d->n, &state, false),
-        .residual = random_tensor(d->output_type, c_elements(d), &state, false),
-        .previous = random_tensor(d->output_type, c_elements(d), &state, false),
-    };
-    data.tensors = (tcc_reference_tensors){data.a, data.b, data.bias, data.residual, data.previous};
-    return data;
-}
-
-static void free_data(Data *data)
-{
-    free(data->a);
-    free(data->b);
-    free(data->bias);
-    free(data->residual);
-    free(data->previous);
+    TestOperandSizes sizes = {d->input_type, d->output_type, a_elements(d),
+                              b_elements(d), d->n,           c_elements(d)};
+    return test_random_operands(&sizes, seed, raw);
 }
 
 /* ---- a naive product ------------------------------------------------------------------- */
 
-static double *naive_matmul(const tcc_matmul_desc *d, const Data *data)
+static double *naive_matmul(const tcc_matmul_desc *d, const TestOperands *data)
 {
     double *out = malloc((size_t)c_elements(d) * sizeof *out);
     ck_assert_ptr_nonnull(out);
@@ -115,42 +63,30 @@ static double *naive_matmul(const tcc_matmul_desc *d, const Data *data)
             for (int64_t j = 0; j < d->n; j++) {
                 double sum = 0.0;
                 for (int64_t l = 0; l < d->k; l++)
-                    sum += tcc_test_element(d->input_type, data->a, a_offset(d, b, i, l), true) *
-                           tcc_test_element(d->input_type, data->b, b_offset(d, b, l, j), true);
+                    sum += test_element(d->input_type, data->input, a_offset(d, b, i, l), true) *
+                           test_element(d->input_type, data->filter, b_offset(d, b, l, j), true);
                 int64_t o = c_offset(d, b, i, j);
-                out[o] = tcc_test_naive_epilogue(&d->epilogue, d->output_type, data->bias,
-                                                 data->residual, data->previous, o, j, sum);
+                out[o] = test_naive_epilogue(&d->epilogue, d->output_type, data->bias,
+                                             data->residual, data->previous, o, j, sum);
             }
     return out;
 }
 
+TEST_OP(matmul_op, tcc_matmul_desc, tcc_matmul_validate, tcc_matmul_reference, c_elements);
+
 static double *reference_all(const tcc_matmul_desc *d, const tcc_reference_tensors *tensors,
                              int threads)
 {
-    tcc_context *ctx = tcc_test_context();
-    double *out = malloc((size_t)c_elements(d) * sizeof *out);
-    ck_assert_ptr_nonnull(out);
-    ck_assert_msg(tcc_matmul_reference(ctx, d, tensors, NULL, c_elements(d), threads, out) ==
-                      TCC_OK,
-                  "%s", tcc_last_error(ctx));
-    tcc_context_destroy(ctx);
-    return out;
+    return test_reference_all(&matmul_op, d, tensors, threads);
 }
 
 static void check_against_naive(const tcc_matmul_desc *d, uint64_t seed, bool raw, const char *what)
 {
-    Data data = random_data(d, seed, raw);
+    TestOperands data = random_data(d, seed, raw);
     double *expected = naive_matmul(d, &data);
-    double *got = reference_all(d, &data.tensors, 1);
-    for (int64_t i = 0; i < c_elements(d); i++) {
-        bool same = raw ? fabs(got[i] - expected[i]) <= 1e-12 * (1.0 + fabs(expected[i]))
-                        : got[i] == expected[i];
-        ck_assert_msg(same, "%s: C[%lld] = %.17g, expected %.17g", what, (long long)i, got[i],
-                      expected[i]);
-    }
+    assert_reference_equals(&matmul_op, d, &data.tensors, expected, raw, what);
     free(expected);
-    free(got);
-    free_data(&data);
+    test_free_operands(&data);
 }
 
 static tcc_matmul_desc small_desc(int64_t batch, int64_t m, int64_t n, int64_t k, bool a_col,
@@ -179,14 +115,9 @@ START_TEST(test_desc_init)
     ck_assert_int_eq(d.n, 1);
     ck_assert_int_eq(d.k, 1);
     ck_assert(!d.a_col_major && !d.b_col_major);
-    ck_assert_int_eq(d.input_type, TCC_FLOAT16);
-    ck_assert_int_eq(d.accumulate_type, TCC_FLOAT32);
-    ck_assert_int_eq(d.output_type, TCC_FLOAT32);
-    ck_assert(d.epilogue.alpha == 1.0 && d.epilogue.beta == 0.0);
-    ck_assert(!d.epilogue.bias && !d.epilogue.residual && !d.epilogue.relu && !d.epilogue.clamp);
-    ck_assert_int_eq(d.epilogue.prologue, TCC_PROLOGUE_NONE);
+    assert_default_types(d.input_type, d.accumulate_type, d.output_type, &d.epilogue);
     ck_assert(tcc_matmul_flops(&d) == 2.0);
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     ck_assert_int_eq(tcc_matmul_validate(ctx, &d), TCC_OK);
     tcc_context_destroy(ctx);
 }
@@ -208,11 +139,7 @@ typedef struct BadDesc {
     void (*spoil)(tcc_matmul_desc *d);
 } BadDesc;
 
-#define SPOIL(name, statement)                                                                     \
-    static void name(tcc_matmul_desc *d)                                                           \
-    {                                                                                              \
-        statement;                                                                                 \
-    }
+#define SPOIL(name, statement) TEST_SPOIL(tcc_matmul_desc, name, statement)
 
 SPOIL(zero_batch, d->batch = 0)
 SPOIL(zero_m, d->m = 0)
@@ -259,24 +186,18 @@ static const BadDesc bad_descs[] = {
 START_TEST(test_validation_errors)
 {
     const BadDesc *bad = &bad_descs[_i];
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     tcc_matmul_desc d = small_desc(1, 64, 32, 16, false, false);
     ck_assert_int_eq(tcc_matmul_validate(ctx, &d), TCC_OK);
     bad->spoil(&d);
-    ck_assert_msg(tcc_matmul_validate(ctx, &d) == bad->status, "%s: got \"%s\"", bad->message,
-                  tcc_last_error(ctx));
-    tcc_assert_contains(tcc_last_error(ctx), bad->message);
-    tcc_assert_one_line(ctx);
-    double out[1];
-    ck_assert_int_eq(tcc_matmul_reference(ctx, &d, NULL, NULL, 1, 1, out), bad->status);
-    tcc_assert_contains(tcc_last_error(ctx), bad->message);
+    assert_refused(ctx, &matmul_op, &d, bad->status, bad->message);
     tcc_context_destroy(ctx);
 }
 END_TEST
 
 START_TEST(test_largest_operands_validate)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     tcc_matmul_desc d = small_desc(1, INT32_MAX, 1, 1, false, false); /* 2^31 - 1 each */
     ck_assert_msg(tcc_matmul_validate(ctx, &d) == TCC_OK, "%s", tcc_last_error(ctx));
     tcc_context_destroy(ctx);
@@ -285,49 +206,49 @@ END_TEST
 
 START_TEST(test_null_arguments)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     double out[4];
     ck_assert_int_eq(tcc_matmul_validate(ctx, NULL), TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "descriptor");
+    assert_contains(tcc_last_error(ctx), "descriptor");
     ck_assert_int_eq(tcc_matmul_reference(ctx, NULL, NULL, NULL, 1, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "descriptor");
+    assert_contains(tcc_last_error(ctx), "descriptor");
 
     tcc_matmul_desc d = small_desc(1, 2, 2, 2, false, false);
-    Data data = random_data(&d, 1, false);
-    tcc_reference_tensors t = {data.a, NULL, NULL, NULL, NULL};
+    TestOperands data = random_data(&d, 1, false);
+    tcc_reference_tensors t = {data.input, NULL, NULL, NULL, NULL};
     ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &t, NULL, 4, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "A and B");
-    t.filter = data.b;
+    assert_contains(tcc_last_error(ctx), "A and B");
+    t.filter = data.filter;
     ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &t, NULL, 4, 1, out), TCC_OK);
     d.epilogue.bias = true;
     ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &t, NULL, 4, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "tensors.bias");
+    assert_contains(tcc_last_error(ctx), "tensors.bias");
     d.epilogue.bias = false;
     d.epilogue.beta = 1;
     ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &t, NULL, 4, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "tensors.previous_output");
+    assert_contains(tcc_last_error(ctx), "tensors.previous_output");
     d.epilogue.residual = true;
     ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &t, NULL, 4, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "tensors.residual");
+    assert_contains(tcc_last_error(ctx), "tensors.residual");
     d.epilogue.beta = 0;
     ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &t, NULL, 4, 1, out), TCC_OK);
 
     int64_t outside[] = {3, 4};
     ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &t, outside, 2, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "positions[1]");
+    assert_contains(tcc_last_error(ctx), "positions[1]");
     ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &t, NULL, 3, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "count");
+    assert_contains(tcc_last_error(ctx), "count");
     ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &t, NULL, 4, 1, NULL),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_one_line(ctx);
-    free_data(&data);
+    assert_one_line(ctx);
+    test_free_operands(&data);
     tcc_context_destroy(ctx);
 }
 END_TEST
@@ -398,12 +319,7 @@ START_TEST(test_matches_naive_layouts)
 }
 END_TEST
 
-typedef struct Types {
-    tcc_dtype input, accumulate, output;
-    bool raw;
-} Types;
-
-static const Types type_cases[] = {
+static const TestTypes type_cases[] = {
     {TCC_FLOAT16, TCC_FLOAT32, TCC_FLOAT32, false},
     {TCC_FLOAT16, TCC_FLOAT16, TCC_FLOAT16, false},
     {TCC_BFLOAT16, TCC_FLOAT32, TCC_BFLOAT16, false},
@@ -414,7 +330,7 @@ static const Types type_cases[] = {
 
 START_TEST(test_matches_naive_types)
 {
-    const Types *types = &type_cases[_i];
+    const TestTypes *types = &type_cases[_i];
     tcc_matmul_desc d = small_desc(2, 6, 5, 33, true, false);
     d.input_type = types->input;
     d.accumulate_type = types->accumulate;
@@ -463,46 +379,35 @@ START_TEST(test_sampled_and_threads)
     tcc_matmul_desc d = small_desc(3, 17, 23, 40, true, true);
     d.input_type = TCC_FLOAT32;
     d.epilogue = epilogues[9];
-    Data data = random_data(&d, 40, true);
+    TestOperands data = random_data(&d, 40, true);
     double *full = reference_all(&d, &data.tensors, 1);
-    size_t bytes = (size_t)c_elements(&d) * sizeof(double);
     static const int thread_counts[] = {0, 2, 5, 64, 1000};
-    for (size_t i = 0; i < sizeof thread_counts / sizeof thread_counts[0]; i++) {
-        double *many = reference_all(&d, &data.tensors, thread_counts[i]);
-        ck_assert_msg(memcmp(full, many, bytes) == 0, "threads = %d", thread_counts[i]);
-        free(many);
-    }
+    assert_threads_agree(&matmul_op, &d, &data.tensors, full, thread_counts,
+                         (int)(sizeof thread_counts / sizeof thread_counts[0]));
     enum { SAMPLES = 300 };
     int64_t positions[SAMPLES];
-    double sampled[SAMPLES];
     uint64_t state = 41;
     for (int i = 0; i < SAMPLES; i++)
-        positions[i] = tcc_test_random_below(&state, c_elements(&d));
+        positions[i] = test_random_below(&state, c_elements(&d));
     positions[0] = c_elements(&d) - 1;
-    tcc_context *ctx = tcc_test_context();
-    ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &data.tensors, positions, SAMPLES, 4, sampled),
-                     TCC_OK);
-    for (int i = 0; i < SAMPLES; i++)
-        ck_assert(sampled[i] == full[positions[i]]);
-    tcc_context_destroy(ctx);
+    assert_sampled_agree(&matmul_op, &d, &data.tensors, full, positions, SAMPLES, 4);
     free(full);
-    free_data(&data);
+    test_free_operands(&data);
 }
 END_TEST
 
 static Suite *matmul_reference_suite(void)
 {
     Suite *suite = suite_create("matmul_reference");
-    TCase *desc = tcase_create("desc");
+    TCase *desc = test_case(suite, "desc", NULL, NULL);
     tcase_add_test(desc, test_desc_init);
     tcase_add_test(desc, test_flops);
     tcase_add_loop_test(desc, test_validation_errors, 0,
                         (int)(sizeof bad_descs / sizeof bad_descs[0]));
     tcase_add_test(desc, test_largest_operands_validate);
     tcase_add_test(desc, test_null_arguments);
-    suite_add_tcase(suite, desc);
 
-    TCase *values = tcase_create("values");
+    TCase *values = test_case(suite, "values", NULL, NULL);
     tcase_set_timeout(values, 60);
     tcase_add_test(values, test_two_by_two_by_hand);
     tcase_add_test(values, test_bias_per_column_by_hand);
@@ -513,11 +418,7 @@ static Suite *matmul_reference_suite(void)
     tcase_add_loop_test(values, test_matches_naive_epilogue, 0,
                         (int)(sizeof epilogues / sizeof epilogues[0]));
     tcase_add_test(values, test_sampled_and_threads);
-    suite_add_tcase(suite, values);
     return suite;
 }
 
-int main(void)
-{
-    return tcc_test_run(matmul_reference_suite());
-}
+TEST_MAIN(matmul_reference_suite)

@@ -4,40 +4,32 @@
  * callback, and the tutorial's convolution end to end.
  */
 #include "driver/driver.h"
-#include "support.h"
+#include "ir_support.h"
 
 #include <check.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static tcc_context *ctx;
-static Arena *arena;
-static Var *vx, *vi, *vj, *vr, *tx;
-static Expr *x, *i, *j, *r, *t;
+static Var *vi, *vj, *vr, *tx;
+static Expr *i, *j, *r, *t;
 
+/* x (the shared one), i, j, r and threadIdx.x, numbered 0 to 4. */
 static void setup(void)
 {
-    ctx = tcc_test_context();
-    arena = tci_arena_create();
-    ck_assert_ptr_nonnull(arena);
-    vx = tci_var(arena, "x", 0);
-    vi = tci_var(arena, "i", 1);
-    vj = tci_var(arena, "j", 2);
-    vr = tci_var(arena, "r", 3);
-    tx = tci_var(arena, "threadIdx.x", 4);
-    x = tci_ir_var(arena, vx);
-    i = tci_ir_var(arena, vi);
-    j = tci_ir_var(arena, vj);
-    r = tci_ir_var(arena, vr);
-    t = tci_ir_var(arena, tx);
+    ctx = test_context();
+    ir_setup();
+    x = ir_var("x", 0, &vx);
+    i = ir_var("i", 1, &vi);
+    j = ir_var("j", 2, &vj);
+    r = ir_var("r", 3, &vr);
+    t = ir_var("threadIdx.x", 4, &tx);
 }
 
 static void teardown(void)
 {
-    tci_arena_destroy(arena);
-    arena = NULL;
+    ir_teardown();
     tcc_context_destroy(ctx);
     ctx = NULL;
 }
@@ -54,96 +46,28 @@ static tcc_status run_pass(const char *name, PrimFunc *k, int auto_unroll_max_st
 
 /* ---- building IR ---------------------------------------------------------------------- */
 
-static Expr *num(int64_t value)
-{
-    return tci_ir_int(arena, value);
-}
-
-static Expr *bin(ExprKind kind, Expr *a, Expr *b)
-{
-    return tci_ir_binary(arena, kind, a, b);
-}
-
-static Expr *add(Expr *a, Expr *b)
-{
-    return bin(EXPR_ADD, a, b);
-}
-static Expr *mul(Expr *a, int64_t c)
-{
-    return bin(EXPR_MUL, a, num(c));
-}
-
 static Buffer *buffer(const char *name, tcc_dtype type, tcc_scope scope, int ndim,
                       const int64_t *shape)
 {
     return tci_ir_buffer(arena, name, type, scope, ndim, shape);
 }
 
-static Buffer *buffer1(const char *name, tcc_scope scope, int64_t size)
-{
-    return buffer(name, TCC_FLOAT32, scope, 1, &size);
-}
-
-static Expr *load1(Buffer *b, Expr *index)
-{
-    return tci_ir_load(arena, b, 1, &index);
-}
-
-static Stmt *store1(Buffer *b, Expr *index, Expr *value)
-{
-    return tci_stmt_store(arena, b, 1, &index, value);
-}
-
-static Stmt *loop(Var *var, int64_t extent, ForKind kind, Stmt *body)
-{
-    return tci_stmt_for(arena, var, num(0), num(extent), kind, body);
-}
-
-static Stmt *seq2(Stmt *a, Stmt *b)
-{
-    return tci_stmt_seq2(arena, a, b);
-}
-
 /* A kernel of `body` (in the test's arena) launching `threads` threads in x. */
 static PrimFunc *kernel_of(Stmt *body, int64_t threads)
 {
-    PrimFunc *k = tci_arena_alloc(arena, sizeof *k);
-    k->name = "test";
-    k->arena = arena;
-    k->params = tci_arena_alloc(arena, sizeof(Buffer *));
-    for (int d = 0; d < 6; d++)
-        k->launch[d] = 1;
-    if (threads > 1) {
-        k->launch[TCC_THREAD_X] = threads;
-        k->thread_var[TCC_THREAD_X] = tx;
-    }
+    PrimFunc *k = ir_kernel("test", 0, NULL);
+    if (threads > 1)
+        ir_launch(k, TCC_THREAD_X, threads, tx);
     k->body = body;
-    k->next_var_id = 100;
     return k;
 }
 
-static char *stmt_text(const Stmt *s)
+/* The kernel of `body` (one thread) after the pass `name`, which must succeed. */
+static PrimFunc *after_pass(const char *name, Stmt *body, int auto_unroll_max_step)
 {
-    StrBuf sb;
-    tci_strbuf_init(&sb);
-    tci_print_stmt(&sb, s, 0);
-    ck_assert(!sb.failed);
-    return sb.data;
-}
-
-static void check_stmt(const Stmt *s, const char *expected)
-{
-    char *text = stmt_text(s);
-    ck_assert_msg(strcmp(text, expected) == 0, "got:\n%s\nexpected:\n%s", text, expected);
-    free(text);
-}
-
-static int count(const char *text, const char *part)
-{
-    int n = 0;
-    for (const char *p = strstr(text, part); p; p = strstr(p + 1, part))
-        n++;
-    return n;
+    PrimFunc *k = kernel_of(body, 1);
+    ck_assert_int_eq(run_pass(name, k, auto_unroll_max_step), TCC_OK);
+    return k;
 }
 
 /* ---- flatten ------------------------------------------------------------------------ */
@@ -155,8 +79,7 @@ START_TEST(flatten_makes_row_major_offsets)
     Buffer *h = buffer("H", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 3, shape);
     Expr *index[3] = {x, i, j};
     Stmt *s = tci_stmt_store(arena, h, 3, index, tci_ir_load(arena, g, 3, index));
-    PrimFunc *k = kernel_of(s, 1);
-    ck_assert_int_eq(run_pass("flatten", k, 0), TCC_OK);
+    PrimFunc *k = after_pass("flatten", s, 0);
     /* Strides are the products of the later dimensions: 3*4 and 4. The sum nests to the
      * right (inner dimensions first); simplify flattens it later. */
     check_stmt(k->body, "H[x * 12 + (i * 4 + j)] = G[x * 12 + (i * 4 + j)]\n");
@@ -196,8 +119,8 @@ START_TEST(flatten_subtracts_region_mins)
     ck_assert_ptr_null(s_buf->min[0]);
     /* simplify then cancels r. */
     ck_assert_int_eq(run_pass("simplify", k, 0), TCC_OK);
-    char *text = stmt_text(k->body);
-    tcc_assert_contains(text, "S[i * 8 + j] = G[r * 8 + i * 8 + j]");
+    char *text = stmt_text(k->body, 0);
+    assert_contains(text, "S[i * 8 + j] = G[r * 8 + i * 8 + j]");
     free(text);
 }
 END_TEST
@@ -208,17 +131,8 @@ START_TEST(flatten_wmma_memory_index)
     Buffer *g = buffer("C", TCC_FLOAT32, TCC_SCOPE_GLOBAL, 2, shape);
     Buffer *frag = buffer("F", TCC_FLOAT32, TCC_SCOPE_WMMA_ACCUMULATOR, 3, tile);
     Expr *memory[2] = {mul(x, 16), mul(i, 16)};
-    WmmaStmt w = {.op = WMMA_STORE,
-                  .m = 16,
-                  .n = 16,
-                  .k = 16,
-                  .fragment = frag,
-                  .fragment_index = x,
-                  .memory = g,
-                  .nindex = 2,
-                  .memory_index = memory,
-                  .stride = 32};
-    PrimFunc *k = kernel_of(tci_stmt_wmma(arena, &w), 1);
+    PrimFunc *k =
+        kernel_of(wmma_memory(wmma_op(WMMA_STORE, 16, 16, 16, frag, x), g, 2, memory, 32), 1);
     ck_assert_int_eq(run_pass("flatten", k, 0), TCC_OK);
     check_stmt(k->body,
                "wmma.store_matrix(&C[x * 16 * 32 + i * 16], F[x], stride 32, row_major)    "
@@ -229,10 +143,9 @@ END_TEST
 
 START_TEST(flatten_leaves_flat_kernels_alone)
 {
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *body = loop(vi, 64, FOR_SERIAL, store1(b, i, load1(b, add(i, num(1)))));
-    PrimFunc *k = kernel_of(body, 1);
-    ck_assert_int_eq(run_pass("flatten", k, 0), TCC_OK);
+    PrimFunc *k = after_pass("flatten", body, 0);
     ck_assert_ptr_eq(k->body, body); /* nothing to do: the same tree */
 }
 END_TEST
@@ -241,13 +154,12 @@ END_TEST
 
 START_TEST(simplify_removes_unit_loops)
 {
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
-    Buffer *a = buffer1("A", TCC_SCOPE_GLOBAL, 64);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
+    Buffer *a = f32_buffer("A", TCC_SCOPE_GLOBAL, 64);
     Expr *index = add(mul(i, 8), j);
     Stmt *body =
         loop(vi, 1, FOR_SERIAL, loop(vj, 8, FOR_SERIAL, store1(b, index, load1(a, index))));
-    PrimFunc *k = kernel_of(body, 1);
-    ck_assert_int_eq(run_pass("simplify", k, 0), TCC_OK);
+    PrimFunc *k = after_pass("simplify", body, 0);
     check_stmt(k->body, "for j in 0..8 {\n  B[j] = A[j]\n}\n");
 }
 END_TEST
@@ -255,10 +167,9 @@ END_TEST
 START_TEST(simplify_unit_loop_takes_its_min)
 {
     /* for i in 3..4 runs once with i = 3. */
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *body = tci_stmt_for(arena, vi, num(3), num(1), FOR_SERIAL, store1(b, mul(i, 2), num(0)));
-    PrimFunc *k = kernel_of(body, 1);
-    ck_assert_int_eq(run_pass("simplify", k, 0), TCC_OK);
+    PrimFunc *k = after_pass("simplify", body, 0);
     check_stmt(k->body, "B[6] = 0\n");
 }
 END_TEST
@@ -266,10 +177,9 @@ END_TEST
 START_TEST(simplify_keeps_thread_loops_of_one)
 {
     /* A launch of one thread still binds its variable: it is not a loop to remove. */
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *body = tci_stmt_thread(arena, tx, TCC_THREAD_X, 1, store1(b, t, num(0)));
-    PrimFunc *k = kernel_of(body, 1);
-    ck_assert_int_eq(run_pass("simplify", k, 0), TCC_OK);
+    PrimFunc *k = after_pass("simplify", body, 0);
     check_stmt(k->body, "launch threadIdx.x in 0..1 {\n  B[threadIdx.x] = 0\n}\n");
 }
 END_TEST
@@ -277,28 +187,36 @@ END_TEST
 START_TEST(simplify_folds_arithmetic_with_loop_ranges)
 {
     /* Extents fold to constants first, so a loop that becomes 0..1 goes too. */
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 256);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 256);
     Expr *index =
         add(bin(EXPR_DIV, add(mul(x, 16), j), num(16)), bin(EXPR_MOD, add(mul(x, 16), j), num(16)));
     Stmt *inner = loop(vj, 16, FOR_SERIAL, store1(b, index, num(0)));
     Stmt *unit = tci_stmt_for(arena, vi, num(0), add(bin(EXPR_SUB, x, x), num(1)), FOR_SERIAL,
                               store1(b, add(i, x), num(1)));
-    PrimFunc *k = kernel_of(seq2(inner, unit), 1);
-    ck_assert_int_eq(run_pass("simplify", k, 0), TCC_OK);
+    PrimFunc *k = after_pass("simplify", seq2(inner, unit), 0);
     check_stmt(k->body, "for j in 0..16 {\n  B[x + j] = 0\n}\nB[x] = 1\n");
 }
 END_TEST
 
 /* ---- vectorize ---------------------------------------------------------------------- */
 
+/* for x in 0..8 { vectorized for j in 0..8 { B[x * 8 + j] = A[x * 8 + j] } } after the
+ * vectorize pass; with a guard, the value is if_then_else(guard, A[x * 8 + j], 0f). */
+static PrimFunc *vectorized_rows(Expr *guard)
+{
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
+    Buffer *a = f32_buffer("A", TCC_SCOPE_GLOBAL, 64);
+    Expr *index = add(mul(x, 8), j);
+    Expr *value = load1(a, index);
+    if (guard)
+        value = tci_ir_select(arena, guard, value, tci_ir_float(arena, 0, TCC_FLOAT32));
+    Stmt *body = loop(vj, 8, FOR_VECTORIZED, store1(b, index, value));
+    return after_pass("vectorize", loop(vx, 8, FOR_SERIAL, body), 0);
+}
+
 START_TEST(vectorize_contiguous_store_becomes_ramp)
 {
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
-    Buffer *a = buffer1("A", TCC_SCOPE_GLOBAL, 64);
-    Expr *index = add(mul(x, 8), j);
-    Stmt *body = loop(vj, 8, FOR_VECTORIZED, store1(b, index, load1(a, index)));
-    PrimFunc *k = kernel_of(loop(vx, 8, FOR_SERIAL, body), 1);
-    ck_assert_int_eq(run_pass("vectorize", k, 0), TCC_OK);
+    PrimFunc *k = vectorized_rows(NULL);
     check_stmt(k->body, "for x in 0..8 {\n  B[ramp(x * 8, 1, 8)] = A[ramp(x * 8, 1, 8)]\n}\n");
     const Stmt *store = k->body->loop.body;
     ck_assert_int_eq(store->kind, STMT_STORE);
@@ -311,20 +229,19 @@ START_TEST(vectorize_through_a_cast)
     /* The tutorial's W.shared copy is a plain copy; a widening copy vectorizes as well. */
     int64_t size = 64;
     Buffer *h = buffer("H", TCC_FLOAT16, TCC_SCOPE_SHARED, 1, &size);
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
     Expr *index = add(j, mul(x, 8));
     Stmt *body = loop(vj, 8, FOR_VECTORIZED,
                       store1(b, index, tci_ir_cast(arena, TCC_FLOAT32, load1(h, index))));
-    PrimFunc *k = kernel_of(body, 1);
-    ck_assert_int_eq(run_pass("vectorize", k, 0), TCC_OK);
+    PrimFunc *k = after_pass("vectorize", body, 0);
     check_stmt(k->body, "B[ramp(x * 8, 1, 8)] = float32x8(H[ramp(x * 8, 1, 8)])\n");
 }
 END_TEST
 
 START_TEST(vectorize_non_contiguous_stays_scalar)
 {
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
-    Buffer *a = buffer1("A", TCC_SCOPE_GLOBAL, 64);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
+    Buffer *a = f32_buffer("A", TCC_SCOPE_GLOBAL, 64);
     /* A strided store. */
     Stmt *strided = loop(vj, 8, FOR_VECTORIZED, store1(b, mul(j, 2), load1(a, mul(j, 2))));
     /* A contiguous store of a strided load. */
@@ -337,8 +254,7 @@ START_TEST(vectorize_non_contiguous_stays_scalar)
     Stmt *offset =
         tci_stmt_for(arena, vj, num(4), num(8), FOR_VECTORIZED, store1(b, j, load1(a, j)));
     Stmt *items[4] = {strided, gather, scaled, offset};
-    PrimFunc *k = kernel_of(tci_stmt_seq(arena, 4, items), 1);
-    ck_assert_int_eq(run_pass("vectorize", k, 0), TCC_OK);
+    PrimFunc *k = after_pass("vectorize", tci_stmt_seq(arena, 4, items), 0);
     /* Each stays a loop, now an ordinary one: a vector is a speed-up, never a change. */
     check_stmt(k->body, "for j in 0..8 {\n  B[j * 2] = A[j * 2]\n}\n"
                         "for j in 0..8 {\n  B[j] = A[j * 8]\n}\n"
@@ -351,14 +267,7 @@ START_TEST(vectorize_select_with_a_shared_condition)
 {
     /* The range test is the same for the 8 lanes (it reads x only): the whole vector is
      * loaded or zero, and the scalar zero is broadcast by the code generator. */
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
-    Buffer *a = buffer1("A", TCC_SCOPE_GLOBAL, 64);
-    Expr *index = add(mul(x, 8), j);
-    Expr *value = tci_ir_select(arena, bin(EXPR_LT, x, num(5)), load1(a, index),
-                                tci_ir_float(arena, 0, TCC_FLOAT32));
-    Stmt *body = loop(vj, 8, FOR_VECTORIZED, store1(b, index, value));
-    PrimFunc *k = kernel_of(loop(vx, 8, FOR_SERIAL, body), 1);
-    ck_assert_int_eq(run_pass("vectorize", k, 0), TCC_OK);
+    PrimFunc *k = vectorized_rows(bin(EXPR_LT, x, num(5)));
     check_stmt(k->body, "for x in 0..8 {\n"
                         "  B[ramp(x * 8, 1, 8)] = if_then_else(x < 5, A[ramp(x * 8, 1, 8)], 0f)\n"
                         "}\n");
@@ -367,15 +276,9 @@ END_TEST
 
 START_TEST(vectorize_select_whose_condition_differs_between_lanes_stays_scalar)
 {
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
-    Buffer *a = buffer1("A", TCC_SCOPE_GLOBAL, 64);
-    Expr *index = add(mul(x, 8), j);
-    Expr *value = tci_ir_select(arena, bin(EXPR_LT, index, num(61)), load1(a, index),
-                                tci_ir_float(arena, 0, TCC_FLOAT32));
-    Stmt *body = loop(vj, 8, FOR_VECTORIZED, store1(b, index, value));
-    PrimFunc *k = kernel_of(loop(vx, 8, FOR_SERIAL, body), 1);
-    ck_assert_int_eq(run_pass("vectorize", k, 0), TCC_OK);
-    char *text = stmt_text(k->body);
+    /* The guard reads j, through x * 8 + j. */
+    PrimFunc *k = vectorized_rows(bin(EXPR_LT, add(mul(x, 8), j), num(61)));
+    char *text = stmt_text(k->body, 0);
     ck_assert_ptr_null(strstr(text, "ramp("));
     ck_assert_ptr_nonnull(strstr(text, "for j in 0..8 {"));
     free(text);
@@ -384,10 +287,9 @@ END_TEST
 
 START_TEST(vectorize_ignores_other_loops)
 {
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *body = loop(vj, 8, FOR_SERIAL, store1(b, j, num(0)));
-    PrimFunc *k = kernel_of(body, 1);
-    ck_assert_int_eq(run_pass("vectorize", k, 0), TCC_OK);
+    PrimFunc *k = after_pass("vectorize", body, 0);
     ck_assert_ptr_eq(k->body, body);
 }
 END_TEST
@@ -396,11 +298,10 @@ END_TEST
 
 START_TEST(unroll_auto_replicates_loops_within_the_step_budget)
 {
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *small = loop(vi, 4, FOR_SERIAL, store1(b, i, num(1)));
     Stmt *big = loop(vj, 32, FOR_SERIAL, store1(b, j, num(2)));
-    PrimFunc *k = kernel_of(seq2(small, big), 1);
-    ck_assert_int_eq(run_pass("unroll", k, 16), TCC_OK);
+    PrimFunc *k = after_pass("unroll", seq2(small, big), 16);
     check_stmt(k->body, "B[0] = 1\nB[1] = 1\nB[2] = 1\nB[3] = 1\n"
                         "for j in 0..32 {\n  B[j] = 2\n}\n");
 }
@@ -408,36 +309,33 @@ END_TEST
 
 START_TEST(unroll_auto_counts_the_steps_of_nests)
 {
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
     /* 4 x 4 = 16 steps: both loops go. */
     Stmt *square =
         loop(vi, 4, FOR_SERIAL, loop(vj, 4, FOR_SERIAL, store1(b, add(mul(i, 4), j), num(0))));
-    PrimFunc *k = kernel_of(square, 1);
-    ck_assert_int_eq(run_pass("unroll", k, 16), TCC_OK);
-    char *text = stmt_text(k->body);
-    ck_assert_int_eq(count(text, "B["), 16);
-    ck_assert_int_eq(count(text, "for "), 0);
-    tcc_assert_contains(text, "B[15] = 0\n");
+    PrimFunc *k = after_pass("unroll", square, 16);
+    char *text = stmt_text(k->body, 0);
+    ck_assert_int_eq(occurrences(text, "B["), 16);
+    ck_assert_int_eq(occurrences(text, "for "), 0);
+    assert_contains(text, "B[15] = 0\n");
     free(text);
     /* 4 x 8 = 32 steps: the inner 8 go, the outer loop stays. */
     Stmt *wide =
         loop(vi, 4, FOR_SERIAL, loop(vj, 8, FOR_SERIAL, store1(b, add(mul(i, 8), j), num(0))));
-    k = kernel_of(wide, 1);
-    ck_assert_int_eq(run_pass("unroll", k, 16), TCC_OK);
-    text = stmt_text(k->body);
-    ck_assert_int_eq(count(text, "for i in 0..4 {"), 1);
-    ck_assert_int_eq(count(text, "B["), 8);
-    tcc_assert_contains(text, "  B[i * 8 + 7] = 0\n");
+    k = after_pass("unroll", wide, 16);
+    text = stmt_text(k->body, 0);
+    ck_assert_int_eq(occurrences(text, "for i in 0..4 {"), 1);
+    ck_assert_int_eq(occurrences(text, "B["), 8);
+    assert_contains(text, "  B[i * 8 + 7] = 0\n");
     free(text);
 }
 END_TEST
 
 START_TEST(unroll_max_step_zero_unrolls_nothing_automatically)
 {
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
     Stmt *body = loop(vi, 2, FOR_SERIAL, store1(b, i, num(1)));
-    PrimFunc *k = kernel_of(body, 1);
-    ck_assert_int_eq(run_pass("unroll", k, 0), TCC_OK);
+    PrimFunc *k = after_pass("unroll", body, 0);
     check_stmt(k->body, "for i in 0..2 {\n  B[i] = 1\n}\n");
 }
 END_TEST
@@ -445,11 +343,10 @@ END_TEST
 START_TEST(unroll_explicit_loops_always)
 {
     /* FOR_UNROLLED is unrolled whatever the budget, even with a loop kept inside it. */
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 256);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 256);
     Stmt *inner = loop(vj, 32, FOR_SERIAL, store1(b, add(mul(i, 32), j), num(0)));
     Stmt *body = tci_stmt_for(arena, vi, num(2), num(3), FOR_UNROLLED, inner);
-    PrimFunc *k = kernel_of(body, 1);
-    ck_assert_int_eq(run_pass("unroll", k, 0), TCC_OK);
+    PrimFunc *k = after_pass("unroll", body, 0);
     check_stmt(k->body, "for j in 0..32 {\n  B[j + 64] = 0\n}\n"
                         "for j in 0..32 {\n  B[j + 96] = 0\n}\n"
                         "for j in 0..32 {\n  B[j + 128] = 0\n}\n");
@@ -458,7 +355,7 @@ END_TEST
 
 START_TEST(unroll_keeps_loops_it_cannot_count)
 {
-    Buffer *b = buffer1("B", TCC_SCOPE_GLOBAL, 64);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
     /* A marked loop of unknown extent becomes an ordinary loop. */
     Stmt *unknown = tci_stmt_for(arena, vi, num(0), x, FOR_UNROLLED, store1(b, i, num(0)));
     /* Thread and vectorized loops are never replicated, nor anything around them. */
@@ -489,6 +386,35 @@ static PrimFunc *threaded(Buffer *shared, Stmt *body)
         tci_stmt_allocate(arena, shared, tci_stmt_thread(arena, tx, TCC_THREAD_X, 32, body)), 32);
 }
 
+/* S (shared, one element per thread), and G and H (global, `global` elements each). */
+typedef struct Memory {
+    Buffer *s, *g, *h;
+} Memory;
+
+static Memory memory(int64_t global)
+{
+    Memory m = {f32_buffer("S", TCC_SCOPE_SHARED, 32), f32_buffer("G", TCC_SCOPE_GLOBAL, global),
+                f32_buffer("H", TCC_SCOPE_GLOBAL, global)};
+    return m;
+}
+
+/* threaded(shared, body) after thread_sync, which must succeed. */
+static PrimFunc *synced(Buffer *shared, Stmt *body)
+{
+    PrimFunc *k = threaded(shared, body);
+    ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_OK);
+    return k;
+}
+
+/* How many barriers k's body has. */
+static int barriers(const PrimFunc *k)
+{
+    char *text = stmt_text(k->body, 0);
+    int n = occurrences(text, "__syncthreads()");
+    free(text);
+    return n;
+}
+
 static Expr *mirror(void)
 {
     return bin(EXPR_SUB, num(31), t); /* another thread's element */
@@ -496,11 +422,9 @@ static Expr *mirror(void)
 
 START_TEST(thread_sync_barrier_before_read_after_write)
 {
-    Buffer *s = buffer1("S", TCC_SCOPE_SHARED, 32);
-    Buffer *g = buffer1("G", TCC_SCOPE_GLOBAL, 32);
-    Buffer *h = buffer1("H", TCC_SCOPE_GLOBAL, 32);
-    PrimFunc *k = threaded(s, seq2(store1(s, t, load1(g, t)), store1(h, t, load1(s, mirror()))));
-    ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_OK);
+    Memory m = memory(32);
+    PrimFunc *k =
+        synced(m.s, seq2(store1(m.s, t, load1(m.g, t)), store1(m.h, t, load1(m.s, mirror()))));
     check_stmt(k->body, "allocate S: float32 shared [32] {\n"
                         "  launch threadIdx.x in 0..32 {\n"
                         "    S[threadIdx.x] = G[threadIdx.x]\n"
@@ -514,12 +438,11 @@ END_TEST
 START_TEST(thread_sync_barrier_before_write_after_read)
 {
     /* Within a list: a read, then a write the other threads must not see early. */
-    Buffer *s = buffer1("S", TCC_SCOPE_SHARED, 32);
-    Buffer *h = buffer1("H", TCC_SCOPE_GLOBAL, 32);
-    PrimFunc *k = threaded(s, seq2(store1(h, t, load1(s, mirror())), store1(s, t, num(0))));
-    ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_OK);
-    char *text = stmt_text(k->body);
-    ck_assert_int_eq(count(text, "__syncthreads()"), 1);
+    Buffer *s = f32_buffer("S", TCC_SCOPE_SHARED, 32);
+    Buffer *h = f32_buffer("H", TCC_SCOPE_GLOBAL, 32);
+    PrimFunc *k = synced(s, seq2(store1(h, t, load1(s, mirror())), store1(s, t, num(0))));
+    char *text = stmt_text(k->body, 0);
+    ck_assert_int_eq(occurrences(text, "__syncthreads()"), 1);
     ck_assert_ptr_nonnull(strstr(text, "H[threadIdx.x] = S[31 - threadIdx.x]\n    __syncthreads()\n"
                                        "    S[threadIdx.x] = 0\n"));
     free(text);
@@ -530,13 +453,11 @@ START_TEST(thread_sync_barrier_across_loop_iterations)
 {
     /* Each iteration writes S, then reads it: a barrier between, and one at the top of the
      * body, so the next iteration's write waits for this one's reads (the tutorial's kh loop). */
-    Buffer *s = buffer1("S", TCC_SCOPE_SHARED, 32);
-    Buffer *g = buffer1("G", TCC_SCOPE_GLOBAL, 128);
-    Buffer *h = buffer1("H", TCC_SCOPE_GLOBAL, 128);
+    Memory m = memory(128);
     Expr *global = add(mul(i, 32), t);
-    Stmt *body = seq2(store1(s, t, load1(g, global)), store1(h, global, load1(s, mirror())));
-    PrimFunc *k = threaded(s, loop(vi, 4, FOR_SERIAL, body));
-    ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_OK);
+    Stmt *body =
+        seq2(store1(m.s, t, load1(m.g, global)), store1(m.h, global, load1(m.s, mirror())));
+    PrimFunc *k = synced(m.s, loop(vi, 4, FOR_SERIAL, body));
     check_stmt(k->body, "allocate S: float32 shared [32] {\n"
                         "  launch threadIdx.x in 0..32 {\n"
                         "    for i in 0..4 {\n"
@@ -552,55 +473,38 @@ END_TEST
 
 START_TEST(thread_sync_none_for_write_after_write)
 {
-    Buffer *s = buffer1("S", TCC_SCOPE_SHARED, 32);
+    Buffer *s = f32_buffer("S", TCC_SCOPE_SHARED, 32);
     Stmt *twice = seq2(store1(s, t, num(1)), store1(s, t, num(2)));
     Stmt *repeated = loop(vi, 4, FOR_SERIAL, store1(s, t, i));
-    PrimFunc *k = threaded(s, seq2(twice, repeated));
-    ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_OK);
-    char *text = stmt_text(k->body);
-    ck_assert_int_eq(count(text, "__syncthreads()"), 0);
-    free(text);
+    PrimFunc *k = synced(s, seq2(twice, repeated));
+    ck_assert_int_eq(barriers(k), 0);
 }
 END_TEST
 
 START_TEST(thread_sync_none_for_local_or_global_memory)
 {
     /* Only shared memory is visible to other threads of the block. */
-    Buffer *l = buffer1("L", TCC_SCOPE_LOCAL, 32);
-    Buffer *g = buffer1("G", TCC_SCOPE_GLOBAL, 32);
-    Buffer *h = buffer1("H", TCC_SCOPE_GLOBAL, 32);
+    Buffer *l = f32_buffer("L", TCC_SCOPE_LOCAL, 32);
+    Buffer *g = f32_buffer("G", TCC_SCOPE_GLOBAL, 32);
+    Buffer *h = f32_buffer("H", TCC_SCOPE_GLOBAL, 32);
     Stmt *local = seq2(store1(l, t, num(1)), store1(h, t, load1(l, mirror())));
     Stmt *global = seq2(store1(g, t, num(1)), store1(h, t, load1(g, mirror())));
-    PrimFunc *k = threaded(l, seq2(local, global));
-    ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_OK);
-    char *text = stmt_text(k->body);
-    ck_assert_int_eq(count(text, "__syncthreads()"), 0);
-    free(text);
+    PrimFunc *k = synced(l, seq2(local, global));
+    ck_assert_int_eq(barriers(k), 0);
 }
 END_TEST
 
 START_TEST(thread_sync_wmma_shared_accesses)
 {
     /* A fragment load reads shared memory a plain store wrote. */
-    Buffer *s = buffer1("S", TCC_SCOPE_SHARED, 256);
-    int64_t tile = 256;
-    Buffer *frag = buffer("F", TCC_FLOAT16, TCC_SCOPE_WMMA_MATRIX_A, 1, &tile);
+    Buffer *s = f32_buffer("S", TCC_SCOPE_SHARED, 256);
+    Buffer *frag = buffer1("F", TCC_FLOAT16, TCC_SCOPE_WMMA_MATRIX_A, 256);
     Expr *zero = num(0);
-    WmmaStmt w = {.op = WMMA_LOAD_A,
-                  .m = 16,
-                  .n = 16,
-                  .k = 16,
-                  .fragment = frag,
-                  .fragment_index = zero,
-                  .memory = s,
-                  .nindex = 1,
-                  .memory_index = &zero,
-                  .stride = 16};
+    Stmt *load = wmma_memory(wmma_op(WMMA_LOAD_A, 16, 16, 16, frag, zero), s, 1, &zero, 16);
     Stmt *fill = loop(vi, 8, FOR_SERIAL, store1(s, add(mul(i, 32), t), num(0)));
-    PrimFunc *k = threaded(s, seq2(fill, tci_stmt_wmma(arena, &w)));
-    ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_OK);
-    char *text = stmt_text(k->body);
-    ck_assert_int_eq(count(text, "__syncthreads()"), 1);
+    PrimFunc *k = synced(s, seq2(fill, load));
+    char *text = stmt_text(k->body, 0);
+    ck_assert_int_eq(occurrences(text, "__syncthreads()"), 1);
     ck_assert_ptr_nonnull(strstr(text, "  }\n    __syncthreads()\n    wmma.load_matrix_a("));
     free(text);
 }
@@ -610,13 +514,10 @@ START_TEST(thread_sync_barrier_stays_out_of_guarded_code)
 {
     /* Only threads 0..15 read, but every thread must reach the barrier: it goes in front
      * of the if, not inside it. */
-    Buffer *s = buffer1("S", TCC_SCOPE_SHARED, 32);
-    Buffer *g = buffer1("G", TCC_SCOPE_GLOBAL, 32);
-    Buffer *h = buffer1("H", TCC_SCOPE_GLOBAL, 32);
-    Stmt *read = store1(h, t, load1(s, add(t, num(16))));
+    Memory m = memory(32);
+    Stmt *read = store1(m.h, t, load1(m.s, add(t, num(16))));
     Stmt *guarded = tci_stmt_if(arena, bin(EXPR_LT, t, num(16)), read, NULL);
-    PrimFunc *k = threaded(s, seq2(store1(s, t, load1(g, t)), guarded));
-    ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_OK);
+    PrimFunc *k = synced(m.s, seq2(store1(m.s, t, load1(m.g, t)), guarded));
     check_stmt(k->body, "allocate S: float32 shared [32] {\n"
                         "  launch threadIdx.x in 0..32 {\n"
                         "    S[threadIdx.x] = G[threadIdx.x]\n"
@@ -632,28 +533,23 @@ END_TEST
 START_TEST(thread_sync_guarded_write_then_read)
 {
     /* Threads 0..15 write and then read each other's elements inside one guard. */
-    Buffer *s = buffer1("S", TCC_SCOPE_SHARED, 32);
-    Buffer *g = buffer1("G", TCC_SCOPE_GLOBAL, 32);
-    Buffer *h = buffer1("H", TCC_SCOPE_GLOBAL, 32);
+    Memory m = memory(32);
     Stmt *inside =
-        seq2(store1(s, t, load1(g, t)), store1(h, t, load1(s, bin(EXPR_SUB, num(15), t))));
+        seq2(store1(m.s, t, load1(m.g, t)), store1(m.h, t, load1(m.s, bin(EXPR_SUB, num(15), t))));
     Stmt *guarded = tci_stmt_if(arena, bin(EXPR_LT, t, num(16)), inside, NULL);
-    PrimFunc *k = threaded(s, guarded);
+    PrimFunc *k = threaded(m.s, guarded);
     /* Threads 16..31 would never reach a barrier inside the if: refused, never placed. */
     ck_assert_int_eq(run_pass("thread_sync", k, 0), TCC_ERROR_SCHEDULE);
-    tcc_assert_contains(tcc_last_error(ctx), "only some threads run");
-    char *text = stmt_text(k->body);
-    ck_assert_int_eq(count(text, "__syncthreads()"), 0);
-    free(text);
+    assert_contains(tcc_last_error(ctx), "only some threads run");
+    ck_assert_int_eq(barriers(k), 0);
     /* The same inside a launch of 16 threads in a block of 32 (two stages bound threadIdx.x
      * with different extents): codegen guards the launch with threadIdx.x < 16. */
     PrimFunc *partial = kernel_of(
-        tci_stmt_allocate(arena, s, tci_stmt_thread(arena, tx, TCC_THREAD_X, 16, inside)), 32);
+        tci_stmt_allocate(arena, m.s, tci_stmt_thread(arena, tx, TCC_THREAD_X, 16, inside)), 32);
     ck_assert_int_eq(run_pass("thread_sync", partial, 0), TCC_ERROR_SCHEDULE);
-    text = stmt_text(partial->body);
-    ck_assert_int_eq(count(text, "__syncthreads()"), 0);
-    free(text);
+    ck_assert_int_eq(barriers(partial), 0);
 }
+END_TEST
 
 /* ---- the pipeline ------------------------------------------------------------------- */
 
@@ -681,54 +577,42 @@ static tcc_expr *twice(tcc_func *f, tcc_expr *const *ax, void *user)
     return tcc_mul(f, tcc_access(f, small_a, 2, ax), tcc_float(f, 2, TCC_FLOAT32));
 }
 
-typedef struct Printed {
-    int calls;
-    char passes[16][32];
-    char *last;
-} Printed;
-
-static void on_print(const char *pass, const char *loop_ir, void *user)
-{
-    Printed *p = user;
-    if (p->calls < 16)
-        snprintf(p->passes[p->calls], sizeof p->passes[0], "%s", pass);
-    p->calls++;
-    free(p->last);
-    p->last = strdup(loop_ir);
-}
-
-/* Lowers the small function printing after `pass`; returns the lowering status. */
-static tcc_status lower_small(const char *pass, Printed *printed)
+/* The small function, its axes named `names` (NULL: after the tensor); params gets A, B. */
+static tcc_func *small_func(const char *const *names, tcc_tensor *params[2])
 {
     tcc_func *func;
     ck_assert_int_eq(tcc_func_create(ctx, "small", &func), TCC_OK);
     int64_t shape[2] = {8, 4};
     small_a = tcc_placeholder(func, "A", 2, shape, TCC_FLOAT32);
-    static const char *const names[2] = {"i", "j"};
     tcc_tensor *b = tcc_compute(func, "B", 2, shape, names, TCC_FLOAT32, twice, NULL);
     ck_assert_int_eq(tcc_schedule_create(func, 1, &b), TCC_OK);
-    tcc_build_options options;
-    memset(&options, 0, sizeof options);
-    options.print_after_pass = pass;
-    options.print_callback = on_print;
-    options.print_user = printed;
-    Arena *kernel_arena = tci_arena_create();
-    PrimFunc *kernel = NULL;
-    tcc_tensor *params[2] = {small_a, b};
-    tcc_status status = tci_lower(func, 2, params, &options, kernel_arena, &kernel);
-    tci_arena_destroy(kernel_arena);
+    params[0] = small_a;
+    params[1] = b;
+    return func;
+}
+
+/* Lowers the small function printing after `pass`; returns the lowering status. */
+static tcc_status lower_small(const char *pass, PrintCapture *printed)
+{
+    static const char *const names[2] = {"i", "j"};
+    tcc_tensor *params[2];
+    tcc_func *func = small_func(names, params);
+    tcc_build_options options = {
+        .print_after_pass = pass, .print_callback = capture_print, .print_user = printed};
+    Lowered lowered = lower(func, 2, params, &options);
+    lowered_free(&lowered);
     tcc_func_destroy(func);
-    return status;
+    return lowered.status;
 }
 
 START_TEST(print_after_fires_once_for_a_named_pass)
 {
     for (int p = 0; p < tcc_pass_count(); p++) {
-        Printed printed = {0};
+        PrintCapture printed = {0};
         ck_assert_int_eq(lower_small(tcc_pass_name(p), &printed), TCC_OK);
         ck_assert_int_eq(printed.calls, 1);
         ck_assert_str_eq(printed.passes[0], tcc_pass_name(p));
-        tcc_assert_contains(printed.last, "kernel small(float32 A[8, 4], float32 B[8, 4])");
+        assert_contains(printed.last, "kernel small(float32 A[8, 4], float32 B[8, 4])");
         free(printed.last);
     }
 }
@@ -736,11 +620,11 @@ END_TEST
 
 START_TEST(print_after_shows_that_pass_s_output)
 {
-    Printed before = {0}, after = {0};
+    PrintCapture before = {0}, after = {0};
     ck_assert_int_eq(lower_small("schedule_ops", &before), TCC_OK);
     ck_assert_int_eq(lower_small("flatten", &after), TCC_OK);
-    tcc_assert_contains(before.last, "B[i, j] = A[i, j] * 2f");
-    tcc_assert_contains(after.last, "B[i * 4 + j] = A[i * 4 + j] * 2f");
+    assert_contains(before.last, "B[i, j] = A[i, j] * 2f");
+    assert_contains(after.last, "B[i * 4 + j] = A[i * 4 + j] * 2f");
     free(before.last);
     free(after.last);
 }
@@ -748,7 +632,7 @@ END_TEST
 
 START_TEST(print_after_all_fires_once_per_pass)
 {
-    Printed printed = {0};
+    PrintCapture printed = {0};
     ck_assert_int_eq(lower_small("all", &printed), TCC_OK);
     ck_assert_int_eq(printed.calls, tcc_pass_count());
     for (int p = 0; p < tcc_pass_count(); p++)
@@ -759,79 +643,62 @@ END_TEST
 
 START_TEST(print_after_unknown_pass_is_an_error)
 {
-    Printed printed = {0};
+    PrintCapture printed = {0};
     ck_assert_int_eq(lower_small("inline", &printed), TCC_ERROR_INVALID_ARGUMENT);
     ck_assert_int_eq(printed.calls, 0);
-    tcc_assert_contains(tcc_last_error(ctx), "unknown pass 'inline'");
-    tcc_assert_one_line(ctx);
+    assert_contains(tcc_last_error(ctx), "unknown pass 'inline'");
+    assert_one_line(ctx);
 }
 END_TEST
 
 START_TEST(print_after_without_callback_is_quiet)
 {
-    tcc_func *func;
-    ck_assert_int_eq(tcc_func_create(ctx, "small", &func), TCC_OK);
-    int64_t shape[2] = {8, 4};
-    small_a = tcc_placeholder(func, "A", 2, shape, TCC_FLOAT32);
-    tcc_tensor *b = tcc_compute(func, "B", 2, shape, NULL, TCC_FLOAT32, twice, NULL);
-    ck_assert_int_eq(tcc_schedule_create(func, 1, &b), TCC_OK);
-    tcc_build_options options;
-    memset(&options, 0, sizeof options);
-    options.print_after_pass = "all";
-    Arena *kernel_arena = tci_arena_create();
-    PrimFunc *kernel = NULL;
-    tcc_tensor *params[2] = {small_a, b};
-    ck_assert_int_eq(tci_lower(func, 2, params, &options, kernel_arena, &kernel), TCC_OK);
-    ck_assert_ptr_nonnull(kernel);
+    tcc_tensor *params[2];
+    tcc_func *func = small_func(NULL, params);
+    tcc_build_options options = {.print_after_pass = "all"};
+    Lowered lowered = lower(func, 2, params, &options);
+    ck_assert_int_eq(lowered.status, TCC_OK);
+    ck_assert_ptr_nonnull(lowered.kernel);
     /* No axis names given: they are named after the tensor, <name>.i0, <name>.i1. */
-    StrBuf sb;
-    tci_strbuf_init(&sb);
-    tci_print_prim_func(&sb, kernel);
-    tcc_assert_contains(sb.data, ".i0 in 0..8 {");
-    tci_strbuf_free(&sb);
-    tci_arena_destroy(kernel_arena);
+    char *text = prim_func_text(lowered.kernel);
+    assert_contains(text, ".i0 in 0..8 {");
+    free(text);
+    lowered_free(&lowered);
     tcc_func_destroy(func);
 }
 END_TEST
 
 /* ---- the tutorial's convolution, end to end ---------------------------------------------- */
 
-typedef struct Tutorial {
+/* The tutorial's convolution lowered with auto_unroll_max_step 16, for every test of the
+ * "tutorial" case (tutorial_setup and tutorial_teardown are its fixture). */
+static struct {
     tcc_func *func;
-    Arena *arena;
+    tcc_tensor *params[3];
+    Lowered lowered;
     PrimFunc *kernel;
     char *text;
-} Tutorial;
+} tut;
 
-static void tutorial_lower(Tutorial *tut, int auto_unroll_max_step)
+static const tcc_build_options tutorial_options = {.arch = TCC_SM_80, .auto_unroll_max_step = 16};
+
+static void tutorial_setup(void)
 {
-    ck_assert_int_eq(tcc_func_create(ctx, "conv2d", &tut->func), TCC_OK);
-    tcc_conv2d_desc desc;
-    tcc_tutorial_conv2d_desc(&desc);
-    tcc_tutorial_conv2d conv;
-    ck_assert_int_eq(tcc_tutorial_conv2d_define(tut->func, &desc, &conv), TCC_OK);
-    ck_assert_int_eq(tcc_schedule_create(tut->func, 1, &conv.output), TCC_OK);
-    ck_assert_int_eq(tcc_tutorial_conv2d_schedule(tut->func, &conv, NULL), TCC_OK);
-    tcc_build_options options;
-    memset(&options, 0, sizeof options);
-    options.arch = TCC_SM_80;
-    options.auto_unroll_max_step = auto_unroll_max_step;
-    tut->arena = tci_arena_create();
-    tcc_tensor *params[3] = {conv.input, conv.filter, conv.output};
-    ck_assert_msg(tci_lower(tut->func, 3, params, &options, tut->arena, &tut->kernel) == TCC_OK,
-                  "%s", tcc_last_error(ctx));
-    StrBuf sb;
-    tci_strbuf_init(&sb);
-    tci_print_prim_func(&sb, tut->kernel);
-    ck_assert(!sb.failed);
-    tut->text = sb.data;
+    setup();
+    ck_assert_int_eq(tcc_func_create(ctx, "conv2d", &tut.func), TCC_OK);
+    test_tutorial_conv2d(tut.func, tut.params);
+    tut.lowered = lower(tut.func, 3, tut.params, &tutorial_options);
+    ck_assert_msg(tut.lowered.status == TCC_OK, "%s", tcc_last_error(ctx));
+    tut.kernel = tut.lowered.kernel;
+    tut.text = prim_func_text(tut.kernel);
 }
 
-static void tutorial_free(Tutorial *tut)
+static void tutorial_teardown(void)
 {
-    free(tut->text);
-    tci_arena_destroy(tut->arena);
-    tcc_func_destroy(tut->func);
+    free(tut.text);
+    lowered_free(&tut.lowered);
+    tcc_func_destroy(tut.func);
+    teardown();
 }
 
 static void collect_allocations(const Stmt *s, const Buffer **out, int *n)
@@ -908,18 +775,16 @@ static int count_kind(const Stmt *s, StmtKind kind)
 
 START_TEST(tutorial_allocations_are_the_tutorial_s)
 {
-    Tutorial tut;
-    tutorial_lower(&tut, 16);
     /* The accumulator per warp, the two shared tiles, and the two fragment groups. */
-    tcc_assert_contains(tut.text, "allocate Conv.wmma.accumulator: float32 wmma.accumulator "
-                                  "[2, 1, 1, 4, 16, 16] {");
-    tcc_assert_contains(tut.text, "allocate Apad.shared: float16 shared [8, 1, 3, 2, 16, 16] {");
-    tcc_assert_contains(tut.text, "allocate W.shared: float16 shared [1, 3, 2, 8, 16, 16] {");
-    tcc_assert_contains(tut.text, "allocate Apad.shared.wmma.matrix_a: float16 wmma.matrix_a "
-                                  "[2, 1, 1, 1, 16, 16] {");
-    tcc_assert_contains(tut.text, "allocate W.shared.wmma.matrix_b: float16 wmma.matrix_b "
-                                  "[1, 1, 1, 4, 16, 16] {");
-    ck_assert_int_eq(count(tut.text, "allocate "), 5);
+    assert_contains(tut.text, "allocate Conv.wmma.accumulator: float32 wmma.accumulator "
+                              "[2, 1, 1, 4, 16, 16] {");
+    assert_contains(tut.text, "allocate Apad.shared: float16 shared [8, 1, 3, 2, 16, 16] {");
+    assert_contains(tut.text, "allocate W.shared: float16 shared [1, 3, 2, 8, 16, 16] {");
+    assert_contains(tut.text, "allocate Apad.shared.wmma.matrix_a: float16 wmma.matrix_a "
+                              "[2, 1, 1, 1, 16, 16] {");
+    assert_contains(tut.text, "allocate W.shared.wmma.matrix_b: float16 wmma.matrix_b "
+                              "[1, 1, 1, 4, 16, 16] {");
+    ck_assert_int_eq(occurrences(tut.text, "allocate "), 5);
     const Buffer *allocs[16];
     int n = 0;
     collect_allocations(tut.kernel->body, allocs, &n);
@@ -934,28 +799,22 @@ START_TEST(tutorial_allocations_are_the_tutorial_s)
             ck_assert_ptr_null(allocs[k]->min[d]); /* flattened: offsets start at 0 */
     }
     ck_assert_int_eq(shared, 2);
-    tutorial_free(&tut);
 }
 END_TEST
 
 START_TEST(tutorial_launch_shape)
 {
-    Tutorial tut;
-    tutorial_lower(&tut, 16);
-    tcc_assert_contains(tut.text, "  grid(2, 4, 196) block(32, 4, 2)\n");
+    assert_contains(tut.text, "  grid(2, 4, 196) block(32, 4, 2)\n");
     static const int64_t launch[6] = {2, 4, 196, 32, 4, 2};
     for (int d = 0; d < 6; d++)
         ck_assert_int_eq(tut.kernel->launch[d], launch[d]);
-    tcc_assert_contains(tut.text, "kernel conv2d(float16 A[16, 14, 14, 16, 16, 16], float16 "
-                                  "W[3, 3, 16, 32, 16, 16], float32 Conv[16, 14, 14, 32, 16, 16])");
-    tutorial_free(&tut);
+    assert_contains(tut.text, "kernel conv2d(float16 A[16, 14, 14, 16, 16, 16], float16 "
+                              "W[3, 3, 16, 32, 16, 16], float32 Conv[16, 14, 14, 32, 16, 16])");
 }
 END_TEST
 
 START_TEST(tutorial_two_barriers_per_kh_iteration)
 {
-    Tutorial tut;
-    tutorial_lower(&tut, 16);
     ck_assert_int_eq(count_kind(tut.kernel->body, STMT_BARRIER), 2);
     const Stmt *kh = find_loop(tut.kernel->body, "kh");
     ck_assert_ptr_nonnull(kh);
@@ -968,112 +827,88 @@ START_TEST(tutorial_two_barriers_per_kh_iteration)
     const Stmt *inner = find_loop(kh->loop.body, "ic.inner");
     ck_assert_ptr_nonnull(inner);
     ck_assert_int_eq(count_kind(inner, STMT_BARRIER), 0);
-    tutorial_free(&tut);
 }
 END_TEST
 
 START_TEST(tutorial_tensor_core_operations)
 {
-    Tutorial tut;
-    tutorial_lower(&tut, 16);
-    ck_assert_int_eq(count(tut.text, "wmma.fill_fragment("), 8);
-    ck_assert_int_eq(count(tut.text, "wmma.load_matrix_a("), 2);
-    ck_assert_int_eq(count(tut.text, "wmma.load_matrix_b("), 4);
-    ck_assert_int_eq(count(tut.text, "wmma.mma_sync("), 8);
-    ck_assert_int_eq(count(tut.text, "wmma.store_matrix("), 8);
-    ck_assert_int_eq(count(tut.text, "// m16n16k16"), 30);
+    ck_assert_int_eq(occurrences(tut.text, "wmma.fill_fragment("), 8);
+    ck_assert_int_eq(occurrences(tut.text, "wmma.load_matrix_a("), 2);
+    ck_assert_int_eq(occurrences(tut.text, "wmma.load_matrix_b("), 4);
+    ck_assert_int_eq(occurrences(tut.text, "wmma.mma_sync("), 8);
+    ck_assert_int_eq(occurrences(tut.text, "wmma.store_matrix("), 8);
+    ck_assert_int_eq(occurrences(tut.text, "// m16n16k16"), 30);
     /* Unrolled: every fragment index is a constant. */
-    tcc_assert_contains(tut.text, "wmma.mma_sync(Conv.wmma.accumulator[7], "
-                                  "Apad.shared.wmma.matrix_a[1], W.shared.wmma.matrix_b[3], "
-                                  "Conv.wmma.accumulator[7])");
+    assert_contains(tut.text, "wmma.mma_sync(Conv.wmma.accumulator[7], "
+                              "Apad.shared.wmma.matrix_a[1], W.shared.wmma.matrix_b[3], "
+                              "Conv.wmma.accumulator[7])");
     ck_assert_int_eq(count_kind(tut.kernel->body, STMT_WMMA), 30);
-    tutorial_free(&tut);
 }
 END_TEST
 
 START_TEST(tutorial_filter_copy_is_vectorized)
 {
-    Tutorial tut;
-    tutorial_lower(&tut, 16);
     /* Each lane copies 8 contiguous halves (16 bytes) of the filter tile. */
-    tcc_assert_contains(tut.text, "W.shared[ramp(");
-    tcc_assert_contains(tut.text, "threadIdx.x * 8, 1, 8)] = W[ramp(");
-    ck_assert_int_eq(count(tut.text, ", 1, 8)]"), 2);
-    ck_assert_int_eq(count(tut.text, "vectorized for"), 0);
+    assert_contains(tut.text, "W.shared[ramp(");
+    assert_contains(tut.text, "threadIdx.x * 8, 1, 8)] = W[ramp(");
+    ck_assert_int_eq(occurrences(tut.text, ", 1, 8)]"), 2);
+    ck_assert_int_eq(occurrences(tut.text, "vectorized for"), 0);
     /* The padded input copy is not vectorized (its threadIdx.x is innermost). */
-    tcc_assert_contains(tut.text, "Apad.shared[threadIdx.y * 3072 + threadIdx.z * 1536 + ax2 * "
-                                  "512 + ax3 * 256 + ax4.ax5.fused.outer * 32 + threadIdx.x] = "
-                                  "if_then_else(");
-    tutorial_free(&tut);
+    assert_contains(tut.text, "Apad.shared[threadIdx.y * 3072 + threadIdx.z * 1536 + ax2 * "
+                              "512 + ax3 * 256 + ax4.ax5.fused.outer * 32 + threadIdx.x] = "
+                              "if_then_else(");
 }
 END_TEST
 
 START_TEST(tutorial_lowers_the_same_twice)
 {
     /* Lowering leaves nothing behind on the schedule that changes the next lowering. */
-    Tutorial tut;
-    tutorial_lower(&tut, 16);
-    Arena *again = tci_arena_create();
-    PrimFunc *kernel = NULL;
-    tcc_build_options options;
-    memset(&options, 0, sizeof options);
-    options.auto_unroll_max_step = 16;
+    tcc_build_options options = {.auto_unroll_max_step = 16};
     tcc_tensor *params[3] = {tut.func->tensors[0], tut.func->tensors[1], NULL};
     for (int k = 0; k < tut.func->ntensor; k++)
         if (strcmp(tut.func->tensors[k]->name, "Conv") == 0)
             params[2] = tut.func->tensors[k];
     ck_assert_ptr_nonnull(params[2]);
-    ck_assert_int_eq(tci_lower(tut.func, 3, params, &options, again, &kernel), TCC_OK);
-    StrBuf sb;
-    tci_strbuf_init(&sb);
-    tci_print_prim_func(&sb, kernel);
-    ck_assert_str_eq(sb.data, tut.text);
-    tci_strbuf_free(&sb);
-    tci_arena_destroy(again);
-    tutorial_free(&tut);
+    Lowered again = lower(tut.func, 3, params, &options);
+    ck_assert_int_eq(again.status, TCC_OK);
+    char *text = prim_func_text(again.kernel);
+    ck_assert_str_eq(text, tut.text);
+    free(text);
+    lowered_free(&again);
 }
 END_TEST
 
 static Suite *passes_suite(void)
 {
     Suite *suite = suite_create("passes");
-    TCase *flatten = tcase_create("flatten");
-    tcase_add_checked_fixture(flatten, setup, teardown);
+    TCase *flatten = test_case(suite, "flatten", setup, teardown);
     tcase_add_test(flatten, flatten_makes_row_major_offsets);
     tcase_add_test(flatten, flatten_subtracts_region_mins);
     tcase_add_test(flatten, flatten_wmma_memory_index);
     tcase_add_test(flatten, flatten_leaves_flat_kernels_alone);
-    suite_add_tcase(suite, flatten);
 
-    TCase *simplify = tcase_create("simplify");
-    tcase_add_checked_fixture(simplify, setup, teardown);
+    TCase *simplify = test_case(suite, "simplify", setup, teardown);
     tcase_add_test(simplify, simplify_removes_unit_loops);
     tcase_add_test(simplify, simplify_unit_loop_takes_its_min);
     tcase_add_test(simplify, simplify_keeps_thread_loops_of_one);
     tcase_add_test(simplify, simplify_folds_arithmetic_with_loop_ranges);
-    suite_add_tcase(suite, simplify);
 
-    TCase *vectorize = tcase_create("vectorize");
-    tcase_add_checked_fixture(vectorize, setup, teardown);
+    TCase *vectorize = test_case(suite, "vectorize", setup, teardown);
     tcase_add_test(vectorize, vectorize_contiguous_store_becomes_ramp);
     tcase_add_test(vectorize, vectorize_through_a_cast);
     tcase_add_test(vectorize, vectorize_non_contiguous_stays_scalar);
     tcase_add_test(vectorize, vectorize_ignores_other_loops);
     tcase_add_test(vectorize, vectorize_select_with_a_shared_condition);
     tcase_add_test(vectorize, vectorize_select_whose_condition_differs_between_lanes_stays_scalar);
-    suite_add_tcase(suite, vectorize);
 
-    TCase *unroll = tcase_create("unroll");
-    tcase_add_checked_fixture(unroll, setup, teardown);
+    TCase *unroll = test_case(suite, "unroll", setup, teardown);
     tcase_add_test(unroll, unroll_auto_replicates_loops_within_the_step_budget);
     tcase_add_test(unroll, unroll_auto_counts_the_steps_of_nests);
     tcase_add_test(unroll, unroll_max_step_zero_unrolls_nothing_automatically);
     tcase_add_test(unroll, unroll_explicit_loops_always);
     tcase_add_test(unroll, unroll_keeps_loops_it_cannot_count);
-    suite_add_tcase(suite, unroll);
 
-    TCase *sync = tcase_create("thread_sync");
-    tcase_add_checked_fixture(sync, setup, teardown);
+    TCase *sync = test_case(suite, "thread_sync", setup, teardown);
     tcase_add_test(sync, thread_sync_barrier_before_read_after_write);
     tcase_add_test(sync, thread_sync_barrier_before_write_after_read);
     tcase_add_test(sync, thread_sync_barrier_across_loop_iterations);
@@ -1082,20 +917,16 @@ static Suite *passes_suite(void)
     tcase_add_test(sync, thread_sync_wmma_shared_accesses);
     tcase_add_test(sync, thread_sync_barrier_stays_out_of_guarded_code);
     tcase_add_test(sync, thread_sync_guarded_write_then_read);
-    suite_add_tcase(suite, sync);
 
-    TCase *pipeline = tcase_create("pipeline");
-    tcase_add_checked_fixture(pipeline, setup, teardown);
+    TCase *pipeline = test_case(suite, "pipeline", setup, teardown);
     tcase_add_test(pipeline, pass_names_in_pipeline_order);
     tcase_add_test(pipeline, print_after_fires_once_for_a_named_pass);
     tcase_add_test(pipeline, print_after_shows_that_pass_s_output);
     tcase_add_test(pipeline, print_after_all_fires_once_per_pass);
     tcase_add_test(pipeline, print_after_unknown_pass_is_an_error);
     tcase_add_test(pipeline, print_after_without_callback_is_quiet);
-    suite_add_tcase(suite, pipeline);
 
-    TCase *tutorial = tcase_create("tutorial");
-    tcase_add_checked_fixture(tutorial, setup, teardown);
+    TCase *tutorial = test_case(suite, "tutorial", tutorial_setup, tutorial_teardown);
     tcase_set_timeout(tutorial, 60);
     tcase_add_test(tutorial, tutorial_allocations_are_the_tutorial_s);
     tcase_add_test(tutorial, tutorial_launch_shape);
@@ -1103,11 +934,7 @@ static Suite *passes_suite(void)
     tcase_add_test(tutorial, tutorial_tensor_core_operations);
     tcase_add_test(tutorial, tutorial_filter_copy_is_vectorized);
     tcase_add_test(tutorial, tutorial_lowers_the_same_twice);
-    suite_add_tcase(suite, tutorial);
     return suite;
 }
 
-int main(void)
-{
-    return tcc_test_run(passes_suite());
-}
+TEST_MAIN(passes_suite)

@@ -81,15 +81,15 @@ START_TEST(test_open_without_driver)
 {
     if (driver_present())
         return; /* covered by the device tests below */
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     /* Repeated, so a leak on the failure path would stand out under LeakSanitizer. */
     for (int i = 0; i < 50; i++) {
         tcc_device *device = (tcc_device *)&device; /* must be reset to NULL */
         ck_assert_int_eq(tcc_device_open(ctx, 0, &device), TCC_ERROR_CUDA);
         ck_assert_ptr_null(device);
-        tcc_assert_contains(tcc_last_error(ctx), "cannot load libcuda.so.1");
-        tcc_assert_contains(tcc_last_error(ctx), "no NVIDIA driver");
-        tcc_assert_one_line(ctx);
+        assert_contains(tcc_last_error(ctx), "cannot load libcuda.so.1");
+        assert_contains(tcc_last_error(ctx), "no NVIDIA driver");
+        assert_one_line(ctx);
     }
     tcc_context_destroy(ctx);
 }
@@ -97,9 +97,9 @@ END_TEST
 
 START_TEST(test_null_handles)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     ck_assert_int_eq(tcc_device_open(ctx, 0, NULL), TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "out is NULL");
+    assert_contains(tcc_last_error(ctx), "out is NULL");
     tcc_device_close(NULL);
     tcc_device_buffer_free(NULL);
     tcc_loaded_kernel_destroy(NULL);
@@ -127,68 +127,99 @@ typedef struct Gpu {
     tcc_device *device;
 } Gpu;
 
-/* Opens device 0, or returns false (the test passes vacuously) where there is no driver. */
-static bool open_gpu(Gpu *gpu)
+/* Device 0, opened by the device tests' fixture; without a driver its device stays NULL and
+ * each test returns at once (it passes vacuously). */
+static Gpu gpu;
+
+/* Opens device 0, or returns false where there is no driver. */
+static bool open_gpu(Gpu *g)
 {
     if (!driver_present())
         return false;
-    gpu->ctx = tcc_test_context();
-    ck_assert_msg(tcc_device_open(gpu->ctx, 0, &gpu->device) == TCC_OK, "%s",
-                  tcc_last_error(gpu->ctx));
+    g->ctx = test_context();
+    ck_assert_msg(tcc_device_open(g->ctx, 0, &g->device) == TCC_OK, "%s", tcc_last_error(g->ctx));
     return true;
 }
 
-static void close_gpu(Gpu *gpu)
+static void close_gpu(Gpu *g)
 {
-    tcc_device_close(gpu->device);
-    tcc_context_destroy(gpu->ctx);
+    tcc_device_close(g->device);
+    tcc_context_destroy(g->ctx);
+    *g = (Gpu){NULL, NULL};
 }
 
-static tcc_device_buffer *alloc_buffer(Gpu *gpu, size_t bytes)
+static void gpu_setup(void)
+{
+    open_gpu(&gpu);
+}
+
+static void gpu_teardown(void)
+{
+    if (gpu.ctx)
+        close_gpu(&gpu);
+}
+
+static tcc_device_buffer *alloc_buffer(size_t bytes)
 {
     tcc_device_buffer *buffer = NULL;
-    ck_assert_msg(tcc_device_buffer_alloc(gpu->device, bytes, &buffer) == TCC_OK, "%s",
-                  tcc_last_error(gpu->ctx));
+    ck_assert_msg(tcc_device_buffer_alloc(gpu.device, bytes, &buffer) == TCC_OK, "%s",
+                  tcc_last_error(gpu.ctx));
     return buffer;
+}
+
+/* The double kernel's input and output: COUNT floats each. */
+static void alloc_pair(tcc_device_buffer *buffers[2])
+{
+    buffers[0] = alloc_buffer(sizeof(float) * COUNT);
+    buffers[1] = alloc_buffer(sizeof(float) * COUNT);
+}
+
+static void free_pair(tcc_device_buffer *buffers[2])
+{
+    tcc_device_buffer_free(buffers[0]);
+    tcc_device_buffer_free(buffers[1]);
+}
+
+/* k loaded on the device; the load must succeed. */
+static tcc_loaded_kernel *load(const tcc_kernel *k)
+{
+    tcc_loaded_kernel *loaded = NULL;
+    ck_assert_msg(tcc_kernel_load(gpu.device, k, &loaded) == TCC_OK, "%s", tcc_last_error(gpu.ctx));
+    return loaded;
 }
 
 START_TEST(test_device_info)
 {
-    Gpu gpu;
-    if (!open_gpu(&gpu))
+    if (!gpu.device)
         return;
     ck_assert_int_gt((int)strlen(tcc_device_name(gpu.device)), 0);
     ck_assert_int_ge(tcc_device_arch(gpu.device), 70);
     close_gpu(&gpu);
     /* Opening again after a close works (the driver library is loaded afresh). */
     ck_assert(open_gpu(&gpu));
-    close_gpu(&gpu);
 }
 END_TEST
 
 START_TEST(test_bad_ordinal)
 {
-    Gpu gpu;
-    if (!open_gpu(&gpu))
+    if (!gpu.device)
         return;
     tcc_device *other = NULL;
     ck_assert_int_eq(tcc_device_open(gpu.ctx, 9999, &other), TCC_ERROR_CUDA);
     ck_assert_ptr_null(other);
-    tcc_assert_contains(tcc_last_error(gpu.ctx), "cuDeviceGet failed for device 9999: CUDA_ERROR_");
-    tcc_assert_one_line(gpu.ctx);
-    close_gpu(&gpu);
+    assert_contains(tcc_last_error(gpu.ctx), "cuDeviceGet failed for device 9999: CUDA_ERROR_");
+    assert_one_line(gpu.ctx);
 }
 END_TEST
 
 START_TEST(test_buffers)
 {
-    Gpu gpu;
-    if (!open_gpu(&gpu))
+    if (!gpu.device)
         return;
     unsigned char up[100], down[100];
     for (int i = 0; i < 100; i++)
         up[i] = (unsigned char)i;
-    tcc_device_buffer *buffer = alloc_buffer(&gpu, sizeof up);
+    tcc_device_buffer *buffer = alloc_buffer(sizeof up);
     ck_assert_int_eq(tcc_device_buffer_upload(buffer, up, sizeof up), TCC_OK);
     ck_assert_int_eq(tcc_device_buffer_download(buffer, down, sizeof down), TCC_OK);
     ck_assert_mem_eq(up, down, sizeof up);
@@ -198,36 +229,33 @@ START_TEST(test_buffers)
         ck_assert_uint_eq(down[i], 0xab);
 
     ck_assert_int_eq(tcc_device_buffer_upload(buffer, up, 101), TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(gpu.ctx), "101 bytes do not fit in a buffer of 100");
+    assert_contains(tcc_last_error(gpu.ctx), "101 bytes do not fit in a buffer of 100");
     ck_assert_int_eq(tcc_device_buffer_download(buffer, NULL, 10), TCC_ERROR_INVALID_ARGUMENT);
     tcc_device_buffer *empty = NULL;
     ck_assert_int_eq(tcc_device_buffer_alloc(gpu.device, 0, &empty), TCC_ERROR_INVALID_ARGUMENT);
     ck_assert_ptr_null(empty);
     /* More memory than any GPU has: the driver's error comes back. */
     ck_assert_int_eq(tcc_device_buffer_alloc(gpu.device, (size_t)1 << 50, &empty), TCC_ERROR_CUDA);
-    tcc_assert_contains(tcc_last_error(gpu.ctx), "cuMemAlloc failed for 1125899906842624 bytes: "
-                                                 "CUDA_ERROR_OUT_OF_MEMORY");
+    assert_contains(tcc_last_error(gpu.ctx), "cuMemAlloc failed for 1125899906842624 bytes: "
+                                             "CUDA_ERROR_OUT_OF_MEMORY");
     ck_assert_ptr_null(empty);
     tcc_device_buffer_free(buffer);
-    close_gpu(&gpu);
 }
 END_TEST
 
 START_TEST(test_load_launch_and_time)
 {
-    Gpu gpu;
-    if (!open_gpu(&gpu))
+    if (!gpu.device)
         return;
     float in[COUNT], out[COUNT];
     for (int i = 0; i < COUNT; i++)
         in[i] = (float)i - 100.0f;
-    tcc_device_buffer *buffers[2] = {alloc_buffer(&gpu, sizeof in), alloc_buffer(&gpu, sizeof out)};
+    tcc_device_buffer *buffers[2];
+    alloc_pair(buffers);
     ck_assert_int_eq(tcc_device_buffer_upload(buffers[0], in, sizeof in), TCC_OK);
     ck_assert_int_eq(tcc_device_buffer_fill_bytes(buffers[1], 0xff), TCC_OK);
 
-    tcc_loaded_kernel *loaded = NULL;
-    ck_assert_msg(tcc_kernel_load(gpu.device, &double_kernel, &loaded) == TCC_OK, "%s",
-                  tcc_last_error(gpu.ctx));
+    tcc_loaded_kernel *loaded = load(&double_kernel);
     ck_assert_msg(tcc_kernel_launch(loaded, 2, buffers) == TCC_OK, "%s", tcc_last_error(gpu.ctx));
     ck_assert_int_eq(tcc_device_buffer_download(buffers[1], out, sizeof out), TCC_OK);
     for (int i = 0; i < COUNT; i++)
@@ -241,16 +269,13 @@ START_TEST(test_load_launch_and_time)
     ck_assert_int_eq(tcc_kernel_launch(loaded, 2, (tcc_device_buffer *[]){buffers[0], NULL}),
                      TCC_ERROR_INVALID_ARGUMENT);
     tcc_loaded_kernel_destroy(loaded);
-    tcc_device_buffer_free(buffers[0]);
-    tcc_device_buffer_free(buffers[1]);
-    close_gpu(&gpu);
+    free_pair(buffers);
 }
 END_TEST
 
 START_TEST(test_rejected_module_reports_jit_log)
 {
-    Gpu gpu;
-    if (!open_gpu(&gpu))
+    if (!gpu.device)
         return;
     static const char bad_ptx[] = ".version 7.0\n.target sm_70\n.address_size 64\n"
                                   ".visible .entry broken()\n{\n    bogus.instruction;\n"
@@ -263,48 +288,44 @@ START_TEST(test_rejected_module_reports_jit_log)
     tcc_loaded_kernel *loaded = (tcc_loaded_kernel *)&broken;
     ck_assert_int_eq(tcc_kernel_load(gpu.device, &broken, &loaded), TCC_ERROR_CUDA);
     ck_assert_ptr_null(loaded);
-    tcc_assert_contains(tcc_last_error(gpu.ctx), "cuModuleLoadDataEx failed for kernel 'broken': "
-                                                 "CUDA_ERROR_INVALID_PTX");
-    tcc_assert_contains(tcc_last_error(gpu.ctx), "bogus");
-    tcc_assert_one_line(gpu.ctx);
+    assert_contains(tcc_last_error(gpu.ctx), "cuModuleLoadDataEx failed for kernel 'broken': "
+                                             "CUDA_ERROR_INVALID_PTX");
+    assert_contains(tcc_last_error(gpu.ctx), "bogus");
+    assert_one_line(gpu.ctx);
 
     tcc_kernel misnamed = double_kernel;
     misnamed.name = (char *)"not_in_module";
     ck_assert_int_eq(tcc_kernel_load(gpu.device, &misnamed, &loaded), TCC_ERROR_CUDA);
-    tcc_assert_contains(tcc_last_error(gpu.ctx), "cuModuleGetFunction failed for kernel "
-                                                 "'not_in_module': CUDA_ERROR_NOT_FOUND");
+    assert_contains(tcc_last_error(gpu.ctx), "cuModuleGetFunction failed for kernel "
+                                             "'not_in_module': CUDA_ERROR_NOT_FOUND");
     tcc_kernel no_ptx = double_kernel;
     no_ptx.ptx = (char *)"";
     ck_assert_int_eq(tcc_kernel_load(gpu.device, &no_ptx, &loaded), TCC_ERROR_INVALID_ARGUMENT);
     tcc_kernel zero_block = double_kernel;
     zero_block.block[1] = 0;
     ck_assert_int_eq(tcc_kernel_load(gpu.device, &zero_block, &loaded), TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(gpu.ctx), "block dimension 1 is 0");
-    close_gpu(&gpu);
+    assert_contains(tcc_last_error(gpu.ctx), "block dimension 1 is 0");
 }
 END_TEST
 
 START_TEST(test_launch_errors)
 {
-    Gpu gpu;
-    if (!open_gpu(&gpu))
+    if (!gpu.device)
         return;
     tcc_kernel huge_block = double_kernel;
     huge_block.block[0] = 4096; /* above every GPU's 1024 threads per block */
-    tcc_loaded_kernel *loaded = NULL;
-    ck_assert_int_eq(tcc_kernel_load(gpu.device, &huge_block, &loaded), TCC_OK);
-    tcc_device_buffer *buffers[2] = {alloc_buffer(&gpu, 4 * COUNT), alloc_buffer(&gpu, 4 * COUNT)};
+    tcc_loaded_kernel *loaded = load(&huge_block);
+    tcc_device_buffer *buffers[2];
+    alloc_pair(buffers);
     ck_assert_int_eq(tcc_kernel_launch(loaded, 2, buffers), TCC_ERROR_CUDA);
-    tcc_assert_contains(tcc_last_error(gpu.ctx),
-                        "cuLaunchKernel failed for kernel 'tcc_test_double' (grid 4x1x1, block "
-                        "4096x1x1): CUDA_ERROR_INVALID_VALUE");
+    assert_contains(tcc_last_error(gpu.ctx),
+                    "cuLaunchKernel failed for kernel 'tcc_test_double' (grid 4x1x1, block "
+                    "4096x1x1): CUDA_ERROR_INVALID_VALUE");
     double ms;
     ck_assert_int_eq(tcc_kernel_time(loaded, 2, buffers, 1, 3, &ms), TCC_ERROR_CUDA);
-    tcc_assert_contains(tcc_last_error(gpu.ctx), "cuLaunchKernel failed");
+    assert_contains(tcc_last_error(gpu.ctx), "cuLaunchKernel failed");
     tcc_loaded_kernel_destroy(loaded);
-    tcc_device_buffer_free(buffers[0]);
-    tcc_device_buffer_free(buffers[1]);
-    close_gpu(&gpu);
+    free_pair(buffers);
 }
 END_TEST
 
@@ -312,35 +333,30 @@ END_TEST
  * context unusable, so this test runs last (and, forked, alone). */
 START_TEST(test_fault_is_reported)
 {
-    Gpu gpu;
-    if (!open_gpu(&gpu))
+    if (!gpu.device)
         return;
     tcc_kernel fault = {.name = (char *)"tcc_test_fault",
                         .ptx = (char *)fault_ptx,
                         .grid = {1, 1, 1},
                         .block = {1, 1, 1},
                         .shared_bytes = 0};
-    tcc_loaded_kernel *loaded = NULL;
-    ck_assert_msg(tcc_kernel_load(gpu.device, &fault, &loaded) == TCC_OK, "%s",
-                  tcc_last_error(gpu.ctx));
+    tcc_loaded_kernel *loaded = load(&fault);
     ck_assert_int_eq(tcc_kernel_launch(loaded, 0, NULL), TCC_ERROR_CUDA);
-    tcc_assert_contains(tcc_last_error(gpu.ctx),
-                        "cuCtxSynchronize failed after kernel 'tcc_test_fault': CUDA_ERROR_");
-    tcc_assert_one_line(gpu.ctx);
+    assert_contains(tcc_last_error(gpu.ctx),
+                    "cuCtxSynchronize failed after kernel 'tcc_test_fault': CUDA_ERROR_");
+    assert_one_line(gpu.ctx);
     tcc_loaded_kernel_destroy(loaded);
-    close_gpu(&gpu);
 }
 END_TEST
 
 static Suite *runtime_suite(void)
 {
     Suite *suite = suite_create("runtime");
-    TCase *no_driver = tcase_create("no_driver");
+    TCase *no_driver = test_case(suite, "no_driver", NULL, NULL);
     tcase_add_test(no_driver, test_open_without_driver);
     tcase_add_test(no_driver, test_null_handles);
-    suite_add_tcase(suite, no_driver);
 
-    TCase *device = tcase_create("device");
+    TCase *device = test_case(suite, "device", gpu_setup, gpu_teardown);
     tcase_set_timeout(device, 60);
     tcase_add_test(device, test_device_info);
     tcase_add_test(device, test_bad_ordinal);
@@ -349,11 +365,7 @@ static Suite *runtime_suite(void)
     tcase_add_test(device, test_rejected_module_reports_jit_log);
     tcase_add_test(device, test_launch_errors);
     tcase_add_test(device, test_fault_is_reported);
-    suite_add_tcase(suite, device);
     return suite;
 }
 
-int main(void)
-{
-    return tcc_test_run(runtime_suite());
-}
+TEST_MAIN(runtime_suite)

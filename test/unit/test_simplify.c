@@ -5,80 +5,17 @@
  * ranges of enclosing loops. A randomized check at the end compares values before and
  * after simplification over whole ranges.
  */
-#include "ir/ir.h"
-#include "support.h"
+#include "ir_support.h"
 
 #include <check.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-static Arena *arena;
-static Var *vx, *vy, *vz;
-static Expr *x, *y, *z;
-
-static void setup(void)
-{
-    arena = tci_arena_create();
-    ck_assert_ptr_nonnull(arena);
-    vx = tci_var(arena, "x", 0);
-    vy = tci_var(arena, "y", 1);
-    vz = tci_var(arena, "z", 2);
-    x = tci_ir_var(arena, vx);
-    y = tci_ir_var(arena, vy);
-    z = tci_ir_var(arena, vz);
-}
-
-static void teardown(void)
-{
-    tci_arena_destroy(arena);
-    arena = NULL;
-}
-
-static Expr *num(int64_t value)
-{
-    return tci_ir_int(arena, value);
-}
-
-static Expr *bin(ExprKind kind, Expr *a, Expr *b)
-{
-    return tci_ir_binary(arena, kind, a, b);
-}
-
-static Expr *add(Expr *a, Expr *b)
-{
-    return bin(EXPR_ADD, a, b);
-}
-static Expr *sub(Expr *a, Expr *b)
-{
-    return bin(EXPR_SUB, a, b);
-}
-static Expr *mul(Expr *a, int64_t c)
-{
-    return bin(EXPR_MUL, a, num(c));
-}
-static Expr *div_(Expr *a, int64_t c)
-{
-    return bin(EXPR_DIV, a, num(c));
-}
-static Expr *mod(Expr *a, int64_t c)
-{
-    return bin(EXPR_MOD, a, num(c));
-}
-
-static char *text_of(const Expr *e)
-{
-    StrBuf sb;
-    tci_strbuf_init(&sb);
-    tci_print_expr(&sb, e);
-    ck_assert(!sb.failed);
-    return sb.data;
-}
-
 /* Fails unless e, simplified with `ranges`, prints as `expected`. */
 static void check_simplify(Expr *e, int nrange, const VarRange *ranges, const char *expected)
 {
-    char *text = text_of(tci_simplify(arena, e, nrange, ranges));
+    char *text = expr_text(tci_simplify(arena, e, nrange, ranges));
     ck_assert_msg(strcmp(text, expected) == 0, "simplified to \"%s\", expected \"%s\"", text,
                   expected);
     free(text);
@@ -87,21 +24,6 @@ static void check_simplify(Expr *e, int nrange, const VarRange *ranges, const ch
 static void check_plain(Expr *e, const char *expected)
 {
     check_simplify(e, 0, NULL, expected);
-}
-
-static void check_stmt(const Stmt *s, const char *expected)
-{
-    StrBuf sb;
-    tci_strbuf_init(&sb);
-    tci_print_stmt(&sb, s, 0);
-    ck_assert(!sb.failed);
-    ck_assert_str_eq(sb.data, expected);
-    tci_strbuf_free(&sb);
-}
-
-static Buffer *buffer1(const char *name, int64_t size)
-{
-    return tci_ir_buffer(arena, name, TCC_FLOAT32, TCC_SCOPE_GLOBAL, 1, &size);
 }
 
 /* ---- linear arithmetic -------------------------------------------------------------- */
@@ -254,10 +176,7 @@ END_TEST
 
 static void check_bool(Expr *e, int nrange, const VarRange *ranges, bool value)
 {
-    Expr *s = tci_simplify(arena, e, nrange, ranges);
-    ck_assert_int_eq(s->kind, EXPR_INT);
-    ck_assert_int_eq(s->type, TCC_BOOL);
-    ck_assert_int_eq(s->int_value, value);
+    check_int(tci_simplify(arena, e, nrange, ranges), TCC_BOOL, value);
 }
 
 START_TEST(comparisons_decided_from_ranges)
@@ -322,15 +241,12 @@ END_TEST
 START_TEST(simplify_reaches_inside_other_nodes)
 {
     /* Loads, casts and selects are atoms whose insides are simplified too. */
-    int64_t size = 64;
-    Buffer *b = tci_ir_buffer(arena, "B", TCC_FLOAT16, TCC_SCOPE_GLOBAL, 1, &size);
+    Buffer *b = buffer1("B", TCC_FLOAT16, TCC_SCOPE_GLOBAL, 64);
     Expr *index[1] = {sub(add(x, y), x)};
     Expr *load = tci_ir_load(arena, b, 1, index);
     check_plain(tci_ir_cast(arena, TCC_FLOAT32, load), "float32(B[y])");
     /* The same load twice is one atom with coefficient 2 (index arithmetic only). */
-    Expr *ia[1] = {y};
-    Expr *int_load = tci_ir_load(
-        arena, tci_ir_buffer(arena, "I", TCC_INT32, TCC_SCOPE_GLOBAL, 1, (int64_t[]){8}), 1, ia);
+    Expr *int_load = load1(buffer1("I", TCC_INT32, TCC_SCOPE_GLOBAL, 8), y);
     check_plain(add(int_load, int_load), "I[y] * 2");
     /* Float arithmetic is left alone (it is not exact). */
     Expr *f = tci_ir_cast(arena, TCC_FLOAT32, load);
@@ -353,10 +269,10 @@ END_TEST
 
 START_TEST(stmt_uses_ranges_of_enclosing_loops)
 {
-    Buffer *b = buffer1("B", 256);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 256);
     Expr *index = div_(add(mul(x, 16), y), 16);
-    Stmt *store = tci_stmt_store(arena, b, 1, &index, num(0));
-    Stmt *inner = tci_stmt_for(arena, vy, num(0), num(16), FOR_SERIAL, store);
+    Stmt *store = store1(b, index, num(0));
+    Stmt *inner = loop(vy, 16, FOR_SERIAL, store);
     Stmt *outer = tci_stmt_for(arena, vx, num(0), mul(num(4), 4), FOR_SERIAL, inner);
     check_stmt(tci_simplify_stmt(arena, outer), "for x in 0..16 {\n"
                                                 "  for y in 0..16 {\n"
@@ -371,28 +287,26 @@ END_TEST
 START_TEST(stmt_ranges_follow_loop_min)
 {
     /* for y in 16..32: y / 16 is 1 and y < 32 always holds. */
-    Buffer *b = buffer1("B", 256);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 256);
     Expr *index = add(div_(y, 16), div_(sub(y, num(16)), 16));
-    Stmt *store = tci_stmt_store(arena, b, 1, &index, num(0));
+    Stmt *store = store1(b, index, num(0));
     Stmt *guarded = tci_stmt_if(arena, bin(EXPR_LT, y, num(32)), store, NULL);
-    Stmt *loop = tci_stmt_for(arena, vy, num(16), num(16), FOR_SERIAL, guarded);
-    check_stmt(tci_simplify_stmt(arena, loop), "for y in 16..32 {\n  B[1] = 0\n}\n");
+    Stmt *nest = tci_stmt_for(arena, vy, num(16), num(16), FOR_SERIAL, guarded);
+    check_stmt(tci_simplify_stmt(arena, nest), "for y in 16..32 {\n  B[1] = 0\n}\n");
     /* y - 16 lies in [0, 16) here, so (y - 16) % 16 is y - 16. */
     Expr *rem = mod(sub(y, num(16)), 16);
-    Stmt *loop2 = tci_stmt_for(arena, vy, num(16), num(16), FOR_SERIAL,
-                               tci_stmt_store(arena, b, 1, &rem, num(0)));
-    check_stmt(tci_simplify_stmt(arena, loop2), "for y in 16..32 {\n  B[y - 16] = 0\n}\n");
+    Stmt *nest2 = tci_stmt_for(arena, vy, num(16), num(16), FOR_SERIAL, store1(b, rem, num(0)));
+    check_stmt(tci_simplify_stmt(arena, nest2), "for y in 16..32 {\n  B[y - 16] = 0\n}\n");
 }
 END_TEST
 
 START_TEST(stmt_thread_loops_give_ranges_too)
 {
     /* A launch gives its variable the range [0, extent): the guard goes. */
-    Buffer *b = buffer1("B", 256);
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 256);
     Var *tx = tci_var(arena, "threadIdx.x", 3);
     Expr *cond = bin(EXPR_LT, tci_ir_var(arena, tx), num(32));
-    Expr *index2 = tci_ir_var(arena, tx);
-    Stmt *guarded = tci_stmt_if(arena, cond, tci_stmt_store(arena, b, 1, &index2, num(1)), NULL);
+    Stmt *guarded = tci_stmt_if(arena, cond, store1(b, tci_ir_var(arena, tx), num(1)), NULL);
     Stmt *thread = tci_stmt_thread(arena, tx, TCC_THREAD_X, 32, guarded);
     check_stmt(tci_simplify_stmt(arena, thread),
                "launch threadIdx.x in 0..32 {\n  B[threadIdx.x] = 1\n}\n");
@@ -401,45 +315,34 @@ END_TEST
 
 START_TEST(stmt_decided_branches_are_replaced)
 {
-    Buffer *b = buffer1("B", 16);
-    Expr *i0 = num(0), *i1 = num(1);
-    Stmt *then_body = tci_stmt_store(arena, b, 1, &i0, num(10));
-    Stmt *else_body = tci_stmt_store(arena, b, 1, &i1, num(20));
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 16);
+    Stmt *then_body = store1(b, num(0), num(10));
+    Stmt *else_body = store1(b, num(1), num(20));
     Stmt *taken = tci_stmt_if(arena, bin(EXPR_LT, x, num(16)), then_body, else_body);
-    Stmt *loop = tci_stmt_for(arena, vx, num(0), num(16), FOR_SERIAL, taken);
-    check_stmt(tci_simplify_stmt(arena, loop), "for x in 0..16 {\n  B[0] = 10\n}\n");
+    Stmt *nest = loop(vx, 16, FOR_SERIAL, taken);
+    check_stmt(tci_simplify_stmt(arena, nest), "for x in 0..16 {\n  B[0] = 10\n}\n");
     Stmt *not_taken = tci_stmt_if(arena, bin(EXPR_LT, num(16), x), then_body, else_body);
-    loop = tci_stmt_for(arena, vx, num(0), num(16), FOR_SERIAL, not_taken);
-    check_stmt(tci_simplify_stmt(arena, loop), "for x in 0..16 {\n  B[1] = 20\n}\n");
+    nest = loop(vx, 16, FOR_SERIAL, not_taken);
+    check_stmt(tci_simplify_stmt(arena, nest), "for x in 0..16 {\n  B[1] = 20\n}\n");
     /* A false guard without an else leaves an empty body. */
     Stmt *dropped = tci_stmt_if(arena, bin(EXPR_LE, num(16), x), then_body, NULL);
-    loop = tci_stmt_for(arena, vx, num(0), num(16), FOR_SERIAL, dropped);
-    check_stmt(tci_simplify_stmt(arena, loop), "for x in 0..16 {\n}\n");
+    nest = loop(vx, 16, FOR_SERIAL, dropped);
+    check_stmt(tci_simplify_stmt(arena, nest), "for x in 0..16 {\n}\n");
     /* An undecided guard stays, with its condition simplified. */
     Stmt *kept = tci_stmt_if(arena, bin(EXPR_LT, add(x, num(8)), num(16)), then_body, NULL);
-    loop = tci_stmt_for(arena, vx, num(0), num(16), FOR_SERIAL, kept);
-    check_stmt(tci_simplify_stmt(arena, loop),
+    nest = loop(vx, 16, FOR_SERIAL, kept);
+    check_stmt(tci_simplify_stmt(arena, nest),
                "for x in 0..16 {\n  if (x < 8) {\n    B[0] = 10\n  }\n}\n");
 }
 END_TEST
 
 START_TEST(stmt_simplifies_wmma_indices)
 {
-    int64_t shape = 256 * 8;
-    Buffer *frag = tci_ir_buffer(arena, "F", TCC_FLOAT32, TCC_SCOPE_WMMA_ACCUMULATOR, 1, &shape);
-    Buffer *mem = buffer1("C", 4096);
+    Buffer *frag = f32_buffer("F", TCC_SCOPE_WMMA_ACCUMULATOR, 256 * 8);
+    Buffer *mem = f32_buffer("C", TCC_SCOPE_GLOBAL, 4096);
     Expr *memory[1] = {sub(add(mul(x, 256), num(16)), num(16))};
-    WmmaStmt w = {.op = WMMA_STORE,
-                  .m = 16,
-                  .n = 16,
-                  .k = 16,
-                  .fragment = frag,
-                  .fragment_index = div_(add(mul(x, 16), y), 16),
-                  .memory = mem,
-                  .nindex = 1,
-                  .memory_index = memory,
-                  .stride = 16};
-    Stmt *inner = tci_stmt_for(arena, vy, num(0), num(16), FOR_SERIAL, tci_stmt_wmma(arena, &w));
+    WmmaStmt w = wmma_op(WMMA_STORE, 16, 16, 16, frag, div_(add(mul(x, 16), y), 16));
+    Stmt *inner = loop(vy, 16, FOR_SERIAL, wmma_memory(w, mem, 1, memory, 16));
     check_stmt(tci_simplify_stmt(arena, inner),
                "for y in 0..16 {\n"
                "  wmma.store_matrix(&C[x * 256], F[x], stride 16, row_major)    // m16n16k16\n"
@@ -540,20 +443,20 @@ static int64_t eval(const Expr *e, bool *bad)
 
 static Expr *random_int_expr(uint64_t *state, int depth)
 {
-    if (depth == 0 || tcc_test_random_below(state, 4) == 0) {
-        if (tcc_test_random_below(state, 2))
-            return tci_ir_var(arena, rand_vars[tcc_test_random_below(state, 3)]);
-        return num(tcc_test_random_below(state, 41) - 20);
+    if (depth == 0 || test_random_below(state, 4) == 0) {
+        if (test_random_below(state, 2))
+            return tci_ir_var(arena, rand_vars[test_random_below(state, 3)]);
+        return num(test_random_below(state, 41) - 20);
     }
     static const ExprKind kinds[] = {EXPR_ADD, EXPR_SUB, EXPR_MUL, EXPR_DIV, EXPR_MOD};
-    ExprKind kind = kinds[tcc_test_random_below(state, 5)];
+    ExprKind kind = kinds[test_random_below(state, 5)];
     Expr *a = random_int_expr(state, depth - 1);
     /* Mostly constant multipliers and divisors, as index arithmetic has. */
     Expr *b;
-    if (kind == EXPR_MUL && tcc_test_random_below(state, 4))
-        b = num(tcc_test_random_below(state, 17) - 8);
-    else if ((kind == EXPR_DIV || kind == EXPR_MOD) && tcc_test_random_below(state, 4))
-        b = num(1 + tcc_test_random_below(state, 16));
+    if (kind == EXPR_MUL && test_random_below(state, 4))
+        b = num(test_random_below(state, 17) - 8);
+    else if ((kind == EXPR_DIV || kind == EXPR_MOD) && test_random_below(state, 4))
+        b = num(1 + test_random_below(state, 16));
     else
         b = random_int_expr(state, depth - 1);
     return bin(kind, a, b);
@@ -562,10 +465,10 @@ static Expr *random_int_expr(uint64_t *state, int depth)
 static Expr *random_bool_expr(uint64_t *state, int depth)
 {
     static const ExprKind cmp[] = {EXPR_LT, EXPR_LE, EXPR_EQ, EXPR_NE};
-    if (depth > 0 && tcc_test_random_below(state, 3) == 0)
-        return bin(tcc_test_random_below(state, 2) ? EXPR_AND : EXPR_OR,
+    if (depth > 0 && test_random_below(state, 3) == 0)
+        return bin(test_random_below(state, 2) ? EXPR_AND : EXPR_OR,
                    random_bool_expr(state, depth - 1), random_bool_expr(state, depth - 1));
-    return bin(cmp[tcc_test_random_below(state, 4)], random_int_expr(state, 2),
+    return bin(cmp[test_random_below(state, 4)], random_int_expr(state, 2),
                random_int_expr(state, 2));
 }
 
@@ -580,11 +483,11 @@ START_TEST(random_expressions_keep_their_values)
         rand_vars[2] = vz;
         VarRange ranges[3];
         for (int i = 0; i < 3; i++)
-            ranges[i] = (VarRange){rand_vars[i], tcc_test_random_below(&state, 9) - 4,
-                                   1 + tcc_test_random_below(&state, 6)};
-        Expr *e = tcc_test_random_below(&state, 3) == 0 ? random_bool_expr(&state, 2)
-                                                        : random_int_expr(&state, 4);
-        int nrange = (int)tcc_test_random_below(&state, 2) * 3;
+            ranges[i] = (VarRange){rand_vars[i], test_random_below(&state, 9) - 4,
+                                   1 + test_random_below(&state, 6)};
+        Expr *e = test_random_below(&state, 3) == 0 ? random_bool_expr(&state, 2)
+                                                    : random_int_expr(&state, 4);
+        int nrange = (int)test_random_below(&state, 2) * 3;
         Expr *s = tci_simplify(arena, e, nrange, ranges);
         for (rand_values[0] = ranges[0].min; rand_values[0] < ranges[0].min + ranges[0].extent;
              rand_values[0]++)
@@ -598,7 +501,7 @@ START_TEST(random_expressions_keep_their_values)
                         continue; /* the original divides by zero: anything goes */
                     int64_t after = eval(s, &bad);
                     if (bad || before != after) {
-                        char *te = text_of(e), *ts = text_of(s);
+                        char *te = expr_text(e), *ts = expr_text(s);
                         ck_abort_msg("trial %d: %s -> %s at x=%lld y=%lld z=%lld: %lld vs %lld%s",
                                      trial, te, ts, (long long)rand_values[0],
                                      (long long)rand_values[1], (long long)rand_values[2],
@@ -634,8 +537,7 @@ END_TEST
 static Suite *simplify_suite(void)
 {
     Suite *suite = suite_create("simplify");
-    TCase *linear = tcase_create("linear");
-    tcase_add_checked_fixture(linear, setup, teardown);
+    TCase *linear = test_case(suite, "linear", ir_setup_xyz, ir_teardown);
     tcase_add_test(linear, like_terms_cancel);
     tcase_add_test(linear, aligned_lane_groups_divide_like_their_first_lane);
     tcase_add_test(linear, constants_fold);
@@ -644,49 +546,35 @@ static Suite *simplify_suite(void)
     tcase_add_test(linear, variables_with_one_value_become_constants);
     tcase_add_test(linear, simplify_reaches_inside_other_nodes);
     tcase_add_test(linear, simplify_of_null_and_leaves);
-    suite_add_tcase(suite, linear);
 
-    TCase *divmod = tcase_create("div_mod");
-    tcase_add_checked_fixture(divmod, setup, teardown);
+    TCase *divmod = test_case(suite, "div_mod", ir_setup_xyz, ir_teardown);
     tcase_add_test(divmod, div_mod_drop_with_ranges);
     tcase_add_test(divmod, div_mod_stay_without_ranges);
     tcase_add_test(divmod, div_mod_of_multiples);
     tcase_add_test(divmod, div_mod_pairs_merge);
     tcase_add_test(divmod, floor_semantics_for_negative_constants);
     tcase_add_test(divmod, division_by_non_constants_is_kept);
-    suite_add_tcase(suite, divmod);
 
-    TCase *logic = tcase_create("logic");
-    tcase_add_checked_fixture(logic, setup, teardown);
+    TCase *logic = test_case(suite, "logic", ir_setup_xyz, ir_teardown);
     tcase_add_test(logic, comparisons_decided_from_ranges);
     tcase_add_test(logic, constant_moves_to_the_right_of_comparisons);
     tcase_add_test(logic, and_or_fold);
-    suite_add_tcase(suite, logic);
 
-    TCase *stmt = tcase_create("stmt");
-    tcase_add_checked_fixture(stmt, setup, teardown);
+    TCase *stmt = test_case(suite, "stmt", ir_setup_xyz, ir_teardown);
     tcase_add_test(stmt, stmt_uses_ranges_of_enclosing_loops);
     tcase_add_test(stmt, stmt_ranges_follow_loop_min);
     tcase_add_test(stmt, stmt_thread_loops_give_ranges_too);
     tcase_add_test(stmt, stmt_decided_branches_are_replaced);
     tcase_add_test(stmt, stmt_simplifies_wmma_indices);
-    suite_add_tcase(suite, stmt);
 
-    TCase *divisor = tcase_create("known_divisor");
-    tcase_add_checked_fixture(divisor, setup, teardown);
+    TCase *divisor = test_case(suite, "known_divisor", ir_setup_xyz, ir_teardown);
     tcase_add_test(divisor, known_divisor_is_the_power_of_two_dividing_every_term);
     tcase_add_test(divisor, known_divisor_of_zero_is_capped);
-    suite_add_tcase(suite, divisor);
 
-    TCase *random = tcase_create("random");
-    tcase_add_checked_fixture(random, setup, teardown);
+    TCase *random = test_case(suite, "random", ir_setup_xyz, ir_teardown);
     tcase_set_timeout(random, 60);
     tcase_add_test(random, random_expressions_keep_their_values);
-    suite_add_tcase(suite, random);
     return suite;
 }
 
-int main(void)
-{
-    return tcc_test_run(simplify_suite());
-}
+TEST_MAIN(simplify_suite)
