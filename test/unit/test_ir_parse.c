@@ -4,10 +4,10 @@
  * malformed text is one error line with its line:column; and the text after every pass
  * of real kernels (the tutorial's convolution, implicit GEMMs) round-trips.
  */
-#include "ir/ir.h"
 #include "driver/driver.h"
+#include "ir/ir.h"
+#include "ir_support.h"
 #include "ops/gemm.h"
-#include "support.h"
 
 #include <check.h>
 #include <math.h>
@@ -16,19 +16,16 @@
 #include <string.h>
 
 static tcc_context *ctx;
-static Arena *arena;
 
 static void setup(void)
 {
-    ctx = tcc_test_context();
-    arena = tci_arena_create();
-    ck_assert_ptr_nonnull(arena);
+    ctx = test_context();
+    ir_setup();
 }
 
 static void teardown(void)
 {
-    tci_arena_destroy(arena);
-    arena = NULL;
+    ir_teardown();
     tcc_context_destroy(ctx);
     ctx = NULL;
 }
@@ -52,19 +49,10 @@ static PrimFunc *parse(const char *text)
     return kernel;
 }
 
-static char *print(const PrimFunc *kernel)
-{
-    StrBuf sb;
-    tci_strbuf_init(&sb);
-    tci_print_prim_func(&sb, kernel);
-    ck_assert(!sb.failed);
-    return sb.data;
-}
-
-/* print(parse(text)) == expected, byte for byte. */
+/* prim_func_text(parse(text)) == expected, byte for byte. */
 static void check_prints(const char *text, const char *expected)
 {
-    char *printed = print(parse(text));
+    char *printed = prim_func_text(parse(text));
     size_t at = 0;
     while (printed[at] && printed[at] == expected[at])
         at++;
@@ -107,7 +95,7 @@ static void check_error(const char *text, const char *expected)
     ck_assert_int_eq(tci_parse_prim_func(ctx, arena, text, &kernel), TCC_ERROR_INVALID_ARGUMENT);
     ck_assert_ptr_null(kernel);
     ck_assert_str_eq(tcc_last_error(ctx), expected);
-    tcc_assert_one_line(ctx);
+    assert_one_line(ctx);
 }
 
 /* ---- every construct reads back as printed ---------------------------------------------- */
@@ -659,7 +647,7 @@ START_TEST(input_ends_anywhere)
         tcc_status status = tci_parse_prim_func(ctx, arena, prefix, &kernel);
         /* Only the final newline may be missing. */
         ck_assert_int_eq(status, cut == n - 1 ? TCC_OK : TCC_ERROR_INVALID_ARGUMENT);
-        tcc_assert_one_line(ctx);
+        assert_one_line(ctx);
         free(prefix);
     }
 }
@@ -681,7 +669,8 @@ static void collect(const char *pass, const char *loop_ir, void *user)
     t->text[t->count++] = strdup(loop_ir);
 }
 
-/* Lowers func printing after every pass, and checks print(parse(text)) == text for each. */
+/* Lowers func printing after every pass, and checks prim_func_text(parse(text)) == text for each.
+ */
 static void check_passes_round_trip(tcc_func *func, int nparam, tcc_tensor *const *params)
 {
     Texts texts = {0};
@@ -692,36 +681,29 @@ static void check_passes_round_trip(tcc_func *func, int nparam, tcc_tensor *cons
     options.print_after_pass = "all";
     options.print_callback = collect;
     options.print_user = &texts;
-    Arena *lowered = tci_arena_create();
-    PrimFunc *kernel = NULL;
-    ck_assert_msg(tci_lower(func, nparam, params, &options, lowered, &kernel) == TCC_OK, "%s",
-                  tcc_last_error(ctx));
+    Lowered lowered = lower(func, nparam, params, &options);
+    ck_assert_msg(lowered.status == TCC_OK, "%s", tcc_last_error(ctx));
     ck_assert_int_eq(texts.count, tcc_pass_count());
     for (int p = 0; p < texts.count; p++) {
         PrimFunc *parsed = NULL;
         ck_assert_msg(tci_parse_prim_func(ctx, arena, texts.text[p], &parsed) == TCC_OK,
                       "after %s: %s", texts.pass[p], tcc_last_error(ctx));
-        char *printed = print(parsed);
+        char *printed = prim_func_text(parsed);
         ck_assert_msg(strcmp(printed, texts.text[p]) == 0, "after %s: got\n%s\nexpected\n%s",
                       texts.pass[p], printed, texts.text[p]);
         ck_assert_int_eq(parsed->nparam, nparam);
         free(printed);
         free(texts.text[p]);
     }
-    tci_arena_destroy(lowered);
+    lowered_free(&lowered);
 }
 
 START_TEST(tutorial_convolution_round_trips_after_every_pass)
 {
     tcc_func *func;
     ck_assert_int_eq(tcc_func_create(ctx, "conv2d", &func), TCC_OK);
-    tcc_conv2d_desc desc;
-    tcc_tutorial_conv2d_desc(&desc);
-    tcc_tutorial_conv2d conv;
-    ck_assert_int_eq(tcc_tutorial_conv2d_define(func, &desc, &conv), TCC_OK);
-    ck_assert_int_eq(tcc_schedule_create(func, 1, &conv.output), TCC_OK);
-    ck_assert_int_eq(tcc_tutorial_conv2d_schedule(func, &conv, NULL), TCC_OK);
-    tcc_tensor *params[3] = {conv.input, conv.filter, conv.output};
+    tcc_tensor *params[3];
+    test_tutorial_conv2d(func, params);
     check_passes_round_trip(func, 3, params);
     tcc_func_destroy(func);
 }
@@ -789,8 +771,7 @@ END_TEST
 static Suite *parse_suite(void)
 {
     Suite *suite = suite_create("ir_parse");
-    TCase *constructs = tcase_create("constructs");
-    tcase_add_checked_fixture(constructs, setup, teardown);
+    TCase *constructs = test_case(suite, "constructs", setup, teardown);
     tcase_add_test(constructs, kernel_header_and_parameters);
     tcase_add_test(constructs, loops_and_ranges);
     tcase_add_test(constructs, launches);
@@ -800,10 +781,8 @@ static Suite *parse_suite(void)
     tcase_add_test(constructs, expressions);
     tcase_add_test(constructs, comments_and_blank_lines);
     tcase_add_test(constructs, long_names_and_deep_nesting_work);
-    suite_add_tcase(suite, constructs);
 
-    TCase *structure = tcase_create("structure");
-    tcase_add_checked_fixture(structure, setup, teardown);
+    TCase *structure = test_case(suite, "structure", setup, teardown);
     tcase_add_test(structure, minus_a_constant_is_a_subtraction);
     tcase_add_test(structure, nothing_is_folded);
     tcase_add_test(structure, types_and_lanes_follow_the_constructors);
@@ -813,27 +792,19 @@ static Suite *parse_suite(void)
     tcase_add_test(structure, thread_variables);
     tcase_add_test(structure, nameless_variables_keep_their_number);
     tcase_add_test(structure, wmma_fields);
-    suite_add_tcase(suite, structure);
 
-    TCase *errors = tcase_create("errors");
-    tcase_add_checked_fixture(errors, setup, teardown);
+    TCase *errors = test_case(suite, "errors", setup, teardown);
     tcase_add_test(errors, errors_say_where_and_what);
     tcase_add_test(errors, long_names_are_clipped_in_errors);
     tcase_add_test(errors, nesting_is_bounded);
     tcase_add_test(errors, input_ends_anywhere);
-    suite_add_tcase(suite, errors);
 
-    TCase *kernels = tcase_create("kernels");
-    tcase_add_checked_fixture(kernels, setup, teardown);
+    TCase *kernels = test_case(suite, "kernels", setup, teardown);
     tcase_set_timeout(kernels, 60);
     tcase_add_test(kernels, tutorial_convolution_round_trips_after_every_pass);
     tcase_add_test(kernels, implicit_gemm_convolutions_round_trip_after_every_pass);
     tcase_add_test(kernels, implicit_gemm_matmuls_round_trip_after_every_pass);
-    suite_add_tcase(suite, kernels);
     return suite;
 }
 
-int main(void)
-{
-    return tcc_test_run(parse_suite());
-}
+TEST_MAIN(parse_suite)

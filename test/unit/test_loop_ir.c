@@ -20,7 +20,7 @@ static const char *const kernel_text = "// \"/\" and \"%\" are floor division an
 
 START_TEST(no_passes_prints_what_it_read)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     char *out = NULL;
     ck_assert_int_eq(tcc_loop_ir_transform(ctx, kernel_text, NULL, NULL, &out), TCC_OK);
     ck_assert_str_eq(out, kernel_text);
@@ -34,11 +34,11 @@ END_TEST
 
 START_TEST(passes_run_in_the_order_named)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     char *out = NULL;
     ck_assert_int_eq(tcc_loop_ir_transform(ctx, kernel_text, "flatten,simplify", NULL, &out),
                      TCC_OK);
-    tcc_assert_contains(out, "  for i in 0..8 {\n    A[i * 4] = 1f\n  }\n");
+    assert_contains(out, "  for i in 0..8 {\n    A[i * 4] = 1f\n  }\n");
     free(out);
     tcc_context_destroy(ctx);
 }
@@ -59,7 +59,7 @@ static void on_print(const char *pass, const char *loop_ir, void *user)
 
 START_TEST(print_after_sees_each_pass)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     tcc_build_options options;
     tcc_build_options_init(&options);
     Seen seen = {0};
@@ -78,7 +78,7 @@ END_TEST
 
 START_TEST(errors_are_one_line)
 {
-    tcc_context *ctx = tcc_test_context();
+    tcc_context *ctx = test_context();
     char *out = NULL;
     ck_assert_int_eq(tcc_loop_ir_transform(ctx, kernel_text, "flatten,nope", NULL, &out),
                      TCC_ERROR_INVALID_ARGUMENT);
@@ -86,11 +86,11 @@ START_TEST(errors_are_one_line)
     ck_assert_ptr_null(out);
     ck_assert_int_eq(tcc_loop_ir_transform(ctx, kernel_text, "schedule_ops", NULL, &out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_one_line(ctx);
+    assert_one_line(ctx);
     ck_assert_int_eq(tcc_loop_ir_transform(ctx, "kernel k(\n  float32 A[4)", NULL, NULL, &out),
                      TCC_ERROR_INVALID_ARGUMENT);
-    tcc_assert_contains(tcc_last_error(ctx), "2:14: expected ']'");
-    tcc_assert_one_line(ctx);
+    assert_contains(tcc_last_error(ctx), "2:14: expected ']'");
+    assert_one_line(ctx);
     ck_assert_ptr_null(out);
     ck_assert_int_eq(tcc_loop_ir_transform(ctx, NULL, NULL, NULL, &out),
                      TCC_ERROR_INVALID_ARGUMENT);
@@ -105,16 +105,12 @@ END_TEST
 static Suite *suite(void)
 {
     Suite *s = suite_create("loop_ir");
-    TCase *tc = tcase_create("transform");
+    TCase *tc = test_case(s, "transform", NULL, NULL);
     tcase_add_test(tc, no_passes_prints_what_it_read);
     tcase_add_test(tc, passes_run_in_the_order_named);
     tcase_add_test(tc, print_after_sees_each_pass);
     tcase_add_test(tc, errors_are_one_line);
-    suite_add_tcase(s, tc);
     return s;
 }
 
-int main(void)
-{
-    return tcc_test_run(suite());
-}
+TEST_MAIN(suite)
