@@ -1,6 +1,6 @@
 /*
- * The loop IR's building blocks (lib/ir.c, lib/ir_util.c, lib/arena.c): the folding the
- * constructors promise and nothing more, structural equality, substitution, the
+ * The loop IR's building blocks (lib/ir/ir.c, lib/ir/visit.c, lib/support/arena.c): the
+ * folding the constructors promise and nothing more, structural equality, substitution, the
  * rewriter's sharing of untouched subtrees, statement lists, and the arena.
  */
 #include "ir_support.h"

@@ -1,5 +1,5 @@
 /*
- * Schedule primitives (lib/schedule.c), each checked by its effect on the loop nest that
+ * Schedule primitives (lib/te/schedule.c), each checked by its effect on the loop nest that
  * tci_lower builds: the loop IR printed after schedule_ops (or after a later pass where
  * the primitive acts there), matched line by line. Then each primitive misused: the
  * status and a one-line message that names the problem.

@@ -1,5 +1,5 @@
 /*
- * The arithmetic simplifier (lib/simplify.c): linear forms with like terms merged,
+ * The arithmetic simplifier (lib/ir/simplify.c): linear forms with like terms merged,
  * floor division and modulo by constants removed where variable ranges allow,
  * comparisons decided from ranges, and the statement-level walk that supplies the
  * ranges of enclosing loops. A randomized check at the end compares values before and
