@@ -12,7 +12,6 @@ runs, so compare numbers from one run only.
 import argparse
 import os
 import re
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -20,22 +19,11 @@ import tempfile
 import cupy
 import torch
 
+from layers import median_ms  # bench/layers.py: the same timing for every benchmark
+
 N, H, W, C, K, R, S = 256, 14, 14, 256, 512, 3, 3
+WARMUP, RUNS = 10, 50  # as tcc-conv --run times its kernel
 FLOP = 2.0 * N * H * W * C * K * R * S
-
-
-def median_ms(launch, warmup=10, runs=50):
-    for _ in range(warmup):
-        launch()
-    times = []
-    for _ in range(runs):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        launch()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
 
 
 def run_tcc(binary):
@@ -64,7 +52,7 @@ def run_tutorial_kernel(x_nchw, w_kcrs, reference):
     torch.cuda.synchronize()
     got = out.permute(0, 4, 3, 5, 1, 2).reshape(N, K, H, W)
     error = ((got.double() - reference).abs().max() / reference.abs().max()).item()
-    return median_ms(launch), error
+    return median_ms(launch, WARMUP, RUNS), error
 
 
 def main():
@@ -80,7 +68,7 @@ def main():
     tcc_ms = run_tcc(args.tcc)
     tutorial_ms, tutorial_error = run_tutorial_kernel(x, w, reference)
     xc, wc = x.to(memory_format=torch.channels_last), w.to(memory_format=torch.channels_last)
-    cudnn_ms = median_ms(lambda: torch.nn.functional.conv2d(xc, wc, padding=1))
+    cudnn_ms = median_ms(lambda: torch.nn.functional.conv2d(xc, wc, padding=1), WARMUP, RUNS)
 
     print(f"tutorial kernel (nvcc): max error relative to max |ref| {tutorial_error:.2e}")
     print(f"{'kernel':<28}{'ms':>9}{'TFLOP/s':>10}{'vs cuDNN':>10}")

@@ -364,22 +364,17 @@ static void put(Text *t, const char *format, ...)
         t->len += (size_t)n < sizeof t->buf - t->len ? (size_t)n : sizeof t->buf - 1 - t->len;
 }
 
+/* How the configuration lines name the types (float32 inputs run as tf32). */
 static const char *short_type(tcc_dtype type, bool as_input)
 {
-    switch (type) {
-    case TCC_FLOAT16:
-        return "f16";
-    case TCC_BFLOAT16:
-        return "bf16";
-    case TCC_FLOAT32:
-        return as_input ? "tf32" : "f32";
-    case TCC_INT8:
-        return "s8";
-    case TCC_INT32:
-        return "s32";
-    default:
-        return "?";
-    }
+    static const char *const names[] = {
+        [TCC_FLOAT16] = "f16", [TCC_BFLOAT16] = "bf16", [TCC_FLOAT32] = "f32",
+        [TCC_INT8] = "s8",     [TCC_INT32] = "s32",
+    };
+    if (type == TCC_FLOAT32 && as_input)
+        return "tf32";
+    bool known = (int)type >= 0 && (size_t)type < sizeof names / sizeof names[0] && names[type];
+    return known ? names[type] : "?";
 }
 
 static void put_conv(Text *t, const tcc_conv2d_desc *d)

@@ -29,6 +29,21 @@ void ir_teardown(void)
     arena = NULL;
 }
 
+tcc_context *ctx;
+
+void ir_context_setup(void)
+{
+    ctx = test_context();
+    ir_setup();
+}
+
+void ir_context_teardown(void)
+{
+    ir_teardown();
+    tcc_context_destroy(ctx);
+    ctx = NULL;
+}
+
 Expr *ir_var(const char *name, int id, Var **var)
 {
     *var = tci_var(arena, name, id);

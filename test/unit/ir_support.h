@@ -26,6 +26,12 @@ void ir_setup(void);
 void ir_setup_xyz(void);
 void ir_teardown(void);
 
+/* The context of the tests whose fixture is ir_context_setup (ir_setup and a new context)
+ * and ir_context_teardown. */
+extern tcc_context *ctx;
+void ir_context_setup(void);
+void ir_context_teardown(void);
+
 /* A new variable `name` numbered `id`, stored in *var; returns its expression. */
 Expr *ir_var(const char *name, int id, Var **var);
 

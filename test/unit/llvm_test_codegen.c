@@ -16,22 +16,6 @@
 
 #define PTXAS "/usr/local/cuda/bin/ptxas"
 
-/* Each test has a context and an arena (ir_support.h) to build its kernels in. */
-static tcc_context *ctx;
-
-static void setup(void)
-{
-    ctx = test_context();
-    ir_setup();
-}
-
-static void teardown(void)
-{
-    ir_teardown();
-    tcc_context_destroy(ctx);
-    ctx = NULL;
-}
-
 /* ---- building kernels by hand ------------------------------------------------------------ */
 
 /* A raw binary node, bypassing the constructor's constant folding, so LLVM folds it. */
@@ -561,20 +545,20 @@ END_TEST
 static void *compile_in_thread(void *arg)
 {
     tcc_arch arch = *(const tcc_arch *)arg;
-    tcc_context *ctx = NULL;
-    if (tcc_context_create(&ctx) != TCC_OK)
+    tcc_context *thread_ctx = NULL;
+    if (tcc_context_create(&thread_ctx) != TCC_OK)
         return (void *)"no context";
     const char *result = NULL;
     for (int i = 0; i < 4 && !result; i++) {
         ir_setup(); /* this thread's own arena */
         PrimFunc *k = i % 2 ? vector_add_kernel() : wmma_kernel(16 * 32);
-        Output out = generate(ctx, k, arch);
+        Output out = generate(thread_ctx, k, arch);
         if (out.status != TCC_OK || !strstr(out.ptx, ".entry"))
             result = "codegen failed";
         output_free(&out);
         ir_teardown();
     }
-    tcc_context_destroy(ctx);
+    tcc_context_destroy(thread_ctx);
     return (void *)result;
 }
 
@@ -608,7 +592,7 @@ END_TEST
 static Suite *codegen_suite(void)
 {
     Suite *suite = suite_create("codegen");
-    TCase *tc = test_case(suite, "codegen", setup, teardown);
+    TCase *tc = test_case(suite, "codegen", ir_context_setup, ir_context_teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_vector_add);
     tcase_add_test(tc, test_guarded_load_is_branched);

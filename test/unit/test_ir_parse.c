@@ -15,21 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static tcc_context *ctx;
-
-static void setup(void)
-{
-    ctx = test_context();
-    ir_setup();
-}
-
-static void teardown(void)
-{
-    ir_teardown();
-    tcc_context_destroy(ctx);
-    ctx = NULL;
-}
-
 /* ---- helpers -------------------------------------------------------------------------- */
 
 #define HEADER "// \"/\" and \"%\" are floor division and modulo\n"
@@ -771,7 +756,7 @@ END_TEST
 static Suite *parse_suite(void)
 {
     Suite *suite = suite_create("ir_parse");
-    TCase *constructs = test_case(suite, "constructs", setup, teardown);
+    TCase *constructs = test_case(suite, "constructs", ir_context_setup, ir_context_teardown);
     tcase_add_test(constructs, kernel_header_and_parameters);
     tcase_add_test(constructs, loops_and_ranges);
     tcase_add_test(constructs, launches);
@@ -782,7 +767,7 @@ static Suite *parse_suite(void)
     tcase_add_test(constructs, comments_and_blank_lines);
     tcase_add_test(constructs, long_names_and_deep_nesting_work);
 
-    TCase *structure = test_case(suite, "structure", setup, teardown);
+    TCase *structure = test_case(suite, "structure", ir_context_setup, ir_context_teardown);
     tcase_add_test(structure, minus_a_constant_is_a_subtraction);
     tcase_add_test(structure, nothing_is_folded);
     tcase_add_test(structure, types_and_lanes_follow_the_constructors);
@@ -793,13 +778,13 @@ static Suite *parse_suite(void)
     tcase_add_test(structure, nameless_variables_keep_their_number);
     tcase_add_test(structure, wmma_fields);
 
-    TCase *errors = test_case(suite, "errors", setup, teardown);
+    TCase *errors = test_case(suite, "errors", ir_context_setup, ir_context_teardown);
     tcase_add_test(errors, errors_say_where_and_what);
     tcase_add_test(errors, long_names_are_clipped_in_errors);
     tcase_add_test(errors, nesting_is_bounded);
     tcase_add_test(errors, input_ends_anywhere);
 
-    TCase *kernels = test_case(suite, "kernels", setup, teardown);
+    TCase *kernels = test_case(suite, "kernels", ir_context_setup, ir_context_teardown);
     tcase_set_timeout(kernels, 60);
     tcase_add_test(kernels, tutorial_convolution_round_trips_after_every_pass);
     tcase_add_test(kernels, implicit_gemm_convolutions_round_trip_after_every_pass);

@@ -11,15 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static tcc_context *ctx;
 static Var *vi, *vj, *vr, *tx;
 static Expr *i, *j, *r, *t;
 
 /* x (the shared one), i, j, r and threadIdx.x, numbered 0 to 4. */
 static void setup(void)
 {
-    ctx = test_context();
-    ir_setup();
+    ir_context_setup();
     x = ir_var("x", 0, &vx);
     i = ir_var("i", 1, &vi);
     j = ir_var("j", 2, &vj);
@@ -29,9 +27,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-    ir_teardown();
-    tcc_context_destroy(ctx);
-    ctx = NULL;
+    ir_context_teardown();
 }
 
 /* Runs one pass of the table on k, as the pipeline does (auto_unroll_max_step is unroll's). */

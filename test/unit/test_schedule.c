@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static tcc_context *ctx;
-static tcc_func *func;
+static tcc_func *func; /* in ctx (ir_support.h) */
 /* The loop IR of the test's last lowering: each lowering frees the one before, and teardown
  * the last, so that tests read it without freeing it. */
 static char *loop_ir;
