@@ -11,9 +11,9 @@ Var *tci_var(Arena *arena, const char *name, int id)
     return v;
 }
 
-Var *tci_prim_func_new_var(PrimFunc *kernel, const char *name)
+Var *tci_prim_func_new_var(PrimFunc *func, const char *name)
 {
-    return tci_var(kernel->arena, name, kernel->next_var_id++);
+    return tci_var(func->arena, name, func->next_var_id++);
 }
 
 static Expr *new_expr(Arena *arena, ExprKind kind, tcc_dtype type)

@@ -216,7 +216,7 @@ struct PrimFunc {
 /* ---- constructors (ir.c) ------------------------------------------------------------ */
 
 Var *tci_var(Arena *arena, const char *name, int id);
-Var *tci_prim_func_new_var(PrimFunc *kernel, const char *name);
+Var *tci_prim_func_new_var(PrimFunc *func, const char *name);
 
 Expr *tci_ir_int(Arena *arena, int64_t value);
 Expr *tci_ir_bool(Arena *arena, bool value);
@@ -305,7 +305,7 @@ int64_t tci_expr_known_divisor(Arena *arena, Expr *e);
 const char *tci_scope_name(tcc_scope scope);
 void tci_print_expr(StrBuf *sb, const Expr *e);
 void tci_print_stmt(StrBuf *sb, const Stmt *s, int indent);
-void tci_print_prim_func(StrBuf *sb, const PrimFunc *kernel);
+void tci_print_prim_func(StrBuf *sb, const PrimFunc *func);
 
 /* ---- parser (parse.c) --------------------------------------------------------------- */
 

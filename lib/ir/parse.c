@@ -131,7 +131,7 @@ static Stmt *parse_launch(Parser *p)
     p->pos = at + n;
     s->loop.tag = (tcc_thread_tag)tag;
     tci_parse_expect(p, "in", "after the thread index");
-    Var **shared = &p->kernel->thread_var[tag], *var = NULL;
+    Var **shared = &p->func->thread_var[tag], *var = NULL;
     if (!renamed && *shared && (*shared)->name && strcmp((*shared)->name, name) == 0)
         var = *shared;
     else if (!*shared)
@@ -394,7 +394,7 @@ static void parse_launch_shape(Parser *p, const char *word, int64_t *sizes)
 
 static PrimFunc *parse_kernel(Parser *p)
 {
-    PrimFunc *k = p->kernel = tci_parse_alloc(p, sizeof *k);
+    PrimFunc *k = p->func = tci_parse_alloc(p, sizeof *k);
     k->arena = p->arena;
     tci_parse_expect(p, "kernel", "at the start");
     k->name = tci_parse_expect_name(p, "the kernel's name");

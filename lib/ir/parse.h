@@ -42,7 +42,7 @@ typedef struct Parser {
     const char *text; /* the whole input, to turn positions into line:column */
     const char *pos;  /* the next character to read */
     jmp_buf *on_error;
-    PrimFunc *kernel;
+    PrimFunc *func;
     Scope vars, buffers;
     int depth;
     int next_id; /* of named variables; nameless ones (`_v7`) keep their number */

@@ -275,8 +275,8 @@ Var *tci_parse_new_var(Parser *p, const char *name)
     bool nameless = id >= 0 && id < INT_MAX && !*end && (name[2] != '0' || !name[3]);
     v->name = nameless ? NULL : name;
     v->id = nameless ? (int)id : p->next_id++;
-    if (v->id >= p->kernel->next_var_id)
-        p->kernel->next_var_id = v->id + 1;
+    if (v->id >= p->func->next_var_id)
+        p->func->next_var_id = v->id + 1;
     return v;
 }
 

@@ -577,23 +577,23 @@ static void print_param(StrBuf *sb, const Buffer *b)
     print_shape(sb, b->ndim, b->shape);
 }
 
-void tci_print_prim_func(StrBuf *sb, const PrimFunc *kernel)
+void tci_print_prim_func(StrBuf *sb, const PrimFunc *func)
 {
-    if (!kernel) {
+    if (!func) {
         put(sb, "<null kernel>\n");
         return;
     }
     put(sb, "// \"/\" and \"%\" are floor division and modulo\n");
-    tci_strbuf_printf(sb, "kernel %s(", kernel->name ? kernel->name : "<unnamed>");
-    for (int i = 0; i < kernel->nparam; i++) {
+    tci_strbuf_printf(sb, "kernel %s(", func->name ? func->name : "<unnamed>");
+    for (int i = 0; i < func->nparam; i++) {
         if (i)
             put(sb, ", ");
-        print_param(sb, kernel->params ? kernel->params[i] : NULL);
+        print_param(sb, func->params ? func->params[i] : NULL);
     }
-    const int64_t *l = kernel->launch;
+    const int64_t *l = func->launch;
     tci_strbuf_printf(sb, ")\n  grid(%lld, %lld, %lld) block(%lld, %lld, %lld)\n{\n",
                       (long long)l[0], (long long)l[1], (long long)l[2], (long long)l[3],
                       (long long)l[4], (long long)l[5]);
-    tci_print_stmt(sb, kernel->body, 1);
+    tci_print_stmt(sb, func->body, 1);
     put(sb, "}\n");
 }

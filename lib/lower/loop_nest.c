@@ -134,7 +134,7 @@ static tcc_status build_init(Lowering *lw, const Stage *st, int first, Stmt *sto
             continue;
         from[n] = leaf->loop_var;
         to[n] =
-            tci_prim_func_new_var(lw->kernel, tci_arena_printf(a, "%s.init", leaf->loop_var->name));
+            tci_prim_func_new_var(lw->prim, tci_arena_printf(a, "%s.init", leaf->loop_var->name));
         to_expr[n] = tci_ir_var(a, to[n]);
         n++;
     }
@@ -313,9 +313,9 @@ static void collect_loop_ranges(Lowering *lw)
     lw->ranges = tci_arena_alloc(lw->arena, sizeof(VarRange) * (size_t)room);
     lw->nrange = 0;
     for (int tag = 0; tag < 6; tag++)
-        if (lw->kernel->thread_var[tag])
+        if (lw->prim->thread_var[tag])
             lw->ranges[lw->nrange++] =
-                (VarRange){lw->kernel->thread_var[tag], 0, lw->kernel->launch[tag]};
+                (VarRange){lw->prim->thread_var[tag], 0, lw->prim->launch[tag]};
     for (int i = 0; i < func->nstage; i++) {
         const Stage *st = func->stages[i];
         if (!st->tensor->is_compute || st->attach == ATTACH_INLINE)
@@ -340,6 +340,6 @@ tcc_status tci_lower_loop_nest(Lowering *lw)
         status = tci_build_stage(lw, st, &nest);
         body = tci_stmt_seq2(lw->arena, body, nest);
     }
-    lw->kernel->body = body;
+    lw->prim->body = body;
     return status;
 }

@@ -23,9 +23,9 @@ tcc_status tci_pass_schedule_ops(const PassContext *pc, PrimFunc *func);
 typedef struct Lowering {
     Func *func;
     tcc_context *ctx;
-    Arena *arena; /* the kernel's */
-    PrimFunc *kernel;
-    int nrange; /* loop_nest: the range of every loop of the schedule */
+    Arena *arena;   /* the kernel's */
+    PrimFunc *prim; /* the function being built */
+    int nrange;     /* loop_nest: the range of every loop of the schedule */
     VarRange *ranges;
 } Lowering;
 

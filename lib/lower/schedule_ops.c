@@ -35,7 +35,7 @@ static void reset_lowering_state(Func *func)
 
 static tcc_status bind_params(Lowering *lw, int nparam, tcc_tensor *const *params)
 {
-    PrimFunc *k = lw->kernel;
+    PrimFunc *k = lw->prim;
     k->nparam = nparam;
     k->params = tci_arena_alloc(lw->arena, sizeof(Buffer *) * (size_t)(nparam ? nparam : 1));
     for (int i = 0; i < nparam; i++) {
@@ -64,7 +64,7 @@ static tcc_status bind_params(Lowering *lw, int nparam, tcc_tensor *const *param
  * launch size of an index is the largest extent bound to it. */
 static void bind_thread_vars(Lowering *lw, bool extents_known)
 {
-    PrimFunc *k = lw->kernel;
+    PrimFunc *k = lw->prim;
     for (int i = 0; i < lw->func->nstage; i++) {
         Stage *st = lw->func->stages[i];
         if (!st->tensor->is_compute || st->attach == ATTACH_INLINE)
