@@ -129,11 +129,10 @@ tcc_status tci_lower(tcc_func *func, int nparam, tcc_tensor *const *params,
     if (status != TCC_OK)
         return status;
     PrimFunc *prim = tci_arena_alloc(arena, sizeof *prim);
-    if (!prim)
+    const char *name = prim ? tci_arena_strdup(arena, func->name) : NULL;
+    if (!name)
         return tci_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory while lowering");
-    prim->arena = arena;
-    prim->name = tci_arena_strdup(arena, func->name);
-    prim->next_var_id = func->next_var_id;
+    *prim = (PrimFunc){.name = name, .arena = arena, .next_var_id = func->next_var_id};
     PassContext pc = tci_pass_context(ctx, options);
     pc.schedule = func;
     pc.nparam = nparam;
