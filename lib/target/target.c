@@ -150,7 +150,21 @@ tcc_status tci_target_validate_launch(tcc_context *ctx, const int64_t launch[6])
                             "launch size %s is %lld; it must be at least 1",
                             tci_thread_tag_name((tcc_thread_tag)i), (long long)launch[i]);
     const int64_t *block = launch + 3;
-    /* Each size is checked first, so that the product cannot overflow. */
+    /* The threads first, as both checks this one replaced did; a product past int64 is past
+     * the limit too. */
+    int64_t threads;
+    if (__builtin_mul_overflow(block[0], block[1], &threads) ||
+        __builtin_mul_overflow(threads, block[2], &threads))
+        return tci_fail(ctx, TCC_ERROR_SCHEDULE,
+                        "schedule needs %lld x %lld x %lld threads per block; the limit is %lld",
+                        (long long)block[0], (long long)block[1], (long long)block[2],
+                        (long long)limits->threads_per_block);
+    if (threads > limits->threads_per_block)
+        return tci_fail(ctx, TCC_ERROR_SCHEDULE,
+                        "schedule needs %lld threads per block (%lld x %lld x %lld); the limit is "
+                        "%lld",
+                        (long long)threads, (long long)block[0], (long long)block[1],
+                        (long long)block[2], (long long)limits->threads_per_block);
     for (int i = 0; i < 3; i++) {
         if (block[i] > limits->block_dim[i])
             return tci_fail(ctx, TCC_ERROR_SCHEDULE, "schedule needs %s = %lld; the limit is %lld",
@@ -161,13 +175,6 @@ tcc_status tci_target_validate_launch(tcc_context *ctx, const int64_t launch[6])
                             tci_thread_tag_name((tcc_thread_tag)i), (long long)launch[i],
                             (long long)limits->grid_dim[i]);
     }
-    int64_t threads = block[0] * block[1] * block[2];
-    if (threads > limits->threads_per_block)
-        return tci_fail(ctx, TCC_ERROR_SCHEDULE,
-                        "schedule needs %lld threads per block (%lld x %lld x %lld); the limit is "
-                        "%lld",
-                        (long long)threads, (long long)block[0], (long long)block[1],
-                        (long long)block[2], (long long)limits->threads_per_block);
     return TCC_OK;
 }
 
