@@ -21,8 +21,6 @@ typedef struct Pass {
     const char *summary; /* one line, for --list-passes */
 } Pass;
 
-int tci_pass_count(void);
-const Pass *tci_pass_at(int index);
 /* The pass named `name`, or NULL. */
 const Pass *tci_find_pass(const char *name);
 

@@ -38,20 +38,6 @@ static tcc_status find_passes(tcc_context *ctx, const char *list, const Pass **p
     return TCC_OK;
 }
 
-/* The printed function as a malloc'd string. */
-static tcc_status print(tcc_context *ctx, const PrimFunc *func, char **out)
-{
-    StrBuf sb;
-    tci_strbuf_init(&sb);
-    tci_print_prim_func(&sb, func);
-    if (sb.failed) {
-        tci_strbuf_free(&sb);
-        return tci_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory printing the loop IR");
-    }
-    *out = sb.data;
-    return TCC_OK;
-}
-
 tcc_status tcc_loop_ir_transform(tcc_context *ctx, const char *text, const char *passes,
                                  const tcc_build_options *options, char **out)
 {
@@ -78,8 +64,8 @@ tcc_status tcc_loop_ir_transform(tcc_context *ctx, const char *text, const char 
         if (status == TCC_OK)
             tci_print_after(options, chosen[i]->name, func);
     }
-    if (status == TCC_OK)
-        status = print(ctx, func, out);
+    if (status == TCC_OK && !(*out = tci_prim_func_text(func)))
+        status = tci_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory printing the loop IR");
     tci_arena_destroy(arena);
     return status;
 }

@@ -8,6 +8,7 @@
 #include "lower/lower.h"
 #include "passes/passes.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const Pass passes[] = {
@@ -21,16 +22,6 @@ static const Pass passes[] = {
 };
 
 #define NPASS ((int)(sizeof passes / sizeof passes[0]))
-
-int tci_pass_count(void)
-{
-    return NPASS;
-}
-
-const Pass *tci_pass_at(int index)
-{
-    return index >= 0 && index < NPASS ? &passes[index] : NULL;
-}
 
 const Pass *tci_find_pass(const char *name)
 {
@@ -103,11 +94,9 @@ void tci_print_after(const tcc_build_options *options, const char *pass, const P
         return;
     if (strcmp(wanted, "all") != 0 && strcmp(wanted, pass) != 0)
         return;
-    StrBuf sb;
-    tci_strbuf_init(&sb);
-    tci_print_prim_func(&sb, func);
-    options->print_callback(pass, sb.data ? sb.data : "", options->print_user);
-    tci_strbuf_free(&sb);
+    char *text = tci_prim_func_text(func);
+    options->print_callback(pass, text ? text : "", options->print_user);
+    free(text);
 }
 
 tcc_status tci_validate_print_after(tcc_context *ctx, const tcc_build_options *options)

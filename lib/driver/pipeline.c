@@ -24,12 +24,7 @@
 /* What the kernel reports of its loop IR: the final text, its symbol and launch shape. */
 static tcc_status describe(tcc_context *ctx, const PrimFunc *prim, tcc_kernel *kernel)
 {
-    StrBuf sb;
-    tci_strbuf_init(&sb);
-    tci_print_prim_func(&sb, prim);
-    if (sb.failed)
-        tci_strbuf_free(&sb);
-    kernel->loop_ir = sb.data; /* ownership moves to the kernel */
+    kernel->loop_ir = tci_prim_func_text(prim);
     kernel->name = tci_codegen_symbol(prim->name);
     if (!kernel->loop_ir || !kernel->name)
         return tci_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory printing the kernel");

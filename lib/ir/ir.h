@@ -306,6 +306,8 @@ const char *tci_scope_name(tcc_scope scope);
 void tci_print_expr(StrBuf *sb, const Expr *e);
 void tci_print_stmt(StrBuf *sb, const Stmt *s, int indent);
 void tci_print_prim_func(StrBuf *sb, const PrimFunc *func);
+/* The printed function as a malloc'd string (free() it); NULL when out of memory. */
+char *tci_prim_func_text(const PrimFunc *func);
 
 /* ---- parser (parse.c) --------------------------------------------------------------- */
 

@@ -597,3 +597,13 @@ void tci_print_prim_func(StrBuf *sb, const PrimFunc *func)
     tci_print_stmt(sb, func->body, 1);
     put(sb, "}\n");
 }
+
+char *tci_prim_func_text(const PrimFunc *func)
+{
+    StrBuf sb;
+    tci_strbuf_init(&sb);
+    tci_print_prim_func(&sb, func);
+    if (sb.failed)
+        tci_strbuf_free(&sb); /* leaves data NULL */
+    return sb.data;
+}

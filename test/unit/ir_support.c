@@ -216,10 +216,9 @@ char *stmt_text(const Stmt *s, int indent)
 
 char *prim_func_text(const PrimFunc *k)
 {
-    StrBuf sb;
-    tci_strbuf_init(&sb);
-    tci_print_prim_func(&sb, k);
-    return printed(&sb);
+    char *text = tci_prim_func_text(k);
+    ck_assert_ptr_nonnull(text); /* the printing did not fail */
+    return text;
 }
 
 void check_expr(const Expr *e, const char *expected)
