@@ -57,7 +57,7 @@ bool tci_cg_reserve(Codegen *cg, void **items, int *cap, int count, size_t size)
     return true;
 }
 
-bool tci_cg_bind_var(Codegen *cg, const Var *var, LLVMValueRef value)
+static bool bind_var(Codegen *cg, const Var *var, LLVMValueRef value)
 {
     if (!tci_cg_reserve(cg, (void **)&cg->vars, &cg->var_cap, cg->nvar, sizeof *cg->vars))
         return false;
@@ -95,7 +95,7 @@ const BufferBinding *tci_cg_lookup_buffer(Codegen *cg, const Buffer *buffer)
     return NULL;
 }
 
-LLVMBasicBlockRef tci_cg_append_block(Codegen *cg, const char *name)
+static LLVMBasicBlockRef append_block(Codegen *cg, const char *name)
 {
     return LLVMAppendBasicBlockInContext(cg->llctx, cg->function, name);
 }
@@ -142,7 +142,7 @@ static bool gen_serial_loop(Codegen *cg, const Stmt *s)
         return false;
     if (extent_expr->kind == EXPR_INT && extent_expr->int_value == 1) {
         int mark = cg->nvar;
-        bool ok = tci_cg_bind_var(cg, s->loop.var, min) && tci_cg_gen_stmt(cg, s->loop.body);
+        bool ok = bind_var(cg, s->loop.var, min) && tci_cg_gen_stmt(cg, s->loop.body);
         cg->nvar = mark;
         return ok;
     }
@@ -151,9 +151,9 @@ static bool gen_serial_loop(Codegen *cg, const Stmt *s)
         return false;
     LLVMValueRef end = LLVMBuildNSWAdd(cg->builder, min, extent, "");
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->builder);
-    LLVMBasicBlockRef header = tci_cg_append_block(cg, "for.header");
-    LLVMBasicBlockRef body = tci_cg_append_block(cg, "for.body");
-    LLVMBasicBlockRef exit = tci_cg_append_block(cg, "for.end");
+    LLVMBasicBlockRef header = append_block(cg, "for.header");
+    LLVMBasicBlockRef body = append_block(cg, "for.body");
+    LLVMBasicBlockRef exit = append_block(cg, "for.end");
     LLVMBuildBr(cg->builder, header);
 
     LLVMPositionBuilderAtEnd(cg->builder, header);
@@ -163,7 +163,7 @@ static bool gen_serial_loop(Codegen *cg, const Stmt *s)
 
     LLVMPositionBuilderAtEnd(cg->builder, body);
     int mark = cg->nvar;
-    bool ok = tci_cg_bind_var(cg, s->loop.var, counter) && tci_cg_gen_stmt(cg, s->loop.body);
+    bool ok = bind_var(cg, s->loop.var, counter) && tci_cg_gen_stmt(cg, s->loop.body);
     cg->nvar = mark;
     if (!ok)
         return false;
@@ -222,14 +222,14 @@ static bool gen_thread_loop(Codegen *cg, const Stmt *s)
         LLVMValueRef bound = tci_cg_gen_expr(cg, extent);
         if (!bound)
             return false;
-        LLVMBasicBlockRef body = tci_cg_append_block(cg, "thread.body");
-        exit = tci_cg_append_block(cg, "thread.end");
+        LLVMBasicBlockRef body = append_block(cg, "thread.body");
+        exit = append_block(cg, "thread.end");
         LLVMBuildCondBr(cg->builder, LLVMBuildICmp(cg->builder, LLVMIntSLT, index, bound, ""), body,
                         exit);
         LLVMPositionBuilderAtEnd(cg->builder, body);
     }
     int mark = cg->nvar;
-    bool ok = tci_cg_bind_var(cg, s->loop.var, value) && tci_cg_gen_stmt(cg, s->loop.body);
+    bool ok = bind_var(cg, s->loop.var, value) && tci_cg_gen_stmt(cg, s->loop.body);
     cg->nvar = mark;
     if (!ok)
         return false;
@@ -248,9 +248,9 @@ static bool gen_if(Codegen *cg, const Stmt *s)
     if (tci_cg_value_lanes(cond) != 1)
         return tci_cg_fail(cg, TCC_ERROR_INVALID_ARGUMENT,
                            "codegen: an if statement has a vector condition");
-    LLVMBasicBlockRef then_bb = tci_cg_append_block(cg, "if.then");
-    LLVMBasicBlockRef else_bb = s->branch.else_body ? tci_cg_append_block(cg, "if.else") : NULL;
-    LLVMBasicBlockRef merge = tci_cg_append_block(cg, "if.end");
+    LLVMBasicBlockRef then_bb = append_block(cg, "if.then");
+    LLVMBasicBlockRef else_bb = s->branch.else_body ? append_block(cg, "if.else") : NULL;
+    LLVMBasicBlockRef merge = append_block(cg, "if.end");
     LLVMBuildCondBr(cg->builder, cond, then_bb, else_bb ? else_bb : merge);
     LLVMPositionBuilderAtEnd(cg->builder, then_bb);
     if (!tci_cg_gen_stmt(cg, s->branch.then_body))
@@ -301,8 +301,8 @@ static bool gen_function(Codegen *cg)
 {
     if (!tci_cg_add_function(cg))
         return false;
-    LLVMBasicBlockRef entry = tci_cg_append_block(cg, "entry");
-    LLVMBasicBlockRef body = tci_cg_append_block(cg, "body");
+    LLVMBasicBlockRef entry = append_block(cg, "entry");
+    LLVMBasicBlockRef body = append_block(cg, "body");
     LLVMPositionBuilderAtEnd(cg->entry_builder, entry);
     LLVMPositionBuilderAtEnd(cg->builder, body);
     if (!tci_cg_gen_stmt(cg, cg->func->body))

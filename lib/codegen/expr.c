@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-bool tci_cg_is_float(tcc_dtype type)
+static bool is_float(tcc_dtype type)
 {
     return type == TCC_FLOAT16 || type == TCC_BFLOAT16 || type == TCC_FLOAT32;
 }
@@ -47,7 +47,7 @@ LLVMTypeRef tci_cg_scalar_type(Codegen *cg, tcc_dtype type)
     return NULL;
 }
 
-LLVMTypeRef tci_cg_value_type(Codegen *cg, tcc_dtype type, int lanes)
+static LLVMTypeRef value_type(Codegen *cg, tcc_dtype type, int lanes)
 {
     LLVMTypeRef scalar = tci_cg_scalar_type(cg, type);
     if (!scalar || lanes <= 1)
@@ -107,7 +107,7 @@ static LLVMValueRef gen_constant(Codegen *cg, const Expr *e)
     if (!type)
         return NULL;
     LLVMValueRef value;
-    if (tci_cg_is_float(e->type))
+    if (is_float(e->type))
         value = LLVMConstReal(type, e->kind == EXPR_FLOAT ? e->float_value : (double)e->int_value);
     else if (e->kind == EXPR_FLOAT)
         value = LLVMConstInt(type, (unsigned long long)(int64_t)e->float_value, 1);
@@ -160,7 +160,7 @@ static LLVMValueRef gen_compare(Codegen *cg, ExprKind kind, tcc_dtype type, LLVM
                                 LLVMValueRef b)
 {
     LLVMBuilderRef bd = cg->builder;
-    if (tci_cg_is_float(type)) {
+    if (is_float(type)) {
         static const LLVMRealPredicate preds[] = {LLVMRealOEQ, LLVMRealUNE, LLVMRealOLT,
                                                   LLVMRealOLE};
         return LLVMBuildFCmp(bd, preds[kind - EXPR_EQ], a, b, "");
@@ -176,8 +176,8 @@ static LLVMValueRef gen_min_max(Codegen *cg, ExprKind kind, tcc_dtype type, LLVM
                                 LLVMValueRef b)
 {
     LLVMBuilderRef bd = cg->builder;
-    LLVMValueRef less = tci_cg_is_float(type) ? LLVMBuildFCmp(bd, LLVMRealOLT, a, b, "")
-                                              : LLVMBuildICmp(bd, LLVMIntSLT, a, b, "");
+    LLVMValueRef less = is_float(type) ? LLVMBuildFCmp(bd, LLVMRealOLT, a, b, "")
+                                       : LLVMBuildICmp(bd, LLVMIntSLT, a, b, "");
     return kind == EXPR_MIN ? LLVMBuildSelect(bd, less, a, b, "")
                             : LLVMBuildSelect(bd, less, b, a, "");
 }
@@ -194,7 +194,7 @@ static LLVMValueRef gen_binary(Codegen *cg, const Expr *e)
     a = tci_cg_broadcast(cg, a, lanes);
     b = tci_cg_broadcast(cg, b, lanes);
     tcc_dtype type = e->bin.a->type;
-    bool fp = tci_cg_is_float(type);
+    bool fp = is_float(type);
     bool nsw = type == TCC_INT32; /* index arithmetic: the lowering checked it fits */
     LLVMBuilderRef bd = cg->builder;
     switch (e->kind) {
@@ -255,7 +255,7 @@ static LLVMValueRef gen_select_branches(Codegen *cg, const Expr *e, LLVMValueRef
         return NULL;
     }
     int lanes = select_lanes(e);
-    LLVMTypeRef type = tci_cg_value_type(cg, e->type, lanes);
+    LLVMTypeRef type = value_type(cg, e->type, lanes);
     if (!type)
         return NULL;
     LLVMBasicBlockRef then_bb = LLVMAppendBasicBlockInContext(cg->llctx, cg->function, "sel.then");
@@ -308,7 +308,7 @@ static LLVMValueRef gen_cast(Codegen *cg, const Expr *e)
 {
     const Expr *source = e->cast.value;
     LLVMValueRef value = tci_cg_gen_expr(cg, source);
-    LLVMTypeRef to = tci_cg_value_type(cg, e->type, value ? tci_cg_value_lanes(value) : 1);
+    LLVMTypeRef to = value_type(cg, e->type, value ? tci_cg_value_lanes(value) : 1);
     if (!value || !to)
         return NULL;
     tcc_dtype from_type = source->type, to_type = e->type;
@@ -317,26 +317,26 @@ static LLVMValueRef gen_cast(Codegen *cg, const Expr *e)
         return value;
     if (to_type == TCC_BOOL) {
         LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(value));
-        return tci_cg_is_float(from_type) ? LLVMBuildFCmp(bd, LLVMRealUNE, value, zero, "")
-                                          : LLVMBuildICmp(bd, LLVMIntNE, value, zero, "");
+        return is_float(from_type) ? LLVMBuildFCmp(bd, LLVMRealUNE, value, zero, "")
+                                   : LLVMBuildICmp(bd, LLVMIntNE, value, zero, "");
     }
     if (from_type == TCC_BOOL)
-        return tci_cg_is_float(to_type) ? LLVMBuildUIToFP(bd, value, to, "")
-                                        : LLVMBuildZExt(bd, value, to, "");
-    if (!tci_cg_is_float(from_type) && !tci_cg_is_float(to_type))
+        return is_float(to_type) ? LLVMBuildUIToFP(bd, value, to, "")
+                                 : LLVMBuildZExt(bd, value, to, "");
+    if (!is_float(from_type) && !is_float(to_type))
         return (int64_t)tcc_dtype_size(to_type) > (int64_t)tcc_dtype_size(from_type)
                    ? LLVMBuildSExt(bd, value, to, "")
                    : LLVMBuildTrunc(bd, value, to, "");
-    if (!tci_cg_is_float(from_type))
+    if (!is_float(from_type))
         return LLVMBuildSIToFP(bd, value, to, "");
-    if (!tci_cg_is_float(to_type))
+    if (!is_float(to_type))
         return LLVMBuildFPToSI(bd, value, to, "");
     if ((int64_t)tcc_dtype_size(to_type) > (int64_t)tcc_dtype_size(from_type))
         return LLVMBuildFPExt(bd, value, to, "");
     if ((int64_t)tcc_dtype_size(to_type) < (int64_t)tcc_dtype_size(from_type))
         return LLVMBuildFPTrunc(bd, value, to, "");
     /* float16 <-> bfloat16: through float32, which holds both exactly. */
-    LLVMTypeRef f32 = tci_cg_value_type(cg, TCC_FLOAT32, tci_cg_value_lanes(value));
+    LLVMTypeRef f32 = value_type(cg, TCC_FLOAT32, tci_cg_value_lanes(value));
     return LLVMBuildFPTrunc(bd, LLVMBuildFPExt(bd, value, f32, ""), to, "");
 }
 

@@ -89,22 +89,17 @@ bool tci_cg_ok(Codegen *cg, tcc_status status);
 /* Grows *items (of `size`-byte elements) to hold at least count + 1. */
 bool tci_cg_reserve(Codegen *cg, void **items, int *cap, int count, size_t size);
 /* Variables and buffers are bound while in scope; callers restore cg->nvar / cg->nbuffer. */
-bool tci_cg_bind_var(Codegen *cg, const Var *var, LLVMValueRef value);
 LLVMValueRef tci_cg_lookup_var(Codegen *cg, const Var *var);
 bool tci_cg_bind_buffer(Codegen *cg, const BufferBinding *binding);
 const BufferBinding *tci_cg_lookup_buffer(Codegen *cg, const Buffer *buffer);
 bool tci_cg_gen_stmt(Codegen *cg, const Stmt *s);
-LLVMBasicBlockRef tci_cg_append_block(Codegen *cg, const char *name);
 
 /* ---- types and small helpers (expr.c) ----------------------------------------------------- */
 
-bool tci_cg_is_float(tcc_dtype type);
 LLVMTypeRef tci_cg_i32_type(Codegen *cg);
 LLVMValueRef tci_cg_i32(Codegen *cg, int64_t value);
-/* The LLVM type of a value of `type` (a vector when lanes > 1); NULL (failed) for bfloat16
- * on an arch without it. */
+/* The LLVM type of a value of `type`; NULL (failed) for bfloat16 on an arch without it. */
 LLVMTypeRef tci_cg_scalar_type(Codegen *cg, tcc_dtype type);
-LLVMTypeRef tci_cg_value_type(Codegen *cg, tcc_dtype type, int lanes);
 /* A call of an intrinsic looked up by name (a name LLVM lacks fails, never an .extern). */
 LLVMValueRef tci_cg_call_intrinsic(Codegen *cg, LLVMBuilderRef builder, const char *name,
                                    LLVMTypeRef *overloads, int noverload, LLVMValueRef *args,
