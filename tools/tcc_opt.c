@@ -70,17 +70,14 @@ static char *read_input(const char *path)
     }
     size_t size = 0, cap = 1 << 16;
     char *text = malloc(cap);
-    for (size_t got = 1; text && got > 0;) {
-        if (size + 1 == cap) {
-            char *grown = realloc(text, cap * 2);
-            if (!grown)
-                free(text);
-            text = grown, cap *= 2;
-            if (!text)
-                break;
-        }
-        got = fread(text + size, 1, cap - size - 1, in);
-        size += got;
+    while (text) {
+        size += fread(text + size, 1, cap - size - 1, in);
+        if (size + 1 < cap) /* a short read: the end of the file, or an error */
+            break;
+        char *grown = realloc(text, cap *= 2);
+        if (!grown)
+            free(text);
+        text = grown;
     }
     bool failed = !text || ferror(in) || memchr(text, '\0', size);
     if (!is_stdin)
