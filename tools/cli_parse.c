@@ -165,24 +165,23 @@ static int parse_one(int argc, char **argv, int i, const CliTable *tables, int n
     else if (strncmp(word, "-o", 2) == 0 && word[2] && word[2] != '=')
         len = 2, value = word + 2;
     void *base = NULL;
-    /* A word that is not an option is the tool's operand (its row has the name ""). */
-    bool operand = word[0] != '-' || strcmp(word, "-") == 0;
-    const CliOpt *opt = find_option(tables, ntable, operand ? "" : word, operand ? 0 : len, &base);
-    if (operand && opt && !*(const char **)cli_field(base, opt->offset))
-        return apply(opt, word, base, err, n) ? i : -1;
-    /* Long options take one dash as well as two, as LLVM's tools do: -passes=a,b. */
-    if (!opt && !operand && word[1] != '-') {
-        char dashed[64];
-        if (len + 2 < sizeof dashed) {
-            snprintf(dashed, sizeof dashed, "-%.*s", (int)len, word);
-            opt = find_option(tables, ntable, dashed, len + 1, &base);
-        }
+    /* A word that is not an option is the tool's operand, given once (its row is named ""). */
+    if (word[0] != '-' || strcmp(word, "-") == 0) {
+        const CliOpt *operand = find_option(tables, ntable, "", 0, &base);
+        if (operand && !*(const char **)cli_field(base, operand->offset))
+            return apply(operand, word, base, err, n) ? i : -1;
+        cli_fail(err, n, "unexpected argument '%s' (see --help)", word);
+        return -1;
     }
-    if (!opt || operand) {
-        if (!operand)
-            cli_fail(err, n, "unknown option '%.*s' (see --help)", (int)len, word);
-        else
-            cli_fail(err, n, "unexpected argument '%s' (see --help)", word);
+    const CliOpt *opt = find_option(tables, ntable, word, len, &base);
+    /* Long options take one dash as well as two, as LLVM's tools do: -passes=a,b. */
+    char dashed[64];
+    if (!opt && word[1] != '-' && len + 2 < sizeof dashed) {
+        snprintf(dashed, sizeof dashed, "-%.*s", (int)len, word);
+        opt = find_option(tables, ntable, dashed, len + 1, &base);
+    }
+    if (!opt) {
+        cli_fail(err, n, "unknown option '%.*s' (see --help)", (int)len, word);
         return -1;
     }
     if (opt->kind == CLI_FLAG) {
