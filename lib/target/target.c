@@ -8,6 +8,19 @@
 
 #define COUNT(array) ((int)(sizeof(array) / sizeof((array)[0])))
 
+/* Appends `name`, item `index` of a list of `count`, to out: "a, b or c" with `last` (" or ",
+ * " and ") before the final item. */
+static void append_listed(char *out, size_t size, const char *name, int index, int count,
+                          const char *last)
+{
+    size_t len = strlen(out);
+    snprintf(out + len, size - len, "%s%s",
+             index == 0           ? ""
+             : index + 1 == count ? last
+                                  : ", ",
+             name);
+}
+
 /* ---- the tables ------------------------------------------------------------------------ */
 
 /* The PTX ISA column is the lowest version with the arch and every instruction tcc emits:
@@ -121,12 +134,7 @@ tcc_status tcc_arch_parse(tcc_context *ctx, const char *name, tcc_arch *out)
             *out = archs[i].arch;
             return TCC_OK;
         }
-        size_t len = strlen(expected);
-        snprintf(expected + len, sizeof expected - len, "%s%s",
-                 i == 0                  ? ""
-                 : i + 1 == COUNT(archs) ? " or "
-                                         : ", ",
-                 archs[i].name);
+        append_listed(expected, sizeof expected, archs[i].name, i, COUNT(archs), " or ");
     }
     return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "unknown arch '%s' (expected %s)",
                     name ? name : "", expected);
@@ -266,8 +274,7 @@ static bool first_of_tile(int i, tcc_dtype input)
     return true;
 }
 
-void tci_target_shape_names(tcc_dtype input, const char *separator, const char *last, char *out,
-                            size_t size)
+void tci_target_shape_names(tcc_dtype input, const char *last, char *out, size_t size)
 {
     int total = 0;
     for (int i = 0; i < COUNT(shapes); i++)
@@ -277,11 +284,8 @@ void tci_target_shape_names(tcc_dtype input, const char *separator, const char *
         if (!first_of_tile(i, input))
             continue;
         char name[32];
-        size_t len = strlen(out);
-        const char *join = written == 0 ? "" : written + 1 == total ? last : separator;
-        snprintf(out + len, size - len, "%s%s", join,
-                 tci_target_shape_name(shapes[i].m, shapes[i].n, shapes[i].k, name, sizeof name));
-        written++;
+        tci_target_shape_name(shapes[i].m, shapes[i].n, shapes[i].k, name, sizeof name);
+        append_listed(out, size, name, written++, total, last);
     }
 }
 
@@ -299,13 +303,6 @@ static bool has_input(tcc_dtype input)
         if (shapes[i].input == input)
             return true;
     return false;
-}
-
-/* Appends name to a list "a, b or c" of `count` names, of which `written` are there. */
-static void append_name(char *out, size_t size, const char *name, int written, bool last)
-{
-    size_t len = strlen(out);
-    snprintf(out + len, size - len, "%s%s", written == 0 ? "" : last ? " or " : ", ", name);
 }
 
 /* The distinct values of a column of the table, in order of first appearance; the column
@@ -345,7 +342,7 @@ static void type_list(const tcc_dtype *types, int count, char *out, size_t size)
 {
     out[0] = '\0';
     for (int i = 0; i < count; i++)
-        append_name(out, size, tcc_dtype_name(types[i]), i, i + 1 == count);
+        append_listed(out, size, tcc_dtype_name(types[i]), i, count, " or ");
 }
 
 tcc_status tci_target_validate_types(tcc_context *ctx, tcc_dtype input, tcc_dtype accumulate)
@@ -394,7 +391,7 @@ tcc_status tci_target_validate_shape(tcc_context *ctx, tcc_dtype input, int m, i
     if (tci_target_shape(m, n, k, input))
         return TCC_OK;
     char names[128], shape[32], hint[160];
-    tci_target_shape_names(input, ", ", " and ", names, sizeof names);
+    tci_target_shape_names(input, " and ", names, sizeof names);
     /* One shape reads best as "tf32 has m16n16k8". */
     if (!strchr(names, ','))
         snprintf(hint, sizeof hint, "%s has %s", tensor_type_name(input), names);

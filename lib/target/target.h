@@ -119,10 +119,9 @@ int tci_target_accumulator_min_arch(int m, int n, int k, tcc_dtype type);
 
 /* "m16n16k16"; `out` holds at least 32 bytes. */
 const char *tci_target_shape_name(int m, int n, int k, char *out, size_t size);
-/* Writes the distinct shape names (of every input type when `input` is TCC_VOID), joined
- * by `separator` except for the last pair, which is joined by `last` ("a, b or c"). */
-void tci_target_shape_names(tcc_dtype input, const char *separator, const char *last, char *out,
-                            size_t size);
+/* Writes the distinct shape names (of every input type when `input` is TCC_VOID) as a list,
+ * `last` (" or ", " and ") before the final one: "a, b or c". */
+void tci_target_shape_names(tcc_dtype input, const char *last, char *out, size_t size);
 
 /* ---- validation against the tables ------------------------------------------------------- */
 

@@ -446,7 +446,7 @@ tcc_status tcc_tensorize_layout(tcc_stage *stage, tcc_iter_var *axis, tcc_intrin
         return not_a_leaf(stage, axis, "tensorize");
     if (!tci_target_shape_exists(m, n, k)) {
         char shape[32], names[128];
-        tci_target_shape_names(TCC_VOID, ", ", " or ", names, sizeof names);
+        tci_target_shape_names(TCC_VOID, " or ", names, sizeof names);
         return tci_fail(stage->func->ctx, TCC_ERROR_UNSUPPORTED, "tensorize: no WMMA shape %s (%s)",
                         tci_target_shape_name(m, n, k, shape, sizeof shape), names);
     }
