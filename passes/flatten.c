@@ -1,7 +1,7 @@
 /*
  * flatten: multi-dimensional accesses become element offsets. A buffer realized over a
- * region [min, min + shape) is stored densely, row-major, so index i of dimension d
- * contributes (i - min[d]) * (product of the shapes of the later dimensions).
+ * region [min, min + shape) is stored row-major, so index i of dimension d contributes
+ * (i - min[d]) * strides[d] (the product of the later dimensions' shapes, unless padded).
  * Assumes that every access has one index per dimension of its buffer (schedule_ops makes
  * them so) and that the region starts are in scope where the buffer is used; afterwards
  * the starts are cleared, and an access that is flat already is left alone.
@@ -11,12 +11,10 @@
 static Expr *flat_index(Arena *a, const Buffer *b, int nindex, Expr *const *index)
 {
     Expr *offset = tci_ir_int(a, 0);
-    int64_t stride = 1;
     for (int d = nindex - 1; d >= 0; d--) {
         Expr *i = b->min[d] ? tci_ir_binary(a, EXPR_SUB, index[d], b->min[d]) : index[d];
-        offset = tci_ir_binary(a, EXPR_ADD, tci_ir_binary(a, EXPR_MUL, i, tci_ir_int(a, stride)),
-                               offset);
-        stride *= b->shape[d];
+        offset = tci_ir_binary(a, EXPR_ADD,
+                               tci_ir_binary(a, EXPR_MUL, i, tci_ir_int(a, b->strides[d])), offset);
     }
     return offset;
 }

@@ -16,6 +16,16 @@ tcc_status tci_pass_simplify(const PassContext *pc, PrimFunc *func);
 /* vectorize.c: loops marked vectorized whose bodies copy contiguous runs become vector
  * accesses; anything else stays a scalar loop. Assumes flattened accesses. */
 tcc_status tci_pass_vectorize(const PassContext *pc, PrimFunc *func);
+/* software_pipeline.c: a loop marked stages(S) gets S buffers of each shared allocation of
+ * its body, a prologue issuing the copies of its first S - 1 iterations, and a steady state
+ * that waits for iteration k's copies, issues those of k + S - 1 and computes k; with cp.async
+ * groups where the target has them. Assumes flattened accesses and a body that allocates,
+ * copies, then reads; refuses any other. */
+tcc_status tci_pass_software_pipeline(const PassContext *pc, PrimFunc *func);
+/* inject_async_copy.c: the copies a cp.async group commits (stores to shared memory, of 4, 8
+ * or 16 bytes, of global loads, zero where a condition fails) become cp.async. Assumes
+ * flattened, vectorized accesses; leaves any other store as it is. */
+tcc_status tci_pass_inject_async_copy(const PassContext *pc, PrimFunc *func);
 /* unroll.c: loops marked unrolled, and innermost constant loops of at most
  * pc->auto_unroll_max_step steps, replaced by copies of their body. Assumes nothing. */
 tcc_status tci_pass_unroll(const PassContext *pc, PrimFunc *func);
@@ -23,5 +33,9 @@ tcc_status tci_pass_unroll(const PassContext *pc, PrimFunc *func);
  * every barrier it needs can be placed where all of the block's threads reach it, and
  * refuses the function otherwise. */
 tcc_status tci_pass_thread_sync(const PassContext *pc, PrimFunc *func);
+/* plan_shared.c: every shared allocation gets a byte offset in the kernel's dynamic shared
+ * memory; allocations never live at once share bytes (the C tile reuses the stages of A and
+ * B). Assumes thread_sync runs after it (it orders accesses to overlapping buffers). */
+tcc_status tci_pass_plan_shared(const PassContext *pc, PrimFunc *func);
 
 #endif

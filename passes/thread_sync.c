@@ -6,6 +6,8 @@
  * of the block must reach a barrier, so none is ever placed inside an `if` or inside a
  * thread launch narrower than the block; a conflict that would need one there is
  * refused. A loop body is checked against what its own previous iteration left pending.
+ * Buffers plan_shared laid over the same bytes count as one; a cp.async writes its
+ * destination; a `pipelined` loop is left as software_pipeline synchronized it.
  * Assumes the launch shape (func->launch) is the block's, so that a thread launch of a
  * smaller extent is known to leave threads out, and tracks only shared buffers.
  */
@@ -44,10 +46,22 @@ static void merge(Accesses *into, const Accesses *from)
     into->overflow = into->overflow || from->overflow;
 }
 
+/* The same buffer, or two that plan_shared laid over the same bytes. */
+static bool same_memory(const Buffer *a, const Buffer *b)
+{
+    if (a == b)
+        return true;
+    if (a->shared_offset < 0 || b->shared_offset < 0)
+        return false;
+    int64_t a_end = a->shared_offset + a->elements * (int64_t)tcc_dtype_size(a->type);
+    int64_t b_end = b->shared_offset + b->elements * (int64_t)tcc_dtype_size(b->type);
+    return a->shared_offset < b_end && b->shared_offset < a_end;
+}
+
 static bool contains(const Buffer *const *set, int n, const Buffer *b)
 {
     for (int i = 0; i < n; i++)
-        if (set[i] == b)
+        if (same_memory(set[i], b))
             return true;
     return false;
 }
@@ -96,7 +110,22 @@ static void leaf_accesses(const Stmt *s, Accesses *acc)
             add_write(acc, s->wmma.memory);
         else
             add_read(acc, s->wmma.memory);
+    } else if (s->kind == STMT_COPY_ASYNC) {
+        add_write(acc, s->copy.dst);
     }
+}
+
+static bool note_leaf(Visitor *v, const Stmt *s)
+{
+    leaf_accesses(s, v->user);
+    return true;
+}
+
+/* Every shared access of a statement, wherever it is. */
+static void all_accesses(const Stmt *s, Accesses *acc)
+{
+    Visitor v = {.expr = note_shared_load, .stmt = note_leaf, .user = acc};
+    tci_visit_stmt(&v, s);
 }
 
 /* The accesses a statement makes before its first barrier; *barrier says one exists on
@@ -206,6 +235,12 @@ static Stmt *sync(Sync *y, Stmt *s, Accesses *pending)
             *copy = *s;
             copy->loop.body = sync_divergent(y, s->loop.body, pending, narrow);
             return copy;
+        }
+        if (s->loop.pipelined) {
+            /* software_pipeline synchronized it: a barrier opens every iteration. */
+            memset(pending, 0, sizeof *pending);
+            all_accesses(s, pending);
+            return s;
         }
         return sync_loop(y, s, pending);
     case STMT_ALLOCATE:

@@ -33,8 +33,8 @@ static Stmt *unroll_loop(Unroller *u, Stmt *s, int64_t *steps)
     bool constant = s->loop.extent->kind == EXPR_INT;
     int64_t extent = constant ? s->loop.extent->int_value : 0;
     bool marked = s->loop.kind == FOR_UNROLLED && constant;
-    bool automatic = s->loop.kind == FOR_SERIAL && constant && body_steps < NOT_UNROLLABLE &&
-                     extent * body_steps <= u->max_step;
+    bool automatic = s->loop.kind == FOR_SERIAL && !s->loop.pipelined && constant &&
+                     body_steps < NOT_UNROLLABLE && extent * body_steps <= u->max_step;
     if ((marked || automatic) && extent <= 4096) {
         *steps = extent * body_steps < NOT_UNROLLABLE ? extent * body_steps : NOT_UNROLLABLE;
         return replicate(u, s, body, extent);

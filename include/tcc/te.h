@@ -113,6 +113,16 @@ tcc_status tcc_compute_at(tcc_stage *stage, tcc_stage *parent, tcc_iter_var *axi
 tcc_status tcc_compute_inline(tcc_stage *stage);
 tcc_status tcc_vectorize(tcc_stage *stage, tcc_iter_var *axis);
 tcc_status tcc_unroll(tcc_stage *stage, tcc_iter_var *axis);
+/* Software pipelining (TVM's double_buffer, generalized; TIR's software_pipeline_stage):
+ * the stages attached at `axis`, a serial loop, get `stages` buffers each, so that the
+ * copies of iteration i + stages - 1 run while iteration i computes (cp.async where the
+ * target has it). 2 is double buffering. */
+#define TCC_MAX_PIPELINE_STAGES 8
+tcc_status tcc_pipeline(tcc_stage *stage, tcc_iter_var *axis, int stages);
+/* TVM's storage_align: pads the buffer of a stage so that the stride of its dimension
+ * `axis` (one of the tensor's own axes) is a multiple of `factor` plus `offset`, e.g.
+ * (32, 8) keeps the rows of a 32-wide float16 tile 80 bytes apart, on different banks. */
+tcc_status tcc_storage_align(tcc_stage *stage, tcc_iter_var *axis, int64_t factor, int64_t offset);
 /* Replace the loops from `axis` inwards by a tensor-core operation of shape m x n x k. */
 tcc_status tcc_tensorize(tcc_stage *stage, tcc_iter_var *axis, tcc_intrinsic intrinsic, int m,
                          int n, int k);
@@ -152,7 +162,11 @@ const char *tcc_kernel_llvm_ir(const tcc_kernel *kernel); /* after default<O3> *
 const char *tcc_kernel_ptx(const tcc_kernel *kernel);     /* NUL-terminated */
 void tcc_kernel_grid(const tcc_kernel *kernel, int64_t grid[3]);
 void tcc_kernel_block(const tcc_kernel *kernel, int64_t block[3]);
+/* Shared memory a block uses, static and dynamic; and the dynamic part alone, which a
+ * launch passes (cuLaunchKernel's sharedMemBytes) and which past 48 KB needs
+ * CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES (tcc_kernel_load sets both). */
 int64_t tcc_kernel_shared_bytes(const tcc_kernel *kernel);
+int64_t tcc_kernel_dynamic_shared_bytes(const tcc_kernel *kernel);
 
 /* ---- loop IR as text (tcc-opt) ----------------------------------------------------- */
 

@@ -105,10 +105,17 @@ static bool analyze_stmt(Visitor *v, const Stmt *s)
 {
     Codegen *cg = v->user;
     const Buffer *buffer = s->kind == STMT_ALLOCATE ? s->alloc.buffer : NULL;
-    if (buffer && buffer->scope == TCC_SCOPE_SHARED)
+    if (buffer && buffer->scope == TCC_SCOPE_SHARED && buffer->shared_offset < 0)
         cg->shared_bytes += buffer->elements * (int64_t)tcc_dtype_size(buffer->type);
     if (s->kind == STMT_WMMA && !tci_cg_analyze_wmma(cg, &s->wmma))
         v->done = true;
+    bool async =
+        s->kind == STMT_COPY_ASYNC || s->kind == STMT_ASYNC_COMMIT || s->kind == STMT_ASYNC_WAIT;
+    if (async && !tci_target_arch(cg->arch)->async_copy) {
+        tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED, "cp.async needs sm_80 or newer; the target is %s",
+                    tci_target_arch(cg->arch)->name);
+        v->done = true;
+    }
     return true;
 }
 
@@ -128,6 +135,12 @@ static bool analyze_func(Codegen *cg)
                            "schedule needs %lld bytes of shared memory; the limit for static "
                            "shared memory is %lld",
                            (long long)cg->shared_bytes, (long long)limit);
+    const TargetArch *target = tci_target_arch(cg->arch);
+    int64_t total = cg->shared_bytes + cg->func->shared_bytes;
+    if (total > target->max_shared_per_block)
+        return tci_cg_fail(cg, TCC_ERROR_SCHEDULE,
+                           "schedule needs %lld bytes of shared memory; %s allows %lld a block",
+                           (long long)total, target->name, (long long)target->max_shared_per_block);
     return true;
 }
 
@@ -290,6 +303,16 @@ bool tci_cg_gen_stmt(Codegen *cg, const Stmt *s)
         return tci_cg_call_intrinsic(cg, cg->builder, INTRINSIC_BARRIER, NULL, 0, NULL, 0) != NULL;
     case STMT_WMMA:
         return tci_cg_gen_wmma(cg, &s->wmma);
+    case STMT_COPY_ASYNC:
+        return tci_cg_gen_copy_async(cg, s);
+    case STMT_ASYNC_COMMIT:
+        return tci_cg_call_intrinsic(cg, cg->builder, INTRINSIC_ASYNC_COMMIT, NULL, 0, NULL, 0) !=
+               NULL;
+    case STMT_ASYNC_WAIT: {
+        LLVMValueRef pending = tci_cg_i32(cg, s->wait.pending);
+        return tci_cg_call_intrinsic(cg, cg->builder, INTRINSIC_ASYNC_WAIT, NULL, 0, &pending, 1) !=
+               NULL;
+    }
     }
     return tci_cg_fail(cg, TCC_ERROR_INVALID_ARGUMENT, "codegen: unknown statement kind %d",
                        (int)s->kind);
@@ -380,6 +403,7 @@ tcc_status tci_codegen_check_intrinsics(tcc_context *ctx)
     check_name(INTRINSIC_BARRIER, &check);
     check_name(INTRINSIC_TF32_ROUND, &check);
     check_name(INTRINSIC_FLOOR, &check);
+    tci_cg_async_copy_intrinsic_names(check_name, &check);
     tci_cg_wmma_intrinsic_names(check_name, &check);
     return check.status;
 }

@@ -26,6 +26,8 @@
 #define INTRINSIC_BARRIER "llvm.nvvm.barrier0"
 #define INTRINSIC_TF32_ROUND "llvm.nvvm.f2tf32.rna"
 #define INTRINSIC_FLOOR "llvm.floor"
+#define INTRINSIC_ASYNC_COMMIT "llvm.nvvm.cp.async.commit.group"
+#define INTRINSIC_ASYNC_WAIT "llvm.nvvm.cp.async.wait.group"
 
 /* How a fragment buffer sits in registers: registers per fragment, elements per fragment. */
 typedef struct FragLayout {
@@ -64,7 +66,8 @@ typedef struct Codegen {
 
     FragUse *frags;
     int nfrag, frag_cap;
-    int64_t shared_bytes;
+    int64_t shared_bytes;        /* static: allocations plan_shared did not place */
+    LLVMValueRef dynamic_shared; /* the extern shared array placed buffers live in */
 
     LLVMContextRef llctx;
     LLVMModuleRef module;
@@ -118,6 +121,9 @@ LLVMValueRef tci_cg_entry_alloca(Codegen *cg, LLVMTypeRef type, const char *name
 /* The name of a buffer's LLVM value: its IR name with [^A-Za-z0-9_] replaced. */
 void tci_cg_value_name(const Buffer *buffer, char *out, size_t size);
 LLVMValueRef tci_cg_gen_load(Codegen *cg, const Expr *e);
+bool tci_cg_gen_copy_async(Codegen *cg, const Stmt *s);
+/* Calls the intrinsic names of cp.async and its groups (for the start-up check). */
+void tci_cg_async_copy_intrinsic_names(void (*each)(const char *name, void *user), void *user);
 bool tci_cg_gen_store(Codegen *cg, const Stmt *s);
 bool tci_cg_gen_allocate(Codegen *cg, const Stmt *s);
 

@@ -6,6 +6,10 @@
  */
 #include "codegen/internal.h"
 
+#include <stdio.h>
+
+enum { SHARED_ALIGN = 128 };
+
 /* A memory (not fragment) buffer, for loads, stores and WMMA loads/stores. */
 const BufferBinding *tci_cg_lookup_memory(Codegen *cg, const Buffer *buffer)
 {
@@ -164,6 +168,22 @@ LLVMValueRef tci_cg_entry_alloca(Codegen *cg, LLVMTypeRef type, const char *name
     return slot;
 }
 
+/* A buffer plan_shared placed: `offset` bytes into the kernel's dynamic shared memory, one
+ * `extern .shared` array (its size is given at launch). Offsets are multiples of
+ * SHARED_ALIGN, so every buffer is as aligned as a static one. */
+static LLVMValueRef dynamic_shared_at(Codegen *cg, int64_t offset)
+{
+    LLVMTypeRef i8 = LLVMInt8TypeInContext(cg->llctx);
+    if (!cg->dynamic_shared) {
+        cg->dynamic_shared = LLVMAddGlobalInAddressSpace(cg->module, LLVMArrayType2(i8, 0),
+                                                         "dynamic_shared", ADDRSPACE_SHARED);
+        LLVMSetLinkage(cg->dynamic_shared, LLVMExternalLinkage);
+        LLVMSetAlignment(cg->dynamic_shared, SHARED_ALIGN);
+    }
+    LLVMValueRef index = tci_cg_i32(cg, offset);
+    return LLVMBuildInBoundsGEP2(cg->entry_builder, i8, cg->dynamic_shared, &index, 1, "");
+}
+
 bool tci_cg_gen_allocate(Codegen *cg, const Stmt *s)
 {
     const Buffer *buffer = s->alloc.buffer;
@@ -185,13 +205,17 @@ bool tci_cg_gen_allocate(Codegen *cg, const Stmt *s)
             binding.addrspace = ADDRSPACE_GENERIC;
             break;
         }
+        binding.addrspace = ADDRSPACE_SHARED;
+        if (buffer->shared_offset >= 0) {
+            binding.base = dynamic_shared_at(cg, buffer->shared_offset);
+            break;
+        }
         binding.base = LLVMAddGlobalInAddressSpace(cg->module, array, name, ADDRSPACE_SHARED);
         LLVMSetLinkage(binding.base, LLVMInternalLinkage);
         LLVMSetInitializer(binding.base, LLVMGetUndef(array));
         /* A WMMA tile must start on a multiple of its fragment's size (32 bytes for
          * f16/f32 fragments); 128 also keeps every row of a 16-wide tile aligned. */
-        LLVMSetAlignment(binding.base, 128);
-        binding.addrspace = ADDRSPACE_SHARED;
+        LLVMSetAlignment(binding.base, SHARED_ALIGN);
         break;
     }
     case TCC_SCOPE_WMMA_MATRIX_A:
@@ -211,4 +235,57 @@ bool tci_cg_gen_allocate(Codegen *cg, const Stmt *s)
     bool ok = tci_cg_bind_buffer(cg, &binding) && tci_cg_gen_stmt(cg, s->alloc.body);
     cg->nbuffer = mark;
     return ok;
+}
+
+/* ---- cp.async ------------------------------------------------------------------------ */
+
+/* 16-byte copies bypass L1 (.cg, the only form of that size); smaller ones cache (.ca).
+ * The `.s` forms take the bytes to read: 0 reads nothing and fills with zeros. */
+static void copy_async_name(int bytes, bool zero_fill, char *out, size_t size)
+{
+    snprintf(out, size, "llvm.nvvm.cp.async.%s.shared.global.%d%s", bytes == 16 ? "cg" : "ca",
+             bytes, zero_fill ? ".s" : "");
+}
+
+void tci_cg_async_copy_intrinsic_names(void (*each)(const char *name, void *user), void *user)
+{
+    static const int sizes[] = {4, 8, 16};
+    char name[64];
+    for (int i = 0; i < 3; i++)
+        for (int zero_fill = 0; zero_fill < 2; zero_fill++) {
+            copy_async_name(sizes[i], zero_fill, name, sizeof name);
+            each(name, user);
+        }
+    each(INTRINSIC_ASYNC_COMMIT, user);
+    each(INTRINSIC_ASYNC_WAIT, user);
+}
+
+bool tci_cg_gen_copy_async(Codegen *cg, const Stmt *s)
+{
+    const BufferBinding *dst = tci_cg_lookup_memory(cg, s->copy.dst);
+    const BufferBinding *src = dst ? tci_cg_lookup_memory(cg, s->copy.src) : NULL;
+    if (!src)
+        return false;
+    if (dst->addrspace != ADDRSPACE_SHARED || src->addrspace != ADDRSPACE_GLOBAL)
+        return tci_cg_fail(cg, TCC_ERROR_INVALID_ARGUMENT,
+                           "codegen: cp.async copies global '%s' into shared '%s'",
+                           s->copy.src->name, s->copy.dst->name);
+    LLVMValueRef dst_index = tci_cg_gen_expr(cg, s->copy.dst_index);
+    LLVMValueRef src_index = dst_index ? tci_cg_gen_expr(cg, s->copy.src_index) : NULL;
+    LLVMValueRef pred =
+        src_index && s->copy.predicate ? tci_cg_gen_expr(cg, s->copy.predicate) : NULL;
+    if (!src_index || (s->copy.predicate && !pred))
+        return false;
+    LLVMValueRef args[3] = {tci_cg_element_ptr(cg, dst, dst_index),
+                            tci_cg_element_ptr(cg, src, src_index), NULL};
+    if (pred) {
+        /* Nothing is read when the predicate is false, but the address stays one that
+         * exists: the first element of the source. */
+        args[1] = LLVMBuildSelect(cg->builder, pred, args[1], src->base, "");
+        args[2] = LLVMBuildSelect(cg->builder, pred, tci_cg_i32(cg, s->copy.bytes),
+                                  tci_cg_i32(cg, 0), "");
+    }
+    char name[64];
+    copy_async_name(s->copy.bytes, pred != NULL, name, sizeof name);
+    return tci_cg_call_intrinsic(cg, cg->builder, name, NULL, 0, args, pred ? 3 : 2) != NULL;
 }

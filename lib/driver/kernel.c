@@ -50,3 +50,8 @@ int64_t tcc_kernel_shared_bytes(const tcc_kernel *kernel)
 {
     return kernel ? kernel->shared_bytes : 0;
 }
+
+int64_t tcc_kernel_dynamic_shared_bytes(const tcc_kernel *kernel)
+{
+    return kernel ? kernel->dynamic_shared_bytes : 0;
+}

@@ -13,7 +13,8 @@ struct tcc_kernel {
     char *llvm_ir;
     char *ptx; /* NUL-terminated, as cuModuleLoadDataEx needs */
     int64_t grid[3], block[3];
-    int64_t shared_bytes;
+    int64_t shared_bytes;         /* static and dynamic */
+    int64_t dynamic_shared_bytes; /* passed at launch */
 };
 
 #endif

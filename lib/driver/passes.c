@@ -17,7 +17,13 @@ static const Pass passes[] = {
     {"flatten", tci_pass_flatten, "multi-dimensional accesses become element offsets"},
     {"simplify", tci_pass_simplify, "arithmetic simplified in loop ranges; unit loops removed"},
     {"vectorize", tci_pass_vectorize, "vectorized loops become vector loads and stores"},
+    {"software_pipeline", tci_pass_software_pipeline,
+     "loops marked stages(S): S buffers, copies issued S - 1 iterations ahead"},
+    {"inject_async_copy", tci_pass_inject_async_copy,
+     "copies in a cp.async group become cp.async (zero-filling where guarded)"},
     {"unroll", tci_pass_unroll, "unrolled and small constant loops replaced by copies"},
+    {"plan_shared", tci_pass_plan_shared,
+     "shared buffers placed in dynamic shared memory, reusing bytes no longer live"},
     {"thread_sync", tci_pass_thread_sync, "__syncthreads() where threads share memory"},
 };
 

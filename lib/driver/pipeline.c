@@ -67,6 +67,10 @@ tcc_status tci_compile(tcc_func *func, const Program *program, int nparam,
         status = describe(ctx, prim, kernel);
     if (status == TCC_OK)
         status = tci_codegen(ctx, prim, arch, &module, &kernel->shared_bytes);
+    if (status == TCC_OK) {
+        kernel->dynamic_shared_bytes = prim->shared_bytes;
+        kernel->shared_bytes += prim->shared_bytes;
+    }
     if (status == TCC_OK)
         status = tci_llvm_verify(ctx, module);
     if (status == TCC_OK)

@@ -256,13 +256,46 @@ Buffer *tci_ir_buffer(Arena *arena, const char *name, tcc_dtype type, tcc_scope 
     b->type = type;
     b->scope = scope;
     b->ndim = ndim;
-    b->elements = 1;
-    for (int i = 0; i < ndim; i++) {
+    for (int i = 0; i < ndim; i++)
         b->shape[i] = shape[i];
-        b->elements *= shape[i];
-    }
+    tci_buffer_set_dense(b);
     b->param_index = -1;
+    b->shared_offset = -1;
     return b;
+}
+
+static void set_outer_strides(Buffer *b, int dim)
+{
+    for (int d = dim - 1; d >= 0; d--)
+        b->strides[d] = b->strides[d + 1] * b->shape[d + 1];
+    b->elements = b->ndim ? b->shape[0] * b->strides[0] : 1;
+}
+
+void tci_buffer_set_dense(Buffer *b)
+{
+    if (b->ndim)
+        b->strides[b->ndim - 1] = 1;
+    set_outer_strides(b, b->ndim - 1);
+}
+
+bool tci_buffer_is_dense(const Buffer *b)
+{
+    int64_t stride = 1;
+    for (int d = b->ndim - 1; d >= 0; d--) {
+        if (b->strides[d] != stride)
+            return false;
+        stride *= b->shape[d];
+    }
+    return true;
+}
+
+void tci_buffer_align(Buffer *b, int dim, int64_t factor, int64_t offset)
+{
+    if (dim < 0 || dim >= b->ndim || factor < 1)
+        return;
+    int64_t natural = dim == b->ndim - 1 ? 1 : b->strides[dim + 1] * b->shape[dim + 1];
+    b->strides[dim] = (natural + factor - 1) / factor * factor + offset;
+    set_outer_strides(b, dim);
 }
 
 static Stmt *new_stmt(Arena *arena, StmtKind kind)
@@ -361,6 +394,31 @@ Stmt *tci_stmt_wmma(Arena *arena, const WmmaStmt *wmma)
     s->wmma = *wmma;
     if (wmma->nindex)
         s->wmma.memory_index = copy_exprs(arena, wmma->nindex, wmma->memory_index);
+    return s;
+}
+
+Stmt *tci_stmt_copy_async(Arena *arena, Buffer *dst, Expr *dst_index, Buffer *src, Expr *src_index,
+                          int bytes, Expr *predicate)
+{
+    Stmt *s = new_stmt(arena, STMT_COPY_ASYNC);
+    s->copy.dst = dst;
+    s->copy.dst_index = dst_index;
+    s->copy.src = src;
+    s->copy.src_index = src_index;
+    s->copy.bytes = bytes;
+    s->copy.predicate = predicate;
+    return s;
+}
+
+Stmt *tci_stmt_async_commit(Arena *arena)
+{
+    return new_stmt(arena, STMT_ASYNC_COMMIT);
+}
+
+Stmt *tci_stmt_async_wait(Arena *arena, int pending)
+{
+    Stmt *s = new_stmt(arena, STMT_ASYNC_WAIT);
+    s->wait.pending = pending;
     return s;
 }
 

@@ -119,8 +119,13 @@ struct Buffer {
     int ndim;
     int64_t shape[TCI_MAX_DIMS];
     Expr *min[TCI_MAX_DIMS]; /* NULL means 0 */
-    int64_t elements;        /* product of shape */
-    int param_index;         /* position among the kernel's parameters, or -1 */
+    /* Elements between consecutive indices of each dimension: row-major and dense unless
+     * the schedule padded a dimension (tcc_storage_align) to keep banks apart. */
+    int64_t strides[TCI_MAX_DIMS];
+    int64_t elements;      /* elements the buffer spans: shape[0] * strides[0] */
+    int param_index;       /* position among the kernel's parameters, or -1 */
+    int64_t shared_offset; /* shared scope: byte offset in the kernel's dynamic shared
+                              memory once plan_shared placed it, else -1 */
 };
 
 /* ---- statements --------------------------------------------------------------------- */
@@ -130,9 +135,12 @@ typedef enum StmtKind {
     STMT_FOR,
     STMT_STORE,
     STMT_IF,
-    STMT_ALLOCATE, /* buffer lives for the body */
-    STMT_BARRIER,  /* __syncthreads() */
-    STMT_WMMA,     /* one warp-wide tensor-core operation */
+    STMT_ALLOCATE,     /* buffer lives for the body */
+    STMT_BARRIER,      /* __syncthreads() */
+    STMT_WMMA,         /* one warp-wide tensor-core operation */
+    STMT_COPY_ASYNC,   /* cp.async: a 4-, 8- or 16-byte copy from global to shared memory */
+    STMT_ASYNC_COMMIT, /* cp.async.commit_group: the copies issued so far form a group */
+    STMT_ASYNC_WAIT,   /* cp.async.wait_group: wait until at most `pending` groups are in flight */
 } StmtKind;
 
 typedef enum ForKind {
@@ -178,6 +186,11 @@ struct Stmt {
             Expr *extent;
             ForKind kind;
             tcc_thread_tag tag; /* FOR_THREAD only */
+            /* Software pipelining: stages > 0 asks software_pipeline to overlap the copies
+             * of later iterations with this one's work; the loop it makes is `pipelined`,
+             * synchronized by its own barriers, which thread_sync leaves alone. */
+            int stages;
+            bool pipelined;
             Stmt *body;
         } loop;
         struct {
@@ -196,6 +209,15 @@ struct Stmt {
             Stmt *body;
         } alloc;
         WmmaStmt wmma;
+        struct {
+            Buffer *dst, *src;           /* shared, global */
+            Expr *dst_index, *src_index; /* element offsets (flat) */
+            int bytes;                   /* 4, 8 or 16 */
+            Expr *predicate; /* NULL, or: when false, nothing is read and zeros are written */
+        } copy;
+        struct {
+            int pending;
+        } wait;
     };
 };
 
@@ -211,6 +233,7 @@ struct PrimFunc {
     int64_t launch[6];  /* grid x,y,z then block x,y,z; 1 where unused */
     Stmt *body;
     int next_var_id;
+    int64_t shared_bytes; /* dynamic shared memory plan_shared laid out; 0 before */
 };
 
 /* ---- constructors (ir.c) ------------------------------------------------------------ */
@@ -245,6 +268,16 @@ Stmt *tci_stmt_if(Arena *arena, Expr *cond, Stmt *then_body, Stmt *else_body);
 Stmt *tci_stmt_allocate(Arena *arena, Buffer *buffer, Stmt *body);
 Stmt *tci_stmt_barrier(Arena *arena);
 Stmt *tci_stmt_wmma(Arena *arena, const WmmaStmt *wmma);
+Stmt *tci_stmt_copy_async(Arena *arena, Buffer *dst, Expr *dst_index, Buffer *src, Expr *src_index,
+                          int bytes, Expr *predicate);
+Stmt *tci_stmt_async_commit(Arena *arena);
+Stmt *tci_stmt_async_wait(Arena *arena, int pending);
+/* Pads dimension `dim` of a buffer so that its stride is a multiple of `factor` plus
+ * `offset` (TVM's storage_align), recomputing the strides of the outer dimensions. */
+void tci_buffer_align(Buffer *buffer, int dim, int64_t factor, int64_t offset);
+/* Strides and span of a dense row-major buffer (after its shape was set). */
+void tci_buffer_set_dense(Buffer *buffer);
+bool tci_buffer_is_dense(const Buffer *buffer);
 
 bool tci_expr_is_int(const Expr *e, int64_t value);
 bool tci_expr_is_const(const Expr *e);

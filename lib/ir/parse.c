@@ -92,6 +92,12 @@ static void parse_range(Parser *p, Expr **min, Expr **extent)
 static Stmt *parse_loop(Parser *p, Stmt *s, Var *var, const char *name)
 {
     parse_range(p, &s->loop.min, &s->loop.extent);
+    if (tci_parse_accept(p, "stages")) {
+        tci_parse_expect(p, "(", "after 'stages'");
+        s->loop.stages = (int)tci_parse_expect_count(p, "the pipeline's stages", 2, 8);
+        tci_parse_expect(p, ")", "after the pipeline's stages");
+    }
+    s->loop.pipelined = tci_parse_accept(p, "pipelined");
     s->loop.var = var ? var : tci_parse_new_var(p, name);
     int depth = p->vars.count;
     tci_parse_bind(p, &p->vars, name, s->loop.var);
@@ -157,6 +163,27 @@ static Stmt *parse_if(Parser *p)
     return s;
 }
 
+/* `strides [2560, 40, 1]`: a padded buffer's strides, each dimension at least as far apart
+ * as the next one spans. */
+static void parse_strides(Parser *p, Buffer *b)
+{
+    Buffer strides = {.name = b->name};
+    const char *at = tci_parse_peek(p);
+    tci_parse_expect_shape(p, &strides);
+    if (strides.ndim != b->ndim)
+        tci_parse_fail_at(p, at, "expected %d strides for %s, found %d", b->ndim,
+                          tci_parse_describe(p, b->name), strides.ndim);
+    for (int d = b->ndim - 1; d >= 0; d--) {
+        int64_t least = d == b->ndim - 1 ? 1 : strides.shape[d + 1] * b->shape[d + 1];
+        if (strides.shape[d] < least)
+            tci_parse_fail_at(p, at, "stride %d of %s is %lld, less than the %lld it must span", d,
+                              tci_parse_describe(p, b->name), (long long)strides.shape[d],
+                              (long long)least);
+        b->strides[d] = strides.shape[d];
+    }
+    b->elements = b->ndim ? b->shape[0] * b->strides[0] : 1;
+}
+
 /* `allocate NAME: float16 shared [8, 16] min [r, 0] {` */
 static Stmt *parse_allocate(Parser *p)
 {
@@ -178,6 +205,15 @@ static Stmt *parse_allocate(Parser *p)
     b->scope = (tcc_scope)scope;
     p->pos = at + n;
     tci_parse_expect_shape(p, b);
+    b->shared_offset = -1;
+    if (tci_parse_accept(p, "strides"))
+        parse_strides(p, b);
+    if (tci_parse_accept(p, "offset")) {
+        if (b->scope != TCC_SCOPE_SHARED)
+            tci_parse_fail_at(p, p->pos, "only a shared buffer has an offset, not %s",
+                              tci_parse_describe(p, b->name));
+        b->shared_offset = tci_parse_expect_count(p, "a byte offset", 0, INT32_MAX);
+    }
     if (tci_parse_accept(p, "min")) {
         tci_parse_expect(p, "[", "after 'min'");
         at = p->pos;
@@ -330,6 +366,43 @@ static Stmt *parse_wmma(Parser *p, WmmaOp op, const char *name)
     return s;
 }
 
+/* `&A.shared[i]`: one flat index. */
+static void parse_address(Parser *p, const char *what, Buffer **buffer, Expr **index)
+{
+    tci_parse_expect(p, "&", "before %s", what);
+    const char *name = tci_parse_peek(p);
+    *buffer = tci_parse_expect_access(p, what);
+    const char *at = tci_parse_peek(p);
+    int count;
+    Expr **indices = tci_parse_indices(p, name, &count);
+    if (count != 1)
+        tci_parse_fail_at(p, at, "expected one (flat) index for %s, found %d", what, count);
+    *index = indices[0];
+}
+
+/* `cp.async(&A.shared[i], &input[j], 16 bytes[, zero unless COND])` */
+static Stmt *parse_copy_async(Parser *p)
+{
+    Stmt *s = new_stmt(p, STMT_COPY_ASYNC);
+    tci_parse_expect(p, "(", "after 'cp.async'");
+    parse_address(p, "the shared destination", &s->copy.dst, &s->copy.dst_index);
+    tci_parse_expect(p, ",", "after the destination");
+    parse_address(p, "the global source", &s->copy.src, &s->copy.src_index);
+    tci_parse_expect(p, ",", "after the source");
+    const char *at = tci_parse_peek(p);
+    s->copy.bytes = (int)tci_parse_expect_count(p, "the bytes copied", 4, 16);
+    if (s->copy.bytes != 4 && s->copy.bytes != 8 && s->copy.bytes != 16)
+        tci_parse_fail_at(p, at, "cp.async copies 4, 8 or 16 bytes, not %d", s->copy.bytes);
+    tci_parse_expect(p, "bytes", "after the size of the copy");
+    if (tci_parse_accept(p, ",")) {
+        tci_parse_expect(p, "zero", "after ', '");
+        tci_parse_expect(p, "unless", "after 'zero'");
+        s->copy.predicate = tci_parse_expr(p);
+    }
+    tci_parse_expect(p, ")", "after the copy");
+    return s;
+}
+
 /* A statement starts with a keyword, or is a store: a name right before '[' (so a
  * buffer may be called `for`). */
 static Stmt *parse_stmt(Parser *p)
@@ -359,6 +432,20 @@ static Stmt *parse_stmt(Parser *p)
         tci_parse_expect(p, ")", "after '__syncthreads('");
         return new_stmt(p, STMT_BARRIER);
     }
+    if (tci_parse_word_is(at, n, "cp.async"))
+        return parse_copy_async(p);
+    if (tci_parse_word_is(at, n, "cp.async.commit_group")) {
+        tci_parse_expect(p, "(", "after 'cp.async.commit_group'");
+        tci_parse_expect(p, ")", "after 'cp.async.commit_group('");
+        return new_stmt(p, STMT_ASYNC_COMMIT);
+    }
+    if (tci_parse_word_is(at, n, "cp.async.wait_group")) {
+        Stmt *s = new_stmt(p, STMT_ASYNC_WAIT);
+        tci_parse_expect(p, "(", "after 'cp.async.wait_group'");
+        s->wait.pending = (int)tci_parse_expect_count(p, "the groups left pending", 0, 8);
+        tci_parse_expect(p, ")", "after the groups left pending");
+        return s;
+    }
     for (int i = 0; i < 5; i++)
         if (tci_parse_word_is(at, n, wmma[i]))
             return parse_wmma(p, ops[i], wmma[i]);
@@ -374,6 +461,7 @@ static Buffer *parse_param(Parser *p, int index)
     b->type = tci_parse_expect_type(p, "for a parameter");
     b->scope = TCC_SCOPE_GLOBAL;
     b->param_index = index;
+    b->shared_offset = -1;
     b->name = tci_parse_expect_name(p, "the name of a parameter");
     tci_parse_expect_shape(p, b);
     tci_parse_bind(p, &p->buffers, b->name, b);
@@ -412,6 +500,11 @@ static PrimFunc *parse_kernel(Parser *p)
         k->params = tci_parse_alloc(p, sizeof *k->params);
     parse_launch_shape(p, "grid", k->launch);
     parse_launch_shape(p, "block", k->launch + 3);
+    if (tci_parse_accept(p, "shared")) {
+        tci_parse_expect(p, "(", "after 'shared'");
+        k->shared_bytes = tci_parse_expect_count(p, "the bytes of shared memory", 1, INT32_MAX);
+        tci_parse_expect(p, ")", "after the bytes of shared memory");
+    }
     k->body = parse_body(p, "before the kernel's body");
     if (*tci_parse_peek(p))
         tci_parse_fail_at(p, p->pos,

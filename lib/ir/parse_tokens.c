@@ -320,4 +320,5 @@ void tci_parse_expect_shape(Parser *p, Buffer *b)
                               tci_parse_describe(p, b->name));
         b->shape[b->ndim++] = size;
     }
+    tci_buffer_set_dense(b);
 }

@@ -409,6 +409,10 @@ static void print_for(StrBuf *sb, const Stmt *s, int indent)
     }
     put(sb, " in ");
     print_range(sb, s->loop.min, s->loop.extent);
+    if (s->loop.stages)
+        tci_strbuf_printf(sb, " stages(%d)", s->loop.stages);
+    if (s->loop.pipelined)
+        put(sb, " pipelined");
     print_block(sb, s->loop.body, indent);
 }
 
@@ -441,6 +445,12 @@ static void print_allocate(StrBuf *sb, const Stmt *s, int indent)
     if (b) {
         tci_strbuf_printf(sb, ": %s %s ", tcc_dtype_name(b->type), tci_scope_name(b->scope));
         print_shape(sb, b->ndim, b->shape);
+        if (!tci_buffer_is_dense(b)) {
+            put(sb, " strides ");
+            print_shape(sb, b->ndim, b->strides);
+        }
+        if (b->shared_offset >= 0)
+            tci_strbuf_printf(sb, " offset %lld", (long long)b->shared_offset);
         bool any_min = false;
         for (int i = 0; i < b->ndim; i++)
             any_min = any_min || b->min[i];
@@ -459,6 +469,30 @@ static void print_allocate(StrBuf *sb, const Stmt *s, int indent)
         }
     }
     print_block(sb, s->alloc.body, indent);
+}
+
+/* `&A.shared[i]`: the address of an element. */
+static void print_address(StrBuf *sb, const Buffer *buffer, const Expr *index)
+{
+    put(sb, "&");
+    put_buffer_name(sb, buffer);
+    put(sb, "[");
+    tci_print_expr(sb, index);
+    put(sb, "]");
+}
+
+static void print_copy_async(StrBuf *sb, const Stmt *s)
+{
+    put(sb, "cp.async(");
+    print_address(sb, s->copy.dst, s->copy.dst_index);
+    put(sb, ", ");
+    print_address(sb, s->copy.src, s->copy.src_index);
+    tci_strbuf_printf(sb, ", %d bytes", s->copy.bytes);
+    if (s->copy.predicate) {
+        put(sb, ", zero unless ");
+        tci_print_expr(sb, s->copy.predicate);
+    }
+    put(sb, ")");
 }
 
 static void print_fragment(StrBuf *sb, const Buffer *buffer, const Expr *index)
@@ -557,6 +591,15 @@ void tci_print_stmt(StrBuf *sb, const Stmt *s, int indent)
     case STMT_WMMA:
         print_wmma(sb, &s->wmma);
         break;
+    case STMT_COPY_ASYNC:
+        print_copy_async(sb, s);
+        break;
+    case STMT_ASYNC_COMMIT:
+        put(sb, "cp.async.commit_group()");
+        break;
+    case STMT_ASYNC_WAIT:
+        tci_strbuf_printf(sb, "cp.async.wait_group(%d)", s->wait.pending);
+        break;
     default:
         tci_strbuf_printf(sb, "<unknown stmt %d>", (int)s->kind);
         break;
@@ -591,9 +634,12 @@ void tci_print_prim_func(StrBuf *sb, const PrimFunc *func)
         print_param(sb, func->params ? func->params[i] : NULL);
     }
     const int64_t *l = func->launch;
-    tci_strbuf_printf(sb, ")\n  grid(%lld, %lld, %lld) block(%lld, %lld, %lld)\n{\n",
-                      (long long)l[0], (long long)l[1], (long long)l[2], (long long)l[3],
-                      (long long)l[4], (long long)l[5]);
+    tci_strbuf_printf(sb, ")\n  grid(%lld, %lld, %lld) block(%lld, %lld, %lld)", (long long)l[0],
+                      (long long)l[1], (long long)l[2], (long long)l[3], (long long)l[4],
+                      (long long)l[5]);
+    if (func->shared_bytes)
+        tci_strbuf_printf(sb, " shared(%lld)", (long long)func->shared_bytes);
+    put(sb, "\n{\n");
     tci_print_stmt(sb, func->body, 1);
     put(sb, "}\n");
 }

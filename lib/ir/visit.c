@@ -167,9 +167,19 @@ Stmt *tci_rewrite_stmt_children(Rewriter *rw, Stmt *s)
         return body == s->alloc.body ? s : tci_stmt_allocate(a, s->alloc.buffer, body);
     }
     case STMT_BARRIER:
+    case STMT_ASYNC_COMMIT:
+    case STMT_ASYNC_WAIT:
         return s;
     case STMT_WMMA:
         return rewrite_wmma(rw, s);
+    case STMT_COPY_ASYNC: {
+        Expr *dst = tci_rewrite_expr(rw, s->copy.dst_index);
+        Expr *src = tci_rewrite_expr(rw, s->copy.src_index);
+        Expr *pred = s->copy.predicate ? tci_rewrite_expr(rw, s->copy.predicate) : NULL;
+        if (dst == s->copy.dst_index && src == s->copy.src_index && pred == s->copy.predicate)
+            return s;
+        return tci_stmt_copy_async(a, s->copy.dst, dst, s->copy.src, src, s->copy.bytes, pred);
+    }
     }
     return s;
 }
@@ -304,7 +314,14 @@ void tci_visit_stmt(Visitor *v, const Stmt *s)
     case STMT_WMMA:
         visit_wmma(v, &s->wmma);
         return;
+    case STMT_COPY_ASYNC:
+        tci_visit_expr(v, s->copy.dst_index);
+        tci_visit_expr(v, s->copy.src_index);
+        tci_visit_expr(v, s->copy.predicate);
+        return;
     case STMT_BARRIER:
+    case STMT_ASYNC_COMMIT:
+    case STMT_ASYNC_WAIT:
         return;
     }
 }

@@ -72,8 +72,10 @@ static Stmt *make_loop(Lowering *lw, const IterVar *leaf, Var *var, Stmt *body)
     Arena *a = lw->arena;
     if (leaf->bound)
         return tci_stmt_thread(a, leaf->loop_var, leaf->tag, leaf->extent, body);
-    return tci_stmt_for(a, var, tci_ir_int(a, 0), tci_ir_int(a, leaf->extent), leaf->for_kind,
-                        body);
+    Stmt *loop =
+        tci_stmt_for(a, var, tci_ir_int(a, 0), tci_ir_int(a, leaf->extent), leaf->for_kind, body);
+    loop->loop.stages = leaf->pipeline_stages;
+    return loop;
 }
 
 static int first_reduce_leaf(const Stage *st)
@@ -297,8 +299,10 @@ static tcc_status realize_buffers(Lowering *lw)
         for (int d = 0; d < t->ndim; d++)
             shape[d] = t->axis[d]->extent;
         t->buffer = tci_ir_buffer(lw->arena, t->name, t->type, st->scope, t->ndim, shape);
-        for (int d = 0; d < t->ndim; d++)
+        for (int d = t->ndim - 1; d >= 0; d--) {
             t->buffer->min[d] = t->axis[d]->min;
+            tci_buffer_align(t->buffer, d, st->align_factor[d], st->align_offset[d]);
+        }
     }
     return TCC_OK;
 }

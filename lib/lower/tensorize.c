@@ -67,9 +67,7 @@ static tcc_status tile_region(Lowering *lw, const Stage *st, const Buffer *b, co
                         "tensorize %s: the columns of the tile of %s are not contiguous",
                         st->tensor->name, b->name);
     *row_dim = dims[0];
-    *stride = 1;
-    for (int d = dims[0] + 1; d < b->ndim; d++)
-        *stride *= b->shape[d];
+    *stride = b->strides[dims[0]];
     return TCC_OK;
 }
 

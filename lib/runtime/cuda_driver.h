@@ -43,6 +43,12 @@ enum {
 enum {
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+    CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
+};
+
+/* CUfunction_attribute */
+enum {
+    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
 };
 
 /* CUevent_flags */
@@ -74,6 +80,7 @@ typedef CUresult (*PFN_cuModuleLoadDataEx)(CUmodule *module, const void *image,
 typedef CUresult (*PFN_cuModuleUnload)(CUmodule module);
 typedef CUresult (*PFN_cuModuleGetFunction)(CUfunction *function, CUmodule module,
                                             const char *name);
+typedef CUresult (*PFN_cuFuncSetAttribute)(CUfunction function, int attribute, int value);
 typedef CUresult (*PFN_cuLaunchKernel)(CUfunction function, unsigned int grid_x,
                                        unsigned int grid_y, unsigned int grid_z,
                                        unsigned int block_x, unsigned int block_y,
@@ -105,6 +112,7 @@ typedef struct CudaDriver {
     PFN_cuModuleLoadDataEx cuModuleLoadDataEx;
     PFN_cuModuleUnload cuModuleUnload;
     PFN_cuModuleGetFunction cuModuleGetFunction;
+    PFN_cuFuncSetAttribute cuFuncSetAttribute;
     PFN_cuLaunchKernel cuLaunchKernel;
     PFN_cuEventCreate cuEventCreate;
     PFN_cuEventDestroy cuEventDestroy;

@@ -44,7 +44,8 @@ struct tcc_loaded_kernel {
     CUmodule module;
     CUfunction function;
     unsigned int grid[3], block[3];
-    int64_t shared_bytes; /* static shared memory, for the record (launches pass 0 dynamic) */
+    int64_t shared_bytes;        /* static and dynamic */
+    unsigned int dynamic_shared; /* bytes of dynamic shared memory each launch passes */
     char name[256];
 };
 
@@ -124,6 +125,7 @@ static const DriverSymbol driver_symbols[] = {
     SYMBOL(cuModuleLoadDataEx, "cuModuleLoadDataEx", NULL),
     SYMBOL(cuModuleUnload, "cuModuleUnload", NULL),
     SYMBOL(cuModuleGetFunction, "cuModuleGetFunction", NULL),
+    SYMBOL(cuFuncSetAttribute, "cuFuncSetAttribute", NULL),
     SYMBOL(cuLaunchKernel, "cuLaunchKernel", NULL),
     SYMBOL(cuEventCreate, "cuEventCreate", NULL),
     SYMBOL(cuEventDestroy, "cuEventDestroy_v2", "cuEventDestroy"),
@@ -376,6 +378,7 @@ static tcc_status describe_kernel(tcc_device *device, const tcc_kernel *kernel,
     if (status == TCC_OK)
         status = launch_dims(device->ctx, "block", block, loaded->block);
     loaded->shared_bytes = tcc_kernel_shared_bytes(kernel);
+    loaded->dynamic_shared = (unsigned int)tcc_kernel_dynamic_shared_bytes(kernel);
     return status;
 }
 
@@ -412,6 +415,25 @@ static tcc_status find_function(tcc_device *device, tcc_loaded_kernel *loaded)
     return cuda_fail(device, result, "cuModuleGetFunction", detail);
 }
 
+/* Shared memory past the default 48 KB is there only when the kernel opts in, up to what
+ * the device allows a block: read from the device, refused in one line when exceeded. */
+static tcc_status allow_shared_memory(tcc_device *device, tcc_loaded_kernel *loaded)
+{
+    if (loaded->dynamic_shared == 0)
+        return TCC_OK;
+    int limit = 0;
+    CUDA_CHECK(device, cuDeviceGetAttribute,
+               (&limit, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, device->device));
+    if (loaded->shared_bytes > limit)
+        return tci_fail(device->ctx, TCC_ERROR_SCHEDULE,
+                        "kernel '%s' needs %lld bytes of shared memory; %s allows %d a block",
+                        loaded->name, (long long)loaded->shared_bytes, device->name, limit);
+    CUDA_CHECK(device, cuFuncSetAttribute,
+               (loaded->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                (int)loaded->dynamic_shared));
+    return TCC_OK;
+}
+
 tcc_status tcc_kernel_load(tcc_device *device, const tcc_kernel *kernel, tcc_loaded_kernel **out)
 {
     if (!device || !kernel || !out)
@@ -432,6 +454,8 @@ tcc_status tcc_kernel_load(tcc_device *device, const tcc_kernel *kernel, tcc_loa
         status = load_module(device, ptx, loaded);
     if (status == TCC_OK)
         status = find_function(device, loaded);
+    if (status == TCC_OK)
+        status = allow_shared_memory(device, loaded);
     if (status != TCC_OK) {
         tcc_loaded_kernel_destroy(loaded);
         return status;
@@ -496,8 +520,9 @@ static tcc_status make_args(tcc_loaded_kernel *loaded, int nbuffer,
 static tcc_status launch_once(tcc_loaded_kernel *loaded, const LaunchArgs *args)
 {
     const unsigned int *g = loaded->grid, *b = loaded->block;
-    CUresult result = loaded->device->cu.cuLaunchKernel(loaded->function, g[0], g[1], g[2], b[0],
-                                                        b[1], b[2], 0, NULL, args->params, NULL);
+    CUresult result =
+        loaded->device->cu.cuLaunchKernel(loaded->function, g[0], g[1], g[2], b[0], b[1], b[2],
+                                          loaded->dynamic_shared, NULL, args->params, NULL);
     if (result == CUDA_SUCCESS)
         return TCC_OK;
     char detail[400];

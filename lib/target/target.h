@@ -33,6 +33,7 @@ typedef struct TargetArch {
     int64_t max_shared_per_block; /* bytes, dynamic shared memory opted in included */
     int64_t shared_per_sm;        /* bytes */
     int max_threads_per_sm;
+    bool async_copy; /* cp.async from global to shared memory, with commit and wait groups */
 } TargetArch;
 
 /* The row of `arch`, or NULL when tcc does not compile for it. */

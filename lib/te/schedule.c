@@ -431,6 +431,41 @@ tcc_status tcc_unroll(tcc_stage *stage, tcc_iter_var *axis)
     return annotate(stage, axis, FOR_UNROLLED, "unroll");
 }
 
+tcc_status tcc_pipeline(tcc_stage *stage, tcc_iter_var *axis, int stages)
+{
+    if (!stage)
+        return TCC_ERROR_INVALID_ARGUMENT;
+    if (tci_stage_leaf_index(stage, axis) < 0)
+        return not_a_leaf(stage, axis, "pipeline");
+    if (stages < 2 || stages > TCC_MAX_PIPELINE_STAGES || axis->bound || axis->tensorized ||
+        axis->for_kind != FOR_SERIAL)
+        return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
+                        "pipeline %s: %s must be a serial loop and stages between 2 and %d, not %d",
+                        stage->tensor->name, axis->var->name, TCC_MAX_PIPELINE_STAGES, stages);
+    axis->pipeline_stages = stages;
+    return TCC_OK;
+}
+
+tcc_status tcc_storage_align(tcc_stage *stage, tcc_iter_var *axis, int64_t factor, int64_t offset)
+{
+    if (!stage)
+        return TCC_ERROR_INVALID_ARGUMENT;
+    Tensor *t = stage->tensor;
+    for (int d = 0; d < t->ndim; d++)
+        if (t->is_compute && t->axis[d] == axis) {
+            if (factor < 1 || offset < 0 || offset >= factor)
+                return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
+                                "storage_align %s: factor %lld must be positive and the offset "
+                                "%lld below it",
+                                t->name, (long long)factor, (long long)offset);
+            stage->align_factor[d] = factor;
+            stage->align_offset[d] = offset;
+            return TCC_OK;
+        }
+    return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
+                    "storage_align %s: the axis must be one of the tensor's own axes", t->name);
+}
+
 tcc_status tcc_tensorize(tcc_stage *stage, tcc_iter_var *axis, tcc_intrinsic intrinsic, int m,
                          int n, int k)
 {

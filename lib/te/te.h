@@ -30,7 +30,8 @@ struct tcc_iter_var {
     bool tensorized;
     tcc_intrinsic intrinsic;
     int mma_m, mma_n, mma_k;
-    bool col_major; /* the tile in memory is column-major */
+    bool col_major;      /* the tile in memory is column-major */
+    int pipeline_stages; /* tcc_pipeline: buffers of the stages attached here, 0 for none */
     /* set by lowering: the axis takes values min + [0, extent) (min is 0 except for
      * root axes of attached stages); loop_var is the variable of its loop (the kernel's
      * thread variable when bound). */
@@ -82,6 +83,8 @@ struct tcc_stage {
     IterVar **leaf;
     int nrel, rel_cap;
     Relation *rel;
+    /* tcc_storage_align, by dimension of the tensor: factor 0 leaves it dense. */
+    int64_t align_factor[TCI_MAX_DIMS], align_offset[TCI_MAX_DIMS];
 };
 
 struct tcc_func {

@@ -642,14 +642,14 @@ END_TEST
 
 typedef struct Texts {
     int count;
-    char pass[8][32];
-    char *text[8];
+    char pass[16][32];
+    char *text[16];
 } Texts;
 
 static void collect(const char *pass, const char *loop_ir, void *user)
 {
     Texts *t = user;
-    ck_assert_int_lt(t->count, 8);
+    ck_assert_int_lt(t->count, 16);
     snprintf(t->pass[t->count], sizeof t->pass[0], "%s", pass);
     t->text[t->count++] = strdup(loop_ir);
 }

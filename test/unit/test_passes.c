@@ -551,15 +551,16 @@ END_TEST
 
 START_TEST(pass_names_in_pipeline_order)
 {
-    static const char *const expected[] = {"schedule_ops", "flatten", "simplify",
-                                           "vectorize",    "unroll",  "thread_sync"};
-    ck_assert_int_eq(tcc_pass_count(), 6);
-    for (int p = 0; p < 6; p++) {
+    static const char *const expected[] = {"schedule_ops", "flatten",           "simplify",
+                                           "vectorize",    "software_pipeline", "inject_async_copy",
+                                           "unroll",       "plan_shared",       "thread_sync"};
+    ck_assert_int_eq(tcc_pass_count(), 9);
+    for (int p = 0; p < 9; p++) {
         ck_assert_str_eq(tcc_pass_name(p), expected[p]);
         ck_assert_int_eq(tcc_pass_index(expected[p]), p);
         ck_assert_ptr_nonnull(tcc_pass_summary(p));
     }
-    ck_assert_ptr_null(tcc_pass_name(6));
+    ck_assert_ptr_null(tcc_pass_name(9));
     ck_assert_int_eq(tcc_pass_index("inline"), -1);
 }
 END_TEST
@@ -774,8 +775,10 @@ START_TEST(tutorial_allocations_are_the_tutorial_s)
     /* The accumulator per warp, the two shared tiles, and the two fragment groups. */
     assert_contains(tut.text, "allocate Conv.wmma.accumulator: float32 wmma.accumulator "
                               "[2, 1, 1, 4, 16, 16] {");
-    assert_contains(tut.text, "allocate Apad.shared: float16 shared [8, 1, 3, 2, 16, 16] {");
-    assert_contains(tut.text, "allocate W.shared: float16 shared [1, 3, 2, 8, 16, 16] {");
+    /* Both live at once: plan_shared puts them side by side. */
+    assert_contains(tut.text,
+                    "allocate Apad.shared: float16 shared [8, 1, 3, 2, 16, 16] offset 24576 {");
+    assert_contains(tut.text, "allocate W.shared: float16 shared [1, 3, 2, 8, 16, 16] offset 0 {");
     assert_contains(tut.text, "allocate Apad.shared.wmma.matrix_a: float16 wmma.matrix_a "
                               "[2, 1, 1, 1, 16, 16] {");
     assert_contains(tut.text, "allocate W.shared.wmma.matrix_b: float16 wmma.matrix_b "
@@ -800,7 +803,8 @@ END_TEST
 
 START_TEST(tutorial_launch_shape)
 {
-    assert_contains(tut.text, "  grid(2, 4, 196) block(32, 4, 2)\n");
+    assert_contains(tut.text, "  grid(2, 4, 196) block(32, 4, 2) shared(49152)\n");
+    ck_assert_int_eq(tut.kernel->shared_bytes, 49152);
     static const int64_t launch[6] = {2, 4, 196, 32, 4, 2};
     for (int d = 0; d < 6; d++)
         ck_assert_int_eq(tut.kernel->launch[d], launch[d]);

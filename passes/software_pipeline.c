@@ -1,0 +1,273 @@
+/*
+ * software_pipeline: a loop marked `stages(S)` (tcc_pipeline) overlaps the copies into its
+ * shared buffers with the work that reads them. Its body must be the shared allocations of
+ * the stages attached to it, then the copies that fill them (the producers), then the
+ * statements that read them (the consumers):
+ *
+ *   for k in 0..K stages(S) {                 allocate A [S, ...] {  (one per stage)
+ *     allocate A [...] {                        for s in 0..S-1: copies(k = s) into A[s]; commit
+ *       copies(k) into A                        for k in 0..K pipelined {
+ *       work(k) reading A          ->             wait until the group of k arrived; barrier
+ *     }                                           copies(k + S - 1) into A[(k + S - 1) % S]; commit
+ *   }                                             work(k) reading A[k % S]
+ *                                               }
+ *                                               wait for all; barrier
+ *                                             }
+ *
+ * One barrier an iteration suffices: it makes stage k visible to every thread and tells
+ * every thread that all have finished iteration k - 1, whose stage the copies issued after
+ * it overwrite. Where the target has cp.async, commit and wait group the copies
+ * (inject_async_copy then makes them asynchronous); elsewhere the copies stay synchronous
+ * and the barrier alone orders them. The loop made is marked `pipelined`: thread_sync
+ * leaves its body alone. Assumes flattened accesses (one index) and runs before unroll.
+ */
+#include "passes/passes.h"
+
+#include <string.h>
+
+enum { MAX_PIPELINED = 8 };
+
+typedef struct Pipeline {
+    const PassContext *pc;
+    PrimFunc *func;
+    Arena *arena;
+    int count;
+    Buffer *single[MAX_PIPELINED], *staged[MAX_PIPELINED];
+    bool failed;
+    const char *loop_name;
+} Pipeline;
+
+/* ---- which statements copy and which compute --------------------------------------------- */
+
+typedef struct Touch {
+    const Pipeline *p;
+    bool reads, writes;
+} Touch;
+
+static bool is_pipelined(const Pipeline *p, const Buffer *b)
+{
+    for (int i = 0; i < p->count; i++)
+        if (p->single[i] == b)
+            return true;
+    return false;
+}
+
+static bool touch_expr(Visitor *v, const Expr *e)
+{
+    Touch *t = v->user;
+    if (e->kind == EXPR_LOAD && is_pipelined(t->p, e->load.buffer))
+        t->reads = true;
+    return true;
+}
+
+static bool touch_stmt(Visitor *v, const Stmt *s)
+{
+    Touch *t = v->user;
+    if (s->kind == STMT_STORE && is_pipelined(t->p, s->store.buffer))
+        t->writes = true;
+    if (s->kind == STMT_COPY_ASYNC && is_pipelined(t->p, s->copy.dst))
+        t->writes = true;
+    if (s->kind == STMT_WMMA && s->wmma.memory && is_pipelined(t->p, s->wmma.memory)) {
+        if (s->wmma.op == WMMA_STORE)
+            t->writes = true;
+        else
+            t->reads = true;
+    }
+    return true;
+}
+
+static Touch touches(const Pipeline *p, const Stmt *s)
+{
+    Touch t = {.p = p};
+    Visitor v = {.expr = touch_expr, .stmt = touch_stmt, .user = &t};
+    tci_visit_stmt(&v, s);
+    return t;
+}
+
+/* ---- the staged buffers ------------------------------------------------------------------ */
+
+/* buffer [shape] -> buffer [stages, shape]: stage s starts s * elements further on. */
+static Buffer *staged_buffer(Arena *a, const Buffer *b, int stages)
+{
+    Buffer *s = tci_arena_alloc(a, sizeof *s);
+    *s = *b;
+    s->ndim = b->ndim + 1;
+    s->shape[0] = stages;
+    s->strides[0] = b->elements;
+    s->min[0] = NULL;
+    for (int d = 0; d < b->ndim; d++) {
+        s->shape[d + 1] = b->shape[d];
+        s->strides[d + 1] = b->strides[d];
+        s->min[d + 1] = NULL;
+    }
+    s->elements = stages * b->elements;
+    return s;
+}
+
+typedef struct Restage {
+    const Pipeline *p;
+    Expr *stage;
+} Restage;
+
+static Buffer *restaged(const Restage *r, Buffer *b, Expr **index)
+{
+    for (int i = 0; i < r->p->count; i++)
+        if (r->p->single[i] == b) {
+            Arena *a = r->p->arena;
+            Expr *offset = tci_ir_binary(a, EXPR_MUL, r->stage, tci_ir_int(a, b->elements));
+            *index = tci_ir_binary(a, EXPR_ADD, *index, offset);
+            return r->p->staged[i];
+        }
+    return b;
+}
+
+static Expr *restage_expr(Rewriter *rw, Expr *e)
+{
+    if (e->kind != EXPR_LOAD || !is_pipelined(((Restage *)rw->user)->p, e->load.buffer))
+        return NULL;
+    Expr *x = tci_rewrite_expr_children(rw, e);
+    Expr *index = x->load.index[0];
+    Buffer *b = restaged(rw->user, e->load.buffer, &index);
+    return tci_ir_load(rw->arena, b, 1, &index);
+}
+
+static Stmt *restage_stmt(Rewriter *rw, Stmt *s)
+{
+    Restage *r = rw->user;
+    if (s->kind == STMT_STORE && is_pipelined(r->p, s->store.buffer)) {
+        Stmt *x = tci_rewrite_stmt_children(rw, s);
+        Expr *index = x->store.index[0];
+        Buffer *b = restaged(r, s->store.buffer, &index);
+        return tci_stmt_store(rw->arena, b, 1, &index, x->store.value);
+    }
+    if (s->kind == STMT_WMMA && s->wmma.memory && is_pipelined(r->p, s->wmma.memory)) {
+        Stmt *x = tci_rewrite_stmt_children(rw, s);
+        WmmaStmt w = x->wmma;
+        Expr *index = w.memory_index[0];
+        w.memory = restaged(r, w.memory, &index);
+        w.memory_index = &index;
+        return tci_stmt_wmma(rw->arena, &w);
+    }
+    return NULL;
+}
+
+/* `s` with the pipelined buffers replaced by their stage `stage`. */
+static Stmt *at_stage(const Pipeline *p, Stmt *s, Expr *stage)
+{
+    Restage r = {p, stage};
+    Rewriter rw = {.arena = p->arena, .expr = restage_expr, .stmt = restage_stmt, .user = &r};
+    return tci_rewrite_stmt(&rw, s);
+}
+
+/* ---- the pipeline ------------------------------------------------------------------------ */
+
+static Stmt *fail(Pipeline *p, const char *why)
+{
+    if (!p->failed)
+        tci_fail(p->pc->ctx, TCC_ERROR_SCHEDULE, "software_pipeline: loop %s: %s", p->loop_name,
+                 why);
+    p->failed = true;
+    return NULL;
+}
+
+/* The copies of iteration `k` into stage `stage`, run when `guard` holds; then a commit. */
+static Stmt *issue(const Pipeline *p, const Stmt *loop, Stmt *copies, Expr *k, Expr *stage,
+                   Expr *guard, bool async)
+{
+    Arena *a = p->arena;
+    Stmt *body = tci_stmt_substitute(a, copies, 1, &loop->loop.var, &k);
+    body = tci_stmt_if(a, guard, at_stage(p, body, stage), NULL);
+    return tci_stmt_seq2(a, body, async ? tci_stmt_async_commit(a) : NULL);
+}
+
+static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
+{
+    Arena *a = p->arena;
+    int stages = loop->loop.stages;
+    bool async = tci_target_arch(p->pc->arch) && tci_target_arch(p->pc->arch)->async_copy;
+    p->loop_name = loop->loop.var->name;
+    p->count = 0;
+    Stmt *body = loop->loop.body;
+    for (; body->kind == STMT_ALLOCATE && body->alloc.buffer->scope == TCC_SCOPE_SHARED;
+         body = body->alloc.body) {
+        if (p->count == MAX_PIPELINED)
+            return fail(p, "more shared buffers than the pass pipelines");
+        p->single[p->count] = body->alloc.buffer;
+        p->staged[p->count] = staged_buffer(a, body->alloc.buffer, stages);
+        p->count++;
+    }
+    int count = body->kind == STMT_SEQ ? body->seq.count : 1;
+    Stmt *const *items = body->kind == STMT_SEQ ? body->seq.items : &body;
+    int producers = 0;
+    while (producers < count) {
+        Touch t = touches(p, items[producers]);
+        if (!t.writes || t.reads)
+            break;
+        producers++;
+    }
+    for (int i = producers; i < count; i++)
+        if (touches(p, items[i]).writes)
+            return fail(p, "its body writes a pipelined buffer after reading one");
+    if (p->count == 0 || producers == 0 || producers == count)
+        return fail(p, "its body must allocate shared buffers, copy into them, then read them");
+
+    Stmt *copies = tci_stmt_seq(a, producers, items);
+    Stmt *work = tci_stmt_seq(a, count - producers, items + producers);
+    Expr *min = loop->loop.min, *extent = loop->loop.extent;
+    Expr *ahead = tci_ir_int(a, stages - 1);
+
+    /* Prologue: stages 0 .. S-2 filled with iterations 0 .. S-2. */
+    Var *s = tci_prim_func_new_var(p->func, tci_arena_printf(a, "%s.prologue", p->loop_name));
+    Expr *sv = tci_ir_var(a, s);
+    Stmt *first = issue(p, loop, copies, tci_ir_binary(a, EXPR_ADD, min, sv), sv,
+                        tci_ir_binary(a, EXPR_LT, sv, extent), async);
+    Stmt *prologue = tci_stmt_for(a, s, tci_ir_int(a, 0), ahead, FOR_UNROLLED, first);
+
+    /* Steady state: iteration k waits for its stage, issues k + S - 1, computes k. */
+    Expr *i = tci_ir_binary(a, EXPR_SUB, tci_ir_var(a, loop->loop.var), min);
+    Expr *next = tci_ir_binary(a, EXPR_ADD, i, ahead);
+    Expr *mod = tci_ir_int(a, stages);
+    Stmt *steady[5] = {
+        async ? tci_stmt_async_wait(a, stages - 2) : NULL,
+        tci_stmt_barrier(a),
+        issue(p, loop, copies, tci_ir_binary(a, EXPR_ADD, tci_ir_var(a, loop->loop.var), ahead),
+              tci_ir_binary(a, EXPR_MOD, next, mod), tci_ir_binary(a, EXPR_LT, next, extent),
+              async),
+        at_stage(p, work, tci_ir_binary(a, EXPR_MOD, i, mod)),
+    };
+    Stmt *main = tci_stmt_for(a, loop->loop.var, min, extent, FOR_SERIAL,
+                              tci_stmt_seq(a, 4, steady + (async ? 0 : 1)));
+    main->loop.pipelined = true;
+
+    /* The buffers may be reused once every copy has landed and every thread is done. */
+    Stmt *drain = tci_stmt_seq2(a, async ? tci_stmt_async_wait(a, 0) : NULL, tci_stmt_barrier(a));
+    Stmt *items_out[3] = {prologue, main, drain};
+    Stmt *out = tci_simplify_stmt(a, tci_stmt_seq(a, 3, items_out));
+    for (int b = p->count - 1; b >= 0; b--)
+        out = tci_stmt_allocate(a, p->staged[b], out);
+    return out;
+}
+
+static Stmt *pipeline_rewrite(Rewriter *rw, Stmt *s)
+{
+    Pipeline *p = rw->user;
+    if (s->kind != STMT_FOR || s->loop.stages < 2 || p->failed)
+        return NULL;
+    Stmt *body = tci_rewrite_stmt(rw, s->loop.body);
+    Stmt *loop = tci_arena_alloc(rw->arena, sizeof *loop);
+    *loop = *s;
+    loop->loop.body = body;
+    Stmt *out = pipeline_loop(p, loop);
+    return out ? out : s;
+}
+
+tcc_status tci_pass_software_pipeline(const PassContext *pc, PrimFunc *func)
+{
+    Pipeline p = {.pc = pc, .func = func, .arena = func->arena};
+    Rewriter rw = {.arena = func->arena, .stmt = pipeline_rewrite, .user = &p};
+    Stmt *body = tci_rewrite_stmt(&rw, func->body);
+    if (p.failed)
+        return TCC_ERROR_SCHEDULE;
+    func->body = body;
+    return TCC_OK;
+}
