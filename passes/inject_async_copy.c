@@ -26,8 +26,11 @@ static Expr *base_of(Expr *index)
     return index->kind == EXPR_RAMP ? index->ramp.base : index;
 }
 
+/* 0, 0.0 or a cast of one: what the zero-filling copy writes. */
 static bool is_zero(const Expr *e)
 {
+    if (e->kind == EXPR_CAST)
+        return is_zero(e->cast.value);
     return (e->kind == EXPR_FLOAT && e->float_value == 0.0) ||
            (e->kind == EXPR_INT && e->int_value == 0);
 }

@@ -115,7 +115,12 @@ static Buffer *restaged(const Restage *r, Buffer *b, Expr **index)
         if (r->p->single[i] == b) {
             Arena *a = r->p->arena;
             Expr *offset = tci_ir_binary(a, EXPR_MUL, r->stage, tci_ir_int(a, b->elements));
-            *index = tci_ir_binary(a, EXPR_ADD, *index, offset);
+            Expr *x = *index;
+            /* A vector index stays a ramp, so later passes still see a contiguous run. */
+            *index = x->kind == EXPR_RAMP
+                         ? tci_ir_ramp(a, tci_ir_binary(a, EXPR_ADD, x->ramp.base, offset),
+                                       x->ramp.stride, x->lanes)
+                         : tci_ir_binary(a, EXPR_ADD, x, offset);
             return r->p->staged[i];
         }
     return b;

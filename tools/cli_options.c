@@ -232,6 +232,17 @@ static bool set_block_order(const CliOpt *opt, const char *value, void *base, ch
     return true;
 }
 
+static bool set_smem(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
+{
+    static const NamedValue names[] = {{"dense", TCC_SMEM_DENSE}, {"padded", TCC_SMEM_PADDED}};
+    CliCommon *c = base;
+    int layout;
+    if (!set_named(opt, value, names, COUNT(names), "shared-memory layout", &layout, err, n))
+        return false;
+    c->schedule.smem_layout = (tcc_smem_layout)layout;
+    return true;
+}
+
 static bool set_emit(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
 {
     CliCommon *c = base;
@@ -339,6 +350,9 @@ static const CliOpt schedule_rows[] = {
     CUSTOM("--policy", schedule, set_policy, "pass|block: Accera's pass order or block order"),
     CUSTOM("--block-order", schedule, set_block_order,
            "row|col: blockIdx.x walks columns (row) or rows (col) of tiles"),
+    INT("--stages", schedule.stages, 1,
+        "N: shared-memory buffers the copies rotate through (1: none; 2-5: cp.async pipeline)"),
+    CUSTOM("--smem", schedule, set_smem, "dense|padded: rows of the shared tiles padded by 16 bytes"),
 };
 
 static const CliOpt output_rows[] = {
@@ -428,7 +442,8 @@ bool cli_gemm_knobs_given(const CliCommon *c)
 {
     const tcc_gemm_schedule *s = &c->schedule;
     return s->mma_m || s->block_row_warps || s->warp_row_tiles || s->num_total_passes ||
-           s->num_fused_passes || c->policy_given || c->block_order_given;
+           s->num_fused_passes || c->policy_given || c->block_order_given || s->stages ||
+           s->smem_layout;
 }
 
 int64_t cli_samples(const CliCommon *c, int64_t outputs)

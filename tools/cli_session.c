@@ -186,7 +186,12 @@ void cli_print_gemm_schedule(const CliCommon *c, const tcc_gemm_schedule *chosen
     print_pair("warp-tiles", s->warp_row_tiles, s->warp_col_tiles);
     print_count("passes", s->num_total_passes);
     print_count("fused-passes", s->num_fused_passes);
-    fprintf(stderr, " policy=%s block-order=%s\n",
+    fprintf(stderr, " policy=%s block-order=%s",
             s->policy == TCC_MMA_BLOCK_ORDER ? "block" : "pass",
             s->column_major_blocks ? "col" : "row");
+    print_count("stages", s->stages);
+    fprintf(stderr, " smem=%s\n",
+            s->smem_layout == TCC_SMEM_DENSE    ? "dense"
+            : s->smem_layout == TCC_SMEM_PADDED ? "padded"
+                                                : "auto");
 }

@@ -95,6 +95,14 @@ typedef enum tcc_mma_policy {
  * warp_col_tiles MMA tiles of mma_m x mma_n; the reduction advances num_total_passes
  * MMA passes (of mma_k) per shared-memory step, loading the fragments of
  * num_fused_passes passes at a time. Zero fields are chosen from the shape and types. */
+/* How the shared-memory tiles of A and B (and C) lie: dense rows share banks when a row is
+ * a multiple of 128 bytes; padding each row by 16 bytes spreads them over the banks. */
+typedef enum tcc_smem_layout {
+    TCC_SMEM_AUTO = 0, /* chosen */
+    TCC_SMEM_DENSE,
+    TCC_SMEM_PADDED,
+} tcc_smem_layout;
+
 typedef struct tcc_gemm_schedule {
     int mma_m, mma_n, mma_k; /* m16n16k16, m32n8k16, m8n32k16; m16n16k8 for tf32 */
     int block_row_warps, block_col_warps;
@@ -102,7 +110,14 @@ typedef struct tcc_gemm_schedule {
     int num_total_passes, num_fused_passes;
     tcc_mma_policy policy;
     bool column_major_blocks; /* blockIdx.x walks the rows of tiles instead of the columns */
+    /* Shared-memory buffers the tiles of A and B rotate through (tcc_pipeline): 1 copies
+     * and computes in turn; 2 to TCC_MAX_GEMM_STAGES overlap the copies of later steps
+     * (cp.async on sm_80 and newer) with the products of this one. */
+    int stages;
+    tcc_smem_layout smem_layout;
 } tcc_gemm_schedule;
+
+#define TCC_MAX_GEMM_STAGES 5
 
 /* Kernel parameters, in order: conv2d: input, filter, [bias], [residual], output;
  * matmul: A, B, [bias], [residual], C. `schedule` may be NULL (chosen from the shape). */

@@ -39,14 +39,34 @@ static Tiles tiles_of(const tcc_gemm_schedule *s)
     return t;
 }
 
-/* ---- choosing and checking a schedule -------------------------------------------------- */
+/* ---- shared memory ------------------------------------------------------------------------ */
 
-static int64_t shared_bytes(const GemmOperator *op, Tiles t)
+/* Padding a row by 16 bytes moves each row four banks on from the last. */
+static int64_t row_pad(tcc_dtype type, const tcc_gemm_schedule *s)
 {
-    int64_t in = (int64_t)tcc_dtype_size(op->input_type);
-    int64_t acc = (int64_t)tcc_dtype_size(op->accumulate_type);
-    return (t.bm * t.bk + t.bk * t.bn) * in + t.bm * t.bn * acc;
+    return s->smem_layout == TCC_SMEM_PADDED ? 16 / (int64_t)tcc_dtype_size(type) : 0;
 }
+
+/* Bytes of a rows x cols tile (cols contiguous), as plan_shared places it. */
+static int64_t tile_bytes(int64_t rows, int64_t cols, tcc_dtype type, const tcc_gemm_schedule *s)
+{
+    int64_t bytes = rows * (cols + row_pad(type, s)) * (int64_t)tcc_dtype_size(type);
+    return (bytes + 127) / 128 * 128;
+}
+
+/* The stages of A and B, or C where it is larger: C takes their bytes once the reduction
+ * is over (plan_shared). */
+static int64_t shared_bytes(const GemmOperator *op, Tiles t, const tcc_gemm_schedule *s)
+{
+    tcc_dtype in = op->input_type;
+    int64_t a = op->a_col_major ? tile_bytes(t.bk, t.bm, in, s) : tile_bytes(t.bm, t.bk, in, s);
+    int64_t b = op->b_col_major ? tile_bytes(t.bn, t.bk, in, s) : tile_bytes(t.bk, t.bn, in, s);
+    int64_t c = tile_bytes(t.bm, t.bn, op->accumulate_type, s);
+    int64_t stages = s->stages * (a + b);
+    return stages > c ? stages : c;
+}
+
+/* ---- choosing and checking a schedule -------------------------------------------------- */
 
 /* Enough blocks to give every multiprocessor of a large GPU (108 on an A100, 132 on an
  * H100) at least one: below that, smaller blocks finish sooner than idle ones. */
@@ -81,7 +101,7 @@ static void choose_block(const GemmOperator *op, tcc_gemm_schedule *s)
     }
 }
 
-static void choose_defaults(const GemmOperator *op, tcc_gemm_schedule *s)
+static void choose_defaults(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s)
 {
     if (!s->mma_m || !s->mma_n || !s->mma_k) {
         s->mma_m = 16;
@@ -106,13 +126,17 @@ static void choose_defaults(const GemmOperator *op, tcc_gemm_schedule *s)
         s->num_total_passes = 2;
     if (!s->num_fused_passes)
         s->num_fused_passes = s->num_total_passes;
+    /* Double buffering where copies can be asynchronous; cp.async needs sm_80. */
+    if (!s->stages)
+        s->stages = tci_target_arch(arch)->async_copy ? 3 : 2;
+    if (s->smem_layout == TCC_SMEM_AUTO)
+        s->smem_layout = TCC_SMEM_PADDED;
 }
 
 tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, tcc_arch arch,
                                       tcc_gemm_schedule *s)
 {
-    (void)arch; /* the defaults do not depend on the target yet; the interface lets them */
-    choose_defaults(op, s);
+    choose_defaults(op, arch, s);
     tcc_status status =
         tci_target_validate_shape(ctx, op->input_type, s->mma_m, s->mma_n, s->mma_k);
     if (status != TCC_OK)
@@ -129,6 +153,11 @@ tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, 
                         s->num_fused_passes, s->num_total_passes);
     if ((int)s->policy < TCC_MMA_PASS_ORDER || s->policy > TCC_MMA_BLOCK_ORDER)
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: unknown MMA policy");
+    if (s->stages < 1 || s->stages > TCC_MAX_GEMM_STAGES)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: stages must be 1 to %d, not %d",
+                        TCC_MAX_GEMM_STAGES, s->stages);
+    if ((int)s->smem_layout < TCC_SMEM_DENSE || s->smem_layout > TCC_SMEM_PADDED)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: unknown shared-memory layout");
     Tiles t = tiles_of(s);
     const DeviceLimits *limits = &tci_device_limits;
     if (t.threads > limits->threads_per_block)
@@ -136,13 +165,14 @@ tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, 
                         "schedule needs %lld threads per block (%d x %d warps); the limit is %lld",
                         (long long)t.threads, s->block_row_warps, s->block_col_warps,
                         (long long)limits->threads_per_block);
-    int64_t bytes = shared_bytes(op, t);
-    if (bytes > limits->static_shared_bytes)
+    int64_t bytes = shared_bytes(op, t, s);
+    const TargetArch *target = tci_target_arch(arch);
+    if (bytes > target->max_shared_per_block)
         return tci_fail(ctx, TCC_ERROR_SCHEDULE,
                         "schedule needs %lld bytes of shared memory (a %lldx%lld block, k step "
-                        "%lld); the limit for static shared memory is %lld",
+                        "%lld, %d stages); %s allows %lld a block",
                         (long long)bytes, (long long)t.bm, (long long)t.bn, (long long)t.bk,
-                        (long long)limits->static_shared_bytes);
+                        s->stages, target->name, (long long)target->max_shared_per_block);
     return TCC_OK;
 }
 
@@ -246,6 +276,16 @@ static tcc_status schedule_fragments(tcc_func *f, tcc_tensor *frag, int64_t rows
     return tcc_tensorize_layout(s, ri, intrinsic, (int)t.mm, (int)t.mn, (int)t.mk, col_major);
 }
 
+/* Rows of a tile in shared memory (dimension 1; dimension 2, of `cols` elements, is
+ * contiguous) padded as the schedule says. */
+static tcc_status pad_rows(tcc_func *f, tcc_tensor *tile, int64_t cols, const tcc_gemm_schedule *s)
+{
+    int64_t pad = row_pad(tile->type, s);
+    if (!pad)
+        return TCC_OK;
+    return tcc_storage_align(tcc_stage_of(f, tile), tcc_tensor_axis(tile, 1), cols, pad);
+}
+
 /* A shared-memory tile, filled by every thread of the block, 16 bytes at a time where its
  * rows allow (the vectorize pass keeps a vector only where it proves the elements
  * contiguous in the source too, e.g. channels-last data with C/groups a multiple of 8). */
@@ -294,5 +334,9 @@ tcc_status tci_gemm_schedule_apply(tcc_func *f, const GemmOperator *op, const Ge
     else
         TRY(schedule_fragments(f, bf, t.mk, t.mn, TCC_WMMA_LOAD_B, false, t));
     TRY(schedule_shared(f, as, t));
-    return schedule_shared(f, bs, t);
+    TRY(schedule_shared(f, bs, t));
+    TRY(pad_rows(f, as, op->a_col_major ? t.bm : t.bk, s));
+    TRY(pad_rows(f, bs, op->b_col_major ? t.bk : t.bn, s));
+    TRY(pad_rows(f, c, t.bn, s));
+    return s->stages > 1 ? tcc_pipeline(sf, step, s->stages) : TCC_OK;
 }

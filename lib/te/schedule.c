@@ -453,10 +453,10 @@ tcc_status tcc_storage_align(tcc_stage *stage, tcc_iter_var *axis, int64_t facto
     Tensor *t = stage->tensor;
     for (int d = 0; d < t->ndim; d++)
         if (t->is_compute && t->axis[d] == axis) {
-            if (factor < 1 || offset < 0 || offset >= factor)
+            if (factor < 1 || offset < 0)
                 return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
-                                "storage_align %s: factor %lld must be positive and the offset "
-                                "%lld below it",
+                                "storage_align %s: factor %lld must be positive and offset %lld "
+                                "not negative",
                                 t->name, (long long)factor, (long long)offset);
             stage->align_factor[d] = factor;
             stage->align_offset[d] = offset;
