@@ -206,4 +206,7 @@ typedef int (*CliCompileFn)(CliSession *s, const void *options);
 int cli_compile_and_run(CliSession *s, const CliCommon *common, CliCompileFn compile,
                         const void *options, const CliRunTarget *target);
 
+/* "sm_70|...|sm_90 (default sm_80)": the help text of --arch. */
+void cli_describe_arch(char *out, size_t size);
+
 #endif

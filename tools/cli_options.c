@@ -194,7 +194,7 @@ static void describe_mma(char *out, size_t size)
 }
 
 /* "sm_70|...|sm_90 (default sm_80)", from the library's archs and defaults. */
-static void describe_arch(char *out, size_t size)
+void cli_describe_arch(char *out, size_t size)
 {
     out[0] = '\0';
     for (int i = 0; i < tcc_arch_count(); i++) {
@@ -240,6 +240,17 @@ static bool set_smem(const CliOpt *opt, const char *value, void *base, char *err
     if (!set_named(opt, value, names, COUNT(names), "shared-memory layout", &layout, err, n))
         return false;
     c->schedule.smem_layout = (tcc_smem_layout)layout;
+    return true;
+}
+
+static bool set_intrinsic(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
+{
+    static const NamedValue names[] = {{"wmma", TCC_GEMM_WMMA}, {"mma_sync", TCC_GEMM_MMA_SYNC}};
+    CliCommon *c = base;
+    int intrinsic;
+    if (!set_named(opt, value, names, COUNT(names), "intrinsic", &intrinsic, err, n))
+        return false;
+    c->schedule.intrinsic = (tcc_gemm_intrinsic)intrinsic;
     return true;
 }
 
@@ -353,6 +364,8 @@ static const CliOpt schedule_rows[] = {
     INT("--stages", schedule.stages, 1,
         "N: shared-memory buffers the copies rotate through (1: none; 2-5: cp.async pipeline)"),
     CUSTOM("--smem", schedule, set_smem, "dense|padded: rows of the shared tiles padded by 16 bytes"),
+    CUSTOM("--intrinsic", schedule, set_intrinsic,
+           "wmma|mma_sync: the tensor-core instructions (mma_sync: ldmatrix + mma.sync, sm_80)"),
 };
 
 static const CliOpt output_rows[] = {
@@ -361,7 +374,7 @@ static const CliOpt output_rows[] = {
     CUSTOM("-o", output_path, set_output, "FILE: write it to FILE (default stdout)"),
     STRING("--print-after", print_after, "PASS|all: print the loop IR after PASS to stderr"),
     FLAG("--list-passes", list_passes, "list the lowering passes and exit"),
-    {.name = "--arch", .kind = CLI_STRING, .offset = F(arch_name), .describe = describe_arch},
+    {.name = "--arch", .kind = CLI_STRING, .offset = F(arch_name), .describe = cli_describe_arch},
 };
 
 static const CliOpt run_rows[] = {
@@ -443,7 +456,7 @@ bool cli_gemm_knobs_given(const CliCommon *c)
     const tcc_gemm_schedule *s = &c->schedule;
     return s->mma_m || s->block_row_warps || s->warp_row_tiles || s->num_total_passes ||
            s->num_fused_passes || c->policy_given || c->block_order_given || s->stages ||
-           s->smem_layout;
+           s->smem_layout || s->intrinsic;
 }
 
 int64_t cli_samples(const CliCommon *c, int64_t outputs)

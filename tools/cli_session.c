@@ -190,6 +190,10 @@ void cli_print_gemm_schedule(const CliCommon *c, const tcc_gemm_schedule *chosen
             s->policy == TCC_MMA_BLOCK_ORDER ? "block" : "pass",
             s->column_major_blocks ? "col" : "row");
     print_count("stages", s->stages);
+    fprintf(stderr, " intrinsic=%s",
+            s->intrinsic == TCC_GEMM_WMMA       ? "wmma"
+            : s->intrinsic == TCC_GEMM_MMA_SYNC ? "mma_sync"
+                                                : "auto");
     fprintf(stderr, " smem=%s\n",
             s->smem_layout == TCC_SMEM_DENSE    ? "dense"
             : s->smem_layout == TCC_SMEM_PADDED ? "padded"

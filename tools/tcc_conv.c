@@ -69,8 +69,8 @@ static int schedule_kind(const ConvOptions *o)
         kind = o->tiles_given ? CLI_SCHEDULE_TUTORIAL : CLI_SCHEDULE_DEFAULT;
     if (kind == CLI_SCHEDULE_TUTORIAL && knobs) {
         cli_error("--mma, --block-warps, --warp-tiles, --passes, --fused-passes, --policy, "
-                  "--block-order, --stages and --smem tune the implicit-GEMM schedule, not the "
-                  "tutorial's");
+                  "--block-order, --stages, --smem and --intrinsic tune the implicit-GEMM "
+                  "schedule, not the tutorial's");
         return -1;
     }
     if (kind == CLI_SCHEDULE_DEFAULT && o->tiles_given) {

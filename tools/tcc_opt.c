@@ -32,6 +32,8 @@ static const CliOpt rows[] = {
      .help = "A,B,...: the passes to run, in this order (default: none; -passes works too)"},
     {.name = "--auto-unroll-max-step", .kind = CLI_INT, .offset = F(auto_unroll_max_step),
      .help = "N: unroll's budget for loops not marked unrolled (default 16)"},
+    {.name = "--arch", .kind = CLI_STRING, .offset = F(common.arch_name),
+     .describe = cli_describe_arch},
     {.name = "--list-passes", .kind = CLI_FLAG, .offset = F(common.list_passes),
      .help = "list the passes and exit"},
     CLI_HEADING_ROW("output"),
@@ -108,6 +110,11 @@ static int transform(const OptOptions *o, const char *text)
     tcc_build_options build;
     tcc_build_options_init(&build);
     build.auto_unroll_max_step = o->auto_unroll_max_step;
+    if (o->common.arch_name && tcc_arch_parse(ctx, o->common.arch_name, &build.arch) != TCC_OK) {
+        cli_error("%s", tcc_last_error(ctx));
+        tcc_context_destroy(ctx);
+        return 1;
+    }
     build.print_after_pass = o->common.print_after;
     build.print_callback = print_after;
     char *result = NULL;

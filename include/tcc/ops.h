@@ -103,6 +103,13 @@ typedef enum tcc_smem_layout {
     TCC_SMEM_PADDED,
 } tcc_smem_layout;
 
+/* The tensor-core instructions of the product. */
+typedef enum tcc_gemm_intrinsic {
+    TCC_GEMM_INTRINSIC_AUTO = 0, /* mma.sync where the target and type have it, else WMMA */
+    TCC_GEMM_WMMA,
+    TCC_GEMM_MMA_SYNC, /* ldmatrix + mma.sync m16n8k16: sm_80, float16 and bfloat16, m16n16k16 */
+} tcc_gemm_intrinsic;
+
 typedef struct tcc_gemm_schedule {
     int mma_m, mma_n, mma_k; /* m16n16k16, m32n8k16, m8n32k16; m16n16k8 for tf32 */
     int block_row_warps, block_col_warps;
@@ -115,6 +122,7 @@ typedef struct tcc_gemm_schedule {
      * (cp.async on sm_80 and newer) with the products of this one. */
     int stages;
     tcc_smem_layout smem_layout;
+    tcc_gemm_intrinsic intrinsic;
 } tcc_gemm_schedule;
 
 #define TCC_MAX_GEMM_STAGES 5

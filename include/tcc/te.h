@@ -89,6 +89,13 @@ typedef enum tcc_intrinsic {
     TCC_WMMA_LOAD_B, /* shared -> wmma.matrix_b, a copy of a k x n tile */
     TCC_WMMA_MMA,    /* acc += a * b over an m x n x k nest; its init becomes fill_fragment */
     TCC_WMMA_STORE,  /* wmma.accumulator -> global or shared, a copy of an m x n tile */
+    /* The same four as mma.sync (sm_80; float16 and bfloat16, m16n16k16): fragments load
+     * from shared memory with ldmatrix, an MMA is two m16n8k16, and each thread stores the
+     * accumulator elements it holds. */
+    TCC_MMA_SYNC_LOAD_A,
+    TCC_MMA_SYNC_LOAD_B,
+    TCC_MMA_SYNC_MMA,
+    TCC_MMA_SYNC_STORE,
 } tcc_intrinsic;
 
 /* The schedule of a function whose outputs are `outputs`: one stage per tensor. */

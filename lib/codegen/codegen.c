@@ -405,5 +405,6 @@ tcc_status tci_codegen_check_intrinsics(tcc_context *ctx)
     check_name(INTRINSIC_FLOOR, &check);
     tci_cg_async_copy_intrinsic_names(check_name, &check);
     tci_cg_wmma_intrinsic_names(check_name, &check);
+    tci_cg_mma_sync_intrinsic_names(check_name, &check);
     return check.status;
 }

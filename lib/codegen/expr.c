@@ -62,6 +62,12 @@ LLVMValueRef tci_cg_call_intrinsic(Codegen *cg, LLVMBuilderRef builder, const ch
     unsigned id;
     if (!tci_cg_ok(cg, tci_llvm_intrinsic_id(cg->ctx, name, &id)))
         return NULL;
+    /* LLVM reads the overload types of an overloaded intrinsic without checking them. */
+    if (LLVMIntrinsicIsOverloaded(id) != (noverload > 0)) {
+        tci_cg_fail(cg, TCC_ERROR_LLVM, "codegen: %s is %soverloaded", name,
+                    noverload > 0 ? "not " : "");
+        return NULL;
+    }
     LLVMValueRef fn = LLVMGetIntrinsicDeclaration(cg->module, id, overloads, (size_t)noverload);
     /* Calls returning void must be unnamed. */
     return LLVMBuildCall2(builder, LLVMGlobalGetValueType(fn), fn, args, (unsigned)nargs, "");

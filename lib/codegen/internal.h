@@ -54,6 +54,7 @@ typedef struct BufferBinding {
 /* What the pre-pass learns about a fragment buffer from the WMMA statements using it. */
 typedef struct FragUse {
     const Buffer *buffer;
+    TensorFamily family;
     int m, n, k;
     bool layout_known, col_major; /* A and B: the layout they were loaded with */
 } FragUse;
@@ -136,6 +137,24 @@ bool tci_cg_alloc_fragments(Codegen *cg, const Buffer *buffer, BufferBinding *bi
 bool tci_cg_gen_wmma(Codegen *cg, const WmmaStmt *w);
 /* Calls `visit` with the name of every tensor-core intrinsic the generator can emit. */
 void tci_cg_wmma_intrinsic_names(void (*visit)(const char *name, void *user), void *user);
+/* Shared with mma_sync.c: a fragment buffer's binding; its registers as values (appended
+ * to args) or stored from an intrinsic's result struct; the address of a WMMA statement's
+ * tile; the layout an operand fragment was loaded with. */
+const BufferBinding *tci_cg_lookup_fragment(Codegen *cg, const Buffer *buffer);
+LLVMValueRef tci_cg_fragment_reg_ptr(Codegen *cg, const BufferBinding *frag, LLVMValueRef index,
+                                     int reg);
+bool tci_cg_load_fragment(Codegen *cg, const Buffer *buffer, const Expr *index, LLVMValueRef *args,
+                          int *nargs);
+bool tci_cg_store_fragment(Codegen *cg, const Buffer *buffer, const Expr *index,
+                           LLVMValueRef result);
+LLVMValueRef tci_cg_tile_ptr(Codegen *cg, const WmmaStmt *w, LLVMTypeRef *ptr_type);
+bool tci_cg_loaded_col_major(Codegen *cg, const Buffer *buffer);
+
+/* ---- mma.sync (mma_sync.c) ------------------------------------------------------------- */
+
+/* ldmatrix loads, two m16n8k16 per m16n16k16 mma, and per-thread accumulator stores. */
+bool tci_cg_gen_mma_sync(Codegen *cg, const WmmaStmt *w);
+void tci_cg_mma_sync_intrinsic_names(void (*visit)(const char *name, void *user), void *user);
 
 /* ---- the kernel function (signature.c) ---------------------------------------------------- */
 

@@ -45,8 +45,12 @@ static bool note_frag(Codegen *cg, const WmmaStmt *w, const Buffer *buffer, tcc_
         if (!tci_cg_reserve(cg, (void **)&cg->frags, &cg->frag_cap, cg->nfrag, sizeof *cg->frags))
             return false;
         use = &cg->frags[cg->nfrag++];
-        *use = (FragUse){buffer, w->m, w->n, w->k, false, false};
+        *use = (FragUse){buffer, w->family, w->m, w->n, w->k, false, false};
     }
+    if (use->family != w->family)
+        return tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED, "fragment '%s' is used by both %s and %s",
+                           buffer->name, tci_target_family_name(use->family),
+                           tci_target_family_name(w->family));
     if (use->m != w->m || use->n != w->n || use->k != w->k)
         return tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED,
                            "fragment '%s' is used with two WMMA shapes (m%dn%dk%d and %s)",
@@ -68,15 +72,16 @@ static bool note_frag(Codegen *cg, const WmmaStmt *w, const Buffer *buffer, tcc_
 static bool check_arch(Codegen *cg, const WmmaStmt *w, const char *operands, int min_arch)
 {
     char shape[32];
-    int first = tci_target_first_arch_from(tci_target_family_min_arch(TENSOR_WMMA));
+    const char *family = tci_target_family_name(w->family);
+    int first = tci_target_first_arch_from(tci_target_family_min_arch(w->family));
     if ((int)cg->arch < first)
         return tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED,
-                           "tensor cores (WMMA) need sm_%d or newer; the target is sm_%d", first,
-                           (int)cg->arch);
+                           "tensor cores (%s) need sm_%d or newer; the target is sm_%d", family,
+                           first, (int)cg->arch);
     int needed = tci_target_first_arch_from(min_arch);
     if ((int)cg->arch < needed)
         return tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED,
-                           "WMMA %s with %s needs sm_%d or newer; the target is sm_%d",
+                           "%s %s with %s needs sm_%d or newer; the target is sm_%d", family,
                            shape_name(w, shape, sizeof shape), operands, needed, (int)cg->arch);
     return true;
 }
@@ -84,10 +89,11 @@ static bool check_arch(Codegen *cg, const WmmaStmt *w, const char *operands, int
 static bool check_input(Codegen *cg, const WmmaStmt *w, tcc_dtype type, const TensorShape **out)
 {
     char shape[32], operands[64];
-    const TensorShape *in = tci_target_shape(w->m, w->n, w->k, type);
+    const TensorShape *in = tci_target_family_shape(w->family, w->m, w->n, w->k, type);
     if (!in)
-        return tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED, "WMMA %s with %s inputs is not supported",
-                           shape_name(w, shape, sizeof shape), tcc_dtype_name(type));
+        return tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED, "%s %s with %s inputs is not supported",
+                           tci_target_family_name(w->family), shape_name(w, shape, sizeof shape),
+                           tcc_dtype_name(type));
     if (out)
         *out = in;
     snprintf(operands, sizeof operands, "%s inputs", tcc_dtype_name(type));
@@ -117,6 +123,10 @@ static bool check_memory(Codegen *cg, const WmmaStmt *w)
         return tci_cg_fail(cg, TCC_ERROR_INVALID_ARGUMENT,
                            "codegen: WMMA access to '%s' has %d indices; flattening leaves one",
                            w->memory->name, w->nindex);
+    if (w->family == TENSOR_MMA_SYNC && w->op != WMMA_STORE && w->memory->scope != TCC_SCOPE_SHARED)
+        return tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED,
+                           "mma.sync loads fragments from shared memory (ldmatrix), not from '%s'",
+                           w->memory->name);
     if (w->memory->type != w->fragment->type)
         return tci_cg_fail(cg, TCC_ERROR_INVALID_ARGUMENT,
                            "codegen: WMMA copies between %s memory '%s' and a %s fragment",
@@ -251,7 +261,8 @@ static bool frag_layout(Codegen *cg, const Buffer *buffer, const FragUse *use, F
                             ptx_type(buffer->type, false)};
         return true;
     }
-    const TensorShape *in = tci_target_shape(use->m, use->n, use->k, buffer->type);
+    const TensorShape *in =
+        tci_target_family_shape(use->family, use->m, use->n, use->k, buffer->type);
     if (!in)
         return tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED, "unsupported fragment '%s'", buffer->name);
     bool is_a = buffer->scope == TCC_SCOPE_WMMA_MATRIX_A;
@@ -285,7 +296,7 @@ bool tci_cg_alloc_fragments(Codegen *cg, const Buffer *buffer, BufferBinding *bi
     return true;
 }
 
-static const BufferBinding *lookup_fragment(Codegen *cg, const Buffer *buffer)
+const BufferBinding *tci_cg_lookup_fragment(Codegen *cg, const Buffer *buffer)
 {
     const BufferBinding *binding = tci_cg_lookup_buffer(cg, buffer);
     if (binding && !binding->fragment) {
@@ -297,7 +308,8 @@ static const BufferBinding *lookup_fragment(Codegen *cg, const Buffer *buffer)
 }
 
 /* Pointer to register `reg` of fragment `index`. */
-static LLVMValueRef reg_ptr(Codegen *cg, const BufferBinding *frag, LLVMValueRef index, int reg)
+LLVMValueRef tci_cg_fragment_reg_ptr(Codegen *cg, const BufferBinding *frag, LLVMValueRef index,
+                                     int reg)
 {
     LLVMValueRef indices[3] = {tci_cg_i32(cg, 0), index, tci_cg_i32(cg, reg)};
     int64_t count = frag->buffer->elements / frag->frag.tile;
@@ -306,16 +318,17 @@ static LLVMValueRef reg_ptr(Codegen *cg, const BufferBinding *frag, LLVMValueRef
 }
 
 /* Appends the registers of fragment `index_expr` of `buffer` to args. */
-static bool load_regs(Codegen *cg, const Buffer *buffer, const Expr *index_expr, LLVMValueRef *args,
-                      int *nargs)
+bool tci_cg_load_fragment(Codegen *cg, const Buffer *buffer, const Expr *index_expr,
+                          LLVMValueRef *args, int *nargs)
 {
-    const BufferBinding *frag = lookup_fragment(cg, buffer);
+    const BufferBinding *frag = tci_cg_lookup_fragment(cg, buffer);
     LLVMValueRef index = frag ? tci_cg_gen_expr(cg, index_expr) : NULL;
     if (!index)
         return false;
     LLVMTypeRef type = register_type(cg, frag->frag.reg);
     for (int r = 0; r < frag->frag.regs; r++) {
-        LLVMValueRef reg = LLVMBuildLoad2(cg->builder, type, reg_ptr(cg, frag, index, r), "");
+        LLVMValueRef reg =
+            LLVMBuildLoad2(cg->builder, type, tci_cg_fragment_reg_ptr(cg, frag, index, r), "");
         args[(*nargs)++] = reg;
     }
     return true;
@@ -332,10 +345,10 @@ static LLVMValueRef round_tf32(Codegen *cg, LLVMValueRef reg)
     return tci_cg_call_intrinsic(cg, cg->builder, INTRINSIC_TF32_ROUND, NULL, 0, &value, 1);
 }
 
-static bool store_regs(Codegen *cg, const Buffer *buffer, const Expr *index_expr,
-                       LLVMValueRef result)
+bool tci_cg_store_fragment(Codegen *cg, const Buffer *buffer, const Expr *index_expr,
+                           LLVMValueRef result)
 {
-    const BufferBinding *frag = lookup_fragment(cg, buffer);
+    const BufferBinding *frag = tci_cg_lookup_fragment(cg, buffer);
     LLVMValueRef index = frag && result ? tci_cg_gen_expr(cg, index_expr) : NULL;
     if (!index)
         return false;
@@ -346,7 +359,7 @@ static bool store_regs(Codegen *cg, const Buffer *buffer, const Expr *index_expr
                                : LLVMBuildExtractValue(cg->builder, result, (unsigned)r, "");
         if (tf32 && !(reg = round_tf32(cg, reg)))
             return false;
-        LLVMBuildStore(cg->builder, reg, reg_ptr(cg, frag, index, r));
+        LLVMBuildStore(cg->builder, reg, tci_cg_fragment_reg_ptr(cg, frag, index, r));
     }
     return true;
 }
@@ -369,7 +382,7 @@ static LLVMValueRef fill_register(Codegen *cg, FragmentRegister reg, double valu
 
 static bool gen_wmma_fill(Codegen *cg, const WmmaStmt *w)
 {
-    const BufferBinding *frag = lookup_fragment(cg, w->fragment);
+    const BufferBinding *frag = tci_cg_lookup_fragment(cg, w->fragment);
     LLVMValueRef index = frag ? tci_cg_gen_expr(cg, w->fragment_index) : NULL;
     if (!index)
         return false;
@@ -382,12 +395,12 @@ static bool gen_wmma_fill(Codegen *cg, const WmmaStmt *w)
                            tcc_dtype_name(w->fragment->type), w->fragment->name, w->fill_value);
     LLVMValueRef value = fill_register(cg, frag->frag.reg, w->fill_value);
     for (int r = 0; r < frag->frag.regs; r++)
-        LLVMBuildStore(cg->builder, value, reg_ptr(cg, frag, index, r));
+        LLVMBuildStore(cg->builder, value, tci_cg_fragment_reg_ptr(cg, frag, index, r));
     return true;
 }
 
 /* buffer + memory_index elements, and the pointer type the intrinsic is overloaded on. */
-static LLVMValueRef tile_ptr(Codegen *cg, const WmmaStmt *w, LLVMTypeRef *ptr_type)
+LLVMValueRef tci_cg_tile_ptr(Codegen *cg, const WmmaStmt *w, LLVMTypeRef *ptr_type)
 {
     const BufferBinding *memory = tci_cg_lookup_memory(cg, w->memory);
     LLVMValueRef offset = memory ? tci_cg_gen_expr(cg, w->memory_index[0]) : NULL;
@@ -399,27 +412,27 @@ static LLVMValueRef tile_ptr(Codegen *cg, const WmmaStmt *w, LLVMTypeRef *ptr_ty
 
 static bool gen_wmma_load(Codegen *cg, const WmmaStmt *w)
 {
-    const BufferBinding *frag = lookup_fragment(cg, w->fragment);
+    const BufferBinding *frag = tci_cg_lookup_fragment(cg, w->fragment);
     LLVMTypeRef ptr_type = NULL;
     LLVMValueRef args[2];
-    if (!frag || !(args[0] = tile_ptr(cg, w, &ptr_type)))
+    if (!frag || !(args[0] = tci_cg_tile_ptr(cg, w, &ptr_type)))
         return false;
     args[1] = tci_cg_i32(cg, w->stride);
     char name[128];
     load_name(name, sizeof name, w->m, w->n, w->k, w->op == WMMA_LOAD_A, w->col_major,
               frag->frag.ptx);
     LLVMValueRef result = tci_cg_call_intrinsic(cg, cg->builder, name, &ptr_type, 1, args, 2);
-    return store_regs(cg, w->fragment, w->fragment_index, result);
+    return tci_cg_store_fragment(cg, w->fragment, w->fragment_index, result);
 }
 
 static bool gen_wmma_store(Codegen *cg, const WmmaStmt *w)
 {
-    const BufferBinding *frag = lookup_fragment(cg, w->fragment);
+    const BufferBinding *frag = tci_cg_lookup_fragment(cg, w->fragment);
     LLVMTypeRef ptr_type = NULL;
     LLVMValueRef args[MAX_FRAGMENT_REGS + 2];
     int nargs = 1;
-    if (!frag || !(args[0] = tile_ptr(cg, w, &ptr_type)) ||
-        !load_regs(cg, w->fragment, w->fragment_index, args, &nargs))
+    if (!frag || !(args[0] = tci_cg_tile_ptr(cg, w, &ptr_type)) ||
+        !tci_cg_load_fragment(cg, w->fragment, w->fragment_index, args, &nargs))
         return false;
     args[nargs++] = tci_cg_i32(cg, w->stride);
     char name[128];
@@ -428,7 +441,7 @@ static bool gen_wmma_store(Codegen *cg, const WmmaStmt *w)
 }
 
 /* The layout an A or B fragment was loaded with (row-major when no load says). */
-static bool loaded_col_major(Codegen *cg, const Buffer *buffer)
+bool tci_cg_loaded_col_major(Codegen *cg, const Buffer *buffer)
 {
     const FragUse *use = find_frag(cg, buffer);
     return use && use->layout_known && use->col_major;
@@ -438,19 +451,21 @@ static bool gen_wmma_mma(Codegen *cg, const WmmaStmt *w)
 {
     LLVMValueRef args[3 * MAX_FRAGMENT_REGS];
     int nargs = 0;
-    if (!load_regs(cg, w->a, w->a_index, args, &nargs) ||
-        !load_regs(cg, w->b, w->b_index, args, &nargs) ||
-        !load_regs(cg, w->c, w->c_index, args, &nargs))
+    if (!tci_cg_load_fragment(cg, w->a, w->a_index, args, &nargs) ||
+        !tci_cg_load_fragment(cg, w->b, w->b_index, args, &nargs) ||
+        !tci_cg_load_fragment(cg, w->c, w->c_index, args, &nargs))
         return false;
     char name[128];
-    mma_name(name, sizeof name, w->m, w->n, w->k, loaded_col_major(cg, w->a),
-             loaded_col_major(cg, w->b), w->a->type, w->c->type);
+    mma_name(name, sizeof name, w->m, w->n, w->k, tci_cg_loaded_col_major(cg, w->a),
+             tci_cg_loaded_col_major(cg, w->b), w->a->type, w->c->type);
     LLVMValueRef result = tci_cg_call_intrinsic(cg, cg->builder, name, NULL, 0, args, nargs);
-    return store_regs(cg, w->fragment, w->fragment_index, result);
+    return tci_cg_store_fragment(cg, w->fragment, w->fragment_index, result);
 }
 
 bool tci_cg_gen_wmma(Codegen *cg, const WmmaStmt *w)
 {
+    if (w->family == TENSOR_MMA_SYNC && w->op != WMMA_FILL)
+        return tci_cg_gen_mma_sync(cg, w);
     switch (w->op) {
     case WMMA_FILL:
         return gen_wmma_fill(cg, w);
@@ -471,6 +486,8 @@ void tci_cg_wmma_intrinsic_names(void (*visit)(const char *name, void *user), vo
     char name[128];
     for (int i = 0; i < tci_target_shape_count(); i++) {
         const TensorShape *s = tci_target_shape_at(i);
+        if (s->family != TENSOR_WMMA)
+            continue;
         const tcc_dtype *accumulators = s->accumulators;
         for (int col = 0; col < 2; col++) {
             for (int is_a = 0; is_a < 2; is_a++) {

@@ -160,6 +160,7 @@ typedef enum WmmaOp {
 
 typedef struct WmmaStmt {
     WmmaOp op;
+    TensorFamily family; /* WMMA or mma.sync: how codegen spells the operation */
     int m, n, k;
     Buffer *fragment; /* the destination (FILL, LOAD, MMA) or the source (STORE) */
     Expr *fragment_index;
@@ -339,6 +340,9 @@ const char *tci_scope_name(tcc_scope scope);
 void tci_print_expr(StrBuf *sb, const Expr *e);
 void tci_print_stmt(StrBuf *sb, const Stmt *s, int indent);
 void tci_print_prim_func(StrBuf *sb, const PrimFunc *func);
+/* How a tensor-core statement prints: "wmma.load_matrix_a", "ldmatrix.a" ...; NULL for an
+ * unknown op. */
+const char *tci_wmma_op_name(TensorFamily family, WmmaOp op);
 /* The printed function as a malloc'd string (free() it); NULL when out of memory. */
 char *tci_prim_func_text(const PrimFunc *func);
 

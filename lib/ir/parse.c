@@ -332,11 +332,12 @@ static void parse_mma_shape(Parser *p, WmmaStmt *w)
     p->pos = s;
 }
 
-static Stmt *parse_wmma(Parser *p, WmmaOp op, const char *name)
+static Stmt *parse_wmma(Parser *p, TensorFamily family, WmmaOp op, const char *name)
 {
     Stmt *s = new_stmt(p, STMT_WMMA);
     WmmaStmt *w = &s->wmma;
     w->op = op;
+    w->family = family;
     tci_parse_expect(p, "(", "after '%s'", name);
     if (op == WMMA_STORE) {
         parse_tile(p, w);
@@ -407,9 +408,6 @@ static Stmt *parse_copy_async(Parser *p)
  * buffer may be called `for`). */
 static Stmt *parse_stmt(Parser *p)
 {
-    static const char *const wmma[] = {"wmma.fill_fragment", "wmma.load_matrix_a",
-                                       "wmma.load_matrix_b", "wmma.mma_sync", "wmma.store_matrix"};
-    static const WmmaOp ops[] = {WMMA_FILL, WMMA_LOAD_A, WMMA_LOAD_B, WMMA_MMA, WMMA_STORE};
     const char *at = tci_parse_peek(p);
     size_t n = tci_parse_name_length(at);
     if (n && at[n] == '[')
@@ -446,9 +444,12 @@ static Stmt *parse_stmt(Parser *p)
         tci_parse_expect(p, ")", "after the groups left pending");
         return s;
     }
-    for (int i = 0; i < 5; i++)
-        if (tci_parse_word_is(at, n, wmma[i]))
-            return parse_wmma(p, ops[i], wmma[i]);
+    for (int family = TENSOR_WMMA; family <= TENSOR_MMA_SYNC; family++)
+        for (int op = WMMA_FILL; op <= WMMA_STORE; op++) {
+            const char *name = tci_wmma_op_name((TensorFamily)family, (WmmaOp)op);
+            if (tci_parse_word_is(at, n, name))
+                return parse_wmma(p, (TensorFamily)family, (WmmaOp)op, name);
+        }
     tci_parse_fail_at(p, at, "expected a statement, found %s", tci_parse_describe(p, at));
 }
 

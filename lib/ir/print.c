@@ -518,11 +518,28 @@ static void print_layout(StrBuf *sb, const WmmaStmt *w)
                       w->col_major ? "col_major" : "row_major");
 }
 
+const char *tci_wmma_op_name(TensorFamily family, WmmaOp op)
+{
+    static const char *const wmma[] = {"wmma.fill_fragment", "wmma.load_matrix_a",
+                                       "wmma.load_matrix_b", "wmma.mma_sync", "wmma.store_matrix"};
+    static const char *const mma_sync[] = {"mma.fill_fragment", "ldmatrix.a", "ldmatrix.b",
+                                           "mma.sync", "mma.store_matrix"};
+    if ((int)op < WMMA_FILL || op > WMMA_STORE)
+        return NULL;
+    return family == TENSOR_MMA_SYNC ? mma_sync[op] : wmma[op];
+}
+
+static void put_op(StrBuf *sb, const WmmaStmt *w)
+{
+    put(sb, tci_wmma_op_name(w->family, w->op));
+    put(sb, "(");
+}
+
 static void print_wmma(StrBuf *sb, const WmmaStmt *w)
 {
     switch (w->op) {
     case WMMA_FILL:
-        put(sb, "wmma.fill_fragment(");
+        put_op(sb, w);
         print_fragment(sb, w->fragment, w->fragment_index);
         put(sb, ", ");
         put_number(sb, w->fill_value);
@@ -530,14 +547,14 @@ static void print_wmma(StrBuf *sb, const WmmaStmt *w)
         break;
     case WMMA_LOAD_A:
     case WMMA_LOAD_B:
-        put(sb, w->op == WMMA_LOAD_A ? "wmma.load_matrix_a(" : "wmma.load_matrix_b(");
+        put_op(sb, w);
         print_fragment(sb, w->fragment, w->fragment_index);
         put(sb, ", ");
         print_tile(sb, w);
         print_layout(sb, w);
         break;
     case WMMA_MMA:
-        put(sb, "wmma.mma_sync(");
+        put_op(sb, w);
         print_fragment(sb, w->fragment, w->fragment_index);
         put(sb, ", ");
         print_fragment(sb, w->a, w->a_index);
@@ -548,7 +565,7 @@ static void print_wmma(StrBuf *sb, const WmmaStmt *w)
         put(sb, ")");
         break;
     case WMMA_STORE:
-        put(sb, "wmma.store_matrix(");
+        put_op(sb, w);
         print_tile(sb, w);
         put(sb, ", ");
         print_fragment(sb, w->fragment, w->fragment_index);

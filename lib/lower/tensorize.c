@@ -274,7 +274,7 @@ tcc_status tci_tensorize_stage(Lowering *lw, const Stage *st, int at, bool init,
     tcc_status status = tile_loops(lw, st, at, init, &relax, extents, reduce, &count);
     if (status != TCC_OK)
         return status;
-    WmmaStmt w = {.m = leaf->mma_m, .n = leaf->mma_n, .k = leaf->mma_k};
+    WmmaStmt w = {.family = leaf->family, .m = leaf->mma_m, .n = leaf->mma_n, .k = leaf->mma_k};
     bool mma = leaf->intrinsic == TCC_WMMA_MMA && !init;
     Tile tile = memory_tile(leaf, w.m, w.n, w.k);
     status = check_loops(lw, st, count, extents, reduce, tile.rows, tile.cols, w.k, mma);

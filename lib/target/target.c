@@ -65,6 +65,9 @@ static const TensorShape shapes[] = {
     {TENSOR_WMMA, 16, 16, 16, TCC_INT8, 72, {TCC_INT32}, FRAGMENT_B32, 2, 2},
     {TENSOR_WMMA, 32, 8, 16, TCC_INT8, 72, {TCC_INT32}, FRAGMENT_B32, 4, 1},
     {TENSOR_WMMA, 8, 32, 16, TCC_INT8, 72, {TCC_INT32}, FRAGMENT_B32, 1, 4},
+    /* A 16x16x16 tile as two m16n8k16: ldmatrix.x4 loads each operand into 4 registers. */
+    {TENSOR_MMA_SYNC, 16, 16, 16, TCC_FLOAT16, 80, F32_F16, FRAGMENT_F16X2, 4, 4},
+    {TENSOR_MMA_SYNC, 16, 16, 16, TCC_BFLOAT16, 80, {TCC_FLOAT32}, FRAGMENT_B32, 4, 4},
 };
 #undef F32_F16
 
@@ -209,6 +212,21 @@ const TensorShape *tci_target_shape(int m, int n, int k, tcc_dtype input)
         if (same_tile(&shapes[i], m, n, k) && shapes[i].input == input)
             return &shapes[i];
     return NULL;
+}
+
+const TensorShape *tci_target_family_shape(TensorFamily family, int m, int n, int k,
+                                           tcc_dtype input)
+{
+    for (int i = 0; i < COUNT(shapes); i++)
+        if (shapes[i].family == family && same_tile(&shapes[i], m, n, k) &&
+            shapes[i].input == input)
+            return &shapes[i];
+    return NULL;
+}
+
+const char *tci_target_family_name(TensorFamily family)
+{
+    return family == TENSOR_MMA_SYNC ? "mma.sync" : "WMMA";
 }
 
 int tci_target_family_min_arch(TensorFamily family)

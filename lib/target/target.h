@@ -70,9 +70,12 @@ tcc_status tci_target_validate_launch(tcc_context *ctx, const int64_t launch[6])
 
 /* ---- tensor-core operations -------------------------------------------------------------- */
 
-/* The instruction families. Only WMMA so far; mma.sync and wgmma will be rows of their own. */
+/* The instruction families: WMMA (opaque fragments, loads and stores of whole tiles) and
+ * mma.sync (fragments whose registers each thread knows: ldmatrix loads them, and a tile
+ * of m16n16k16 is two m16n8k16 instructions). wgmma will be a row of its own. */
 typedef enum TensorFamily {
     TENSOR_WMMA,
+    TENSOR_MMA_SYNC,
 } TensorFamily;
 
 /* How one register of a fragment holds its elements. */
@@ -106,8 +109,13 @@ typedef struct TensorAccumulator {
 
 int tci_target_shape_count(void);
 const TensorShape *tci_target_shape_at(int index);
-/* The row for shape m x n x k and `input`, or NULL. */
+/* The row for shape m x n x k and `input` (of any family, WMMA first), or NULL. */
 const TensorShape *tci_target_shape(int m, int n, int k, tcc_dtype input);
+/* The same, of one family. */
+const TensorShape *tci_target_family_shape(TensorFamily family, int m, int n, int k,
+                                           tcc_dtype input);
+/* "WMMA", "mma.sync": how messages name a family. */
+const char *tci_target_family_name(TensorFamily family);
 /* The first arch with any operation of `family`. */
 int tci_target_family_min_arch(TensorFamily family);
 /* Whether any input type has the shape m x n x k. */

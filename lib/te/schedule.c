@@ -485,6 +485,14 @@ tcc_status tcc_tensorize_layout(tcc_stage *stage, tcc_iter_var *axis, tcc_intrin
         return tci_fail(stage->func->ctx, TCC_ERROR_UNSUPPORTED, "tensorize: no WMMA shape %s (%s)",
                         tci_target_shape_name(m, n, k, shape, sizeof shape), names);
     }
+    if ((int)intrinsic < TCC_WMMA_LOAD_A || intrinsic > TCC_MMA_SYNC_STORE)
+        return tci_fail(stage->func->ctx, TCC_ERROR_INVALID_ARGUMENT,
+                        "tensorize: unknown intrinsic %d", (int)intrinsic);
+    /* The operation (load A, load B, mma, store) and the family that spells it. */
+    bool mma_sync = intrinsic >= TCC_MMA_SYNC_LOAD_A;
+    axis->family = mma_sync ? TENSOR_MMA_SYNC : TENSOR_WMMA;
+    if (mma_sync)
+        intrinsic = (tcc_intrinsic)(intrinsic - TCC_MMA_SYNC_LOAD_A + TCC_WMMA_LOAD_A);
     axis->tensorized = true;
     axis->intrinsic = intrinsic;
     axis->mma_m = m;

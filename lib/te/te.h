@@ -28,7 +28,8 @@ struct tcc_iter_var {
     bool bound;
     tcc_thread_tag tag;
     bool tensorized;
-    tcc_intrinsic intrinsic;
+    tcc_intrinsic intrinsic; /* the WMMA operation; `family` says how it is spelled */
+    TensorFamily family;
     int mma_m, mma_n, mma_k;
     bool col_major;      /* the tile in memory is column-major */
     int pipeline_stages; /* tcc_pipeline: buffers of the stages attached here, 0 for none */

@@ -285,8 +285,9 @@ static int draw_knob(Rng *r, int max)
     return chance(r, 0.125) ? 0 : (int)uniform(r, 1, max);
 }
 
-/* Warps, warp tiles, passes (fused passes dividing them), policy and block order. */
-static void draw_knobs(Rng *r, tcc_gemm_schedule *s)
+/* Warps, warp tiles, passes (fused passes dividing them), policy, block order, pipeline
+ * stages, shared-memory layout and intrinsic (mma.sync where it has the shape and type). */
+static void draw_knobs(Rng *r, tcc_dtype input, tcc_gemm_schedule *s)
 {
     s->block_row_warps = draw_knob(r, 2);
     s->block_col_warps = draw_knob(r, 2);
@@ -303,6 +304,12 @@ static void draw_knobs(Rng *r, tcc_gemm_schedule *s)
     }
     s->policy = chance(r, 0.5) ? TCC_MMA_PASS_ORDER : TCC_MMA_BLOCK_ORDER;
     s->column_major_blocks = chance(r, 0.5);
+    s->stages = draw_knob(r, TCC_MAX_GEMM_STAGES);
+    s->smem_layout = (tcc_smem_layout)uniform(r, TCC_SMEM_AUTO, TCC_SMEM_PADDED);
+    bool mma_sync = s->mma_m == 16 && s->mma_n == 16 && s->mma_k == 16 &&
+                    (input == TCC_FLOAT16 || input == TCC_BFLOAT16);
+    s->intrinsic = (tcc_gemm_intrinsic)uniform(r, TCC_GEMM_INTRINSIC_AUTO,
+                                               mma_sync ? TCC_GEMM_MMA_SYNC : TCC_GEMM_WMMA);
 }
 
 /* 30%: no schedule; 20%: an MMA shape only; 50%: the shape and every knob. */
@@ -315,7 +322,7 @@ static void draw_schedule(Rng *r, Config *c)
         return;
     draw_mma_shape(r, input_type(c), &c->schedule);
     if (kind >= 5)
-        draw_knobs(r, &c->schedule);
+        draw_knobs(r, input_type(c), &c->schedule);
 }
 
 static void set_types(Config *c, TypeCombo t)
@@ -419,6 +426,10 @@ static void put_schedule(Text *t, const Config *c)
         s->warp_row_tiles, s->warp_col_tiles, s->num_total_passes, s->num_fused_passes,
         s->policy == TCC_MMA_BLOCK_ORDER ? "block-order" : "pass-order",
         s->column_major_blocks ? "col-blocks" : "row-blocks");
+    static const char *const layouts[] = {"auto", "dense", "padded"};
+    static const char *const intrinsics[] = {"auto", "wmma", "mma_sync"};
+    put(t, " stages%d smem=%s intrinsic=%s", s->stages, layouts[s->smem_layout],
+        intrinsics[s->intrinsic]);
 }
 
 static void put_epilogue(Text *t, const tcc_epilogue *e)
@@ -501,9 +512,12 @@ static double seconds_now(void)
 }
 
 /* Types the device's tensor cores lack are skipped, not failed. */
-static bool arch_supports(tcc_arch arch, tcc_dtype input)
+static bool arch_supports(tcc_arch arch, const Config *c)
 {
-    if (input == TCC_BFLOAT16 || input == TCC_FLOAT32)
+    tcc_dtype input = input_type(c);
+    tcc_dtype output = c->matmul ? c->mm.output_type : c->conv.output_type;
+    bool mma_sync = c->scheduled && c->schedule.intrinsic == TCC_GEMM_MMA_SYNC;
+    if (input == TCC_BFLOAT16 || input == TCC_FLOAT32 || output == TCC_BFLOAT16 || mma_sync)
         return arch >= TCC_SM_80;
     if (input == TCC_INT8)
         return arch >= TCC_SM_75;
@@ -539,7 +553,7 @@ static tcc_status compile_config(Runner *run, Config *c, tcc_kernel **kernel)
             continue;
         }
         tcc_gemm_schedule shape = c->schedule;
-        draw_knobs(&c->rng, &c->schedule);
+        draw_knobs(&c->rng, input_type(c), &c->schedule);
         c->schedule.mma_m = shape.mma_m, c->schedule.mma_n = shape.mma_n;
         c->schedule.mma_k = shape.mma_k;
     }
@@ -626,7 +640,7 @@ static void run_config(Runner *run, int index)
 {
     Config c = draw_config(run->args->seed, index);
     Text text = describe(&c);
-    if (!arch_supports(run->arch, input_type(&c))) {
+    if (!arch_supports(run->arch, &c)) {
         printf("[%d] SKIP %s (needs a newer GPU than sm_%d)\n", index, text.buf, (int)run->arch);
         run->totals.skipped++;
         return;
