@@ -211,7 +211,8 @@ tcc_status tci_pass_plan_shared(const PassContext *pc, PrimFunc *func)
             p.lives[i].first = 0;
             p.lives[i].last = p.time;
         }
-    qsort(p.lives, (size_t)p.count, sizeof *p.lives, by_size_descending);
+    if (p.count > 1) /* qsort takes no NULL array, even empty */
+        qsort(p.lives, (size_t)p.count, sizeof *p.lives, by_size_descending);
     int64_t total = 0;
     for (int i = 0; i < p.count; i++) {
         Buffer *b = p.lives[i].buffer;
