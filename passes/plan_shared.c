@@ -153,17 +153,12 @@ static void walk(Planner *p, const Stmt *s)
     }
 }
 
-static int64_t bytes_of(const Buffer *b)
-{
-    return b->elements * (int64_t)tcc_dtype_size(b->type);
-}
-
 /* Largest first; among equals, the one used first (a total order, so the plan is the same
  * on every C library). */
 static int by_size_descending(const void *x, const void *y)
 {
     const Life *l = x, *r = y;
-    int64_t a = bytes_of(l->buffer), b = bytes_of(r->buffer);
+    int64_t a = tci_buffer_bytes(l->buffer), b = tci_buffer_bytes(r->buffer);
     if (a != b)
         return a < b ? 1 : -1;
     if (l->first != r->first)
@@ -185,9 +180,9 @@ static int64_t place(const Life *lives, int placed, const Life *l)
         moved = false;
         for (int i = 0; i < placed; i++) {
             const Buffer *other = lives[i].buffer;
-            int64_t end = other->shared_offset + bytes_of(other);
+            int64_t end = other->shared_offset + tci_buffer_bytes(other);
             if (overlap_in_time(&lives[i], l) && offset < end &&
-                other->shared_offset < offset + bytes_of(l->buffer)) {
+                other->shared_offset < offset + tci_buffer_bytes(l->buffer)) {
                 offset = (end + ALIGN - 1) / ALIGN * ALIGN;
                 moved = true;
             }
@@ -217,8 +212,8 @@ tcc_status tci_pass_plan_shared(const PassContext *pc, PrimFunc *func)
     for (int i = 0; i < p.count; i++) {
         Buffer *b = p.lives[i].buffer;
         b->shared_offset = place(p.lives, i, &p.lives[i]);
-        if (b->shared_offset + bytes_of(b) > total)
-            total = b->shared_offset + bytes_of(b);
+        if (b->shared_offset + tci_buffer_bytes(b) > total)
+            total = b->shared_offset + tci_buffer_bytes(b);
     }
     func->shared_bytes = total;
     free(p.lives);

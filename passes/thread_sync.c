@@ -53,8 +53,8 @@ static bool same_memory(const Buffer *a, const Buffer *b)
         return true;
     if (a->shared_offset < 0 || b->shared_offset < 0)
         return false;
-    int64_t a_end = a->shared_offset + a->elements * (int64_t)tcc_dtype_size(a->type);
-    int64_t b_end = b->shared_offset + b->elements * (int64_t)tcc_dtype_size(b->type);
+    int64_t a_end = a->shared_offset + tci_buffer_bytes(a);
+    int64_t b_end = b->shared_offset + tci_buffer_bytes(b);
     return a->shared_offset < b_end && b->shared_offset < a_end;
 }
 

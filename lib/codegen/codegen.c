@@ -106,7 +106,7 @@ static bool analyze_stmt(Visitor *v, const Stmt *s)
     Codegen *cg = v->user;
     const Buffer *buffer = s->kind == STMT_ALLOCATE ? s->alloc.buffer : NULL;
     if (buffer && buffer->scope == TCC_SCOPE_SHARED && buffer->shared_offset < 0)
-        cg->shared_bytes += buffer->elements * (int64_t)tcc_dtype_size(buffer->type);
+        cg->shared_bytes += tci_buffer_bytes(buffer);
     if (s->kind == STMT_WMMA && !tci_cg_analyze_wmma(cg, &s->wmma))
         v->done = true;
     bool async =

@@ -141,6 +141,7 @@ void tci_cg_wmma_intrinsic_names(void (*visit)(const char *name, void *user), vo
  * to args) or stored from an intrinsic's result struct; the address of a WMMA statement's
  * tile; the layout an operand fragment was loaded with. */
 const BufferBinding *tci_cg_lookup_fragment(Codegen *cg, const Buffer *buffer);
+LLVMTypeRef tci_cg_register_type(Codegen *cg, FragmentRegister reg);
 LLVMValueRef tci_cg_fragment_reg_ptr(Codegen *cg, const BufferBinding *frag, LLVMValueRef index,
                                      int reg);
 bool tci_cg_load_fragment(Codegen *cg, const Buffer *buffer, const Expr *index, LLVMValueRef *args,

@@ -43,6 +43,13 @@ static LLVMValueRef at(Codegen *cg, LLVMValueRef row, LLVMValueRef col, int64_t 
 
 /* ---- ldmatrix ------------------------------------------------------------------------------ */
 
+/* Whether the tile lies in memory the other way round from its fragment: rows of k for A
+ * (column-major) and B (row-major). ldmatrix then transposes (.trans). */
+static bool rows_are_k(const WmmaStmt *w)
+{
+    return (w->op == WMMA_LOAD_A) == w->col_major;
+}
+
 /* The row this lane gives ldmatrix, as (memory row, memory column) of the tile. Lane l
  * addresses row l % 8 of quarter l / 8; quarters go in register order. A row-major A
  * (m x k) and a column-major B (n x k in memory) load as they lie; the other two are
@@ -58,9 +65,9 @@ static LLVMValueRef ldmatrix_offset(Codegen *cg, const WmmaStmt *w, LLVMValueRef
     LLVMValueRef m_or_n = LLVMBuildMul(cg->builder, is_a ? j_low : j_high, eight, "");
     LLVMValueRef k = LLVMBuildMul(cg->builder, is_a ? j_high : j_low, eight, "");
     /* Memory rows are m (A row-major), k (A column-major, B row-major) or n (B column-major). */
-    bool rows_are_k = is_a == w->col_major;
-    LLVMValueRef row = LLVMBuildAdd(cg->builder, i, rows_are_k ? k : m_or_n, "");
-    return at(cg, row, rows_are_k ? m_or_n : k, w->stride);
+    bool k_rows = rows_are_k(w);
+    LLVMValueRef row = LLVMBuildAdd(cg->builder, i, k_rows ? k : m_or_n, "");
+    return at(cg, row, k_rows ? m_or_n : k, w->stride);
 }
 
 static bool gen_ldmatrix(Codegen *cg, const WmmaStmt *w)
@@ -75,14 +82,11 @@ static bool gen_ldmatrix(Codegen *cg, const WmmaStmt *w)
         return false;
     LLVMValueRef offset = ldmatrix_offset(cg, w, lane);
     LLVMValueRef row = LLVMBuildInBoundsGEP2(cg->builder, memory->elem, tile, &offset, 1, "");
-    bool trans = (w->op == WMMA_LOAD_A) == w->col_major;
-    LLVMValueRef result = tci_cg_call_intrinsic(cg, cg->builder, trans ? LDMATRIX_TRANS : LDMATRIX,
-                                                &ptr_type, 1, &row, 1);
+    LLVMValueRef result = tci_cg_call_intrinsic(
+        cg, cg->builder, rows_are_k(w) ? LDMATRIX_TRANS : LDMATRIX, &ptr_type, 1, &row, 1);
     if (!result)
         return false;
-    LLVMTypeRef reg_type = frag->frag.reg == FRAGMENT_F16X2
-                               ? LLVMVectorType(LLVMHalfTypeInContext(cg->llctx), 2)
-                               : tci_cg_i32_type(cg);
+    LLVMTypeRef reg_type = tci_cg_register_type(cg, frag->frag.reg);
     for (int r = 0; r < frag->frag.regs; r++) {
         LLVMValueRef reg = LLVMBuildExtractValue(cg->builder, result, (unsigned)r, "");
         LLVMBuildStore(cg->builder, LLVMBuildBitCast(cg->builder, reg, reg_type, ""),

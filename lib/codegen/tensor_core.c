@@ -200,7 +200,7 @@ static const char *ptx_type(tcc_dtype type, bool operand)
 }
 
 /* The LLVM type of one fragment register. */
-static LLVMTypeRef register_type(Codegen *cg, FragmentRegister reg)
+LLVMTypeRef tci_cg_register_type(Codegen *cg, FragmentRegister reg)
 {
     switch (reg) {
     case FRAGMENT_F16X2:
@@ -289,7 +289,7 @@ bool tci_cg_alloc_fragments(Codegen *cg, const Buffer *buffer, BufferBinding *bi
     tci_cg_value_name(buffer, name, sizeof name);
     binding->fragment = true;
     binding->elem =
-        LLVMArrayType2(register_type(cg, binding->frag.reg), (uint64_t)binding->frag.regs);
+        LLVMArrayType2(tci_cg_register_type(cg, binding->frag.reg), (uint64_t)binding->frag.regs);
     binding->base = tci_cg_entry_alloca(
         cg, LLVMArrayType2(binding->elem, (uint64_t)(buffer->elements / tile)), name);
     binding->addrspace = ADDRSPACE_GENERIC;
@@ -325,7 +325,7 @@ bool tci_cg_load_fragment(Codegen *cg, const Buffer *buffer, const Expr *index_e
     LLVMValueRef index = frag ? tci_cg_gen_expr(cg, index_expr) : NULL;
     if (!index)
         return false;
-    LLVMTypeRef type = register_type(cg, frag->frag.reg);
+    LLVMTypeRef type = tci_cg_register_type(cg, frag->frag.reg);
     for (int r = 0; r < frag->frag.regs; r++) {
         LLVMValueRef reg =
             LLVMBuildLoad2(cg->builder, type, tci_cg_fragment_reg_ptr(cg, frag, index, r), "");

@@ -278,6 +278,11 @@ void tci_buffer_set_dense(Buffer *b)
     set_outer_strides(b, b->ndim - 1);
 }
 
+int64_t tci_buffer_bytes(const Buffer *b)
+{
+    return b->elements * (int64_t)tcc_dtype_size(b->type);
+}
+
 bool tci_buffer_is_dense(const Buffer *b)
 {
     int64_t stride = 1;

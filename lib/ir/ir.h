@@ -279,6 +279,8 @@ void tci_buffer_align(Buffer *buffer, int dim, int64_t factor, int64_t offset);
 /* Strides and span of a dense row-major buffer (after its shape was set). */
 void tci_buffer_set_dense(Buffer *buffer);
 bool tci_buffer_is_dense(const Buffer *buffer);
+/* Bytes the buffer spans (its elements, padding included). */
+int64_t tci_buffer_bytes(const Buffer *buffer);
 
 bool tci_expr_is_int(const Expr *e, int64_t value);
 bool tci_expr_is_const(const Expr *e);

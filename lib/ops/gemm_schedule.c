@@ -120,6 +120,15 @@ static void choose_block(const GemmOperator *op, tcc_gemm_schedule *s)
     }
 }
 
+/* The mma.sync operation of the schedule's shape for the product's input and accumulator
+ * types, or NULL when that family has none. */
+static const TensorShape *mma_sync_row(const GemmOperator *op, const tcc_gemm_schedule *s)
+{
+    const TensorShape *row =
+        tci_target_family_shape(TENSOR_MMA_SYNC, s->mma_m, s->mma_n, s->mma_k, op->input_type);
+    return row && tci_target_shape_takes(row, op->accumulate_type) ? row : NULL;
+}
+
 static void choose_defaults(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s)
 {
     if (!s->mma_m || !s->mma_n || !s->mma_k) {
@@ -151,11 +160,8 @@ static void choose_defaults(const GemmOperator *op, tcc_arch arch, tcc_gemm_sche
     if (s->smem_layout == TCC_SMEM_AUTO)
         s->smem_layout = TCC_SMEM_PADDED;
     if (s->intrinsic == TCC_GEMM_INTRINSIC_AUTO) {
-        const TensorShape *row =
-            tci_target_family_shape(TENSOR_MMA_SYNC, s->mma_m, s->mma_n, s->mma_k, op->input_type);
-        bool mma_sync =
-            row && (int)arch >= row->min_arch && tci_target_shape_takes(row, op->accumulate_type);
-        s->intrinsic = mma_sync ? TCC_GEMM_MMA_SYNC : TCC_GEMM_WMMA;
+        const TensorShape *row = mma_sync_row(op, s);
+        s->intrinsic = row && (int)arch >= row->min_arch ? TCC_GEMM_MMA_SYNC : TCC_GEMM_WMMA;
     }
 }
 
@@ -187,10 +193,9 @@ tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, 
     if ((int)s->intrinsic < TCC_GEMM_WMMA || s->intrinsic > TCC_GEMM_MMA_SYNC)
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: unknown intrinsic");
     if (s->intrinsic == TCC_GEMM_MMA_SYNC) {
-        const TensorShape *row =
-            tci_target_family_shape(TENSOR_MMA_SYNC, s->mma_m, s->mma_n, s->mma_k, op->input_type);
+        const TensorShape *row = mma_sync_row(op, s);
         char shape[32];
-        if (!row || !tci_target_shape_takes(row, op->accumulate_type))
+        if (!row)
             return tci_fail(
                 ctx, TCC_ERROR_UNSUPPORTED,
                 "schedule: mma.sync has no %s for %s inputs and %s accumulation",
