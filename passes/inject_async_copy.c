@@ -4,7 +4,7 @@
  * in the group; in it, a store
  *
  *   S[ramp(i, 1, L)] = G[ramp(j, 1, L)]                     (S shared, G global)
- *   S[ramp(i, 1, L)] = if_then_else(c, G[ramp(j, 1, L)], 0)
+ *   S[ramp(i, 1, L)] = if_then_else(c, G[ramp(j, 1, L)], 0)   (nested guards: c1 && c2)
  *
  * of 4, 8 or 16 bytes whose two addresses are provably that aligned becomes
  * cp.async(&S[i], &G[j], bytes[, zero unless c]): the `.s` form reads nothing and writes
@@ -48,8 +48,10 @@ static Stmt *as_copy_async(Arena *a, const Stmt *s)
     if (s->kind != STMT_STORE || s->store.nindex != 1 || s->store.buffer->scope != TCC_SCOPE_SHARED)
         return NULL;
     Expr *value = s->store.value, *predicate = NULL;
-    if (value->kind == EXPR_SELECT && is_zero(value->select.else_value)) {
-        predicate = value->select.cond;
+    /* Nested guards (a split-K slice's end around a window's edge) are one predicate. */
+    while (value->kind == EXPR_SELECT && is_zero(value->select.else_value)) {
+        Expr *cond = value->select.cond;
+        predicate = predicate ? tci_ir_binary(a, EXPR_AND, predicate, cond) : cond;
         value = value->select.then_value;
     }
     if (value->kind != EXPR_LOAD || value->load.nindex != 1 ||

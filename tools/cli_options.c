@@ -366,6 +366,8 @@ static const CliOpt schedule_rows[] = {
     CUSTOM("--smem", schedule, set_smem, "dense|padded: rows of the shared tiles padded by 16 bytes"),
     CUSTOM("--intrinsic", schedule, set_intrinsic,
            "wmma|mma_sync: the tensor-core instructions (mma_sync: ldmatrix + mma.sync, sm_80)"),
+    INT("--split-k", schedule.split_k, 1,
+        "N: slices of the reduction, summed by a second kernel in a fixed order (1: none)"),
 };
 
 static const CliOpt output_rows[] = {
@@ -456,7 +458,7 @@ bool cli_gemm_knobs_given(const CliCommon *c)
     const tcc_gemm_schedule *s = &c->schedule;
     return s->mma_m || s->block_row_warps || s->warp_row_tiles || s->num_total_passes ||
            s->num_fused_passes || c->policy_given || c->block_order_given || s->stages ||
-           s->smem_layout || s->intrinsic;
+           s->smem_layout || s->intrinsic || s->split_k;
 }
 
 int64_t cli_samples(const CliCommon *c, int64_t outputs)

@@ -123,9 +123,15 @@ typedef struct tcc_gemm_schedule {
     int stages;
     tcc_smem_layout smem_layout;
     tcc_gemm_intrinsic intrinsic;
+    /* Split-K: the reduction cut into this many slices, each computed by its own blocks
+     * into a workspace that a second launch sums in a fixed order (deterministic) before
+     * the epilogue; for products with few output tiles and a deep reduction (batch 1,
+     * 7x7 maps). 1: none; 0: chosen from the shape; at most TCC_MAX_SPLIT_K. */
+    int split_k;
 } tcc_gemm_schedule;
 
 #define TCC_MAX_GEMM_STAGES 5
+#define TCC_MAX_SPLIT_K 32
 
 /* Kernel parameters, in order: conv2d: input, filter, [bias], [residual], output;
  * matmul: A, B, [bias], [residual], C. `schedule` may be NULL (chosen from the shape). */

@@ -163,6 +163,11 @@ tcc_status tcc_build(tcc_func *func, int nparam, tcc_tensor *const *params,
                      const tcc_build_options *options, tcc_kernel **out);
 void tcc_kernel_destroy(tcc_kernel *kernel);
 
+/* A kernel is one or more launches, run in order on one stream, each taking the same
+ * parameters followed by the kernel's workspaces (device scratch memory that
+ * tcc_kernel_load allocates): split-K's product writes partial sums into a workspace
+ * and a second launch reduces them in a fixed order. The accessors without an index
+ * describe the main launch (the product). */
 const char *tcc_kernel_name(const tcc_kernel *kernel);
 const char *tcc_kernel_loop_ir(const tcc_kernel *kernel); /* after the last lowering pass */
 const char *tcc_kernel_llvm_ir(const tcc_kernel *kernel); /* after default<O3> */
@@ -174,6 +179,14 @@ void tcc_kernel_block(const tcc_kernel *kernel, int64_t block[3]);
  * CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES (tcc_kernel_load sets both). */
 int64_t tcc_kernel_shared_bytes(const tcc_kernel *kernel);
 int64_t tcc_kernel_dynamic_shared_bytes(const tcc_kernel *kernel);
+int tcc_kernel_launch_count(const tcc_kernel *kernel);
+const char *tcc_kernel_launch_name(const tcc_kernel *kernel, int index);
+void tcc_kernel_launch_grid(const tcc_kernel *kernel, int index, int64_t grid[3]);
+void tcc_kernel_launch_block(const tcc_kernel *kernel, int index, int64_t block[3]);
+int64_t tcc_kernel_launch_shared_bytes(const tcc_kernel *kernel, int index);
+int64_t tcc_kernel_launch_dynamic_shared_bytes(const tcc_kernel *kernel, int index);
+int tcc_kernel_workspace_count(const tcc_kernel *kernel);
+int64_t tcc_kernel_workspace_bytes(const tcc_kernel *kernel, int index);
 
 /* ---- loop IR as text (tcc-opt) ----------------------------------------------------- */
 

@@ -341,40 +341,46 @@ static void codegen_free(Codegen *cg)
         LLVMDisposeBuilder(cg->builder);
     if (cg->entry_builder)
         LLVMDisposeBuilder(cg->entry_builder);
-    if (cg->module)
-        LLVMDisposeModule(cg->module);
     free(cg->vars);
     free(cg->buffers);
     free(cg->frags);
 }
 
-tcc_status tci_codegen(tcc_context *ctx, const PrimFunc *func, tcc_arch arch, LLVMModuleRef *module,
-                       int64_t *shared_bytes)
+tcc_status tci_codegen_module(tcc_context *ctx, const char *name, tcc_arch arch,
+                              LLVMModuleRef *module)
 {
     *module = NULL;
+    LLVMContextRef llctx;
+    tcc_status status = tci_llvm_context(ctx, &llctx);
+    if (status != TCC_OK)
+        return status;
+    (void)arch; /* the first kernel generated into it prepares it, once checked */
+    *module = LLVMModuleCreateWithNameInContext(name ? name : "kernel", llctx);
+    return TCC_OK;
+}
+
+tcc_status tci_codegen(tcc_context *ctx, const PrimFunc *func, tcc_arch arch, LLVMModuleRef module,
+                       int64_t *shared_bytes)
+{
     *shared_bytes = 0;
-    if (!func)
-        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "codegen: no function");
-    Codegen cg = {.ctx = ctx, .func = func, .arch = arch, .status = TCC_OK};
+    if (!func || !module)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "codegen: no function or module");
+    Codegen cg = {.ctx = ctx, .func = func, .arch = arch, .status = TCC_OK, .module = module};
     tcc_status status = TCC_OK;
     if (!analyze_func(&cg))
         status = cg.status;
-    if (status == TCC_OK)
-        status = tci_llvm_context(ctx, &cg.llctx);
+    if (status == TCC_OK && !*LLVMGetTarget(module))
+        status = tci_llvm_prepare_module(ctx, module, arch);
     if (status == TCC_OK) {
-        cg.module = LLVMModuleCreateWithNameInContext(func->name ? func->name : "kernel", cg.llctx);
+        cg.llctx = LLVMGetModuleContext(module);
         cg.builder = LLVMCreateBuilderInContext(cg.llctx);
         cg.entry_builder = LLVMCreateBuilderInContext(cg.llctx);
-        status = tci_llvm_prepare_module(ctx, cg.module, arch);
     }
     if (status == TCC_OK && !gen_function(&cg))
         status = cg.status != TCC_OK ? cg.status
                                      : tci_fail(ctx, TCC_ERROR_LLVM, "codegen failed silently");
-    if (status == TCC_OK) {
-        *module = cg.module;
+    if (status == TCC_OK)
         *shared_bytes = cg.shared_bytes;
-        cg.module = NULL; /* the caller's now */
-    }
     codegen_free(&cg);
     return status;
 }

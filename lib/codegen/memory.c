@@ -174,6 +174,8 @@ LLVMValueRef tci_cg_entry_alloca(Codegen *cg, LLVMTypeRef type, const char *name
 static LLVMValueRef dynamic_shared_at(Codegen *cg, int64_t offset)
 {
     LLVMTypeRef i8 = LLVMInt8TypeInContext(cg->llctx);
+    if (!cg->dynamic_shared) /* another kernel of the module may have declared it */
+        cg->dynamic_shared = LLVMGetNamedGlobal(cg->module, "dynamic_shared");
     if (!cg->dynamic_shared) {
         cg->dynamic_shared = LLVMAddGlobalInAddressSpace(cg->module, LLVMArrayType2(i8, 0),
                                                          "dynamic_shared", ADDRSPACE_SHARED);

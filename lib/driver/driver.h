@@ -10,6 +10,7 @@
 #ifndef TCI_DRIVER_DRIVER_H
 #define TCI_DRIVER_DRIVER_H
 
+#include "driver/kernel.h"
 #include "ir/pass.h"
 #include "te/te.h"
 
@@ -44,15 +45,24 @@ tcc_status tci_lower(tcc_func *func, int nparam, tcc_tensor *const *params,
 /* ---- the pipeline (pipeline.c) -------------------------------------------------------- */
 
 /* What the pipeline compiles besides a tcc_func: how to define and schedule it. Both are
- * NULL for tcc_build, whose caller defined and scheduled the function itself. */
+ * NULL for tcc_build, whose caller defined and scheduled the function itself.
+ *
+ * A program may be several kernels (split-K: the product, then the reduction of its
+ * partial sums), launched in that order with the same parameters; kernel 0 is defined in
+ * the caller's function, each later one in a function of its own, named names[k]. The
+ * last nworkspace parameters are workspaces: scratch tensors the runtime allocates. */
 typedef struct Program {
-    /* Makes the compute definition in `func` and names the kernel's parameters (inputs and
-     * outputs, in launch order), which live as long as `func`. */
-    tcc_status (*define)(void *program, tcc_func *func, tcc_arch arch, int *nparam,
+    /* Makes kernel k's compute definition in `func` and names the kernel's parameters
+     * (inputs, outputs, then workspaces, in launch order), which live as long as `func`. */
+    tcc_status (*define)(void *program, int k, tcc_func *func, tcc_arch arch, int *nparam,
                          tcc_tensor *const **params);
-    /* Schedules that definition for `arch`. */
-    tcc_status (*schedule)(void *program, tcc_func *func, tcc_arch arch);
+    /* Schedules kernel k's definition for `arch`. */
+    tcc_status (*schedule)(void *program, int k, tcc_func *func, tcc_arch arch);
     void *program;
+    int nkernel;     /* 0 counts as 1 */
+    int main_kernel; /* the one tcc_kernel_name and tcc_kernel_grid describe */
+    const char *names[TCI_MAX_LAUNCHES];
+    int nworkspace;
 } Program;
 
 /* The whole compiler: `program` (NULL: none) defines and schedules `func`, then the

@@ -1,20 +1,34 @@
 /*
  * A built kernel: what the pipeline (driver/pipeline.c) made and the runtime loads. It is
  * plain data, so it lives in the core library, where the runtime and its tests see it.
+ *
+ * One module may hold several entry points, launched in order on one stream with the same
+ * parameters (the caller's buffers, then the workspaces the runtime allocates): split-K's
+ * product writes partial sums into a workspace that a second launch reduces.
  */
 #ifndef TCI_DRIVER_KERNEL_H
 #define TCI_DRIVER_KERNEL_H
 
 #include "tcc/te.h"
 
-struct tcc_kernel {
+enum { TCI_MAX_LAUNCHES = 4, TCI_MAX_WORKSPACES = 4 };
+
+typedef struct KernelLaunch {
     char *name; /* the PTX entry symbol */
-    char *loop_ir;
-    char *llvm_ir;
-    char *ptx; /* NUL-terminated, as cuModuleLoadDataEx needs */
     int64_t grid[3], block[3];
     int64_t shared_bytes;         /* static and dynamic */
     int64_t dynamic_shared_bytes; /* passed at launch */
+} KernelLaunch;
+
+struct tcc_kernel {
+    char *loop_ir; /* every launch's loop IR, in order */
+    char *llvm_ir;
+    char *ptx; /* NUL-terminated, as cuModuleLoadDataEx needs */
+    int nlaunch;
+    int main_launch; /* the one the single-launch accessors describe: the product */
+    KernelLaunch launches[TCI_MAX_LAUNCHES];
+    int nworkspace;
+    int64_t workspace_bytes[TCI_MAX_WORKSPACES];
 };
 
 #endif

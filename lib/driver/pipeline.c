@@ -10,29 +10,93 @@
  *   optimize  default<O3> with the NVPTX target machine, then verify again codegen/llvm.c
  *   PTX       the NVPTX backend's text                                     codegen/llvm.c
  *
- * The lowered PrimFunc lives in an arena and the module in the context's LLVM context, both
- * gone when the pipeline returns; the tcc_kernel owns plain copies of what it reports.
+ * A program of several kernels (split-K) defines, schedules, lowers and generates each in
+ * turn into one module. Each lowered PrimFunc lives in an arena and the module in the
+ * context's LLVM context, both gone when the pipeline returns; the tcc_kernel owns plain
+ * copies of what it reports.
  */
 #include "codegen/codegen.h"
 #include "codegen/llvm.h"
 #include "driver/driver.h"
 #include "driver/kernel.h"
+#include "support/strbuf.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* What the kernel reports of its loop IR: the final text, its symbol and launch shape. */
-static tcc_status describe(tcc_context *ctx, const PrimFunc *prim, tcc_kernel *kernel)
+/* Launch k of the kernel: its symbol and launch shape, and its loop IR after the others'. */
+static tcc_status describe(tcc_context *ctx, const PrimFunc *prim, StrBuf *loop_ir,
+                           KernelLaunch *launch)
 {
-    kernel->loop_ir = tci_prim_func_text(prim);
-    kernel->name = tci_codegen_symbol(prim->name);
-    if (!kernel->loop_ir || !kernel->name)
+    char *text = tci_prim_func_text(prim);
+    launch->name = tci_codegen_symbol(prim->name);
+    if (text)
+        tci_strbuf_printf(loop_ir, "%s", text);
+    free(text);
+    if (!text || !launch->name || loop_ir->failed)
         return tci_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory printing the kernel");
     for (int i = 0; i < 3; i++) {
-        kernel->grid[i] = prim->launch[i];
-        kernel->block[i] = prim->launch[3 + i];
+        launch->grid[i] = prim->launch[i];
+        launch->block[i] = prim->launch[3 + i];
     }
+    launch->dynamic_shared_bytes = prim->shared_bytes;
     return TCC_OK;
+}
+
+/* The bytes of the trailing `count` parameters, the workspaces the runtime allocates. */
+static void record_workspaces(tcc_kernel *kernel, int nparam, tcc_tensor *const *params, int count)
+{
+    kernel->nworkspace = count;
+    for (int i = 0; i < count; i++) {
+        const tcc_tensor *t = params[nparam - count + i];
+        int64_t elements = 1;
+        for (int d = 0; d < t->ndim; d++)
+            elements *= t->shape[d];
+        kernel->workspace_bytes[i] = elements * (int64_t)tcc_dtype_size(t->type);
+    }
+}
+
+/* Kernel k of the program: defined and scheduled in `func`, lowered, and generated into
+ * `module` as launch k. */
+static tcc_status compile_kernel(tcc_func *func, const Program *program, int k, int nparam,
+                                 tcc_tensor *const *params, const tcc_build_options *options,
+                                 LLVMModuleRef module, StrBuf *loop_ir, tcc_kernel *kernel)
+{
+    tcc_context *ctx = tci_func_context(func);
+    tcc_arch arch = options->arch;
+    KernelLaunch *launch = &kernel->launches[k];
+    Arena *arena = tci_arena_create();
+    PrimFunc *prim = NULL;
+    tcc_status status =
+        arena ? TCC_OK : tci_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory starting a build");
+    if (status == TCC_OK && program && program->define)
+        status = program->define(program->program, k, func, arch, &nparam, &params);
+    if (status == TCC_OK && program && program->schedule)
+        status = program->schedule(program->program, k, func, arch);
+    if (status == TCC_OK)
+        status = tci_lower(func, nparam, params, options, arena, &prim);
+    if (status == TCC_OK)
+        status = describe(ctx, prim, loop_ir, launch);
+    if (status == TCC_OK)
+        status = tci_codegen(ctx, prim, arch, module, &launch->shared_bytes);
+    if (status == TCC_OK) {
+        launch->shared_bytes += prim->shared_bytes;
+        record_workspaces(kernel, nparam, params, program ? program->nworkspace : 0);
+    }
+    tci_arena_destroy(arena);
+    return status;
+}
+
+/* Kernel k's function: the caller's for kernel 0, else a new one (the caller's to
+ * destroy). */
+static tcc_status kernel_func(tcc_func *func, const Program *program, int k, tcc_func **out)
+{
+    if (k == 0) {
+        *out = func;
+        return TCC_OK;
+    }
+    const char *name = program->names[k] ? program->names[k] : "kernel";
+    return tcc_func_create(tci_func_context(func), name, out);
 }
 
 tcc_status tci_compile(tcc_func *func, const Program *program, int nparam,
@@ -49,27 +113,33 @@ tcc_status tci_compile(tcc_func *func, const Program *program, int nparam,
     /* Before anything else, which is the slow part. */
     if (!tci_target_arch(arch))
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "unknown arch %d", (int)arch);
+    int nkernel = program && program->nkernel > 0 ? program->nkernel : 1;
+    if (nkernel > TCI_MAX_LAUNCHES)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "%d kernels; at most %d", nkernel,
+                        TCI_MAX_LAUNCHES);
     tcc_kernel *kernel = calloc(1, sizeof *kernel);
-    Arena *arena = tci_arena_create();
-    PrimFunc *prim = NULL;
     LLVMModuleRef module = NULL;
+    StrBuf loop_ir;
+    tci_strbuf_init(&loop_ir);
     tcc_status status =
-        kernel && arena ? TCC_OK
-                        : tci_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory starting a build");
+        kernel ? tci_codegen_module(ctx, func->name, arch, &module)
+               : tci_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory starting a build");
 
-    if (status == TCC_OK && program && program->define)
-        status = program->define(program->program, func, arch, &nparam, &params);
-    if (status == TCC_OK && program && program->schedule)
-        status = program->schedule(program->program, func, arch);
-    if (status == TCC_OK)
-        status = tci_lower(func, nparam, params, options, arena, &prim);
-    if (status == TCC_OK)
-        status = describe(ctx, prim, kernel);
-    if (status == TCC_OK)
-        status = tci_codegen(ctx, prim, arch, &module, &kernel->shared_bytes);
+    for (int k = 0; k < nkernel && status == TCC_OK; k++) {
+        tcc_func *kfunc = NULL;
+        status = kernel_func(func, program, k, &kfunc);
+        if (status == TCC_OK) {
+            kernel->nlaunch = k + 1;
+            status = compile_kernel(kfunc, program, k, nparam, params, options, module, &loop_ir,
+                                    kernel);
+        }
+        if (kfunc != func)
+            tcc_func_destroy(kfunc);
+    }
     if (status == TCC_OK) {
-        kernel->dynamic_shared_bytes = prim->shared_bytes;
-        kernel->shared_bytes += prim->shared_bytes;
+        kernel->main_launch = program ? program->main_kernel : 0;
+        kernel->loop_ir = loop_ir.data;
+        loop_ir.data = NULL;
     }
     if (status == TCC_OK)
         status = tci_llvm_verify(ctx, module);
@@ -82,9 +152,9 @@ tcc_status tci_compile(tcc_func *func, const Program *program, int nparam,
     if (status == TCC_OK)
         status = tci_llvm_emit_ptx(ctx, module, arch, &kernel->ptx);
 
+    tci_strbuf_free(&loop_ir);
     if (module)
         LLVMDisposeModule(module);
-    tci_arena_destroy(arena);
     if (status != TCC_OK) {
         tcc_kernel_destroy(kernel);
         return status;

@@ -411,7 +411,9 @@ Stmt *tci_stmt_copy_async(Arena *arena, Buffer *dst, Expr *dst_index, Buffer *sr
     s->copy.src = src;
     s->copy.src_index = src_index;
     s->copy.bytes = bytes;
-    s->copy.predicate = predicate;
+    /* A guard proved true (a pipeline's prologue, unrolled) guards nothing. */
+    bool proved = predicate && predicate->kind == EXPR_INT && predicate->int_value != 0;
+    s->copy.predicate = proved ? NULL : predicate;
     return s;
 }
 

@@ -7,18 +7,25 @@
 
 #include "driver/driver.h"
 
-tcc_status tci_gemm_default_schedule(tcc_context *ctx, GemmMaker make, const void *desc,
-                                     tcc_arch arch, tcc_gemm_schedule *out)
+#include <stdio.h>
+
+/* The operator in a scratch function, its input type checked against the target, then the
+ * schedule completed for it. */
+tcc_status tci_gemm_choose_schedule(tcc_context *ctx, GemmMaker make, const void *desc,
+                                    tcc_arch arch, const tcc_gemm_schedule *given,
+                                    tcc_gemm_schedule *out)
 {
     if (!ctx || !desc || !out)
         return TCC_ERROR_INVALID_ARGUMENT;
+    *out = given ? *given : (tcc_gemm_schedule){0};
     tcc_func *func;
     tcc_status status = tcc_func_create(ctx, "schedule", &func);
     if (status != TCC_OK)
         return status;
     GemmOperator *op;
     status = make(func, desc, &op);
-    *out = (tcc_gemm_schedule){0};
+    if (status == TCC_OK)
+        status = tci_target_validate_input(ctx, op->input_type, arch);
     if (status == TCC_OK)
         status = tci_gemm_complete_schedule(ctx, op, arch, out);
     tcc_func_destroy(func);
@@ -28,50 +35,52 @@ tcc_status tci_gemm_default_schedule(tcc_context *ctx, GemmMaker make, const voi
 tcc_status tcc_conv2d_default_schedule(tcc_context *ctx, const tcc_conv2d_desc *desc, tcc_arch arch,
                                        tcc_gemm_schedule *out)
 {
-    return tci_gemm_default_schedule(ctx, tci_conv2d_gemm, desc, arch, out);
+    return tci_gemm_choose_schedule(ctx, tci_conv2d_gemm, desc, arch, NULL, out);
 }
 
 tcc_status tcc_matmul_default_schedule(tcc_context *ctx, const tcc_matmul_desc *desc, tcc_arch arch,
                                        tcc_gemm_schedule *out)
 {
-    return tci_gemm_default_schedule(ctx, tci_matmul_gemm, desc, arch, out);
+    return tci_gemm_choose_schedule(ctx, tci_matmul_gemm, desc, arch, NULL, out);
 }
 
-/* An operator's implicit GEMM as the pipeline's program: what define makes, schedule uses. */
+/* An operator's implicit GEMM as the pipeline's program: kernel 0 is the product (into the
+ * partial sums under split-K), kernel 1 split-K's reduction and epilogue. */
 typedef struct GemmProgram {
     GemmMaker make;
     const void *desc;
-    const tcc_gemm_schedule *given; /* NULL: chosen from the shape */
+    tcc_gemm_schedule schedule; /* complete */
     GemmOperator *op;
     Gemm gemm;
 } GemmProgram;
 
-/* The operator (its descriptor validated), its types against the target, then the GEMM. */
-static tcc_status define_gemm(void *program, tcc_func *func, tcc_arch arch, int *nparam,
+static tcc_status define_gemm(void *program, int k, tcc_func *func, tcc_arch arch, int *nparam,
                               tcc_tensor *const **params)
 {
+    (void)arch;
     GemmProgram *p = program;
+    GemmSplit split;
     tcc_status status = p->make(func, p->desc, &p->op);
-    if (status == TCC_OK)
-        status = tci_target_validate_input(func->ctx, p->op->input_type, arch);
-    if (status == TCC_OK)
-        status = tci_gemm_define(func, p->op, &p->gemm);
+    if (status == TCC_OK) {
+        split = tci_gemm_split(p->op, &p->schedule);
+        status = k == 0 ? tci_gemm_define(func, p->op, split, &p->gemm)
+                        : tci_gemm_define_reduce(func, p->op, split, &p->gemm);
+    }
     *nparam = p->gemm.nparam;
     *params = p->gemm.params;
     return status;
 }
 
-/* The schedule as given, its zero fields chosen from the shape. */
-static tcc_status schedule_gemm(void *program, tcc_func *func, tcc_arch arch)
+static tcc_status schedule_gemm(void *program, int k, tcc_func *func, tcc_arch arch)
 {
+    (void)arch;
     GemmProgram *p = program;
-    tcc_gemm_schedule chosen = p->given ? *p->given : (tcc_gemm_schedule){0};
-    tcc_status status = tci_gemm_complete_schedule(func->ctx, p->op, arch, &chosen);
-    if (status == TCC_OK)
-        status = tcc_schedule_create(func, 1, &p->gemm.out);
-    if (status == TCC_OK)
-        status = tci_gemm_schedule_apply(func, p->op, &p->gemm, &chosen);
-    return status;
+    tcc_status status = tcc_schedule_create(func, 1, &p->gemm.out);
+    if (status != TCC_OK)
+        return status;
+    if (k == 0)
+        return tci_gemm_schedule_apply(func, p->op, &p->gemm, &p->schedule);
+    return tci_gemm_schedule_reduce(func, p->op, &p->gemm);
 }
 
 static tcc_status compile(tcc_context *ctx, const char *name, GemmMaker make, const void *desc,
@@ -81,12 +90,31 @@ static tcc_status compile(tcc_context *ctx, const char *name, GemmMaker make, co
     if (!ctx || !desc || !out)
         return TCC_ERROR_INVALID_ARGUMENT;
     *out = NULL;
-    tcc_func *func;
-    tcc_status status = tcc_func_create(ctx, name, &func);
+    tcc_build_options defaults;
+    if (!options) {
+        tcc_build_options_init(&defaults);
+        options = &defaults;
+    }
+    if (!tci_target_arch(options->arch))
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "unknown arch %d", (int)options->arch);
+    GemmProgram gemm = {.make = make, .desc = desc};
+    tcc_status status =
+        tci_gemm_choose_schedule(ctx, make, desc, options->arch, schedule, &gemm.schedule);
     if (status != TCC_OK)
         return status;
-    GemmProgram gemm = {.make = make, .desc = desc, .given = schedule};
-    Program program = {define_gemm, schedule_gemm, &gemm};
+    char reduce_name[64];
+    snprintf(reduce_name, sizeof reduce_name, "%s_split_k_reduce", name);
+    bool split = gemm.schedule.split_k > 1;
+    Program program = {.define = define_gemm,
+                       .schedule = schedule_gemm,
+                       .program = &gemm,
+                       .nkernel = split ? 2 : 1,
+                       .names = {name, reduce_name},
+                       .nworkspace = split ? 1 : 0};
+    tcc_func *func;
+    status = tcc_func_create(ctx, name, &func);
+    if (status != TCC_OK)
+        return status;
     status = tci_compile(func, &program, 0, NULL, options, out);
     tcc_func_destroy(func);
     return status;

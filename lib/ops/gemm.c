@@ -7,6 +7,7 @@
 typedef struct Bodies {
     const GemmOperator *op;
     Gemm *gemm;
+    GemmSplit split;
 } Bodies;
 
 static bool is_float(tcc_dtype type)
@@ -31,14 +32,30 @@ static tcc_expr *b_body(tcc_func *f, tcc_expr *const *ax, void *user)
     return op->b_element(f, ax[0], k, n, op->op);
 }
 
+/* The group and the reduction index of C's element at axis 0 = `z` and reduction step
+ * `rk`: under split-K, z = s * groups + g and k = s * slice + rk. */
+static void group_and_k(tcc_func *f, const Bodies *b, tcc_expr *z, tcc_expr *rk, tcc_expr **g,
+                        tcc_expr **k)
+{
+    *g = z;
+    *k = rk;
+    if (b->split.splits <= 1)
+        return;
+    tcc_expr *groups = tcc_int(f, b->op->groups), *slice = tcc_int(f, b->split.slice);
+    *g = b->op->groups == 1 ? tcc_int(f, 0) : tcc_mod(f, z, groups);
+    tcc_expr *s = b->op->groups == 1 ? z : tcc_div(f, z, groups);
+    *k = tcc_add(f, tcc_mul(f, s, slice), rk);
+}
+
 static tcc_expr *c_body(tcc_func *f, tcc_expr *const *ax, void *user)
 {
     Bodies *b = user;
     const GemmOperator *op = b->op;
     tcc_dtype acc = op->accumulate_type;
-    tcc_expr *k = tcc_axis(f, b->gemm->reduce);
-    tcc_expr *a_index[3] = {ax[0], op->a_col_major ? k : ax[1], op->a_col_major ? ax[1] : k};
-    tcc_expr *b_index[3] = {ax[0], op->b_col_major ? ax[2] : k, op->b_col_major ? k : ax[2]};
+    tcc_expr *g, *k;
+    group_and_k(f, b, ax[0], tcc_axis(f, b->gemm->reduce), &g, &k);
+    tcc_expr *a_index[3] = {g, op->a_col_major ? k : ax[1], op->a_col_major ? ax[1] : k};
+    tcc_expr *b_index[3] = {g, op->b_col_major ? ax[2] : k, op->b_col_major ? k : ax[2]};
     tcc_expr *product = tcc_mul(f, tcc_cast(f, acc, tcc_access(f, b->gemm->a, 3, a_index)),
                                 tcc_cast(f, acc, tcc_access(f, b->gemm->b, 3, b_index)));
     return tcc_sum(f, product, 1, &b->gemm->reduce);
@@ -142,21 +159,11 @@ static void add_param(Gemm *gemm, tcc_tensor *t)
     gemm->params[gemm->nparam++] = t;
 }
 
-tcc_status tci_gemm_define(tcc_func *func, const GemmOperator *op, Gemm *gemm)
+/* The parameters every kernel of the product takes, in order: the operands, the
+ * epilogue's tensors, the output, and split-K's workspace. */
+static void declare_params(tcc_func *func, const GemmOperator *op, GemmSplit split, Gemm *gemm)
 {
-    Bodies bodies = {op, gemm};
     const tcc_epilogue *e = &op->epilogue;
-    const int64_t a_shape[3] = {op->groups, op->a_col_major ? op->k : op->m,
-                                op->a_col_major ? op->m : op->k};
-    const int64_t b_shape[3] = {op->groups, op->b_col_major ? op->n : op->k,
-                                op->b_col_major ? op->k : op->n};
-    const int64_t c_shape[3] = {op->groups, op->m, op->n};
-    static const char *const a_row[3] = {"g", "m", "k"}, *const a_col[3] = {"g", "k", "m"};
-    static const char *const b_row[3] = {"g", "k", "n"}, *const b_col[3] = {"g", "n", "k"};
-    const char *const *a_axes = op->a_col_major ? a_col : a_row;
-    const char *const *b_axes = op->b_col_major ? b_col : b_row;
-    static const char *const c_axes[3] = {"g", "m", "n"};
-
     *gemm = (Gemm){0};
     add_param(gemm, op->a_source);
     add_param(gemm, op->b_source);
@@ -171,12 +178,80 @@ tcc_status tci_gemm_define(tcc_func *func, const GemmOperator *op, Gemm *gemm)
         add_param(gemm, gemm->residual);
     }
     add_param(gemm, op->output);
-    gemm->reduce = tcc_reduce_axis(func, "rk", op->k);
+    if (split.splits > 1) {
+        const int64_t shape[3] = {split.splits * op->groups, op->m, op->n};
+        gemm->partial = tcc_placeholder(func, "partial", 3, shape, op->accumulate_type);
+        add_param(gemm, gemm->partial);
+    }
+}
+
+static const char *const c_axes[3] = {"g", "m", "n"};
+
+static tcc_expr *partial_body(tcc_func *f, tcc_expr *const *ax, void *user)
+{
+    return tcc_access(f, ((Bodies *)user)->gemm->c, 3, ax);
+}
+
+static void partial_index(tcc_func *f, tcc_expr *const *ax, tcc_expr **index, void *user)
+{
+    (void)f, (void)user;
+    for (int i = 0; i < 3; i++)
+        index[i] = ax[i];
+}
+
+tcc_status tci_gemm_define(tcc_func *func, const GemmOperator *op, GemmSplit split, Gemm *gemm)
+{
+    Bodies bodies = {op, gemm, split};
+    const int64_t a_shape[3] = {op->groups, op->a_col_major ? op->k : op->m,
+                                op->a_col_major ? op->m : op->k};
+    const int64_t b_shape[3] = {op->groups, op->b_col_major ? op->n : op->k,
+                                op->b_col_major ? op->k : op->n};
+    const int64_t splits = split.splits > 1 ? split.splits : 1;
+    const int64_t c_shape[3] = {splits * op->groups, op->m, op->n};
+    static const char *const a_row[3] = {"g", "m", "k"}, *const a_col[3] = {"g", "k", "m"};
+    static const char *const b_row[3] = {"g", "k", "n"}, *const b_col[3] = {"g", "n", "k"};
+    const char *const *a_axes = op->a_col_major ? a_col : a_row;
+    const char *const *b_axes = op->b_col_major ? b_col : b_row;
+
+    declare_params(func, op, split, gemm);
+    gemm->reduce = tcc_reduce_axis(func, "rk", splits > 1 ? split.slice : op->k);
     gemm->a = tcc_compute(func, "A", 3, a_shape, a_axes, op->input_type, a_body, &bodies);
     gemm->b = tcc_compute(func, "B", 3, b_shape, b_axes, op->input_type, b_body, &bodies);
     gemm->c = tcc_compute(func, "C", 3, c_shape, c_axes, op->accumulate_type, c_body, &bodies);
-    gemm->out = tcc_compute_into(func, "Out", 3, c_shape, c_axes, out_body, op->output,
-                                 output_index, &bodies);
+    if (splits > 1)
+        gemm->out = tcc_compute_into(func, "Out", 3, c_shape, c_axes, partial_body, gemm->partial,
+                                     partial_index, &bodies);
+    else
+        gemm->out = tcc_compute_into(func, "Out", 3, c_shape, c_axes, out_body, op->output,
+                                     output_index, &bodies);
+    if (!gemm->out)
+        return tci_func_status(func);
+    return TCC_OK;
+}
+
+/* The slices summed in order: the same sum whenever and wherever each was computed. */
+static tcc_expr *sum_body(tcc_func *f, tcc_expr *const *ax, void *user)
+{
+    const Bodies *b = user;
+    tcc_expr *sum = NULL;
+    for (int64_t s = 0; s < b->split.splits; s++) {
+        tcc_expr *z = tcc_add(f, tcc_int(f, s * b->op->groups), ax[0]);
+        tcc_expr *index[3] = {z, ax[1], ax[2]};
+        tcc_expr *slice = tcc_access(f, b->gemm->partial, 3, index);
+        sum = sum ? tcc_add(f, sum, slice) : slice;
+    }
+    return sum;
+}
+
+tcc_status tci_gemm_define_reduce(tcc_func *func, const GemmOperator *op, GemmSplit split,
+                                  Gemm *gemm)
+{
+    Bodies bodies = {op, gemm, split};
+    const int64_t shape[3] = {op->groups, op->m, op->n};
+    declare_params(func, op, split, gemm);
+    gemm->c = tcc_compute(func, "C", 3, shape, c_axes, op->accumulate_type, sum_body, &bodies);
+    gemm->out = tcc_compute_into(func, "Out", 3, shape, c_axes, out_body, op->output, output_index,
+                                 &bodies);
     if (!gemm->out)
         return tci_func_status(func);
     return TCC_OK;

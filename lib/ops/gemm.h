@@ -42,16 +42,33 @@ typedef struct GemmOperator {
     void *op;            /* passed to the functions above */
 } GemmOperator;
 
+/* Split-K: the reduction cut into `splits` slices of `slice` (a multiple of the block's
+ * k step), each computed by its own blocks into a float32 (int32) workspace
+ *   Partial[s * groups + g, m, n] = sum over k in slice s of A * B
+ * that a second kernel sums in the order s = 0, 1, ... (the result does not depend on
+ * timing) before the epilogue. splits = 1 is the plain product. */
+typedef struct GemmSplit {
+    int64_t splits, slice;
+} GemmSplit;
+
 typedef struct Gemm {
     tcc_tensor *a, *b, *c, *out;
     tcc_tensor *bias, *residual; /* placeholders, when the epilogue reads them */
+    tcc_tensor *partial;         /* split-K's workspace placeholder, else NULL */
     tcc_iter_var *reduce;
     int nparam;
-    tcc_tensor *params[6]; /* a_source, b_source, [bias], [residual], output */
+    tcc_tensor *params[7]; /* a_source, b_source, [bias], [residual], output, [partial] */
 } Gemm;
 
-/* Defines A, B, C and the epilogue into op->output; fills gemm. */
-tcc_status tci_gemm_define(tcc_func *func, const GemmOperator *op, Gemm *gemm);
+/* Defines A, B, C and the epilogue into op->output; fills gemm. With split.splits > 1,
+ * C runs over (s * groups + g, m, n) and Out stores it into the partial workspace. */
+tcc_status tci_gemm_define(tcc_func *func, const GemmOperator *op, GemmSplit split, Gemm *gemm);
+/* Split-K's second kernel: C[g, m, n] sums the partial workspace over the slices, in
+ * order; Out is the epilogue into op->output. The same parameters as the first. */
+tcc_status tci_gemm_define_reduce(tcc_func *func, const GemmOperator *op, GemmSplit split,
+                                  Gemm *gemm);
+/* The slices of a schedule (its split_k and k step) for op's reduction. */
+GemmSplit tci_gemm_split(const GemmOperator *op, const tcc_gemm_schedule *schedule);
 
 /* Fills the zero fields of `schedule` for this product on `arch`, and checks the rest. */
 tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, tcc_arch arch,
@@ -60,6 +77,8 @@ tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, 
 /* Applies a complete schedule (see tcc_gemm_schedule in tcc.h). */
 tcc_status tci_gemm_schedule_apply(tcc_func *func, const GemmOperator *op, const Gemm *gemm,
                                    const tcc_gemm_schedule *schedule);
+/* Schedules split-K's reduction kernel: the outputs spread over blocks of threads. */
+tcc_status tci_gemm_schedule_reduce(tcc_func *func, const GemmOperator *op, const Gemm *gemm);
 
 /* An operator's GEMM: validates its descriptor and, in `func`'s arena, makes the
  * operator with its placeholders. */
@@ -67,8 +86,10 @@ typedef tcc_status (*GemmMaker)(tcc_func *func, const void *desc, GemmOperator *
 tcc_status tci_conv2d_gemm(tcc_func *func, const void *desc, GemmOperator **out);
 tcc_status tci_matmul_gemm(tcc_func *func, const void *desc, GemmOperator **out);
 
-/* The schedule the operators' compile functions choose when given none. */
-tcc_status tci_gemm_default_schedule(tcc_context *ctx, GemmMaker make, const void *desc,
-                                     tcc_arch arch, tcc_gemm_schedule *out);
+/* The schedule the operators' compile functions use: `given` (NULL: none) with its zero
+ * fields chosen from the shape, checked against the target. */
+tcc_status tci_gemm_choose_schedule(tcc_context *ctx, GemmMaker make, const void *desc,
+                                    tcc_arch arch, const tcc_gemm_schedule *given,
+                                    tcc_gemm_schedule *out);
 
 #endif

@@ -85,39 +85,89 @@ static int64_t ceil_div(int64_t a, int64_t b)
     return (a + b - 1) / b;
 }
 
-/* Whether a block of `size` along a dimension of `extent` computes at most a quarter more
- * than the dimension holds (N = 64 in a 128-wide block wastes half the tensor cores). */
+/* Whether a block of `size` along a dimension of `extent` computes at most a third more
+ * than the dimension holds (N = 64 in a 128-wide block wastes half the tensor cores; the
+ * 49 rows of a batch-1 7x7 map in a 64-row block measured faster than in 16-row ones). */
 static bool fits(int64_t extent, int64_t size)
 {
-    return ceil_div(extent, size) * size * 4 <= extent * 5 || size <= 16;
+    return ceil_div(extent, size) * size * 3 <= extent * 4 || size <= 16;
 }
 
-/* Warps and tiles, in MMA tiles, from the largest block to the smallest: the largest that
- * fits the product and still makes ENOUGH_BLOCKS blocks, else the smallest. A small
- * product (batch 1, a 7x7 map) then spreads over the GPU instead of a few blocks. With
- * 16x16 tiles, 128x128 blocks of four 64x64 warps are what measured fastest on an H200
- * (the seed layer: 0.36 ms against 0.54 ms for 64x128 and 0.45 ms for 128x256). */
-static void choose_block(const GemmOperator *op, tcc_gemm_schedule *s)
+/* A split-K slice keeps at least this many k steps: the pipeline's prologue and the
+ * workspace's traffic are paid per slice. Slices aim at SPLIT_BLOCKS blocks in all: two
+ * per multiprocessor of a large GPU, as many as the largest blocks keep resident. */
+enum { MIN_SLICE_STEPS = 8, SPLIT_BLOCKS = 2 * ENOUGH_BLOCKS };
+
+/* Warps and tiles, in MMA tiles, from the largest block to the smallest. */
+static const int block_candidates[][4] = {
+    /* block_row_warps, block_col_warps, warp_row_tiles, warp_col_tiles */
+    {2, 2, 4, 4}, {2, 2, 4, 2}, {2, 2, 2, 4}, {2, 2, 2, 2},
+    {2, 2, 1, 2}, {1, 2, 1, 2}, {1, 2, 1, 1}, {1, 1, 1, 1},
+};
+enum {
+    NCANDIDATE = (int)(sizeof block_candidates / sizeof block_candidates[0]),
+    /* The first candidates' warps compute at least 64x32 each: below them a warp loads
+     * as many fragments as it multiplies, and slicing the reduction pays more. */
+    NLARGE = 3,
+};
+
+typedef struct BlockChoice {
+    int candidate; /* index into block_candidates, or -1 */
+    int split;
+} BlockChoice;
+
+/* Slices that give `blocks` blocks SPLIT_BLOCKS in all, as far as `steps` k steps allow
+ * (1: no split). */
+static int split_for(int64_t blocks, int64_t steps)
 {
-    static const int candidates[][4] = {
-        /* block_row_warps, block_col_warps, warp_row_tiles, warp_col_tiles */
-        {2, 2, 4, 4}, {2, 2, 4, 2}, {2, 2, 2, 4}, {2, 2, 2, 2},
-        {2, 2, 1, 2}, {1, 2, 1, 2}, {1, 2, 1, 1}, {1, 1, 1, 1},
-    };
-    const int count = (int)(sizeof candidates / sizeof candidates[0]);
+    int64_t split = ceil_div(SPLIT_BLOCKS, blocks);
+    int64_t most = steps / MIN_SLICE_STEPS;
+    if (most > TCC_MAX_SPLIT_K)
+        most = TCC_MAX_SPLIT_K;
+    if (split > most)
+        split = most;
+    return split > 1 ? (int)split : 1;
+}
+
+/* The first of candidates [0, count) that fits the product and makes ENOUGH_BLOCKS blocks
+ * with `split` slices (0: chosen by split_for). */
+static BlockChoice first_enough(const GemmOperator *op, const tcc_gemm_schedule *s, int count,
+                                int split, int64_t steps)
+{
     for (int i = 0; i < count; i++) {
-        const int *c = candidates[i];
+        const int *c = block_candidates[i];
         int64_t bm = (int64_t)c[0] * c[2] * s->mma_m, bn = (int64_t)c[1] * c[3] * s->mma_n;
         int64_t blocks = op->groups * ceil_div(op->m, bm) * ceil_div(op->n, bn);
-        bool enough = blocks >= ENOUGH_BLOCKS && fits(op->m, bm) && fits(op->n, bn);
-        if (enough || i == count - 1) {
-            s->block_row_warps = c[0];
-            s->block_col_warps = c[1];
-            s->warp_row_tiles = c[2];
-            s->warp_col_tiles = c[3];
-            return;
-        }
+        int slices = split ? split : split_for(blocks, steps);
+        if (fits(op->m, bm) && fits(op->n, bn) && blocks * slices >= ENOUGH_BLOCKS)
+            return (BlockChoice){i, slices};
     }
+    return (BlockChoice){-1, 1};
+}
+
+/* The block, and split-K where the schedule leaves it open: a large block that fills the
+ * GPU alone; else, where the reduction is deep enough to slice (batch 1, 7x7 maps), the
+ * largest block that fills it with slices; else the largest that fills it, or the
+ * smallest. With 16x16 tiles, 128x128 blocks of four 64x64 warps are what measured
+ * fastest on an H200 (the seed layer: 0.36 ms against 0.54 ms for 64x128 and 0.45 ms for
+ * 128x256). */
+static void choose_block(const GemmOperator *op, tcc_gemm_schedule *s, int passes)
+{
+    const int64_t steps = ceil_div(op->k, (int64_t)passes * s->mma_k);
+    const int given = s->split_k;
+    BlockChoice choice = first_enough(op, s, NLARGE, given ? given : 1, steps);
+    if (choice.candidate < 0 && !given)
+        choice = first_enough(op, s, NCANDIDATE, 0, steps);
+    if (choice.candidate < 0)
+        choice = first_enough(op, s, NCANDIDATE, given ? given : 1, steps);
+    if (choice.candidate < 0)
+        choice = (BlockChoice){NCANDIDATE - 1, given ? given : 1};
+    const int *c = block_candidates[choice.candidate];
+    s->block_row_warps = c[0];
+    s->block_col_warps = c[1];
+    s->warp_row_tiles = c[2];
+    s->warp_col_tiles = c[3];
+    s->split_k = choice.split;
 }
 
 /* The mma.sync operation of the schedule's shape for the product's input and accumulator
@@ -127,6 +177,23 @@ static const TensorShape *mma_sync_row(const GemmOperator *op, const tcc_gemm_sc
     const TensorShape *row =
         tci_target_family_shape(TENSOR_MMA_SYNC, s->mma_m, s->mma_n, s->mma_k, op->input_type);
     return row && tci_target_shape_takes(row, op->accumulate_type) ? row : NULL;
+}
+
+/* MMA passes per shared-memory step: a 64-deep step (4 passes of k16) halves the barriers
+ * and waits of a 32-deep one, where the product is deep (4 such steps at least) and not
+ * sliced, and where two blocks still fit a multiprocessor's shared memory: sm_90's 228 KB
+ * hold two 128x128 blocks of 3 such stages, sm_80's 164 KB and sm_86/89's 100 KB do not.
+ * On an H200 the seed layer ran 0.344 ms against 0.367 ms, the 1x1 layer of batch 256
+ * 0.109 against 0.136; sliced products (r50_res5) ran slower. */
+static int choose_passes(const GemmOperator *op, tcc_arch arch, const tcc_gemm_schedule *s)
+{
+    enum { SHALLOW = 2, DEEP = 4, BLOCK_RESERVED = 1024 };
+    if (s->mma_k != 16 || op->k < 4 * DEEP * s->mma_k || s->split_k > 1)
+        return SHALLOW;
+    tcc_gemm_schedule deep = *s;
+    deep.num_total_passes = deep.num_fused_passes = DEEP;
+    int64_t bytes = shared_bytes(op, tiles_of(&deep), &deep) + BLOCK_RESERVED;
+    return 2 * bytes <= tci_target_arch(arch)->shared_per_sm ? DEEP : SHALLOW;
 }
 
 static void choose_defaults(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s)
@@ -139,7 +206,7 @@ static void choose_defaults(const GemmOperator *op, tcc_arch arch, tcc_gemm_sche
     bool no_tiles =
         !s->block_row_warps && !s->block_col_warps && !s->warp_row_tiles && !s->warp_col_tiles;
     if (no_tiles && s->mma_m == 16 && s->mma_n == 16)
-        choose_block(op, s);
+        choose_block(op, s, s->num_total_passes ? s->num_total_passes : 2);
     /* Otherwise a warp computes 32 x 64 of C whatever the MMA shape... */
     if (!s->warp_row_tiles)
         s->warp_row_tiles = s->mma_m >= 32 ? 1 : 32 / s->mma_m;
@@ -150,10 +217,6 @@ static void choose_defaults(const GemmOperator *op, tcc_arch arch, tcc_gemm_sche
         s->block_row_warps = op->m > s->warp_row_tiles * s->mma_m ? 2 : 1;
     if (!s->block_col_warps)
         s->block_col_warps = op->n > s->warp_col_tiles * s->mma_n ? 2 : 1;
-    if (!s->num_total_passes)
-        s->num_total_passes = 2;
-    if (!s->num_fused_passes)
-        s->num_fused_passes = s->num_total_passes;
     /* Double buffering where copies can be asynchronous; cp.async needs sm_80. */
     if (!s->stages)
         s->stages = tci_target_arch(arch)->async_copy ? 3 : 2;
@@ -163,6 +226,24 @@ static void choose_defaults(const GemmOperator *op, tcc_arch arch, tcc_gemm_sche
         const TensorShape *row = mma_sync_row(op, s);
         s->intrinsic = row && (int)arch >= row->min_arch ? TCC_GEMM_MMA_SYNC : TCC_GEMM_WMMA;
     }
+    if (!s->split_k)
+        s->split_k = 1;
+    if (!s->num_total_passes)
+        s->num_total_passes = choose_passes(op, arch, s);
+    /* Each pass's fragments loaded just before its products, so that the compiler may
+     * load the next pass's while these multiply (measured faster with 4 passes). */
+    if (!s->num_fused_passes)
+        s->num_fused_passes = s->num_total_passes >= 4 ? 1 : s->num_total_passes;
+}
+
+GemmSplit tci_gemm_split(const GemmOperator *op, const tcc_gemm_schedule *s)
+{
+    int64_t step = (int64_t)s->num_total_passes * s->mma_k;
+    if (s->split_k <= 1)
+        return (GemmSplit){1, op->k};
+    /* Whole k steps per slice; the last slice may run past K, where A and B read zeros. */
+    int64_t slice = ceil_div(ceil_div(op->k, s->split_k), step) * step;
+    return (GemmSplit){ceil_div(op->k, slice), slice};
 }
 
 tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, tcc_arch arch,
@@ -192,6 +273,9 @@ tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, 
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: unknown shared-memory layout");
     if ((int)s->intrinsic < TCC_GEMM_WMMA || s->intrinsic > TCC_GEMM_MMA_SYNC)
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: unknown intrinsic");
+    if (s->split_k < 1 || s->split_k > TCC_MAX_SPLIT_K)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+                        "schedule: split_k must be 1 to %d, not %d", TCC_MAX_SPLIT_K, s->split_k);
     if (s->intrinsic == TCC_GEMM_MMA_SYNC) {
         const TensorShape *row = mma_sync_row(op, s);
         char shape[32];
@@ -221,6 +305,8 @@ tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, 
                         "%lld, %d stages); %s allows %lld a block",
                         (long long)bytes, (long long)t.bm, (long long)t.bn, (long long)t.bk,
                         s->stages, target->name, (long long)target->max_shared_per_block);
+    /* The slices there really are: whole k steps each, so a shallow product has fewer. */
+    s->split_k = (int)tci_gemm_split(op, s).splits;
     return TCC_OK;
 }
 
@@ -243,6 +329,8 @@ static tcc_status spread_over_threads(tcc_stage *s, tcc_iter_var *axis, Tiles t)
 static tcc_status schedule_out(tcc_func *f, const GemmOperator *op, const Gemm *gemm,
                                const tcc_gemm_schedule *s, Tiles t, tcc_iter_var **block_axis)
 {
+    /* Split-K's partial sums lie n-contiguous whatever the output's layout. */
+    bool m_contiguous = op->output_contiguous_in_m && !gemm->partial;
     tcc_stage *so = tcc_stage_of(f, gemm->out);
     tcc_iter_var *g = tcc_tensor_axis(gemm->out, 0);
     tcc_iter_var *mo, *mi, *no, *ni, *elements;
@@ -256,7 +344,7 @@ static tcc_status schedule_out(tcc_func *f, const GemmOperator *op, const Gemm *
     TRY(tcc_bind(so, s->column_major_blocks ? mo : no, TCC_BLOCK_X));
     *block_axis = s->column_major_blocks ? mo : no;
     /* Consecutive threads write consecutive addresses of the output. */
-    if (op->output_contiguous_in_m) {
+    if (m_contiguous) {
         tcc_iter_var *order[2] = {ni, mi};
         TRY(tcc_reorder(so, 2, order));
         TRY(tcc_fuse(so, ni, mi, &elements));
@@ -388,4 +476,28 @@ tcc_status tci_gemm_schedule_apply(tcc_func *f, const GemmOperator *op, const Ge
     TRY(pad_rows(f, bs, op->b_col_major ? t.bk : t.bn, s));
     TRY(pad_rows(f, c, t.bn, s));
     return s->stages > 1 ? tcc_pipeline(sf, step, s->stages) : TCC_OK;
+}
+
+/* ---- split-K's reduction ------------------------------------------------------------------ */
+
+enum { REDUCE_THREADS = 256 };
+
+tcc_status tci_gemm_schedule_reduce(tcc_func *f, const GemmOperator *op, const Gemm *gemm)
+{
+    TRY(tcc_compute_inline(tcc_stage_of(f, gemm->c)));
+    tcc_stage *so = tcc_stage_of(f, gemm->out);
+    tcc_iter_var *g = tcc_tensor_axis(gemm->out, 0), *m = tcc_tensor_axis(gemm->out, 1);
+    tcc_iter_var *n = tcc_tensor_axis(gemm->out, 2), *inner, *all, *bx, *tx;
+    /* Consecutive threads write consecutive addresses of the output. */
+    if (op->output_contiguous_in_m) {
+        tcc_iter_var *order[3] = {g, n, m};
+        TRY(tcc_reorder(so, 3, order));
+        TRY(tcc_fuse(so, n, m, &inner));
+    } else {
+        TRY(tcc_fuse(so, m, n, &inner));
+    }
+    TRY(tcc_fuse(so, g, inner, &all));
+    TRY(tcc_split(so, all, REDUCE_THREADS, &bx, &tx));
+    TRY(tcc_bind(so, bx, TCC_BLOCK_X));
+    return tcc_bind(so, tx, TCC_THREAD_X);
 }

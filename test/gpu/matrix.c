@@ -286,7 +286,8 @@ static int draw_knob(Rng *r, int max)
 }
 
 /* Warps, warp tiles, passes (fused passes dividing them), policy, block order, pipeline
- * stages, shared-memory layout and intrinsic (mma.sync where it has the shape and type). */
+ * stages, shared-memory layout, intrinsic (mma.sync where it has the shape and type) and
+ * split-K. */
 static void draw_knobs(Rng *r, tcc_dtype input, tcc_gemm_schedule *s)
 {
     s->block_row_warps = draw_knob(r, 2);
@@ -310,6 +311,8 @@ static void draw_knobs(Rng *r, tcc_dtype input, tcc_gemm_schedule *s)
                     (input == TCC_FLOAT16 || input == TCC_BFLOAT16);
     s->intrinsic = (tcc_gemm_intrinsic)uniform(r, TCC_GEMM_INTRINSIC_AUTO,
                                                mma_sync ? TCC_GEMM_MMA_SYNC : TCC_GEMM_WMMA);
+    /* Half the products unsliced, the others 2 to 6 slices or the library's choice. */
+    s->split_k = chance(r, 0.5) ? 1 : draw_knob(r, 6);
 }
 
 /* 30%: no schedule; 20%: an MMA shape only; 50%: the shape and every knob. */
@@ -428,8 +431,8 @@ static void put_schedule(Text *t, const Config *c)
         s->column_major_blocks ? "col-blocks" : "row-blocks");
     static const char *const layouts[] = {"auto", "dense", "padded"};
     static const char *const intrinsics[] = {"auto", "wmma", "mma_sync"};
-    put(t, " stages%d smem=%s intrinsic=%s", s->stages, layouts[s->smem_layout],
-        intrinsics[s->intrinsic]);
+    put(t, " stages%d smem=%s intrinsic=%s split-k%d", s->stages, layouts[s->smem_layout],
+        intrinsics[s->intrinsic], s->split_k);
 }
 
 static void put_epilogue(Text *t, const tcc_epilogue *e)

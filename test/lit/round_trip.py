@@ -25,6 +25,13 @@ def sections(dump):
     return [part for part in parts[1:] if part]
 
 
+def kernels(text):
+    """The kernels of a loop IR file (split-K's product and reduction are two), each from
+    its header comment on."""
+    parts = re.split(r'(?=^// "/" and "%")', text, flags=re.M)
+    return [part for part in parts if part.strip()]
+
+
 def round_trip(tcc_opt, text, what):
     result = subprocess.run([tcc_opt], input=text, capture_output=True, text=True)
     if result.returncode != 0:
@@ -42,7 +49,8 @@ def check(tcc_opt, tool, args):
         if run.returncode != 0:
             return "the round trip's own run failed: %s" % run.stderr.strip()
         with open(loops) as f:
-            texts = [("the final loop IR", f.read())]
+            texts = [("kernel %d of the final loop IR" % (i + 1), text)
+                     for i, text in enumerate(kernels(f.read()))]
     texts += [("the loop IR after pass %d" % (i + 1), text)
               for i, text in enumerate(sections(run.stderr))]
     for what, text in texts:

@@ -231,7 +231,9 @@ static Output generate(tcc_context *ctx, const PrimFunc *kernel, tcc_arch arch)
 {
     Output out = {TCC_OK, NULL, NULL, 0};
     LLVMModuleRef module = NULL;
-    out.status = tci_codegen(ctx, kernel, arch, &module, &out.shared_bytes);
+    out.status = tci_codegen_module(ctx, kernel->name, arch, &module);
+    if (out.status == TCC_OK)
+        out.status = tci_codegen(ctx, kernel, arch, module, &out.shared_bytes);
     if (out.status == TCC_OK)
         out.status = tci_llvm_verify(ctx, module);
     if (out.status == TCC_OK)

@@ -698,14 +698,14 @@ static void check_gemm_round_trips(GemmMaker make, const void *desc)
 {
     tcc_func *func;
     ck_assert_int_eq(tcc_func_create(ctx, "gemm", &func), TCC_OK);
-    /* tci_gemm_prepare's steps: its file (compile.c) also builds, which needs LLVM. */
+    /* compile.c's steps: that file also builds, which needs LLVM. */
     GemmOperator *op;
     Gemm gemm;
     tcc_gemm_schedule schedule = {0};
     ck_assert_msg(make(func, desc, &op) == TCC_OK, "%s", tcc_last_error(ctx));
     ck_assert_msg(tci_gemm_complete_schedule(ctx, op, TCC_SM_80, &schedule) == TCC_OK, "%s",
                   tcc_last_error(ctx));
-    ck_assert_int_eq(tci_gemm_define(func, op, &gemm), TCC_OK);
+    ck_assert_int_eq(tci_gemm_define(func, op, tci_gemm_split(op, &schedule), &gemm), TCC_OK);
     ck_assert_int_eq(tcc_schedule_create(func, 1, &gemm.out), TCC_OK);
     ck_assert_int_eq(tci_gemm_schedule_apply(func, op, &gemm, &schedule), TCC_OK);
     check_passes_round_trip(func, gemm.nparam, gemm.params);

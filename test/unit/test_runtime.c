@@ -61,11 +61,10 @@ static const char fault_ptx[] = ".version 7.0\n"
 
 enum { COUNT = 256 };
 
-static const tcc_kernel double_kernel = {.name = (char *)"tcc_test_double",
-                                         .ptx = (char *)double_ptx,
-                                         .grid = {4, 1, 1},
-                                         .block = {64, 1, 1},
-                                         .shared_bytes = 0};
+static const tcc_kernel double_kernel = {
+    .ptx = (char *)double_ptx,
+    .nlaunch = 1,
+    .launches = {{.name = (char *)"tcc_test_double", .grid = {4, 1, 1}, .block = {64, 1, 1}}}};
 
 /* ---- without a driver --------------------------------------------------------------------- */
 
@@ -280,11 +279,10 @@ START_TEST(test_rejected_module_reports_jit_log)
     static const char bad_ptx[] = ".version 7.0\n.target sm_70\n.address_size 64\n"
                                   ".visible .entry broken()\n{\n    bogus.instruction;\n"
                                   "    ret;\n}\n";
-    tcc_kernel broken = {.name = (char *)"broken",
-                         .ptx = (char *)bad_ptx,
-                         .grid = {1, 1, 1},
-                         .block = {1, 1, 1},
-                         .shared_bytes = 0};
+    tcc_kernel broken = {
+        .ptx = (char *)bad_ptx,
+        .nlaunch = 1,
+        .launches = {{.name = (char *)"broken", .grid = {1, 1, 1}, .block = {1, 1, 1}}}};
     tcc_loaded_kernel *loaded = (tcc_loaded_kernel *)&broken;
     ck_assert_int_eq(tcc_kernel_load(gpu.device, &broken, &loaded), TCC_ERROR_CUDA);
     ck_assert_ptr_null(loaded);
@@ -294,7 +292,7 @@ START_TEST(test_rejected_module_reports_jit_log)
     assert_one_line(gpu.ctx);
 
     tcc_kernel misnamed = double_kernel;
-    misnamed.name = (char *)"not_in_module";
+    misnamed.launches[0].name = (char *)"not_in_module";
     ck_assert_int_eq(tcc_kernel_load(gpu.device, &misnamed, &loaded), TCC_ERROR_CUDA);
     assert_contains(tcc_last_error(gpu.ctx), "cuModuleGetFunction failed for kernel "
                                              "'not_in_module': CUDA_ERROR_NOT_FOUND");
@@ -302,7 +300,7 @@ START_TEST(test_rejected_module_reports_jit_log)
     no_ptx.ptx = (char *)"";
     ck_assert_int_eq(tcc_kernel_load(gpu.device, &no_ptx, &loaded), TCC_ERROR_INVALID_ARGUMENT);
     tcc_kernel zero_block = double_kernel;
-    zero_block.block[1] = 0;
+    zero_block.launches[0].block[1] = 0;
     ck_assert_int_eq(tcc_kernel_load(gpu.device, &zero_block, &loaded), TCC_ERROR_INVALID_ARGUMENT);
     assert_contains(tcc_last_error(gpu.ctx), "block dimension 1 is 0");
 }
@@ -313,7 +311,7 @@ START_TEST(test_launch_errors)
     if (!gpu.device)
         return;
     tcc_kernel huge_block = double_kernel;
-    huge_block.block[0] = 4096; /* above every GPU's 1024 threads per block */
+    huge_block.launches[0].block[0] = 4096; /* above every GPU's 1024 threads per block */
     tcc_loaded_kernel *loaded = load(&huge_block);
     tcc_device_buffer *buffers[2];
     alloc_pair(buffers);
@@ -335,11 +333,10 @@ START_TEST(test_fault_is_reported)
 {
     if (!gpu.device)
         return;
-    tcc_kernel fault = {.name = (char *)"tcc_test_fault",
-                        .ptx = (char *)fault_ptx,
-                        .grid = {1, 1, 1},
-                        .block = {1, 1, 1},
-                        .shared_bytes = 0};
+    tcc_kernel fault = {
+        .ptx = (char *)fault_ptx,
+        .nlaunch = 1,
+        .launches = {{.name = (char *)"tcc_test_fault", .grid = {1, 1, 1}, .block = {1, 1, 1}}}};
     tcc_loaded_kernel *loaded = load(&fault);
     ck_assert_int_eq(tcc_kernel_launch(loaded, 0, NULL), TCC_ERROR_CUDA);
     assert_contains(tcc_last_error(gpu.ctx),

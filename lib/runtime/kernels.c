@@ -1,0 +1,413 @@
+/*
+ * Kernels on a device: loading a built kernel's module (every launch's entry point, its
+ * shared memory opt-in, its workspaces), launching it and timing it. A kernel of several
+ * launches runs them in order on the default stream, each with the caller's buffers and
+ * then the workspaces.
+ */
+#include "runtime/internal.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- loading ----------------------------------------------------------------------------- */
+
+/* Copies a JIT log into `out` on one line: newlines become "; ", trailing blanks go. */
+static void flatten_log(const char *log, char *out, size_t size)
+{
+    size_t n = 0;
+    for (const char *p = log; *p && n + 3 < size; p++) {
+        if (*p == '\n' || *p == '\r') {
+            while (p[1] == '\n' || p[1] == '\r')
+                p++;
+            if (p[1] == '\0')
+                break;
+            out[n++] = ';';
+            out[n++] = ' ';
+        } else {
+            out[n++] = *p;
+        }
+    }
+    while (n > 0 && (out[n - 1] == ' ' || out[n - 1] == '\t' || out[n - 1] == ';'))
+        n--;
+    out[n] = '\0';
+}
+
+/* A launch dimension must be a positive 32-bit value (the driver checks the real limits). */
+static tcc_status launch_dims(tcc_context *ctx, const char *what, const int64_t in[3],
+                              unsigned int out[3])
+{
+    for (int i = 0; i < 3; i++) {
+        if (in[i] < 1 || in[i] > (int64_t)UINT_MAX)
+            return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+                            "tcc_kernel_load: %s dimension %d is %lld (must be in 1..%u)", what, i,
+                            (long long)in[i], UINT_MAX);
+        out[i] = (unsigned int)in[i];
+    }
+    return TCC_OK;
+}
+
+/* Reads launch `index` of a built kernel: its name and launch shape. */
+static tcc_status describe_launch(tcc_device *device, const tcc_kernel *kernel, int index,
+                                  LoadedLaunch *launch)
+{
+    int64_t grid[3], block[3];
+    const char *name = tcc_kernel_launch_name(kernel, index);
+    if (!name || !*name)
+        return tci_fail(device->ctx, TCC_ERROR_INVALID_ARGUMENT, "tcc_kernel_load: unnamed kernel");
+    if (strlen(name) >= sizeof launch->name)
+        return tci_fail(device->ctx, TCC_ERROR_INVALID_ARGUMENT,
+                        "tcc_kernel_load: kernel name '%.40s...' is too long", name);
+    strcpy(launch->name, name);
+    tcc_kernel_launch_grid(kernel, index, grid);
+    tcc_kernel_launch_block(kernel, index, block);
+    tcc_status status = launch_dims(device->ctx, "grid", grid, launch->grid);
+    if (status == TCC_OK)
+        status = launch_dims(device->ctx, "block", block, launch->block);
+    launch->shared_bytes = tcc_kernel_launch_shared_bytes(kernel, index);
+    launch->dynamic_shared = (unsigned int)tcc_kernel_launch_dynamic_shared_bytes(kernel, index);
+    return status;
+}
+
+/* cuModuleLoadDataEx with the JIT logs captured, so a rejected module says why. */
+static tcc_status load_module(tcc_device *device, const char *ptx, tcc_loaded_kernel *loaded)
+{
+    char info_log[4096] = "", error_log[4096] = "";
+    CUjit_option options[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                              CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {info_log, (void *)(uintptr_t)sizeof info_log, error_log,
+                      (void *)(uintptr_t)sizeof error_log};
+    CUresult result = device->cu.cuModuleLoadDataEx(
+        &loaded->module, ptx, (unsigned int)(sizeof options / sizeof options[0]), options, values);
+    if (result == CUDA_SUCCESS)
+        return TCC_OK;
+    loaded->module = NULL;
+    error_log[sizeof error_log - 1] = info_log[sizeof info_log - 1] = '\0';
+    char text[512], log[900], detail[300];
+    tci_cuda_describe(device, result, text, sizeof text);
+    flatten_log(*error_log ? error_log : info_log, log, sizeof log);
+    snprintf(detail, sizeof detail, " for kernel '%s'", loaded->launches[0].name);
+    return tci_fail(device->ctx, TCC_ERROR_CUDA, "cuModuleLoadDataEx failed%s: %s: %s", detail,
+                    text, *log ? log : "the JIT log is empty");
+}
+
+static tcc_status find_function(tcc_device *device, CUmodule module, LoadedLaunch *launch)
+{
+    CUresult result = device->cu.cuModuleGetFunction(&launch->function, module, launch->name);
+    if (result == CUDA_SUCCESS)
+        return TCC_OK;
+    char detail[300];
+    snprintf(detail, sizeof detail, " for kernel '%s'", launch->name);
+    return tci_cuda_fail(device, result, "cuModuleGetFunction", detail);
+}
+
+/* Shared memory past the default 48 KB is there only when the kernel opts in, up to what
+ * the device allows a block: read from the device, refused in one line when exceeded. */
+static tcc_status allow_shared_memory(tcc_device *device, LoadedLaunch *launch)
+{
+    if (launch->dynamic_shared == 0)
+        return TCC_OK;
+    int limit = 0;
+    CUDA_CHECK(device, cuDeviceGetAttribute,
+               (&limit, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, device->device));
+    if (launch->shared_bytes > limit)
+        return tci_fail(device->ctx, TCC_ERROR_SCHEDULE,
+                        "kernel '%s' needs %lld bytes of shared memory; %s allows %d a block",
+                        launch->name, (long long)launch->shared_bytes, device->name, limit);
+    CUDA_CHECK(device, cuFuncSetAttribute,
+               (launch->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                (int)launch->dynamic_shared));
+    return TCC_OK;
+}
+
+/* Every launch of the kernel: described, found in the module, allowed its shared memory. */
+static tcc_status load_launches(tcc_device *device, const tcc_kernel *kernel,
+                                tcc_loaded_kernel *loaded)
+{
+    int count = tcc_kernel_launch_count(kernel);
+    if (count < 1 || count > TCI_MAX_LAUNCHES)
+        return tci_fail(device->ctx, TCC_ERROR_INVALID_ARGUMENT,
+                        "tcc_kernel_load: %d launches (must be 1 to %d)", count, TCI_MAX_LAUNCHES);
+    tcc_status status = TCC_OK;
+    for (int i = 0; i < count && status == TCC_OK; i++)
+        status = describe_launch(device, kernel, i, &loaded->launches[i]);
+    loaded->nlaunch = count;
+    if (status == TCC_OK)
+        status = tci_bind_context(device);
+    if (status == TCC_OK)
+        status = load_module(device, tcc_kernel_ptx(kernel), loaded);
+    for (int i = 0; i < count && status == TCC_OK; i++) {
+        status = find_function(device, loaded->module, &loaded->launches[i]);
+        if (status == TCC_OK)
+            status = allow_shared_memory(device, &loaded->launches[i]);
+    }
+    return status;
+}
+
+/* The kernel's scratch memory, allocated once and kept for every launch. */
+static tcc_status allocate_workspaces(tcc_device *device, const tcc_kernel *kernel,
+                                      tcc_loaded_kernel *loaded)
+{
+    int count = tcc_kernel_workspace_count(kernel);
+    if (count < 0 || count > TCI_MAX_WORKSPACES)
+        return tci_fail(device->ctx, TCC_ERROR_INVALID_ARGUMENT,
+                        "tcc_kernel_load: %d workspaces (at most %d)", count, TCI_MAX_WORKSPACES);
+    for (int i = 0; i < count; i++) {
+        int64_t bytes = tcc_kernel_workspace_bytes(kernel, i);
+        tcc_status status = tcc_device_buffer_alloc(device, (size_t)(bytes > 0 ? bytes : 1),
+                                                    &loaded->workspaces[i]);
+        if (status != TCC_OK)
+            return status;
+        loaded->nworkspace = i + 1;
+    }
+    return TCC_OK;
+}
+
+tcc_status tcc_kernel_load(tcc_device *device, const tcc_kernel *kernel, tcc_loaded_kernel **out)
+{
+    if (!device || !kernel || !out)
+        return tci_fail(device ? device->ctx : NULL, TCC_ERROR_INVALID_ARGUMENT,
+                        "tcc_kernel_load: device, kernel or out is NULL");
+    *out = NULL;
+    const char *ptx = tcc_kernel_ptx(kernel);
+    if (!ptx || !*ptx)
+        return tci_fail(device->ctx, TCC_ERROR_INVALID_ARGUMENT, "tcc_kernel_load: no PTX");
+    tcc_loaded_kernel *loaded = calloc(1, sizeof *loaded);
+    if (!loaded)
+        return tci_fail(device->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory loading a kernel");
+    loaded->device = device;
+    tcc_status status = load_launches(device, kernel, loaded);
+    if (status == TCC_OK)
+        status = allocate_workspaces(device, kernel, loaded);
+    if (status != TCC_OK) {
+        tcc_loaded_kernel_destroy(loaded);
+        return status;
+    }
+    *out = loaded;
+    return TCC_OK;
+}
+
+void tcc_loaded_kernel_destroy(tcc_loaded_kernel *loaded)
+{
+    if (!loaded)
+        return;
+    for (int i = 0; i < loaded->nworkspace; i++)
+        tcc_device_buffer_free(loaded->workspaces[i]);
+    if (loaded->module && tci_bind_context(loaded->device) == TCC_OK)
+        loaded->device->cu.cuModuleUnload(loaded->module);
+    free(loaded);
+}
+
+/* ---- launches ---------------------------------------------------------------------------- */
+
+/* The kernel parameters: params[i] points at pointers[i], the device address of buffer i. */
+typedef struct LaunchArgs {
+    CUdeviceptr *pointers;
+    void **params;
+} LaunchArgs;
+
+static void free_args(LaunchArgs *args)
+{
+    free(args->pointers);
+    free(args->params);
+}
+
+static tcc_status make_args(tcc_loaded_kernel *loaded, int nbuffer,
+                            tcc_device_buffer *const *buffers, LaunchArgs *args)
+{
+    tcc_context *ctx = loaded->device->ctx;
+    const char *name = loaded->launches[0].name;
+    args->pointers = NULL;
+    args->params = NULL;
+    if (nbuffer < 0 || (nbuffer > 0 && !buffers))
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "kernel '%s': bad buffer list (%d)", name,
+                        nbuffer);
+    for (int i = 0; i < nbuffer; i++) {
+        if (!buffers[i] || buffers[i]->device != loaded->device)
+            return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+                            "kernel '%s': buffer %d is NULL or belongs to another device", name, i);
+    }
+    size_t count = (size_t)nbuffer + (size_t)loaded->nworkspace;
+    args->pointers = calloc(count ? count : 1, sizeof *args->pointers);
+    args->params = calloc(count ? count : 1, sizeof *args->params);
+    if (!args->pointers || !args->params) {
+        free_args(args);
+        return tci_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory launching a kernel");
+    }
+    for (size_t i = 0; i < count; i++) {
+        int n = (int)i;
+        args->pointers[i] =
+            n < nbuffer ? buffers[n]->pointer : loaded->workspaces[n - nbuffer]->pointer;
+        args->params[i] = &args->pointers[i];
+    }
+    return TCC_OK;
+}
+
+/* One launch of each entry point, in order, on the default stream; only the launches
+ * themselves are checked. */
+static tcc_status launch_once(tcc_loaded_kernel *loaded, const LaunchArgs *args)
+{
+    for (int i = 0; i < loaded->nlaunch; i++) {
+        const LoadedLaunch *l = &loaded->launches[i];
+        const unsigned int *g = l->grid, *b = l->block;
+        CUresult result =
+            loaded->device->cu.cuLaunchKernel(l->function, g[0], g[1], g[2], b[0], b[1], b[2],
+                                              l->dynamic_shared, NULL, args->params, NULL);
+        if (result != CUDA_SUCCESS) {
+            char detail[400];
+            snprintf(detail, sizeof detail, " for kernel '%s' (grid %ux%ux%u, block %ux%ux%u)",
+                     l->name, g[0], g[1], g[2], b[0], b[1], b[2]);
+            return tci_cuda_fail(loaded->device, result, "cuLaunchKernel", detail);
+        }
+    }
+    return TCC_OK;
+}
+
+/* Waits for the device; an error here is one the kernel hit while running. */
+static tcc_status synchronize(tcc_loaded_kernel *loaded)
+{
+    CUresult result = loaded->device->cu.cuCtxSynchronize();
+    if (result == CUDA_SUCCESS)
+        return TCC_OK;
+    char detail[300];
+    snprintf(detail, sizeof detail, " after kernel '%s'", loaded->launches[0].name);
+    return tci_cuda_fail(loaded->device, result, "cuCtxSynchronize", detail);
+}
+
+tcc_status tcc_kernel_launch(tcc_loaded_kernel *loaded, int nbuffer,
+                             tcc_device_buffer *const *buffers)
+{
+    if (!loaded)
+        return tci_fail(NULL, TCC_ERROR_INVALID_ARGUMENT, "tcc_kernel_launch: kernel is NULL");
+    LaunchArgs args;
+    tcc_status status = make_args(loaded, nbuffer, buffers, &args);
+    if (status != TCC_OK)
+        return status;
+    status = tci_bind_context(loaded->device);
+    if (status == TCC_OK)
+        status = launch_once(loaded, &args);
+    if (status == TCC_OK)
+        status = synchronize(loaded);
+    free_args(&args);
+    return status;
+}
+
+/* ---- timing ------------------------------------------------------------------------------ */
+
+/* `runs` pairs of events: start[i] and end[i] bracket run i. */
+typedef struct EventPairs {
+    CUevent *start, *end;
+    int count;
+} EventPairs;
+
+static void destroy_events(tcc_device *device, EventPairs *events)
+{
+    for (int i = 0; i < events->count; i++) {
+        if (events->start && events->start[i])
+            device->cu.cuEventDestroy(events->start[i]);
+        if (events->end && events->end[i])
+            device->cu.cuEventDestroy(events->end[i]);
+    }
+    free(events->start);
+    free(events->end);
+}
+
+static tcc_status create_events(tcc_device *device, int runs, EventPairs *events)
+{
+    events->count = runs;
+    events->start = calloc((size_t)runs, sizeof *events->start);
+    events->end = calloc((size_t)runs, sizeof *events->end);
+    if (!events->start || !events->end)
+        return tci_fail(device->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory timing a kernel");
+    for (int i = 0; i < runs; i++) {
+        CUDA_CHECK(device, cuEventCreate, (&events->start[i], CU_EVENT_DEFAULT));
+        CUDA_CHECK(device, cuEventCreate, (&events->end[i], CU_EVENT_DEFAULT));
+    }
+    return TCC_OK;
+}
+
+/* Issues every timed launch back to back, then waits once: no host gap inside a bracket. */
+static tcc_status timed_runs(tcc_loaded_kernel *loaded, const LaunchArgs *args,
+                             const EventPairs *events, double *times)
+{
+    tcc_device *device = loaded->device;
+    for (int i = 0; i < events->count; i++) {
+        CUDA_CHECK(device, cuEventRecord, (events->start[i], NULL));
+        tcc_status status = launch_once(loaded, args);
+        if (status != TCC_OK)
+            return status;
+        CUDA_CHECK(device, cuEventRecord, (events->end[i], NULL));
+    }
+    tcc_status status = synchronize(loaded);
+    if (status != TCC_OK)
+        return status;
+    for (int i = 0; i < events->count; i++) {
+        float ms = 0.0f;
+        CUDA_CHECK(device, cuEventSynchronize, (events->end[i]));
+        CUDA_CHECK(device, cuEventElapsedTime, (&ms, events->start[i], events->end[i]));
+        times[i] = ms;
+    }
+    return TCC_OK;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of `count` values; sorts them. */
+static double median(double *values, int count)
+{
+    qsort(values, (size_t)count, sizeof *values, compare_doubles);
+    if (count % 2)
+        return values[count / 2];
+    return 0.5 * (values[count / 2 - 1] + values[count / 2]);
+}
+
+static tcc_status warm_up(tcc_loaded_kernel *loaded, const LaunchArgs *args, int warmup)
+{
+    for (int i = 0; i < warmup; i++) {
+        tcc_status status = launch_once(loaded, args);
+        if (status != TCC_OK)
+            return status;
+    }
+    return synchronize(loaded);
+}
+
+tcc_status tcc_kernel_time(tcc_loaded_kernel *loaded, int nbuffer,
+                           tcc_device_buffer *const *buffers, int warmup, int runs,
+                           double *median_ms)
+{
+    if (!loaded)
+        return tci_fail(NULL, TCC_ERROR_INVALID_ARGUMENT, "tcc_kernel_time: kernel is NULL");
+    tcc_device *device = loaded->device;
+    if (warmup < 0 || runs < 1 || !median_ms)
+        return tci_fail(device->ctx, TCC_ERROR_INVALID_ARGUMENT,
+                        "tcc_kernel_time: needs warmup >= 0, runs >= 1 and a result pointer "
+                        "(got warmup %d, runs %d)",
+                        warmup, runs);
+    LaunchArgs args;
+    tcc_status status = make_args(loaded, nbuffer, buffers, &args);
+    if (status != TCC_OK)
+        return status;
+    EventPairs events = {0};
+    double *times = calloc((size_t)runs, sizeof *times);
+    status = times
+                 ? tci_bind_context(device)
+                 : tci_fail(device->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory timing a kernel");
+    if (status == TCC_OK)
+        status = warm_up(loaded, &args, warmup);
+    if (status == TCC_OK)
+        status = create_events(device, runs, &events);
+    if (status == TCC_OK)
+        status = timed_runs(loaded, &args, &events, times);
+    if (status == TCC_OK)
+        *median_ms = median(times, runs);
+    destroy_events(device, &events);
+    free(times);
+    free_args(&args);
+    return status;
+}
