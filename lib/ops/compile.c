@@ -11,13 +11,12 @@
 
 /* The operator in a scratch function, its input type checked against the target, then the
  * schedule completed for it. */
-tcc_status tci_gemm_choose_schedule(tcc_context *ctx, GemmMaker make, const void *desc,
-                                    tcc_arch arch, const tcc_gemm_schedule *given,
-                                    tcc_gemm_schedule *out)
+tcc_status tci_gemm_plan(tcc_context *ctx, GemmMaker make, const void *desc, tcc_arch arch,
+                         const tcc_gemm_schedule *given, GemmPlan *out)
 {
     if (!ctx || !desc || !out)
         return TCC_ERROR_INVALID_ARGUMENT;
-    *out = given ? *given : (tcc_gemm_schedule){0};
+    *out = (GemmPlan){.schedule = given ? *given : (tcc_gemm_schedule){0}};
     tcc_func *func;
     tcc_status status = tcc_func_create(ctx, "schedule", &func);
     if (status != TCC_OK)
@@ -27,44 +26,79 @@ tcc_status tci_gemm_choose_schedule(tcc_context *ctx, GemmMaker make, const void
     if (status == TCC_OK)
         status = tci_target_validate_input(ctx, op->input_type, arch);
     if (status == TCC_OK)
-        status = tci_gemm_complete_schedule(ctx, op, arch, out);
+        status = tci_gemm_complete_schedule(ctx, op, arch, &out->schedule);
+    if (status == TCC_OK) {
+        out->nstaged = op->nstaged;
+        for (int i = 0; i < op->nstaged; i++)
+            snprintf(out->staged_names[i], sizeof out->staged_names[i], "%s",
+                     op->staged[i].to->name);
+    }
     tcc_func_destroy(func);
+    return status;
+}
+
+static tcc_status default_schedule(tcc_context *ctx, GemmMaker make, const void *desc,
+                                   tcc_arch arch, tcc_gemm_schedule *out)
+{
+    if (!out)
+        return TCC_ERROR_INVALID_ARGUMENT;
+    GemmPlan plan;
+    tcc_status status = tci_gemm_plan(ctx, make, desc, arch, NULL, &plan);
+    *out = status == TCC_OK ? plan.schedule : (tcc_gemm_schedule){0};
     return status;
 }
 
 tcc_status tcc_conv2d_default_schedule(tcc_context *ctx, const tcc_conv2d_desc *desc, tcc_arch arch,
                                        tcc_gemm_schedule *out)
 {
-    return tci_gemm_choose_schedule(ctx, tci_conv2d_gemm, desc, arch, NULL, out);
+    return default_schedule(ctx, tci_conv2d_gemm, desc, arch, out);
 }
 
 tcc_status tcc_matmul_default_schedule(tcc_context *ctx, const tcc_matmul_desc *desc, tcc_arch arch,
                                        tcc_gemm_schedule *out)
 {
-    return tci_gemm_choose_schedule(ctx, tci_matmul_gemm, desc, arch, NULL, out);
+    return default_schedule(ctx, tci_matmul_gemm, desc, arch, out);
 }
 
-/* An operator's implicit GEMM as the pipeline's program: kernel 0 is the product (into the
- * partial sums under split-K), kernel 1 split-K's reduction and epilogue. */
+/* An operator's implicit GEMM as the pipeline's program, its kernels in launch order: one
+ * copy per staged operand (an NCHW input into NHWC), the product (into the partial sums
+ * under split-K), split-K's reduction and epilogue. */
 typedef struct GemmProgram {
     GemmMaker make;
     const void *desc;
-    tcc_gemm_schedule schedule; /* complete */
+    GemmPlan plan;
     GemmOperator *op;
     Gemm gemm;
 } GemmProgram;
+
+typedef enum { KERNEL_STAGING, KERNEL_PRODUCT, KERNEL_REDUCTION } KernelRole;
+
+static KernelRole role(const GemmProgram *p, int k)
+{
+    if (k < p->plan.nstaged)
+        return KERNEL_STAGING;
+    return k == p->plan.nstaged ? KERNEL_PRODUCT : KERNEL_REDUCTION;
+}
 
 static tcc_status define_gemm(void *program, int k, tcc_func *func, tcc_arch arch, int *nparam,
                               tcc_tensor *const **params)
 {
     (void)arch;
     GemmProgram *p = program;
-    GemmSplit split;
     tcc_status status = p->make(func, p->desc, &p->op);
     if (status == TCC_OK) {
-        split = tci_gemm_split(p->op, &p->schedule);
-        status = k == 0 ? tci_gemm_define(func, p->op, split, &p->gemm)
-                        : tci_gemm_define_reduce(func, p->op, split, &p->gemm);
+        GemmSplit split = tci_gemm_split(p->op, &p->plan.schedule);
+        switch (role(p, k)) {
+        case KERNEL_STAGING:
+            status = tci_gemm_define_staging(func, p->op, split, k, &p->gemm);
+            break;
+        case KERNEL_PRODUCT:
+            status = tci_gemm_define(func, p->op, split, &p->gemm);
+            break;
+        case KERNEL_REDUCTION:
+            status = tci_gemm_define_reduce(func, p->op, split, &p->gemm);
+            break;
+        }
     }
     *nparam = p->gemm.nparam;
     *params = p->gemm.params;
@@ -78,9 +112,9 @@ static tcc_status schedule_gemm(void *program, int k, tcc_func *func, tcc_arch a
     tcc_status status = tcc_schedule_create(func, 1, &p->gemm.out);
     if (status != TCC_OK)
         return status;
-    if (k == 0)
-        return tci_gemm_schedule_apply(func, p->op, &p->gemm, &p->schedule);
-    return tci_gemm_schedule_reduce(func, p->op, &p->gemm);
+    if (role(p, k) == KERNEL_PRODUCT)
+        return tci_gemm_schedule_apply(func, p->op, &p->gemm, &p->plan.schedule);
+    return tci_gemm_schedule_elementwise(func, p->op, &p->gemm);
 }
 
 static tcc_status compile(tcc_context *ctx, const char *name, GemmMaker make, const void *desc,
@@ -98,21 +132,27 @@ static tcc_status compile(tcc_context *ctx, const char *name, GemmMaker make, co
     if (!tci_target_arch(options->arch))
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "unknown arch %d", (int)options->arch);
     GemmProgram gemm = {.make = make, .desc = desc};
-    tcc_status status =
-        tci_gemm_choose_schedule(ctx, make, desc, options->arch, schedule, &gemm.schedule);
+    tcc_status status = tci_gemm_plan(ctx, make, desc, options->arch, schedule, &gemm.plan);
     if (status != TCC_OK)
         return status;
-    char reduce_name[64];
-    snprintf(reduce_name, sizeof reduce_name, "%s_split_k_reduce", name);
-    bool split = gemm.schedule.split_k > 1;
+    bool split = gemm.plan.schedule.split_k > 1;
+    int nstaged = gemm.plan.nstaged;
+    char names[TCI_MAX_LAUNCHES][96];
     Program program = {.define = define_gemm,
                        .schedule = schedule_gemm,
                        .program = &gemm,
-                       .nkernel = split ? 2 : 1,
-                       .names = {name, reduce_name},
-                       .nworkspace = split ? 1 : 0};
+                       .nkernel = nstaged + 1 + split,
+                       .main_kernel = nstaged,
+                       .nworkspace = nstaged + split};
+    for (int k = 0; k < program.nkernel; k++) {
+        if (k < nstaged)
+            snprintf(names[k], sizeof names[k], "%s_%s", name, gemm.plan.staged_names[k]);
+        else
+            snprintf(names[k], sizeof names[k], "%s%s", name, k > nstaged ? "_split_k_reduce" : "");
+        program.names[k] = names[k];
+    }
     tcc_func *func;
-    status = tcc_func_create(ctx, name, &func);
+    status = tcc_func_create(ctx, names[0], &func);
     if (status != TCC_OK)
         return status;
     status = tci_compile(func, &program, 0, NULL, options, out);

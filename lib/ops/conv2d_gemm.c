@@ -16,6 +16,11 @@ typedef struct ConvOp {
     tcc_conv2d_desc d;
     int64_t p, q;   /* output height and width */
     int64_t cg, kg; /* input and output channels per group */
+    /* How the product reads its operands: the descriptor's layouts, or NHWC and KRSC
+     * where an NCHW input and a KCRS filter are first staged into workspaces in those
+     * layouts (16-byte copies along the channels instead of 2-byte gathers). */
+    tcc_layout a_layout;
+    tcc_filter_layout b_layout;
 } ConvOp;
 
 static tcc_expr *c_(tcc_func *f, int64_t v)
@@ -29,7 +34,7 @@ static void decode_k(tcc_func *f, const ConvOp *op, tcc_expr *k, tcc_expr **r, t
                      tcc_expr **c)
 {
     const tcc_conv2d_desc *d = &op->d;
-    if (d->layout == TCC_LAYOUT_NCHW) {
+    if (op->a_layout == TCC_LAYOUT_NCHW) {
         *c = tcc_div(f, k, c_(f, d->kernel_h * d->kernel_w));
         *r = tcc_mod(f, tcc_div(f, k, c_(f, d->kernel_w)), c_(f, d->kernel_h));
         *s = tcc_mod(f, k, c_(f, d->kernel_w));
@@ -90,7 +95,7 @@ static tcc_expr *a_element(tcc_func *f, tcc_expr *g, tcc_expr *m, tcc_expr *k, v
     tcc_expr *x = tcc_add(f, tcc_sub(f, tcc_mul(f, q, c_(f, d->stride_w)), c_(f, d->pad_left)),
                           tcc_mul(f, s, c_(f, d->dilation_w)));
     tcc_expr *channel = tcc_add(f, tcc_mul(f, g, c_(f, op->cg)), c);
-    tcc_expr *value = activation(f, op->gemm.a_source, d->layout, n, y, x, channel, NULL);
+    tcc_expr *value = activation(f, op->gemm.a_source, op->a_layout, n, y, x, channel, NULL);
     tcc_expr *inside = tcc_and(f, in_range(f, y, d->height), in_range(f, x, d->width));
     return tcc_select(f, inside, value, tcc_cast(f, d->input_type, c_(f, 0)));
 }
@@ -98,15 +103,14 @@ static tcc_expr *a_element(tcc_func *f, tcc_expr *g, tcc_expr *m, tcc_expr *k, v
 static tcc_expr *b_element(tcc_func *f, tcc_expr *g, tcc_expr *k, tcc_expr *n, void *user)
 {
     const ConvOp *op = user;
-    const tcc_conv2d_desc *d = &op->d;
     tcc_expr *r, *s, *c;
     decode_k(f, op, k, &r, &s, &c);
     tcc_expr *ko = tcc_add(f, tcc_mul(f, g, c_(f, op->kg)), n);
     tcc_expr *index[6];
     int ndim = 4;
-    if (d->filter_layout == TCC_FILTER_KRSC) {
+    if (op->b_layout == TCC_FILTER_KRSC) {
         index[0] = ko, index[1] = r, index[2] = s, index[3] = c;
-    } else if (d->filter_layout == TCC_FILTER_KCRS) {
+    } else if (op->b_layout == TCC_FILTER_KCRS) {
         index[0] = ko, index[1] = c, index[2] = r, index[3] = s;
     } else {
         ndim = 6;
@@ -143,20 +147,53 @@ static int activation_shape(tcc_layout layout, int64_t n, int64_t h, int64_t w, 
     return 6;
 }
 
-static int filter_shape(const tcc_conv2d_desc *d, int64_t cg, int64_t *shape)
+static int filter_shape(const tcc_conv2d_desc *d, tcc_filter_layout layout, int64_t cg,
+                        int64_t *shape)
 {
     int64_t k = d->out_channels, r = d->kernel_h, s = d->kernel_w;
-    if (d->filter_layout == TCC_FILTER_KRSC) {
+    if (layout == TCC_FILTER_KRSC) {
         shape[0] = k, shape[1] = r, shape[2] = s, shape[3] = cg;
         return 4;
     }
-    if (d->filter_layout == TCC_FILTER_KCRS) {
+    if (layout == TCC_FILTER_KCRS) {
         shape[0] = k, shape[1] = cg, shape[2] = r, shape[3] = s;
         return 4;
     }
     shape[0] = r, shape[1] = s, shape[2] = d->in_channels / 16, shape[3] = k / 16;
     shape[4] = 16, shape[5] = 16;
     return 6;
+}
+
+/* NCHW -> NHWC and KCRS -> KRSC are the same move: dimension 1 last. */
+static void stage(GemmOperator *g, tcc_tensor *from, tcc_tensor *to)
+{
+    static const int channel_last[4] = {0, 3, 1, 2}; /* from's index, from to's axes */
+    StagedOperand *st = &g->staged[g->nstaged++];
+    st->from = from;
+    st->to = to;
+    for (int i = 0; i < 4; i++)
+        st->perm[i] = channel_last[i];
+}
+
+/* An NCHW input and KCRS filter, copied channels-last into workspaces by kernels of their
+ * own, as cuDNN does: the product then reads both as an NHWC convolution does, 16 bytes at
+ * a time, instead of 2-byte gathers along the window (an input copy costs a read and a
+ * write of the input; the gathers cost several times the product). */
+static void stage_channels_last(tcc_func *f, ConvOp *op)
+{
+    const tcc_conv2d_desc *d = &op->d;
+    GemmOperator *g = &op->gemm;
+    int64_t shape[6];
+    g->a_param = g->a_source;
+    g->b_param = g->b_source;
+    activation_shape(TCC_LAYOUT_NHWC, d->batch, d->height, d->width, d->in_channels, shape);
+    g->a_source = tcc_placeholder(f, "input_nhwc", 4, shape, d->input_type);
+    filter_shape(d, TCC_FILTER_KRSC, op->cg, shape);
+    g->b_source = tcc_placeholder(f, "filter_krsc", 4, shape, d->input_type);
+    stage(g, g->a_param, g->a_source);
+    stage(g, g->b_param, g->b_source);
+    op->a_layout = TCC_LAYOUT_NHWC;
+    op->b_layout = TCC_FILTER_KRSC;
 }
 
 /* The GEMM of a convolution, with its placeholders, in the function's arena. */
@@ -192,10 +229,16 @@ tcc_status tci_conv2d_gemm(tcc_func *f, const void *desc, GemmOperator **out)
     int64_t shape[6];
     int n = activation_shape(d->layout, d->batch, d->height, d->width, d->in_channels, shape);
     g->a_source = tcc_placeholder(f, "input", n, shape, d->input_type);
-    n = filter_shape(d, op->cg, shape);
+    n = filter_shape(d, d->filter_layout, op->cg, shape);
     g->b_source = tcc_placeholder(f, "filter", n, shape, d->input_type);
     n = activation_shape(d->layout, d->batch, op->p, op->q, d->out_channels, shape);
     g->output = tcc_placeholder(f, "output", n, shape, d->output_type);
+    op->a_layout = d->layout;
+    op->b_layout = d->filter_layout;
+    /* Staged where the channels-last copies can then move 16 bytes (8 channels) at once. */
+    if (d->layout == TCC_LAYOUT_NCHW && d->filter_layout == TCC_FILTER_KCRS &&
+        op->cg * (int64_t)tcc_dtype_size(d->input_type) % 16 == 0)
+        stage_channels_last(f, op);
     *out = g;
     return g->output ? TCC_OK : tci_func_status(f);
 }

@@ -160,13 +160,13 @@ static void add_param(Gemm *gemm, tcc_tensor *t)
 }
 
 /* The parameters every kernel of the product takes, in order: the operands, the
- * epilogue's tensors, the output, and split-K's workspace. */
+ * epilogue's tensors, the output, and the workspaces (staged operands, split-K's). */
 static void declare_params(tcc_func *func, const GemmOperator *op, GemmSplit split, Gemm *gemm)
 {
     const tcc_epilogue *e = &op->epilogue;
     *gemm = (Gemm){0};
-    add_param(gemm, op->a_source);
-    add_param(gemm, op->b_source);
+    add_param(gemm, op->a_param ? op->a_param : op->a_source);
+    add_param(gemm, op->b_param ? op->b_param : op->b_source);
     if (e->bias) {
         const int64_t channels = op->bias_per_group ? op->groups * op->n : op->n;
         gemm->bias = tcc_placeholder(func, "bias", 1, &channels, op->output_type);
@@ -178,6 +178,8 @@ static void declare_params(tcc_func *func, const GemmOperator *op, GemmSplit spl
         add_param(gemm, gemm->residual);
     }
     add_param(gemm, op->output);
+    for (int i = 0; i < op->nstaged; i++)
+        add_param(gemm, op->staged[i].to);
     if (split.splits > 1) {
         const int64_t shape[3] = {split.splits * op->groups, op->m, op->n};
         gemm->partial = tcc_placeholder(func, "partial", 3, shape, op->accumulate_type);
@@ -252,6 +254,42 @@ tcc_status tci_gemm_define_reduce(tcc_func *func, const GemmOperator *op, GemmSp
     gemm->c = tcc_compute(func, "C", 3, shape, c_axes, op->accumulate_type, sum_body, &bodies);
     gemm->out = tcc_compute_into(func, "Out", 3, shape, c_axes, out_body, op->output, output_index,
                                  &bodies);
+    if (!gemm->out)
+        return tci_func_status(func);
+    return TCC_OK;
+}
+
+/* ---- staging an operand ------------------------------------------------------------------- */
+
+typedef struct Staging {
+    const StagedOperand *staged;
+} Staging;
+
+static tcc_expr *staged_body(tcc_func *f, tcc_expr *const *ax, void *user)
+{
+    const StagedOperand *st = ((Staging *)user)->staged;
+    tcc_expr *index[TCI_MAX_DIMS];
+    for (int i = 0; i < st->from->ndim; i++)
+        index[i] = ax[st->perm[i]];
+    return tcc_access(f, st->from, st->from->ndim, index);
+}
+
+static void staged_index(tcc_func *f, tcc_expr *const *ax, tcc_expr **index, void *user)
+{
+    (void)f;
+    for (int i = 0; i < ((Staging *)user)->staged->to->ndim; i++)
+        index[i] = ax[i];
+}
+
+tcc_status tci_gemm_define_staging(tcc_func *func, const GemmOperator *op, GemmSplit split,
+                                   int index, Gemm *gemm)
+{
+    static const char *const axes[TCI_MAX_DIMS] = {"i0", "i1", "i2", "i3", "i4", "i5"};
+    const StagedOperand *st = &op->staged[index];
+    Staging staging = {st};
+    declare_params(func, op, split, gemm);
+    gemm->out = tcc_compute_into(func, "Out", st->to->ndim, st->to->shape, axes, staged_body,
+                                 st->to, staged_index, &staging);
     if (!gemm->out)
         return tci_func_status(func);
     return TCC_OK;

@@ -20,12 +20,26 @@
 #include "tcc/ops.h"
 #include "te/te.h"
 
+/* An operand that a kernel of its own first copies into a workspace in the order the
+ * product reads fastest (an NCHW input into NHWC): to[i0, i1, ...] = from[i_perm[0], ...]. */
+enum { TCI_MAX_STAGED = 2 };
+typedef struct StagedOperand {
+    tcc_tensor *from; /* the caller's tensor, a kernel parameter */
+    tcc_tensor *to;   /* a workspace placeholder, what the product reads */
+    int perm[TCI_MAX_DIMS];
+} StagedOperand;
+
 typedef struct GemmOperator {
     int64_t groups, m, n, k; /* per group */
     tcc_dtype input_type, accumulate_type, output_type;
     tcc_epilogue epilogue;
     tcc_tensor *a_source, *b_source; /* the placeholders the elements read */
     tcc_tensor *output;              /* the placeholder Out stores into */
+    /* The caller's operand tensors, the kernels' first parameters: a_source and b_source
+     * unless those are staged copies. */
+    tcc_tensor *a_param, *b_param;
+    int nstaged;
+    StagedOperand staged[TCI_MAX_STAGED];
     /* A[g, m, k] and B[g, k, n], called for in-range (m, k) and (k, n) only. */
     tcc_expr *(*a_element)(tcc_func *f, tcc_expr *g, tcc_expr *m, tcc_expr *k, void *op);
     tcc_expr *(*b_element)(tcc_func *f, tcc_expr *g, tcc_expr *k, tcc_expr *n, void *op);
@@ -57,7 +71,9 @@ typedef struct Gemm {
     tcc_tensor *partial;         /* split-K's workspace placeholder, else NULL */
     tcc_iter_var *reduce;
     int nparam;
-    tcc_tensor *params[7]; /* a_source, b_source, [bias], [residual], output, [partial] */
+    /* a_param, b_param, [bias], [residual], output, then the workspaces: [staged...],
+     * [partial] */
+    tcc_tensor *params[7 + TCI_MAX_STAGED];
 } Gemm;
 
 /* Defines A, B, C and the epilogue into op->output; fills gemm. With split.splits > 1,
@@ -67,6 +83,10 @@ tcc_status tci_gemm_define(tcc_func *func, const GemmOperator *op, GemmSplit spl
  * order; Out is the epilogue into op->output. The same parameters as the first. */
 tcc_status tci_gemm_define_reduce(tcc_func *func, const GemmOperator *op, GemmSplit split,
                                   Gemm *gemm);
+/* Kernel `index` of the operands' staging: Out copies op->staged[index] into its
+ * workspace. The same parameters as the product. */
+tcc_status tci_gemm_define_staging(tcc_func *func, const GemmOperator *op, GemmSplit split,
+                                   int index, Gemm *gemm);
 /* The slices of a schedule (its split_k and k step) for op's reduction. */
 GemmSplit tci_gemm_split(const GemmOperator *op, const tcc_gemm_schedule *schedule);
 
@@ -77,8 +97,9 @@ tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, 
 /* Applies a complete schedule (see tcc_gemm_schedule in tcc.h). */
 tcc_status tci_gemm_schedule_apply(tcc_func *func, const GemmOperator *op, const Gemm *gemm,
                                    const tcc_gemm_schedule *schedule);
-/* Schedules split-K's reduction kernel: the outputs spread over blocks of threads. */
-tcc_status tci_gemm_schedule_reduce(tcc_func *func, const GemmOperator *op, const Gemm *gemm);
+/* Schedules split-K's reduction kernel, or a staging kernel: the outputs spread over
+ * blocks of threads, consecutive threads on consecutive addresses of the output. */
+tcc_status tci_gemm_schedule_elementwise(tcc_func *func, const GemmOperator *op, const Gemm *gemm);
 
 /* An operator's GEMM: validates its descriptor and, in `func`'s arena, makes the
  * operator with its placeholders. */
@@ -86,10 +107,15 @@ typedef tcc_status (*GemmMaker)(tcc_func *func, const void *desc, GemmOperator *
 tcc_status tci_conv2d_gemm(tcc_func *func, const void *desc, GemmOperator **out);
 tcc_status tci_matmul_gemm(tcc_func *func, const void *desc, GemmOperator **out);
 
-/* The schedule the operators' compile functions use: `given` (NULL: none) with its zero
- * fields chosen from the shape, checked against the target. */
-tcc_status tci_gemm_choose_schedule(tcc_context *ctx, GemmMaker make, const void *desc,
-                                    tcc_arch arch, const tcc_gemm_schedule *given,
-                                    tcc_gemm_schedule *out);
+/* What an operator's compile function knows before it builds: the schedule (`given`,
+ * NULL for none, with its zero fields chosen from the shape and checked against the
+ * target) and the kernels it makes. */
+typedef struct GemmPlan {
+    tcc_gemm_schedule schedule;
+    int nstaged;
+    char staged_names[TCI_MAX_STAGED][64]; /* of the staged workspaces */
+} GemmPlan;
+tcc_status tci_gemm_plan(tcc_context *ctx, GemmMaker make, const void *desc, tcc_arch arch,
+                         const tcc_gemm_schedule *given, GemmPlan *out);
 
 #endif

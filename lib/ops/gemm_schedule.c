@@ -478,26 +478,31 @@ tcc_status tci_gemm_schedule_apply(tcc_func *f, const GemmOperator *op, const Ge
     return s->stages > 1 ? tcc_pipeline(sf, step, s->stages) : TCC_OK;
 }
 
-/* ---- split-K's reduction ------------------------------------------------------------------ */
+/* ---- the elementwise kernels: split-K's reduction, staging copies ------------------------- */
 
-enum { REDUCE_THREADS = 256 };
+enum { ELEMENTWISE_THREADS = 256 };
 
-tcc_status tci_gemm_schedule_reduce(tcc_func *f, const GemmOperator *op, const Gemm *gemm)
+tcc_status tci_gemm_schedule_elementwise(tcc_func *f, const GemmOperator *op, const Gemm *gemm)
 {
-    TRY(tcc_compute_inline(tcc_stage_of(f, gemm->c)));
+    bool reduction = gemm->c != NULL; /* split-K's: Out's axes are (g, m, n) */
+    if (reduction)
+        TRY(tcc_compute_inline(tcc_stage_of(f, gemm->c)));
     tcc_stage *so = tcc_stage_of(f, gemm->out);
-    tcc_iter_var *g = tcc_tensor_axis(gemm->out, 0), *m = tcc_tensor_axis(gemm->out, 1);
-    tcc_iter_var *n = tcc_tensor_axis(gemm->out, 2), *inner, *all, *bx, *tx;
+    int ndim = gemm->out->ndim;
+    tcc_iter_var *axes[TCI_MAX_DIMS], *all, *bx, *tx;
+    for (int i = 0; i < ndim; i++)
+        axes[i] = tcc_tensor_axis(gemm->out, i);
     /* Consecutive threads write consecutive addresses of the output. */
-    if (op->output_contiguous_in_m) {
-        tcc_iter_var *order[3] = {g, n, m};
-        TRY(tcc_reorder(so, 3, order));
-        TRY(tcc_fuse(so, n, m, &inner));
-    } else {
-        TRY(tcc_fuse(so, m, n, &inner));
+    if (reduction && op->output_contiguous_in_m) {
+        tcc_iter_var *m = axes[1];
+        axes[1] = axes[2];
+        axes[2] = m;
+        TRY(tcc_reorder(so, ndim, axes));
     }
-    TRY(tcc_fuse(so, g, inner, &all));
-    TRY(tcc_split(so, all, REDUCE_THREADS, &bx, &tx));
+    all = axes[0];
+    for (int i = 1; i < ndim; i++)
+        TRY(tcc_fuse(so, all, axes[i], &all));
+    TRY(tcc_split(so, all, ELEMENTWISE_THREADS, &bx, &tx));
     TRY(tcc_bind(so, bx, TCC_BLOCK_X));
     return tcc_bind(so, tx, TCC_THREAD_X);
 }
