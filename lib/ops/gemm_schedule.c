@@ -482,8 +482,60 @@ tcc_status tci_gemm_schedule_apply(tcc_func *f, const GemmOperator *op, const Ge
 
 enum { ELEMENTWISE_THREADS = 256 };
 
+/* A staging copy that moves the source's fastest dimension (w of an NCHW input) away from
+ * the last (c of NHWC) is a transpose: through shared memory in tiles of TILE x TILE, read
+ * along the source's fastest dimension and written along the workspace's, so that both
+ * sides move whole sectors. Rows of the tile are padded by 2 elements (one bank) so that
+ * the column reads do not conflict. */
+enum { TILE = 32, TILE_PAD = 2 };
+
+static tcc_status schedule_transpose(tcc_func *f, const StagedOperand *st, const Gemm *gemm,
+                                     int read_fastest)
+{
+    tcc_tensor *out = gemm->out;
+    int ndim = out->ndim, last = ndim - 1;
+    tcc_tensor *readers[1] = {out};
+    tcc_tensor *tile = tcc_cache_read(f, st->from, TCC_SCOPE_SHARED, 1, readers);
+    if (!tile)
+        return tci_func_status(f);
+    tcc_stage *so = tcc_stage_of(f, out), *sh = tcc_stage_of(f, tile);
+    tcc_iter_var *ro, *ri, *wo, *wi, *order[TCI_MAX_DIMS + 2], *block, *elements, *rest, *tx;
+    TRY(tcc_split(so, tcc_tensor_axis(out, read_fastest), TILE, &ro, &ri));
+    TRY(tcc_split(so, tcc_tensor_axis(out, last), TILE, &wo, &wi));
+    int n = 0;
+    for (int i = 0; i < last; i++)
+        order[n++] = i == read_fastest ? ro : tcc_tensor_axis(out, i);
+    order[n++] = wo;
+    order[n++] = ri;
+    order[n++] = wi;
+    TRY(tcc_reorder(so, n, order));
+    block = order[0];
+    for (int i = 1; i < n - 2; i++)
+        TRY(tcc_fuse(so, block, order[i], &block));
+    TRY(tcc_bind(so, block, TCC_BLOCK_X));
+    TRY(tcc_fuse(so, ri, wi, &elements));
+    TRY(tcc_split(so, elements, ELEMENTWISE_THREADS, &rest, &tx));
+    TRY(tcc_bind(so, tx, TCC_THREAD_X));
+    TRY(tcc_compute_at(sh, so, block));
+    /* The tile's copy: every thread, consecutive ones along the source's fastest axis. */
+    tcc_iter_var *all = tcc_tensor_axis(tile, 0), *copy_rest, *copy_tx;
+    for (int i = 1; i < tile->ndim; i++)
+        TRY(tcc_fuse(sh, all, tcc_tensor_axis(tile, i), &all));
+    TRY(tcc_split(sh, all, ELEMENTWISE_THREADS, &copy_rest, &copy_tx));
+    TRY(tcc_bind(sh, copy_tx, TCC_THREAD_X));
+    /* The source dimension just outside the fastest one (c of NCHW) is the tile's rows. */
+    return tcc_storage_align(sh, tcc_tensor_axis(tile, tile->ndim - 2), TILE, TILE_PAD);
+}
+
 tcc_status tci_gemm_schedule_elementwise(tcc_func *f, const GemmOperator *op, const Gemm *gemm)
 {
+    for (int i = 0; i < op->nstaged; i++) {
+        const StagedOperand *st = &op->staged[i];
+        int read_fastest = st->perm[st->from->ndim - 1]; /* the axis of `to` it is */
+        if (st->to == gemm->out->store_target && read_fastest != gemm->out->ndim - 1)
+            return schedule_transpose(f, st, gemm, read_fastest);
+    }
+
     bool reduction = gemm->c != NULL; /* split-K's: Out's axes are (g, m, n) */
     if (reduction)
         TRY(tcc_compute_inline(tcc_stage_of(f, gemm->c)));
