@@ -8,15 +8,15 @@
  *     allocate A [...] {                        for s in 0..S-1: copies(k = s) into A[s]; commit
  *       copies(k) into A                        for k in 0..K pipelined {
  *       work(k) reading A          ->             wait until the group of k arrived; barrier
- *     }                                           copies(k + S - 1) into A[(k + S - 1) % S]; commit
- *   }                                             work(k) reading A[k % S]
+ *     }                                           work(k) reading A[k % S]
+ *   }                                             copies(k + S - 1) into A[(k + S - 1) % S]; commit
  *                                               }
  *                                               wait for all; barrier
  *                                             }
  *
  * One barrier an iteration suffices: it makes stage k visible to every thread and tells
- * every thread that all have finished iteration k - 1, whose stage the copies issued after
- * it overwrite. Where the target has cp.async, commit and wait group the copies
+ * every thread that all have finished iteration k - 1, whose stage the copies issued in
+ * iteration k overwrite. Where the target has cp.async, commit and wait group the copies
  * (inject_async_copy then makes them asynchronous); elsewhere the copies stay synchronous
  * and the barrier alone orders them. The loop made is marked `pipelined`: thread_sync
  * leaves its body alone. Assumes flattened accesses (one index) and runs before unroll.
@@ -228,18 +228,23 @@ static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
                         tci_ir_binary(a, EXPR_LT, sv, extent), async);
     Stmt *prologue = tci_stmt_for(a, s, tci_ir_int(a, 0), ahead, FOR_UNROLLED, first);
 
-    /* Steady state: iteration k waits for its stage, issues k + S - 1, computes k. */
+    /* Steady state: iteration k waits for its stage, computes k, then issues k + S - 1.
+     * Issuing after the products keeps the copies' address arithmetic and their register
+     * reads (which a cp.async holds until the memory pipe takes it) out of the way of the
+     * first fragment loads: on an H200 the 8192^3 product of 256x128 blocks ran 2.88 ms
+     * against 3.24 ms with the copies first, the seed layer 0.347 against 0.352. */
     Expr *i = tci_ir_binary(a, EXPR_SUB, tci_ir_var(a, loop->loop.var), min);
     Expr *next = tci_ir_binary(a, EXPR_ADD, i, ahead);
     Expr *mod = tci_ir_int(a, stages);
     Stmt *steady[5] = {
         async ? tci_stmt_async_wait(a, stages - 2) : NULL,
         tci_stmt_barrier(a),
+        at_stage(p, work, tci_ir_binary(a, EXPR_MOD, i, mod)),
         issue(p, loop, copies, tci_ir_binary(a, EXPR_ADD, tci_ir_var(a, loop->loop.var), ahead),
               tci_ir_binary(a, EXPR_MOD, next, mod), tci_ir_binary(a, EXPR_LT, next, extent),
               async),
-        at_stage(p, work, tci_ir_binary(a, EXPR_MOD, i, mod)),
     };
+
     Stmt *main = tci_stmt_for(a, loop->loop.var, min, extent, FOR_SERIAL,
                               tci_stmt_seq(a, 4, steady + (async ? 0 : 1)));
     main->loop.pipelined = true;

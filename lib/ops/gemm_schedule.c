@@ -351,6 +351,17 @@ static tcc_status schedule_out(tcc_func *f, const GemmOperator *op, const Gemm *
     } else {
         TRY(tcc_fuse(so, mi, ni, &elements));
     }
+    /* 16 bytes a thread along n where the output allows (the vectorize pass keeps the
+     * vector only where it proves the elements contiguous in the output and in C). Along
+     * m (NCHW) rows of images break the runs: one element a thread, coalesced per warp. */
+    tcc_tensor *stored = gemm->partial ? gemm->partial : op->output;
+    int64_t lanes = 16 / (int64_t)tcc_dtype_size(stored->type), count = t.bm * t.bn;
+    if (!m_contiguous && count % (lanes * t.threads) == 0) {
+        tcc_iter_var *groups, *vector;
+        TRY(tcc_split(so, elements, lanes, &groups, &vector));
+        TRY(tcc_vectorize(so, vector));
+        elements = groups;
+    }
     return spread_over_threads(so, elements, t);
 }
 
