@@ -151,8 +151,36 @@ static BlockChoice first_enough(const GemmOperator *op, const tcc_gemm_schedule 
  * smallest. With 16x16 tiles, 128x128 blocks of four 64x64 warps are what measured
  * fastest on an H200 (the seed layer: 0.36 ms against 0.54 ms for 64x128 and 0.45 ms for
  * 128x256). */
-static void choose_block(const GemmOperator *op, tcc_gemm_schedule *s, int passes)
+/* A block of eight 64x64 warps (128x256), taken for deep reductions (K >= DEEP_K) where
+ * the target's shared memory holds its 3 stages of 64-deep steps: its longer prologue and
+ * epilogue are paid once per longer loop. On an H200 the 8192^3 product ran 2.93 ms
+ * against 3.84 ms in 128x128 blocks; the seed layer (K = 2304) ran no faster. */
+static const int wide_block[4] = {2, 4, 4, 4};
+enum { DEEP_K = 4096 };
+
+static bool wide_block_fits(const GemmOperator *op, tcc_arch arch, const tcc_gemm_schedule *s)
 {
+    tcc_gemm_schedule wide = *s;
+    wide.block_row_warps = wide_block[0], wide.block_col_warps = wide_block[1];
+    wide.warp_row_tiles = wide_block[2], wide.warp_col_tiles = wide_block[3];
+    wide.num_total_passes = wide.num_fused_passes = 4;
+    wide.stages = 3;
+    wide.smem_layout = TCC_SMEM_PADDED;
+    Tiles t = tiles_of(&wide);
+    int64_t blocks = op->groups * ceil_div(op->m, t.bm) * ceil_div(op->n, t.bn);
+    return s->mma_m == 16 && s->mma_n == 16 && s->mma_k == 16 && op->k >= DEEP_K && !s->split_k &&
+           blocks >= ENOUGH_BLOCKS && fits(op->m, t.bm) && fits(op->n, t.bn) &&
+           shared_bytes(op, t, &wide) <= tci_target_arch(arch)->max_shared_per_block;
+}
+
+static void choose_block(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s, int passes)
+{
+    if (wide_block_fits(op, arch, s)) {
+        s->block_row_warps = wide_block[0], s->block_col_warps = wide_block[1];
+        s->warp_row_tiles = wide_block[2], s->warp_col_tiles = wide_block[3];
+        s->split_k = 1;
+        return;
+    }
     const int64_t steps = ceil_div(op->k, (int64_t)passes * s->mma_k);
     const int given = s->split_k;
     BlockChoice choice = first_enough(op, s, NLARGE, given ? given : 1, steps);
@@ -181,19 +209,24 @@ static const TensorShape *mma_sync_row(const GemmOperator *op, const tcc_gemm_sc
 
 /* MMA passes per shared-memory step: a 64-deep step (4 passes of k16) halves the barriers
  * and waits of a 32-deep one, where the product is deep (4 such steps at least) and not
- * sliced, and where two blocks still fit a multiprocessor's shared memory: sm_90's 228 KB
- * hold two 128x128 blocks of 3 such stages, sm_80's 164 KB and sm_86/89's 100 KB do not.
- * On an H200 the seed layer ran 0.344 ms against 0.367 ms, the 1x1 layer of batch 256
- * 0.109 against 0.136; sliced products (r50_res5) ran slower. */
+ * sliced, and where a multiprocessor's shared memory still holds as many blocks as its
+ * registers do: eight warps of 64x64 tiles (about 220 registers a thread), so two blocks of
+ * four or one of eight. sm_90's 228 KB hold two 128x128 blocks of 3 such stages; sm_80's
+ * 164 KB and sm_86/89's 100 KB do not. On an H200 the seed layer ran 0.344 ms against
+ * 0.367 ms, the 1x1 layer of batch 256 0.109 against 0.136; sliced products (r50_res5)
+ * ran slower. */
 static int choose_passes(const GemmOperator *op, tcc_arch arch, const tcc_gemm_schedule *s)
 {
-    enum { SHALLOW = 2, DEEP = 4, BLOCK_RESERVED = 1024 };
+    enum { SHALLOW = 2, DEEP = 4, BLOCK_RESERVED = 1024, RESIDENT_WARPS = 8 };
     if (s->mma_k != 16 || op->k < 4 * DEEP * s->mma_k || s->split_k > 1)
         return SHALLOW;
     tcc_gemm_schedule deep = *s;
     deep.num_total_passes = deep.num_fused_passes = DEEP;
-    int64_t bytes = shared_bytes(op, tiles_of(&deep), &deep) + BLOCK_RESERVED;
-    return 2 * bytes <= tci_target_arch(arch)->shared_per_sm ? DEEP : SHALLOW;
+    Tiles t = tiles_of(&deep);
+    int64_t blocks = RESIDENT_WARPS / (t.warps_m * t.warps_n);
+    int64_t bytes = shared_bytes(op, t, &deep) + BLOCK_RESERVED;
+    return (blocks > 0 ? blocks : 1) * bytes <= tci_target_arch(arch)->shared_per_sm ? DEEP
+                                                                                     : SHALLOW;
 }
 
 static void choose_defaults(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s)
@@ -206,7 +239,7 @@ static void choose_defaults(const GemmOperator *op, tcc_arch arch, tcc_gemm_sche
     bool no_tiles =
         !s->block_row_warps && !s->block_col_warps && !s->warp_row_tiles && !s->warp_col_tiles;
     if (no_tiles && s->mma_m == 16 && s->mma_n == 16)
-        choose_block(op, s, s->num_total_passes ? s->num_total_passes : 2);
+        choose_block(op, arch, s, s->num_total_passes ? s->num_total_passes : 2);
     /* Otherwise a warp computes 32 x 64 of C whatever the MMA shape... */
     if (!s->warp_row_tiles)
         s->warp_row_tiles = s->mma_m >= 32 ? 1 : 32 / s->mma_m;
