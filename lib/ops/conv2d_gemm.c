@@ -16,6 +16,7 @@ typedef struct ConvOp {
     tcc_conv2d_desc d;
     int64_t p, q;   /* output height and width */
     int64_t cg, kg; /* input and output channels per group */
+    int64_t cr;     /* channels per group as the product reads them: cg, or padded */
     /* How the product reads its operands: the descriptor's layouts, or NHWC and KRSC
      * where an NCHW input and a KCRS filter are first staged into workspaces in those
      * layouts (16-byte copies along the channels instead of 2-byte gathers). */
@@ -39,9 +40,9 @@ static void decode_k(tcc_func *f, const ConvOp *op, tcc_expr *k, tcc_expr **r, t
         *r = tcc_mod(f, tcc_div(f, k, c_(f, d->kernel_w)), c_(f, d->kernel_h));
         *s = tcc_mod(f, k, c_(f, d->kernel_w));
     } else {
-        *r = tcc_div(f, k, c_(f, d->kernel_w * op->cg));
-        *s = tcc_mod(f, tcc_div(f, k, c_(f, op->cg)), c_(f, d->kernel_w));
-        *c = tcc_mod(f, k, c_(f, op->cg));
+        *r = tcc_div(f, k, c_(f, d->kernel_w * op->cr));
+        *s = tcc_mod(f, tcc_div(f, k, c_(f, op->cr)), c_(f, d->kernel_w));
+        *c = tcc_mod(f, k, c_(f, op->cr));
     }
 }
 
@@ -94,7 +95,7 @@ static tcc_expr *a_element(tcc_func *f, tcc_expr *g, tcc_expr *m, tcc_expr *k, v
                           tcc_mul(f, r, c_(f, d->dilation_h)));
     tcc_expr *x = tcc_add(f, tcc_sub(f, tcc_mul(f, q, c_(f, d->stride_w)), c_(f, d->pad_left)),
                           tcc_mul(f, s, c_(f, d->dilation_w)));
-    tcc_expr *channel = tcc_add(f, tcc_mul(f, g, c_(f, op->cg)), c);
+    tcc_expr *channel = tcc_add(f, tcc_mul(f, g, c_(f, op->cr)), c);
     tcc_expr *value = activation(f, op->gemm.a_source, op->a_layout, n, y, x, channel, NULL);
     tcc_expr *inside = tcc_and(f, in_range(f, y, d->height), in_range(f, x, d->width));
     return tcc_select(f, inside, value, tcc_cast(f, d->input_type, c_(f, 0)));
@@ -165,35 +166,56 @@ static int filter_shape(const tcc_conv2d_desc *d, tcc_filter_layout layout, int6
 }
 
 /* NCHW -> NHWC and KCRS -> KRSC are the same move: dimension 1 last. */
-static void stage(GemmOperator *g, tcc_tensor *from, tcc_tensor *to)
+static void stage(GemmOperator *g, tcc_tensor *from, tcc_tensor *to, bool channels_second)
 {
     static const int channel_last[4] = {0, 3, 1, 2}; /* from's index, from to's axes */
     StagedOperand *st = &g->staged[g->nstaged++];
     st->from = from;
     st->to = to;
     for (int i = 0; i < 4; i++)
-        st->perm[i] = channel_last[i];
+        st->perm[i] = channels_second ? channel_last[i] : i;
 }
 
-/* An NCHW input and KCRS filter, copied channels-last into workspaces by kernels of their
- * own, as cuDNN does: the product then reads both as an NHWC convolution does, 16 bytes at
- * a time, instead of 2-byte gathers along the window (an input copy costs a read and a
- * write of the input; the gathers cost several times the product). */
-static void stage_channels_last(tcc_func *f, ConvOp *op)
+/* The input and filter, copied channels-last (NHWC, KRSC) into workspaces by kernels of
+ * their own, as cuDNN does, with `cr` channels (zeros past the real ones): the product then
+ * reads both 16 bytes at a time. Two cases:
+ * - an NCHW input with a KCRS filter: 2-byte gathers along the window otherwise (an input
+ *   copy costs a read and a write of the input; the gathers, several times the product);
+ * - a few channels (a first layer's 3): each pixel's channels padded to 16 bytes, as
+ *   CUTLASS's fixed-channel iterators want them, instead of one element a copy. */
+static void stage_channels_last(tcc_func *f, ConvOp *op, int64_t cr)
 {
     const tcc_conv2d_desc *d = &op->d;
     GemmOperator *g = &op->gemm;
     int64_t shape[6];
     g->a_param = g->a_source;
     g->b_param = g->b_source;
-    activation_shape(TCC_LAYOUT_NHWC, d->batch, d->height, d->width, d->in_channels, shape);
+    activation_shape(TCC_LAYOUT_NHWC, d->batch, d->height, d->width, cr * d->groups, shape);
     g->a_source = tcc_placeholder(f, "input_nhwc", 4, shape, d->input_type);
-    filter_shape(d, TCC_FILTER_KRSC, op->cg, shape);
+    filter_shape(d, TCC_FILTER_KRSC, cr, shape);
     g->b_source = tcc_placeholder(f, "filter_krsc", 4, shape, d->input_type);
-    stage(g, g->a_param, g->a_source);
-    stage(g, g->b_param, g->b_source);
+    stage(g, g->a_param, g->a_source, d->layout == TCC_LAYOUT_NCHW);
+    stage(g, g->b_param, g->b_source, d->filter_layout == TCC_FILTER_KCRS);
     op->a_layout = TCC_LAYOUT_NHWC;
     op->b_layout = TCC_FILTER_KRSC;
+    op->cr = cr;
+    g->k = cr * d->kernel_h * d->kernel_w;
+}
+
+/* Whether, and with how many channels, the operands are staged channels-last. */
+static int64_t staged_channels(const tcc_conv2d_desc *d, int64_t cg)
+{
+    const int64_t vector = 16 / (int64_t)tcc_dtype_size(d->input_type);
+    bool plain_layouts =
+        (d->layout == TCC_LAYOUT_NHWC || d->layout == TCC_LAYOUT_NCHW) &&
+        (d->filter_layout == TCC_FILTER_KRSC || d->filter_layout == TCC_FILTER_KCRS);
+    if (!plain_layouts)
+        return 0;
+    if (cg < vector && d->groups == 1)
+        return vector;
+    if (d->layout == TCC_LAYOUT_NCHW && d->filter_layout == TCC_FILTER_KCRS && cg % vector == 0)
+        return cg;
+    return 0;
 }
 
 /* The GEMM of a convolution, with its placeholders, in the function's arena. */
@@ -235,10 +257,10 @@ tcc_status tci_conv2d_gemm(tcc_func *f, const void *desc, GemmOperator **out)
     g->output = tcc_placeholder(f, "output", n, shape, d->output_type);
     op->a_layout = d->layout;
     op->b_layout = d->filter_layout;
-    /* Staged where the channels-last copies can then move 16 bytes (8 channels) at once. */
-    if (d->layout == TCC_LAYOUT_NCHW && d->filter_layout == TCC_FILTER_KCRS &&
-        op->cg * (int64_t)tcc_dtype_size(d->input_type) % 16 == 0)
-        stage_channels_last(f, op);
+    op->cr = op->cg;
+    int64_t staged = staged_channels(d, op->cg);
+    if (staged)
+        stage_channels_last(f, op, staged);
     *out = g;
     return g->output ? TCC_OK : tci_func_status(f);
 }

@@ -265,13 +265,23 @@ typedef struct Staging {
     const StagedOperand *staged;
 } Staging;
 
+/* The source element, or zero where the workspace is wider than the source (channels
+ * padded to fill 16-byte copies). */
 static tcc_expr *staged_body(tcc_func *f, tcc_expr *const *ax, void *user)
 {
     const StagedOperand *st = ((Staging *)user)->staged;
-    tcc_expr *index[TCI_MAX_DIMS];
-    for (int i = 0; i < st->from->ndim; i++)
+    tcc_expr *index[TCI_MAX_DIMS] = {0}, *inside = NULL;
+    for (int i = 0; i < st->from->ndim; i++) {
         index[i] = ax[st->perm[i]];
-    return tcc_access(f, st->from, st->from->ndim, index);
+        if (st->to->shape[st->perm[i]] > st->from->shape[i]) {
+            tcc_expr *in = tcc_lt(f, index[i], tcc_int(f, st->from->shape[i]));
+            inside = inside ? tcc_and(f, inside, in) : in;
+        }
+    }
+    tcc_expr *value = tcc_access(f, st->from, st->from->ndim, index);
+    if (!inside)
+        return value;
+    return tcc_select(f, inside, value, tcc_cast(f, st->to->type, tcc_int(f, 0)));
 }
 
 static void staged_index(tcc_func *f, tcc_expr *const *ax, tcc_expr **index, void *user)

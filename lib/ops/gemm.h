@@ -21,7 +21,8 @@
 #include "te/te.h"
 
 /* An operand that a kernel of its own first copies into a workspace in the order the
- * product reads fastest (an NCHW input into NHWC): to[i0, i1, ...] = from[i_perm[0], ...]. */
+ * product reads fastest (an NCHW input into NHWC): to[i0, i1, ...] = from[i_perm[0], ...],
+ * zero where `to` is wider than `from` (3 channels padded to 8). */
 enum { TCI_MAX_STAGED = 2 };
 typedef struct StagedOperand {
     tcc_tensor *from; /* the caller's tensor, a kernel parameter */
