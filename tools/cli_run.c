@@ -14,6 +14,17 @@ static void print_launch(const CliSession *s)
     printf("launch: grid(%lld, %lld, %lld) block(%lld, %lld, %lld), %lld bytes of shared memory\n",
            (long long)grid[0], (long long)grid[1], (long long)grid[2], (long long)block[0],
            (long long)block[1], (long long)block[2], (long long)tcc_kernel_shared_bytes(s->kernel));
+    /* Several launches (split-K, staged operands): each, in order, and the scratch memory. */
+    int count = tcc_kernel_launch_count(s->kernel);
+    if (count < 2)
+        return;
+    int64_t workspace = 0;
+    for (int i = 0; i < tcc_kernel_workspace_count(s->kernel); i++)
+        workspace += tcc_kernel_workspace_bytes(s->kernel, i);
+    printf("launches:");
+    for (int i = 0; i < count; i++)
+        printf("%s %s", i ? "," : "", tcc_kernel_launch_name(s->kernel, i));
+    printf("; %lld bytes of workspace\n", (long long)workspace);
 }
 
 static void print_time(const CliCommon *c, const CliRunTarget *target,

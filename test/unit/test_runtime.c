@@ -44,6 +44,34 @@ static const char double_ptx[] = ".version 7.0\n"
                                  "    ret;\n"
                                  "}\n";
 
+/* Two entry points run in order with (in, out, workspace): the first writes in + 1 into the
+ * workspace, the second twice that into out. */
+#define TWO_STEP_ENTRY(name, load_from, op, store_to)                                              \
+    ".visible .entry " name "(.param .u64 in_param, .param .u64 out_param, "                       \
+    ".param .u64 ws_param)\n"                                                                      \
+    "{\n"                                                                                          \
+    "    .reg .b32 %r<2>;\n"                                                                       \
+    "    .reg .f32 %f<3>;\n"                                                                       \
+    "    .reg .b64 %rd<6>;\n"                                                                      \
+    "    ld.param.u64 %rd1, [" load_from "];\n"                                                    \
+    "    ld.param.u64 %rd2, [" store_to "];\n"                                                     \
+    "    cvta.to.global.u64 %rd1, %rd1;\n"                                                         \
+    "    cvta.to.global.u64 %rd2, %rd2;\n"                                                         \
+    "    mov.u32 %r1, %tid.x;\n"                                                                   \
+    "    mul.wide.u32 %rd3, %r1, 4;\n"                                                             \
+    "    add.s64 %rd4, %rd1, %rd3;\n"                                                              \
+    "    add.s64 %rd5, %rd2, %rd3;\n"                                                              \
+    "    ld.global.f32 %f1, [%rd4];\n"                                                             \
+    "    " op "\n"                                                                                 \
+    "    st.global.f32 [%rd5], %f2;\n"                                                             \
+    "    ret;\n"                                                                                   \
+    "}\n"
+
+static const char two_step_ptx[] =
+    ".version 7.0\n.target sm_70\n.address_size 64\n\n" TWO_STEP_ENTRY(
+        "tcc_test_stage", "in_param", "add.f32 %f2, %f1, 0f3F800000;", "ws_param")
+        TWO_STEP_ENTRY("tcc_test_finish", "ws_param", "add.f32 %f2, %f1, %f1;", "out_param");
+
 /* Stores through a null pointer: the launch succeeds, the run fails. */
 static const char fault_ptx[] = ".version 7.0\n"
                                 ".target sm_70\n"
@@ -272,6 +300,42 @@ START_TEST(test_load_launch_and_time)
 }
 END_TEST
 
+/* A kernel of two launches and a workspace, as split-K's: the launches run in order, the
+ * workspace follows the caller's buffers, and the main launch is what the accessors say. */
+START_TEST(test_launches_share_a_workspace)
+{
+    if (!gpu.device)
+        return;
+    tcc_kernel two = {
+        .ptx = (char *)two_step_ptx,
+        .nlaunch = 2,
+        .main_launch = 1,
+        .launches = {{.name = (char *)"tcc_test_stage", .grid = {1, 1, 1}, .block = {COUNT, 1, 1}},
+                     {.name = (char *)"tcc_test_finish",
+                      .grid = {1, 1, 1},
+                      .block = {COUNT, 1, 1}}},
+        .nworkspace = 1,
+        .workspace_bytes = {sizeof(float) * COUNT}};
+    ck_assert_str_eq(tcc_kernel_name(&two), "tcc_test_finish");
+    ck_assert_int_eq(tcc_kernel_launch_count(&two), 2);
+    ck_assert_ptr_null(tcc_kernel_launch_name(&two, 2));
+    float in[COUNT], out[COUNT];
+    for (int i = 0; i < COUNT; i++)
+        in[i] = (float)i - 100.0f;
+    tcc_device_buffer *buffers[2];
+    alloc_pair(buffers);
+    ck_assert_int_eq(tcc_device_buffer_upload(buffers[0], in, sizeof in), TCC_OK);
+    ck_assert_int_eq(tcc_device_buffer_fill_bytes(buffers[1], 0xff), TCC_OK);
+    tcc_loaded_kernel *loaded = load(&two);
+    ck_assert_msg(tcc_kernel_launch(loaded, 2, buffers) == TCC_OK, "%s", tcc_last_error(gpu.ctx));
+    ck_assert_int_eq(tcc_device_buffer_download(buffers[1], out, sizeof out), TCC_OK);
+    for (int i = 0; i < COUNT; i++)
+        ck_assert(out[i] == 2 * (in[i] + 1));
+    tcc_loaded_kernel_destroy(loaded);
+    free_pair(buffers);
+}
+END_TEST
+
 START_TEST(test_rejected_module_reports_jit_log)
 {
     if (!gpu.device)
@@ -359,6 +423,7 @@ static Suite *runtime_suite(void)
     tcase_add_test(device, test_bad_ordinal);
     tcase_add_test(device, test_buffers);
     tcase_add_test(device, test_load_launch_and_time);
+    tcase_add_test(device, test_launches_share_a_workspace);
     tcase_add_test(device, test_rejected_module_reports_jit_log);
     tcase_add_test(device, test_launch_errors);
     tcase_add_test(device, test_fault_is_reported);
