@@ -3,8 +3,9 @@
  * plain data, so it lives in the core library, where the runtime and its tests see it.
  *
  * One module may hold several entry points, launched in order on one stream with the same
- * parameters (the caller's buffers, then the workspaces the runtime allocates): split-K's
- * product writes partial sums into a workspace that a second launch reduces.
+ * parameters (the caller's buffers, then the workspaces the runtime allocates): copies
+ * that stage an operand channels-last, the product, split-K's reduction of its partial
+ * sums.
  */
 #ifndef TCI_DRIVER_KERNEL_H
 #define TCI_DRIVER_KERNEL_H
@@ -27,6 +28,7 @@ struct tcc_kernel {
     int nlaunch;
     int main_launch; /* the one the single-launch accessors describe: the product */
     KernelLaunch launches[TCI_MAX_LAUNCHES];
+    int nparam; /* the caller's buffers, which the workspaces follow */
     int nworkspace;
     int64_t workspace_bytes[TCI_MAX_WORKSPACES];
 };

@@ -43,9 +43,19 @@ static tcc_status describe(tcc_context *ctx, const PrimFunc *prim, StrBuf *loop_
     return TCC_OK;
 }
 
-/* The bytes of the trailing `count` parameters, the workspaces the runtime allocates. */
-static void record_workspaces(tcc_kernel *kernel, int nparam, tcc_tensor *const *params, int count)
+/* The bytes of the trailing `count` parameters, the workspaces the runtime allocates; every
+ * kernel of a program takes the same parameters. */
+static tcc_status record_workspaces(tcc_context *ctx, tcc_kernel *kernel, int k, int nparam,
+                                    tcc_tensor *const *params, int count)
 {
+    if (count < 0 || count > TCI_MAX_WORKSPACES || count > nparam)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "%d workspaces of %d parameters", count,
+                        nparam);
+    if (k > 0 && nparam - count != kernel->nparam)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+                        "kernel %d takes %d parameters; kernel 0 took %d", k, nparam - count,
+                        kernel->nparam);
+    kernel->nparam = nparam - count;
     kernel->nworkspace = count;
     for (int i = 0; i < count; i++) {
         const tcc_tensor *t = params[nparam - count + i];
@@ -54,6 +64,7 @@ static void record_workspaces(tcc_kernel *kernel, int nparam, tcc_tensor *const 
             elements *= t->shape[d];
         kernel->workspace_bytes[i] = elements * (int64_t)tcc_dtype_size(t->type);
     }
+    return TCC_OK;
 }
 
 /* Kernel k of the program: defined and scheduled in `func`, lowered, and generated into
@@ -81,7 +92,8 @@ static tcc_status compile_kernel(tcc_func *func, const Program *program, int k, 
         status = tci_codegen(ctx, prim, arch, module, &launch->shared_bytes);
     if (status == TCC_OK) {
         launch->shared_bytes += prim->shared_bytes;
-        record_workspaces(kernel, nparam, params, program ? program->nworkspace : 0);
+        status =
+            record_workspaces(ctx, kernel, k, nparam, params, program ? program->nworkspace : 0);
     }
     tci_arena_destroy(arena);
     return status;
@@ -114,9 +126,9 @@ tcc_status tci_compile(tcc_func *func, const Program *program, int nparam,
     if (!tci_target_arch(arch))
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "unknown arch %d", (int)arch);
     int nkernel = program && program->nkernel > 0 ? program->nkernel : 1;
-    if (nkernel > TCI_MAX_LAUNCHES)
-        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "%d kernels; at most %d", nkernel,
-                        TCI_MAX_LAUNCHES);
+    if (nkernel > TCI_MAX_LAUNCHES || (program && program->main_kernel >= nkernel))
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "%d kernels (at most %d), the main one %d",
+                        nkernel, TCI_MAX_LAUNCHES, program ? program->main_kernel : 0);
     tcc_kernel *kernel = calloc(1, sizeof *kernel);
     LLVMModuleRef module = NULL;
     StrBuf loop_ir;

@@ -10,6 +10,7 @@
  *   filter KRSC (K, R, S, C/g), KCRS (K, C/g, R, S), blocked (R, S, C/16, K/16, 16c, 16k)
  */
 #include "ops/gemm.h"
+#include "ops/ops.h"
 
 typedef struct ConvOp {
     GemmOperator gemm;
@@ -209,9 +210,11 @@ static int64_t staged_channels(const tcc_conv2d_desc *d, int64_t cg)
     bool plain_layouts =
         (d->layout == TCC_LAYOUT_NHWC || d->layout == TCC_LAYOUT_NCHW) &&
         (d->filter_layout == TCC_FILTER_KRSC || d->filter_layout == TCC_FILTER_KCRS);
+    /* The padded copy must stay a tensor tcc can index (the unstaged path is valid). */
+    const int64_t padded = d->batch * d->height * d->width * d->groups * vector;
     if (!plain_layouts)
         return 0;
-    if (cg < vector && d->groups == 1)
+    if (cg < vector && d->groups == 1 && padded <= TCI_MAX_TENSOR_ELEMENTS)
         return vector;
     if (d->layout == TCC_LAYOUT_NCHW && d->filter_layout == TCC_FILTER_KCRS && cg % vector == 0)
         return cg;
@@ -262,5 +265,5 @@ tcc_status tci_conv2d_gemm(tcc_func *f, const void *desc, GemmOperator **out)
     if (staged)
         stage_channels_last(f, op, staged);
     *out = g;
-    return g->output ? TCC_OK : tci_func_status(f);
+    return g->output && g->a_source && g->b_source ? TCC_OK : tci_func_status(f);
 }

@@ -58,7 +58,7 @@ typedef struct GemmOperator {
 } GemmOperator;
 
 /* Split-K: the reduction cut into `splits` slices of `slice` (a multiple of the block's
- * k step), each computed by its own blocks into a float32 (int32) workspace
+ * k step), each computed by its own blocks into a workspace of the accumulation type
  *   Partial[s * groups + g, m, n] = sum over k in slice s of A * B
  * that a second kernel sums in the order s = 0, 1, ... (the result does not depend on
  * timing) before the epilogue. splits = 1 is the plain product. */

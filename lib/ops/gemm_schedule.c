@@ -145,12 +145,6 @@ static BlockChoice first_enough(const GemmOperator *op, const tcc_gemm_schedule 
     return (BlockChoice){-1, 1};
 }
 
-/* The block, and split-K where the schedule leaves it open: a large block that fills the
- * GPU alone; else, where the reduction is deep enough to slice (batch 1, 7x7 maps), the
- * largest block that fills it with slices; else the largest that fills it, or the
- * smallest. With 16x16 tiles, 128x128 blocks of four 64x64 warps are what measured
- * fastest on an H200 (the seed layer: 0.36 ms against 0.54 ms for 64x128 and 0.45 ms for
- * 128x256). */
 /* A block of eight 64x64 warps (128x256), taken for deep reductions (K >= DEEP_K) where
  * the target's shared memory holds its 3 stages of 64-deep steps: its longer prologue and
  * epilogue are paid once per longer loop. On an H200 the 8192^3 product ran 2.93 ms
@@ -163,22 +157,32 @@ static bool wide_block_fits(const GemmOperator *op, tcc_arch arch, const tcc_gem
     tcc_gemm_schedule wide = *s;
     wide.block_row_warps = wide_block[0], wide.block_col_warps = wide_block[1];
     wide.warp_row_tiles = wide_block[2], wide.warp_col_tiles = wide_block[3];
-    wide.num_total_passes = wide.num_fused_passes = 4;
-    wide.stages = 3;
-    wide.smem_layout = TCC_SMEM_PADDED;
+    if (!wide.num_total_passes)
+        wide.num_total_passes = 4;
+    if (!wide.stages)
+        wide.stages = 3;
+    if (wide.smem_layout == TCC_SMEM_AUTO)
+        wide.smem_layout = TCC_SMEM_PADDED;
     Tiles t = tiles_of(&wide);
     int64_t blocks = op->groups * ceil_div(op->m, t.bm) * ceil_div(op->n, t.bn);
-    return s->mma_m == 16 && s->mma_n == 16 && s->mma_k == 16 && op->k >= DEEP_K && !s->split_k &&
-           blocks >= ENOUGH_BLOCKS && fits(op->m, t.bm) && fits(op->n, t.bn) &&
+    return s->mma_m == 16 && s->mma_n == 16 && s->mma_k == 16 && op->k >= DEEP_K &&
+           s->split_k <= 1 && blocks >= ENOUGH_BLOCKS && fits(op->m, t.bm) && fits(op->n, t.bn) &&
            shared_bytes(op, t, &wide) <= tci_target_arch(arch)->max_shared_per_block;
 }
 
+/* The block, and split-K where the schedule leaves it open: the wide block where it fits
+ * (wide_block_fits); else a large block that fills the GPU alone; else, where the
+ * reduction is deep enough to slice (batch 1, 7x7 maps), the largest block that fills it
+ * with slices; else the largest that fills it, or the smallest. With 16x16 tiles, 128x128
+ * blocks of four 64x64 warps are what measured fastest on an H200 for the seed layer
+ * (0.36 ms against 0.54 ms for 64x128 and 0.45 ms for 128x256). */
 static void choose_block(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s, int passes)
 {
     if (wide_block_fits(op, arch, s)) {
         s->block_row_warps = wide_block[0], s->block_col_warps = wide_block[1];
         s->warp_row_tiles = wide_block[2], s->warp_col_tiles = wide_block[3];
-        s->split_k = 1;
+        if (!s->split_k)
+            s->split_k = 1;
         return;
     }
     const int64_t steps = ceil_div(op->k, (int64_t)passes * s->mma_k);
@@ -567,8 +571,11 @@ static tcc_status schedule_transpose(tcc_func *f, const StagedOperand *st, const
         TRY(tcc_fuse(sh, all, tcc_tensor_axis(tile, i), &all));
     TRY(tcc_split(sh, all, ELEMENTWISE_THREADS, &copy_rest, &copy_tx));
     TRY(tcc_bind(sh, copy_tx, TCC_THREAD_X));
-    /* The source dimension just outside the fastest one (c of NCHW) is the tile's rows. */
-    return tcc_storage_align(sh, tcc_tensor_axis(tile, tile->ndim - 2), TILE, TILE_PAD);
+    /* The tile's rows: the source dimension the workspace runs fastest (c of NCHW). */
+    int rows = 0;
+    while (rows < tile->ndim - 1 && st->perm[rows] != last)
+        rows++;
+    return tcc_storage_align(sh, tcc_tensor_axis(tile, rows), TILE, TILE_PAD);
 }
 
 tcc_status tci_gemm_schedule_elementwise(tcc_func *f, const GemmOperator *op, const Gemm *gemm)

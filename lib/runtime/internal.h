@@ -41,8 +41,9 @@ typedef struct LoadedLaunch {
 struct tcc_loaded_kernel {
     tcc_device *device;
     CUmodule module;
-    int nlaunch;
+    int nlaunch, main_launch;
     LoadedLaunch launches[TCI_MAX_LAUNCHES]; /* run in this order */
+    int nparam; /* the caller's buffers, checked where workspaces follow them */
     int nworkspace;
     tcc_device_buffer *workspaces[TCI_MAX_WORKSPACES]; /* passed after the caller's buffers */
 };

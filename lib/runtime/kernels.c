@@ -88,7 +88,7 @@ static tcc_status load_module(tcc_device *device, const char *ptx, tcc_loaded_ke
     char text[512], log[900], detail[300];
     tci_cuda_describe(device, result, text, sizeof text);
     flatten_log(*error_log ? error_log : info_log, log, sizeof log);
-    snprintf(detail, sizeof detail, " for kernel '%s'", loaded->launches[0].name);
+    snprintf(detail, sizeof detail, " for kernel '%s'", loaded->launches[loaded->main_launch].name);
     return tci_fail(device->ctx, TCC_ERROR_CUDA, "cuModuleLoadDataEx failed%s: %s: %s", detail,
                     text, *log ? log : "the JIT log is empty");
 }
@@ -134,6 +134,9 @@ static tcc_status load_launches(tcc_device *device, const tcc_kernel *kernel,
     for (int i = 0; i < count && status == TCC_OK; i++)
         status = describe_launch(device, kernel, i, &loaded->launches[i]);
     loaded->nlaunch = count;
+    bool main_ok = kernel->main_launch >= 0 && kernel->main_launch < count;
+    loaded->main_launch = main_ok ? kernel->main_launch : 0;
+    loaded->nparam = kernel->nparam;
     if (status == TCC_OK)
         status = tci_bind_context(device);
     if (status == TCC_OK)
@@ -218,12 +221,17 @@ static tcc_status make_args(tcc_loaded_kernel *loaded, int nbuffer,
                             tcc_device_buffer *const *buffers, LaunchArgs *args)
 {
     tcc_context *ctx = loaded->device->ctx;
-    const char *name = loaded->launches[0].name;
+    const char *name = loaded->launches[loaded->main_launch].name;
     args->pointers = NULL;
     args->params = NULL;
     if (nbuffer < 0 || (nbuffer > 0 && !buffers))
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "kernel '%s': bad buffer list (%d)", name,
                         nbuffer);
+    /* One buffer short would hand a workspace to the kernel in the output's place. */
+    if (loaded->nworkspace > 0 && nbuffer != loaded->nparam)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+                        "kernel '%s' takes %d buffers (its workspaces follow them), not %d", name,
+                        loaded->nparam, nbuffer);
     for (int i = 0; i < nbuffer; i++) {
         if (!buffers[i] || buffers[i]->device != loaded->device)
             return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
@@ -272,7 +280,8 @@ static tcc_status synchronize(tcc_loaded_kernel *loaded)
     if (result == CUDA_SUCCESS)
         return TCC_OK;
     char detail[300];
-    snprintf(detail, sizeof detail, " after kernel '%s'", loaded->launches[0].name);
+    snprintf(detail, sizeof detail, " after kernel '%s'",
+             loaded->launches[loaded->main_launch].name);
     return tci_cuda_fail(loaded->device, result, "cuCtxSynchronize", detail);
 }
 

@@ -314,6 +314,7 @@ START_TEST(test_launches_share_a_workspace)
                      {.name = (char *)"tcc_test_finish",
                       .grid = {1, 1, 1},
                       .block = {COUNT, 1, 1}}},
+        .nparam = 2,
         .nworkspace = 1,
         .workspace_bytes = {sizeof(float) * COUNT}};
     ck_assert_str_eq(tcc_kernel_name(&two), "tcc_test_finish");
@@ -331,6 +332,9 @@ START_TEST(test_launches_share_a_workspace)
     ck_assert_int_eq(tcc_device_buffer_download(buffers[1], out, sizeof out), TCC_OK);
     for (int i = 0; i < COUNT; i++)
         ck_assert(out[i] == 2 * (in[i] + 1));
+    /* One buffer short would put the workspace in the output's place: refused. */
+    ck_assert_int_eq(tcc_kernel_launch(loaded, 1, buffers), TCC_ERROR_INVALID_ARGUMENT);
+    assert_contains(tcc_last_error(gpu.ctx), "takes 2 buffers (its workspaces follow them), not 1");
     tcc_loaded_kernel_destroy(loaded);
     free_pair(buffers);
 }
