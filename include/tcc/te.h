@@ -165,9 +165,9 @@ void tcc_kernel_destroy(tcc_kernel *kernel);
 
 /* A kernel is one or more launches, run in order on one stream, each taking the same
  * parameters followed by the kernel's workspaces (device scratch memory that
- * tcc_kernel_load allocates): split-K's product writes partial sums into a workspace
- * and a second launch reduces them in a fixed order. The accessors without an index
- * describe the main launch (the product). */
+ * tcc_kernel_load allocates): copies that stage an NCHW or few-channel operand
+ * channels-last, the product, and split-K's reduction of the product's partial sums in a
+ * fixed order. The accessors without an index describe the main launch (the product). */
 const char *tcc_kernel_name(const tcc_kernel *kernel);
 const char *tcc_kernel_loop_ir(const tcc_kernel *kernel); /* after the last lowering pass */
 const char *tcc_kernel_llvm_ir(const tcc_kernel *kernel); /* after default<O3> */

@@ -10,10 +10,10 @@
  *   optimize  default<O3> with the NVPTX target machine, then verify again codegen/llvm.c
  *   PTX       the NVPTX backend's text                                     codegen/llvm.c
  *
- * A program of several kernels (split-K) defines, schedules, lowers and generates each in
- * turn into one module. Each lowered PrimFunc lives in an arena and the module in the
- * context's LLVM context, both gone when the pipeline returns; the tcc_kernel owns plain
- * copies of what it reports.
+ * A program of several kernels (staging copies, split-K) defines, schedules, lowers and
+ * generates each in turn into one module. Each lowered PrimFunc lives in an arena and the
+ * module in the context's LLVM context, both gone when the pipeline returns; the
+ * tcc_kernel owns plain copies of what it reports.
  */
 #include "codegen/codegen.h"
 #include "codegen/llvm.h"

@@ -270,21 +270,28 @@ START_TEST(test_buffers)
 }
 END_TEST
 
+/* Allocates the (in, out) pair, uploads a ramp into in, poisons out, launches `loaded` on
+ * them once and downloads out. */
+static void run_on_ramp(tcc_loaded_kernel *loaded, tcc_device_buffer *buffers[2], float in[COUNT],
+                        float out[COUNT])
+{
+    for (int i = 0; i < COUNT; i++)
+        in[i] = (float)i - 100.0f;
+    alloc_pair(buffers);
+    ck_assert_int_eq(tcc_device_buffer_upload(buffers[0], in, sizeof(float) * COUNT), TCC_OK);
+    ck_assert_int_eq(tcc_device_buffer_fill_bytes(buffers[1], 0xff), TCC_OK);
+    ck_assert_msg(tcc_kernel_launch(loaded, 2, buffers) == TCC_OK, "%s", tcc_last_error(gpu.ctx));
+    ck_assert_int_eq(tcc_device_buffer_download(buffers[1], out, sizeof(float) * COUNT), TCC_OK);
+}
+
 START_TEST(test_load_launch_and_time)
 {
     if (!gpu.device)
         return;
     float in[COUNT], out[COUNT];
-    for (int i = 0; i < COUNT; i++)
-        in[i] = (float)i - 100.0f;
     tcc_device_buffer *buffers[2];
-    alloc_pair(buffers);
-    ck_assert_int_eq(tcc_device_buffer_upload(buffers[0], in, sizeof in), TCC_OK);
-    ck_assert_int_eq(tcc_device_buffer_fill_bytes(buffers[1], 0xff), TCC_OK);
-
     tcc_loaded_kernel *loaded = load(&double_kernel);
-    ck_assert_msg(tcc_kernel_launch(loaded, 2, buffers) == TCC_OK, "%s", tcc_last_error(gpu.ctx));
-    ck_assert_int_eq(tcc_device_buffer_download(buffers[1], out, sizeof out), TCC_OK);
+    run_on_ramp(loaded, buffers, in, out);
     for (int i = 0; i < COUNT; i++)
         ck_assert(out[i] == 2 * in[i]);
 
@@ -321,15 +328,9 @@ START_TEST(test_launches_share_a_workspace)
     ck_assert_int_eq(tcc_kernel_launch_count(&two), 2);
     ck_assert_ptr_null(tcc_kernel_launch_name(&two, 2));
     float in[COUNT], out[COUNT];
-    for (int i = 0; i < COUNT; i++)
-        in[i] = (float)i - 100.0f;
     tcc_device_buffer *buffers[2];
-    alloc_pair(buffers);
-    ck_assert_int_eq(tcc_device_buffer_upload(buffers[0], in, sizeof in), TCC_OK);
-    ck_assert_int_eq(tcc_device_buffer_fill_bytes(buffers[1], 0xff), TCC_OK);
     tcc_loaded_kernel *loaded = load(&two);
-    ck_assert_msg(tcc_kernel_launch(loaded, 2, buffers) == TCC_OK, "%s", tcc_last_error(gpu.ctx));
-    ck_assert_int_eq(tcc_device_buffer_download(buffers[1], out, sizeof out), TCC_OK);
+    run_on_ramp(loaded, buffers, in, out);
     for (int i = 0; i < COUNT; i++)
         ck_assert(out[i] == 2 * (in[i] + 1));
     /* One buffer short would put the workspace in the output's place: refused. */
