@@ -25,6 +25,10 @@ typedef struct Pass {
 /* The pass named `name`, or NULL. */
 const Pass *tci_find_pass(const char *name);
 
+/* `options`, or the defaults when it is NULL, into *out, its arch checked against the
+ * target table (before anything else: the build is the slow part). */
+tcc_status tci_build_options(tcc_context *ctx, const tcc_build_options *options,
+                             tcc_build_options *out);
 /* The PassContext of a build with `options` (NULL: the defaults) on `ctx`. */
 PassContext tci_pass_context(tcc_context *ctx, const tcc_build_options *options);
 /* Runs one pass; an allocation failure inside it (the arena's recovery) becomes

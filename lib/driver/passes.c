@@ -7,6 +7,7 @@
 
 #include "lower/lower.h"
 #include "passes/passes.h"
+#include "target/target.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,18 @@ void tcc_build_options_init(tcc_build_options *options)
     memset(options, 0, sizeof *options);
     options->arch = TCC_SM_80;
     options->auto_unroll_max_step = 16;
+}
+
+tcc_status tci_build_options(tcc_context *ctx, const tcc_build_options *options,
+                             tcc_build_options *out)
+{
+    if (options)
+        *out = *options;
+    else
+        tcc_build_options_init(out);
+    if (!tci_target_arch(out->arch))
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "unknown arch %d", (int)out->arch);
+    return TCC_OK;
 }
 
 PassContext tci_pass_context(tcc_context *ctx, const tcc_build_options *options)

@@ -116,15 +116,12 @@ tcc_status tci_compile(tcc_func *func, const Program *program, int nparam,
                        tcc_kernel **out)
 {
     tcc_context *ctx = tci_func_context(func);
-    tcc_build_options defaults;
-    if (!options) {
-        tcc_build_options_init(&defaults);
-        options = &defaults;
-    }
+    tcc_build_options resolved;
+    tcc_status status = tci_build_options(ctx, options, &resolved);
+    if (status != TCC_OK)
+        return status;
+    options = &resolved;
     tcc_arch arch = options->arch;
-    /* Before anything else, which is the slow part. */
-    if (!tci_target_arch(arch))
-        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "unknown arch %d", (int)arch);
     int nkernel = program && program->nkernel > 0 ? program->nkernel : 1;
     if (nkernel > TCI_MAX_LAUNCHES || (program && program->main_kernel >= nkernel))
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "%d kernels (at most %d), the main one %d",
@@ -133,9 +130,8 @@ tcc_status tci_compile(tcc_func *func, const Program *program, int nparam,
     LLVMModuleRef module = NULL;
     StrBuf loop_ir;
     tci_strbuf_init(&loop_ir);
-    tcc_status status =
-        kernel ? tci_codegen_module(ctx, func->name, arch, &module)
-               : tci_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory starting a build");
+    status = kernel ? tci_codegen_module(ctx, func->name, arch, &module)
+                    : tci_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory starting a build");
 
     for (int k = 0; k < nkernel && status == TCC_OK; k++) {
         tcc_func *kfunc = NULL;

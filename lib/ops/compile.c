@@ -124,15 +124,12 @@ static tcc_status compile(tcc_context *ctx, const char *name, GemmMaker make, co
     if (!ctx || !desc || !out)
         return TCC_ERROR_INVALID_ARGUMENT;
     *out = NULL;
-    tcc_build_options defaults;
-    if (!options) {
-        tcc_build_options_init(&defaults);
-        options = &defaults;
-    }
-    if (!tci_target_arch(options->arch))
-        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "unknown arch %d", (int)options->arch);
+    tcc_build_options resolved;
+    tcc_status status = tci_build_options(ctx, options, &resolved);
+    if (status != TCC_OK)
+        return status;
     GemmProgram gemm = {.make = make, .desc = desc};
-    tcc_status status = tci_gemm_plan(ctx, make, desc, options->arch, schedule, &gemm.plan);
+    status = tci_gemm_plan(ctx, make, desc, resolved.arch, schedule, &gemm.plan);
     if (status != TCC_OK)
         return status;
     bool split = gemm.plan.schedule.split_k > 1;
@@ -155,7 +152,7 @@ static tcc_status compile(tcc_context *ctx, const char *name, GemmMaker make, co
     status = tcc_func_create(ctx, names[0], &func);
     if (status != TCC_OK)
         return status;
-    status = tci_compile(func, &program, 0, NULL, options, out);
+    status = tci_compile(func, &program, 0, NULL, &resolved, out);
     tcc_func_destroy(func);
     return status;
 }

@@ -261,15 +261,11 @@ tcc_status tci_gemm_define_reduce(tcc_func *func, const GemmOperator *op, GemmSp
 
 /* ---- staging an operand ------------------------------------------------------------------- */
 
-typedef struct Staging {
-    const StagedOperand *staged;
-} Staging;
-
 /* The source element, or zero where the workspace is wider than the source (channels
  * padded to fill 16-byte copies). */
 static tcc_expr *staged_body(tcc_func *f, tcc_expr *const *ax, void *user)
 {
-    const StagedOperand *st = ((Staging *)user)->staged;
+    const StagedOperand *st = user;
     tcc_expr *index[TCI_MAX_DIMS] = {0}, *inside = NULL;
     for (int i = 0; i < st->from->ndim; i++) {
         index[i] = ax[st->perm[i]];
@@ -287,7 +283,7 @@ static tcc_expr *staged_body(tcc_func *f, tcc_expr *const *ax, void *user)
 static void staged_index(tcc_func *f, tcc_expr *const *ax, tcc_expr **index, void *user)
 {
     (void)f;
-    for (int i = 0; i < ((Staging *)user)->staged->to->ndim; i++)
+    for (int i = 0; i < ((const StagedOperand *)user)->to->ndim; i++)
         index[i] = ax[i];
 }
 
@@ -296,10 +292,9 @@ tcc_status tci_gemm_define_staging(tcc_func *func, const GemmOperator *op, GemmS
 {
     static const char *const axes[TCI_MAX_DIMS] = {"i0", "i1", "i2", "i3", "i4", "i5"};
     const StagedOperand *st = &op->staged[index];
-    Staging staging = {st};
     declare_params(func, op, split, gemm);
     gemm->out = tcc_compute_into(func, "Out", st->to->ndim, st->to->shape, axes, staged_body,
-                                 st->to, staged_index, &staging);
+                                 st->to, staged_index, (void *)st);
     if (!gemm->out)
         return tci_func_status(func);
     return TCC_OK;

@@ -145,6 +145,15 @@ static BlockChoice first_enough(const GemmOperator *op, const tcc_gemm_schedule 
     return (BlockChoice){-1, 1};
 }
 
+/* Warps and tiles from a row of block_candidates (or wide_block). */
+static void set_block(tcc_gemm_schedule *s, const int block[4])
+{
+    s->block_row_warps = block[0];
+    s->block_col_warps = block[1];
+    s->warp_row_tiles = block[2];
+    s->warp_col_tiles = block[3];
+}
+
 /* A block of eight 64x64 warps (128x256), taken for deep reductions (K >= DEEP_K) where
  * the target's shared memory holds its 3 stages of 64-deep steps: its longer prologue and
  * epilogue are paid once per longer loop. On an H200 the 8192^3 product ran 2.93 ms
@@ -155,8 +164,7 @@ enum { DEEP_K = 4096 };
 static bool wide_block_fits(const GemmOperator *op, tcc_arch arch, const tcc_gemm_schedule *s)
 {
     tcc_gemm_schedule wide = *s;
-    wide.block_row_warps = wide_block[0], wide.block_col_warps = wide_block[1];
-    wide.warp_row_tiles = wide_block[2], wide.warp_col_tiles = wide_block[3];
+    set_block(&wide, wide_block);
     if (!wide.num_total_passes)
         wide.num_total_passes = 4;
     if (!wide.stages)
@@ -179,8 +187,7 @@ static bool wide_block_fits(const GemmOperator *op, tcc_arch arch, const tcc_gem
 static void choose_block(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s, int passes)
 {
     if (wide_block_fits(op, arch, s)) {
-        s->block_row_warps = wide_block[0], s->block_col_warps = wide_block[1];
-        s->warp_row_tiles = wide_block[2], s->warp_col_tiles = wide_block[3];
+        set_block(s, wide_block);
         if (!s->split_k)
             s->split_k = 1;
         return;
@@ -194,11 +201,7 @@ static void choose_block(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedul
         choice = first_enough(op, s, NCANDIDATE, given ? given : 1, steps);
     if (choice.candidate < 0)
         choice = (BlockChoice){NCANDIDATE - 1, given ? given : 1};
-    const int *c = block_candidates[choice.candidate];
-    s->block_row_warps = c[0];
-    s->block_col_warps = c[1];
-    s->warp_row_tiles = c[2];
-    s->warp_col_tiles = c[3];
+    set_block(s, block_candidates[choice.candidate]);
     s->split_k = choice.split;
 }
 
@@ -530,6 +533,23 @@ tcc_status tci_gemm_schedule_apply(tcc_func *f, const GemmOperator *op, const Ge
 
 enum { ELEMENTWISE_THREADS = 256 };
 
+/* Fuses axes[0 .. n), adjacent and outermost first, into *out. */
+static tcc_status fuse_all(tcc_stage *s, int n, tcc_iter_var *const *axes, tcc_iter_var **out)
+{
+    *out = axes[0];
+    for (int i = 1; i < n; i++)
+        TRY(tcc_fuse(s, *out, axes[i], out));
+    return TCC_OK;
+}
+
+/* Every axis of `t`, outermost first. */
+static int axes_of(tcc_tensor *t, tcc_iter_var **axes)
+{
+    for (int i = 0; i < t->ndim; i++)
+        axes[i] = tcc_tensor_axis(t, i);
+    return t->ndim;
+}
+
 /* A staging copy that moves the source's fastest dimension (w of an NCHW input) away from
  * the last (c of NHWC) is a transpose: through shared memory in tiles of TILE x TILE, read
  * along the source's fastest dimension and written along the workspace's, so that both
@@ -557,18 +577,16 @@ static tcc_status schedule_transpose(tcc_func *f, const StagedOperand *st, const
     order[n++] = ri;
     order[n++] = wi;
     TRY(tcc_reorder(so, n, order));
-    block = order[0];
-    for (int i = 1; i < n - 2; i++)
-        TRY(tcc_fuse(so, block, order[i], &block));
+    TRY(fuse_all(so, n - 2, order, &block));
     TRY(tcc_bind(so, block, TCC_BLOCK_X));
     TRY(tcc_fuse(so, ri, wi, &elements));
     TRY(tcc_split(so, elements, ELEMENTWISE_THREADS, &rest, &tx));
     TRY(tcc_bind(so, tx, TCC_THREAD_X));
     TRY(tcc_compute_at(sh, so, block));
     /* The tile's copy: every thread, consecutive ones along the source's fastest axis. */
-    tcc_iter_var *all = tcc_tensor_axis(tile, 0), *copy_rest, *copy_tx;
-    for (int i = 1; i < tile->ndim; i++)
-        TRY(tcc_fuse(sh, all, tcc_tensor_axis(tile, i), &all));
+    tcc_iter_var *tile_axes[TCI_MAX_DIMS] = {0}, *all, *copy_rest, *copy_tx;
+    int tile_ndim = axes_of(tile, tile_axes);
+    TRY(fuse_all(sh, tile_ndim, tile_axes, &all));
     TRY(tcc_split(sh, all, ELEMENTWISE_THREADS, &copy_rest, &copy_tx));
     TRY(tcc_bind(sh, copy_tx, TCC_THREAD_X));
     /* The tile's rows: the source dimension the workspace runs fastest (c of NCHW). */
@@ -591,10 +609,8 @@ tcc_status tci_gemm_schedule_elementwise(tcc_func *f, const GemmOperator *op, co
     if (reduction)
         TRY(tcc_compute_inline(tcc_stage_of(f, gemm->c)));
     tcc_stage *so = tcc_stage_of(f, gemm->out);
-    int ndim = gemm->out->ndim;
     tcc_iter_var *axes[TCI_MAX_DIMS], *all, *bx, *tx;
-    for (int i = 0; i < ndim; i++)
-        axes[i] = tcc_tensor_axis(gemm->out, i);
+    int ndim = axes_of(gemm->out, axes);
     /* Consecutive threads write consecutive addresses of the output. */
     if (reduction && op->output_contiguous_in_m) {
         tcc_iter_var *m = axes[1];
@@ -602,9 +618,7 @@ tcc_status tci_gemm_schedule_elementwise(tcc_func *f, const GemmOperator *op, co
         axes[2] = m;
         TRY(tcc_reorder(so, ndim, axes));
     }
-    all = axes[0];
-    for (int i = 1; i < ndim; i++)
-        TRY(tcc_fuse(so, all, axes[i], &all));
+    TRY(fuse_all(so, ndim, axes, &all));
     TRY(tcc_split(so, all, ELEMENTWISE_THREADS, &bx, &tx));
     TRY(tcc_bind(so, bx, TCC_BLOCK_X));
     return tcc_bind(so, tx, TCC_THREAD_X);
