@@ -29,6 +29,11 @@ tcc_status tci_pass_inject_async_copy(const PassContext *pc, PrimFunc *func);
 /* unroll.c: loops marked unrolled, and innermost constant loops of at most
  * pc->auto_unroll_max_step steps, replaced by copies of their body. Assumes nothing. */
 tcc_status tci_pass_unroll(const PassContext *pc, PrimFunc *func);
+/* prefetch_fragments.c: in a pipelined loop of several groups of tensor-core passes, each
+ * group's fragments load before the previous group's products, and the next step's first
+ * before the last group's (fragments in two or three slots). Assumes unrolled groups; leaves
+ * a loop of any other shape as it is. */
+tcc_status tci_pass_prefetch_fragments(const PassContext *pc, PrimFunc *func);
 /* thread_sync.c: __syncthreads() between conflicting accesses to shared memory. Assumes
  * every barrier it needs can be placed where all of the block's threads reach it, and
  * refuses the function otherwise. */

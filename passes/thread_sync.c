@@ -7,7 +7,8 @@
  * thread launch narrower than the block; a conflict that would need one there is
  * refused. A loop body is checked against what its own previous iteration left pending.
  * Buffers plan_shared laid over the same bytes count as one; a cp.async writes its
- * destination; a `pipelined` loop is left as software_pipeline synchronized it.
+ * destination; a `pipelined` loop is left as software_pipeline and prefetch_fragments
+ * synchronized it.
  * Assumes the launch shape (func->launch) is the block's, so that a thread launch of a
  * smaller extent is known to leave threads out, and tracks only shared buffers.
  */
@@ -142,7 +143,11 @@ static void exposed(const Stmt *s, Accesses *acc, bool *barrier)
             exposed(s->seq.items[i], acc, barrier);
         return;
     case STMT_FOR:
-        exposed(s->loop.body, acc, barrier);
+        /* A pipelined loop is ordered against what precedes it by its own barriers (and the
+         * fragments prefetch_fragments loads before it read a stage its first copies leave
+         * alone). */
+        if (!s->loop.pipelined)
+            exposed(s->loop.body, acc, barrier);
         return;
     case STMT_ALLOCATE:
         exposed(s->alloc.body, acc, barrier);
@@ -237,7 +242,7 @@ static Stmt *sync(Sync *y, Stmt *s, Accesses *pending)
             return copy;
         }
         if (s->loop.pipelined) {
-            /* software_pipeline synchronized it: a barrier opens every iteration. */
+            /* software_pipeline synchronized it: a barrier each iteration. */
             memset(pending, 0, sizeof *pending);
             all_accesses(s, pending);
             return s;

@@ -23,6 +23,8 @@ static const Pass passes[] = {
     {"inject_async_copy", tci_pass_inject_async_copy,
      "copies in a cp.async group become cp.async (zero-filling where guarded)"},
     {"unroll", tci_pass_unroll, "unrolled and small constant loops replaced by copies"},
+    {"prefetch_fragments", tci_pass_prefetch_fragments,
+     "fragments loaded a group of passes ahead, across the pipelined loop's barrier"},
     {"plan_shared", tci_pass_plan_shared,
      "shared buffers placed in dynamic shared memory, reusing bytes no longer live"},
     {"thread_sync", tci_pass_thread_sync, "__syncthreads() where threads share memory"},

@@ -444,6 +444,9 @@ static tcc_status schedule_accumulator(tcc_func *f, tcc_tensor *acc, const Gemm 
     tcc_iter_var *block_order[8] = {ko, kg, tm, tn, pass, tmi, tni, kk};
     TRY(tcc_reorder(sf, 8, s->policy == TCC_MMA_BLOCK_ORDER ? block_order : pass_order));
     TRY(tcc_tensorize(sf, tmi, op(t, TCC_WMMA_MMA), (int)t.mm, (int)t.mn, (int)t.mk));
+    /* The groups of passes of one step in straight-line code, so that ptxas may load the
+     * next group's fragments while this group's products run (a loop hides them). */
+    TRY(tcc_unroll(sf, kg));
     *step = ko;
     *group = kg;
     return TCC_OK;
