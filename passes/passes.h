@@ -34,6 +34,11 @@ tcc_status tci_pass_unroll(const PassContext *pc, PrimFunc *func);
  * before the last group's (fragments in two or three slots). Assumes unrolled groups; leaves
  * a loop of any other shape as it is. */
 tcc_status tci_pass_prefetch_fragments(const PassContext *pc, PrimFunc *func);
+/* swizzle_shared.c: accesses to swizzled shared tiles go where their elements live (an
+ * xor of the index); ldmatrix's lanes are left to codegen. Assumes flattened accesses,
+ * vectors of at most 16 bytes, and fragments loaded from swizzled tiles only by ldmatrix;
+ * refuses any other. */
+tcc_status tci_pass_swizzle_shared(const PassContext *pc, PrimFunc *func);
 /* thread_sync.c: __syncthreads() between conflicting accesses to shared memory. Assumes
  * every barrier it needs can be placed where all of the block's threads reach it, and
  * refuses the function otherwise. */

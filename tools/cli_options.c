@@ -234,7 +234,8 @@ static bool set_block_order(const CliOpt *opt, const char *value, void *base, ch
 
 static bool set_smem(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
 {
-    static const NamedValue names[] = {{"dense", TCC_SMEM_DENSE}, {"padded", TCC_SMEM_PADDED}};
+    static const NamedValue names[] = {
+        {"dense", TCC_SMEM_DENSE}, {"padded", TCC_SMEM_PADDED}, {"swizzled", TCC_SMEM_SWIZZLED}};
     CliCommon *c = base;
     int layout;
     if (!set_named(opt, value, names, COUNT(names), "shared-memory layout", &layout, err, n))
@@ -363,7 +364,7 @@ static const CliOpt schedule_rows[] = {
            "row|col: blockIdx.x walks columns (row) or rows (col) of tiles"),
     INT("--stages", schedule.stages, 1,
         "N: shared-memory buffers the copies rotate through (1: none; 2-5: cp.async pipeline)"),
-    CUSTOM("--smem", schedule, set_smem, "dense|padded: rows of the shared tiles padded by 16 bytes"),
+    CUSTOM("--smem", schedule, set_smem, "dense|padded|swizzled: shared tiles as they are, rows padded by 16 bytes, or 16-byte chunks permuted by row (mma_sync)"),
     CUSTOM("--intrinsic", schedule, set_intrinsic,
            "wmma|mma_sync: the tensor-core instructions (mma_sync: ldmatrix + mma.sync, sm_80)"),
     INT("--split-k", schedule.split_k, 1,

@@ -195,9 +195,10 @@ void cli_print_gemm_schedule(const CliCommon *c, const tcc_gemm_schedule *chosen
             : s->intrinsic == TCC_GEMM_MMA_SYNC ? "mma_sync"
                                                 : "auto");
     fprintf(stderr, " smem=%s",
-            s->smem_layout == TCC_SMEM_DENSE    ? "dense"
-            : s->smem_layout == TCC_SMEM_PADDED ? "padded"
-                                                : "auto");
+            s->smem_layout == TCC_SMEM_DENSE      ? "dense"
+            : s->smem_layout == TCC_SMEM_PADDED   ? "padded"
+            : s->smem_layout == TCC_SMEM_SWIZZLED ? "swizzled"
+                                                  : "auto");
     print_count("split-k", s->split_k);
     fputc('\n', stderr);
 }

@@ -96,11 +96,14 @@ typedef enum tcc_mma_policy {
  * MMA passes (of mma_k) per shared-memory step, loading the fragments of
  * num_fused_passes passes at a time. Zero fields are chosen from the shape and types. */
 /* How the shared-memory tiles of A and B (and C) lie: dense rows share banks when a row is
- * a multiple of 128 bytes; padding each row by 16 bytes spreads them over the banks. */
+ * a multiple of 128 bytes; padding each row by 16 bytes spreads them over the banks;
+ * swizzling (tcc_storage_swizzle) permutes the 16-byte chunks of each row instead, keeping
+ * rows on 128-byte lines (mma_sync only; C stays padded). */
 typedef enum tcc_smem_layout {
-    TCC_SMEM_AUTO = 0, /* chosen */
+    TCC_SMEM_AUTO = 0, /* chosen: swizzled where mma_sync reads rows that allow it, else padded */
     TCC_SMEM_DENSE,
     TCC_SMEM_PADDED,
+    TCC_SMEM_SWIZZLED,
 } tcc_smem_layout;
 
 /* The tensor-core instructions of the product. */

@@ -130,6 +130,12 @@ tcc_status tcc_pipeline(tcc_stage *stage, tcc_iter_var *axis, int stages);
  * `axis` (one of the tensor's own axes) is a multiple of `factor` plus `offset`, e.g.
  * (32, 8) keeps the rows of a 32-wide float16 tile 80 bytes apart, on different banks. */
 tcc_status tcc_storage_align(tcc_stage *stage, tcc_iter_var *axis, int64_t factor, int64_t offset);
+/* Lays a shared stage out XOR-swizzled instead of padded (CUTLASS's Swizzle<3, 3, 3> for
+ * rows of 64 float16): the 16-byte chunks of each 128-byte line permuted by the row, so that
+ * ldmatrix and 16-byte copies meet no bank conflicts and every row starts a line. Its rows
+ * (the last dimension) must be dense and a power of two of at least 32 bytes; tensor-core
+ * loads from it must be ldmatrix (TCC_MMA_SYNC_*), whose lanes address rows one by one. */
+tcc_status tcc_storage_swizzle(tcc_stage *stage);
 /* Replace the loops from `axis` inwards by a tensor-core operation of shape m x n x k. */
 tcc_status tcc_tensorize(tcc_stage *stage, tcc_iter_var *axis, tcc_intrinsic intrinsic, int m,
                          int n, int k);

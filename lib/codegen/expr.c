@@ -228,6 +228,8 @@ static LLVMValueRef gen_binary(Codegen *cg, const Expr *e)
     case EXPR_LT:
     case EXPR_LE:
         return gen_compare(cg, e->kind, type, a, b);
+    case EXPR_XOR:
+        return LLVMBuildXor(bd, a, b, "");
     case EXPR_AND:
         return LLVMBuildAnd(bd, a, b, "");
     case EXPR_OR:

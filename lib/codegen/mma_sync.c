@@ -70,18 +70,45 @@ static LLVMValueRef ldmatrix_offset(Codegen *cg, const WmmaStmt *w, LLVMValueRef
     return at(cg, row, k_rows ? m_or_n : k, w->stride);
 }
 
+/* o ^ (((o >> shift) & (2^bits - 1)) << base): where element offset o of `b` lives. */
+static LLVMValueRef swizzle(Codegen *cg, const Buffer *b, LLVMValueRef o)
+{
+    const Swizzle *z = &b->swizzle;
+    LLVMValueRef row = LLVMBuildAShr(cg->builder, o, tci_cg_i32(cg, z->shift), "");
+    row = LLVMBuildAnd(cg->builder, row, tci_cg_i32(cg, ((int64_t)1 << z->bits) - 1), "");
+    return LLVMBuildXor(cg->builder, o, LLVMBuildShl(cg->builder, row, tci_cg_i32(cg, z->base), ""),
+                        "");
+}
+
+/* The row this lane gives ldmatrix: the tile's first element plus the lane's offset, swizzled
+ * where the tile is (the terms that are multiples of the swizzle's period added after it, so
+ * that the rest stays the same from one stage to the next). */
+static LLVMValueRef ldmatrix_row(Codegen *cg, const WmmaStmt *w, const BufferBinding *memory,
+                                 LLVMValueRef lane)
+{
+    Expr *first = w->memory_index[0], *aligned = NULL;
+    if (w->memory->swizzle.bits)
+        tci_swizzle_split(cg->func->arena, w->memory, first, &aligned, &first);
+    LLVMValueRef index = tci_cg_gen_expr(cg, first);
+    LLVMValueRef outside = aligned ? tci_cg_gen_expr(cg, aligned) : NULL;
+    if (!index || (aligned && !outside))
+        return NULL;
+    index = LLVMBuildAdd(cg->builder, index, ldmatrix_offset(cg, w, lane), "");
+    if (aligned)
+        index = LLVMBuildAdd(cg->builder, swizzle(cg, w->memory, index), outside, "");
+    return tci_cg_element_ptr(cg, memory, index);
+}
+
 static bool gen_ldmatrix(Codegen *cg, const WmmaStmt *w)
 {
     const BufferBinding *frag = tci_cg_lookup_fragment(cg, w->fragment);
     const BufferBinding *memory = frag ? tci_cg_lookup_memory(cg, w->memory) : NULL;
-    LLVMTypeRef ptr_type;
-    LLVMValueRef tile = memory ? tci_cg_tile_ptr(cg, w, &ptr_type) : NULL;
-    LLVMValueRef lane = tile ? lane_id(cg) : NULL;
-    LLVMValueRef index = lane ? tci_cg_gen_expr(cg, w->fragment_index) : NULL;
+    LLVMTypeRef ptr_type = memory ? LLVMPointerTypeInContext(cg->llctx, memory->addrspace) : NULL;
+    LLVMValueRef lane = memory ? lane_id(cg) : NULL;
+    LLVMValueRef row = lane ? ldmatrix_row(cg, w, memory, lane) : NULL;
+    LLVMValueRef index = row ? tci_cg_gen_expr(cg, w->fragment_index) : NULL;
     if (!index)
         return false;
-    LLVMValueRef offset = ldmatrix_offset(cg, w, lane);
-    LLVMValueRef row = LLVMBuildInBoundsGEP2(cg->builder, memory->elem, tile, &offset, 1, "");
     LLVMValueRef result = tci_cg_call_intrinsic(
         cg, cg->builder, rows_are_k(w) ? LDMATRIX_TRANS : LDMATRIX, &ptr_type, 1, &row, 1);
     if (!result)

@@ -25,6 +25,8 @@ static const Pass passes[] = {
     {"unroll", tci_pass_unroll, "unrolled and small constant loops replaced by copies"},
     {"prefetch_fragments", tci_pass_prefetch_fragments,
      "fragments loaded a group of passes ahead, across the pipelined loop's barrier"},
+    {"swizzle_shared", tci_pass_swizzle_shared,
+     "accesses to swizzled shared tiles at their elements' places (xor of the index)"},
     {"plan_shared", tci_pass_plan_shared,
      "shared buffers placed in dynamic shared memory, reusing bytes no longer live"},
     {"thread_sync", tci_pass_thread_sync, "__syncthreads() where threads share memory"},

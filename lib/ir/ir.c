@@ -108,6 +108,9 @@ static bool fold_ints(ExprKind kind, int64_t a, int64_t b, int64_t *out)
     case EXPR_MAX:
         *out = a > b ? a : b;
         return true;
+    case EXPR_XOR:
+        *out = a ^ b;
+        return true;
     case EXPR_EQ:
         *out = a == b;
         return true;
@@ -301,6 +304,85 @@ void tci_buffer_align(Buffer *b, int dim, int64_t factor, int64_t offset)
     int64_t natural = dim == b->ndim - 1 ? 1 : b->strides[dim + 1] * b->shape[dim + 1];
     b->strides[dim] = (natural + factor - 1) / factor * factor + offset;
     set_outer_strides(b, dim);
+}
+
+static int exact_log2(int64_t v)
+{
+    int k = 0;
+    while (k < 62 && ((int64_t)1 << k) < v)
+        k++;
+    return v > 0 && ((int64_t)1 << k) == v ? k : -1;
+}
+
+bool tci_buffer_swizzle(Buffer *b)
+{
+    int last = b->ndim - 1;
+    int64_t size = (int64_t)tcc_dtype_size(b->type);
+    if (last < 0 || size > 16 || b->strides[last] != 1 ||
+        (last > 0 && b->strides[last - 1] != b->shape[last]))
+        return false;
+    int64_t row = b->shape[last] * size; /* bytes */
+    if (row < 32 || exact_log2(row) < 0)
+        return false;
+    /* The chunks of a line permuted by the row, or by the line where rows are shorter. */
+    int64_t chunks = (row < 128 ? row : 128) / 16, period = row < 128 ? 128 : row;
+    b->swizzle = (Swizzle){.bits = exact_log2(chunks),
+                           .base = exact_log2(16 / size),
+                           .shift = exact_log2(period / size)};
+    return true;
+}
+
+int64_t tci_swizzle_period(const Buffer *b)
+{
+    return (int64_t)1 << (b->swizzle.shift + b->swizzle.bits);
+}
+
+Expr *tci_swizzle_index(Arena *a, const Buffer *b, Expr *index)
+{
+    const Swizzle *z = &b->swizzle;
+    Expr *row = tci_ir_binary(a, EXPR_DIV, index, tci_ir_int(a, (int64_t)1 << z->shift));
+    row = tci_ir_binary(a, EXPR_MOD, row, tci_ir_int(a, (int64_t)1 << z->bits));
+    Expr *mask = tci_ir_binary(a, EXPR_MUL, row, tci_ir_int(a, (int64_t)1 << z->base));
+    return tci_ir_binary(a, EXPR_XOR, index, mask);
+}
+
+static bool multiple_of(const Expr *e, int64_t period)
+{
+    if (e->kind == EXPR_INT)
+        return e->int_value % period == 0;
+    if (e->kind != EXPR_MUL)
+        return false;
+    const Expr *c = e->bin.b->kind == EXPR_INT ? e->bin.b : e->bin.a;
+    return c->kind == EXPR_INT && c->int_value % period == 0;
+}
+
+static void add_term(Arena *a, Expr **sum, Expr *term, bool negative)
+{
+    if (!*sum)
+        *sum = negative ? tci_ir_binary(a, EXPR_SUB, tci_ir_int(a, 0), term) : term;
+    else
+        *sum = tci_ir_binary(a, negative ? EXPR_SUB : EXPR_ADD, *sum, term);
+}
+
+static void split_terms(Arena *a, Expr *e, int64_t period, bool negative, Expr **aligned,
+                        Expr **rest)
+{
+    if (e->kind == EXPR_ADD || e->kind == EXPR_SUB) {
+        split_terms(a, e->bin.a, period, negative, aligned, rest);
+        split_terms(a, e->bin.b, period, negative != (e->kind == EXPR_SUB), aligned, rest);
+        return;
+    }
+    add_term(a, multiple_of(e, period) ? aligned : rest, e, negative);
+}
+
+void tci_swizzle_split(Arena *a, const Buffer *b, Expr *index, Expr **aligned, Expr **rest)
+{
+    *aligned = *rest = NULL;
+    split_terms(a, index, tci_swizzle_period(b), false, aligned, rest);
+    if (!*aligned)
+        *aligned = tci_ir_int(a, 0);
+    if (!*rest)
+        *rest = tci_ir_int(a, 0);
 }
 
 static Stmt *new_stmt(Arena *arena, StmtKind kind)

@@ -52,6 +52,7 @@ typedef enum ExprKind {
     EXPR_MOD, /* floor modulo */
     EXPR_MIN,
     EXPR_MAX,
+    EXPR_XOR, /* bitwise exclusive or of integers: shared-memory swizzles */
     EXPR_EQ,
     EXPR_NE,
     EXPR_LT,
@@ -112,6 +113,16 @@ struct tcc_expr {
  * memory, registers or tensor-core fragments. Before flattening, accesses carry one
  * index per dimension and `min` gives the first index of each dimension (the region
  * the schedule realized); flattening turns them into one element offset. */
+/* A shared tile laid out XOR-swizzled, as CUTLASS's Swizzle<bits, base, shift>: element
+ * offset o lives at o ^ (((o >> shift) & (2^bits - 1)) << base). The 16-byte chunks of each
+ * 128-byte line are permuted by the row (or the line, for rows shorter than a line), so that
+ * the eight rows one ldmatrix reads, and the chunks one 16-byte copy writes, fall in eight
+ * different banks without padding: every row starts a line, as in global memory. */
+typedef struct Swizzle {
+    int bits; /* 0: not swizzled */
+    int base, shift;
+} Swizzle;
+
 struct Buffer {
     const char *name;
     tcc_dtype type;
@@ -126,6 +137,7 @@ struct Buffer {
     int param_index;       /* position among the kernel's parameters, or -1 */
     int64_t shared_offset; /* shared scope: byte offset in the kernel's dynamic shared
                               memory once plan_shared placed it, else -1 */
+    Swizzle swizzle;
 };
 
 /* ---- statements --------------------------------------------------------------------- */
@@ -276,6 +288,17 @@ Stmt *tci_stmt_async_wait(Arena *arena, int pending);
 /* Pads dimension `dim` of a buffer so that its stride is a multiple of `factor` plus
  * `offset` (TVM's storage_align), recomputing the strides of the outer dimensions. */
 void tci_buffer_align(Buffer *buffer, int dim, int64_t factor, int64_t offset);
+/* Lays the buffer out swizzled (see Swizzle); false, leaving it as it was, unless its rows
+ * (the last dimension) are dense and a power of two of at least 32 bytes. */
+bool tci_buffer_swizzle(Buffer *buffer);
+/* Elements after which a swizzle repeats: offsets a multiple of it apart swizzle alike. */
+int64_t tci_swizzle_period(const Buffer *buffer);
+/* Where element offset `index` (a scalar) of a swizzled buffer lives. */
+Expr *tci_swizzle_index(Arena *arena, const Buffer *buffer, Expr *index);
+/* index = *aligned + *rest, *aligned the terms of its sum that are multiples of the buffer's
+ * swizzle period (a stage's offset, say): swizzle(index) = swizzle(*rest) + *aligned. */
+void tci_swizzle_split(Arena *arena, const Buffer *buffer, Expr *index, Expr **aligned,
+                       Expr **rest);
 /* Strides and span of a dense row-major buffer (after its shape was set). */
 void tci_buffer_set_dense(Buffer *buffer);
 bool tci_buffer_is_dense(const Buffer *buffer);

@@ -208,6 +208,12 @@ static Stmt *parse_allocate(Parser *p)
     b->shared_offset = -1;
     if (tci_parse_accept(p, "strides"))
         parse_strides(p, b);
+    at = p->pos;
+    if (tci_parse_accept(p, "swizzled") && (b->scope != TCC_SCOPE_SHARED || !tci_buffer_swizzle(b)))
+        tci_parse_fail_at(p, at,
+                          "%s cannot be swizzled: only shared rows of a power of two of at "
+                          "least 32 bytes, dense, can",
+                          tci_parse_describe(p, b->name));
     if (tci_parse_accept(p, "offset")) {
         if (b->scope != TCC_SCOPE_SHARED)
             tci_parse_fail_at(p, p->pos, "only a shared buffer has an offset, not %s",

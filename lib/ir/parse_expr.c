@@ -172,14 +172,18 @@ static Expr *parse_broadcast(Parser *p)
 /* After `NAME(`: a call, or a cast when NAME is a type. */
 static Expr *parse_call(Parser *p, const char *name, size_t n)
 {
-    if (tci_parse_word_is(name, n, "min") || tci_parse_word_is(name, n, "max")) {
-        const char *function = name[1] == 'i' ? "min" : "max";
-        Expr *a = tci_parse_expr(p);
-        next_argument(p, function, false);
-        Expr *b = tci_parse_expr(p);
-        next_argument(p, function, true);
-        return new_binary(p, name[1] == 'i' ? EXPR_MIN : EXPR_MAX, a, b);
-    }
+    static const struct {
+        const char *name;
+        ExprKind kind;
+    } calls[] = {{"min", EXPR_MIN}, {"max", EXPR_MAX}, {"xor", EXPR_XOR}};
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
+        if (tci_parse_word_is(name, n, calls[i].name)) {
+            Expr *a = tci_parse_expr(p);
+            next_argument(p, calls[i].name, false);
+            Expr *b = tci_parse_expr(p);
+            next_argument(p, calls[i].name, true);
+            return new_binary(p, calls[i].kind, a, b);
+        }
     if (tci_parse_word_is(name, n, "if_then_else"))
         return parse_select(p);
     if (tci_parse_word_is(name, n, "ramp"))

@@ -298,6 +298,9 @@ void tci_print_expr(StrBuf *sb, const Expr *e)
     case EXPR_MAX:
         print_call2(sb, "max", e->bin.a, e->bin.b);
         return;
+    case EXPR_XOR:
+        print_call2(sb, "xor", e->bin.a, e->bin.b);
+        return;
     case EXPR_NOT:
         put(sb, "!");
         print_operand(sb, e->bin.a, precedence(e->bin.a) < PREC_UNARY);
@@ -449,6 +452,8 @@ static void print_allocate(StrBuf *sb, const Stmt *s, int indent)
             put(sb, " strides ");
             print_shape(sb, b->ndim, b->strides);
         }
+        if (b->swizzle.bits)
+            put(sb, " swizzled");
         if (b->shared_offset >= 0)
             tci_strbuf_printf(sb, " offset %lld", (long long)b->shared_offset);
         bool any_min = false;

@@ -587,8 +587,17 @@ int64_t tci_expr_known_divisor(Arena *arena, Expr *e)
     Linear l = {0};
     linear_of(&s, e, &l);
     int64_t g = l.constant;
-    for (int i = 0; i < l.count; i++)
-        g = gcd(g, l.terms[i].coef);
+    for (int i = 0; i < l.count; i++) {
+        /* A swizzle's xor keeps what both of its sides are multiples of (as a power of 2). */
+        const Expr *atom = l.terms[i].atom;
+        int64_t of_atom = 1;
+        if (atom->kind == EXPR_XOR) {
+            int64_t x = tci_expr_known_divisor(arena, atom->bin.a);
+            int64_t y = tci_expr_known_divisor(arena, atom->bin.b);
+            of_atom = x < y ? x : y;
+        }
+        g = gcd(g, l.terms[i].coef * of_atom);
+    }
     int64_t p = 1;
     if (g == 0)
         return (int64_t)1 << 30;

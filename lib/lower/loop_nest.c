@@ -303,6 +303,13 @@ static tcc_status realize_buffers(Lowering *lw)
             t->buffer->min[d] = t->axis[d]->min;
             tci_buffer_align(t->buffer, d, st->align_factor[d], st->align_offset[d]);
         }
+        if (st->swizzle && !tci_buffer_swizzle(t->buffer))
+            return tci_fail(
+                lw->ctx, TCC_ERROR_SCHEDULE,
+                "storage_swizzle %s: rows of %lld bytes; a swizzle needs dense rows "
+                "of a power of two of at least 32 bytes",
+                t->name,
+                (long long)(t->buffer->shape[t->ndim - 1] * (int64_t)tcc_dtype_size(t->type)));
     }
     return TCC_OK;
 }

@@ -466,6 +466,18 @@ tcc_status tcc_storage_align(tcc_stage *stage, tcc_iter_var *axis, int64_t facto
                     "storage_align %s: the axis must be one of the tensor's own axes", t->name);
 }
 
+tcc_status tcc_storage_swizzle(tcc_stage *stage)
+{
+    if (!stage)
+        return TCC_ERROR_INVALID_ARGUMENT;
+    if (!stage->tensor->is_compute || stage->scope != TCC_SCOPE_SHARED)
+        return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
+                        "storage_swizzle %s: only a computed shared stage can be swizzled",
+                        stage->tensor->name);
+    stage->swizzle = true;
+    return TCC_OK;
+}
+
 tcc_status tcc_tensorize(tcc_stage *stage, tcc_iter_var *axis, tcc_intrinsic intrinsic, int m,
                          int n, int k)
 {

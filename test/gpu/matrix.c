@@ -306,11 +306,13 @@ static void draw_knobs(Rng *r, tcc_dtype input, tcc_gemm_schedule *s)
     s->policy = chance(r, 0.5) ? TCC_MMA_PASS_ORDER : TCC_MMA_BLOCK_ORDER;
     s->column_major_blocks = chance(r, 0.5);
     s->stages = draw_knob(r, TCC_MAX_GEMM_STAGES);
-    s->smem_layout = (tcc_smem_layout)uniform(r, TCC_SMEM_AUTO, TCC_SMEM_PADDED);
     bool mma_sync = s->mma_m == 16 && s->mma_n == 16 && s->mma_k == 16 &&
                     (input == TCC_FLOAT16 || input == TCC_BFLOAT16);
     s->intrinsic = (tcc_gemm_intrinsic)uniform(r, TCC_GEMM_INTRINSIC_AUTO,
                                                mma_sync ? TCC_GEMM_MMA_SYNC : TCC_GEMM_WMMA);
+    /* Swizzled tiles only where ldmatrix reads them (rows the swizzle cannot take redraw). */
+    s->smem_layout = (tcc_smem_layout)uniform(
+        r, TCC_SMEM_AUTO, s->intrinsic == TCC_GEMM_MMA_SYNC ? TCC_SMEM_SWIZZLED : TCC_SMEM_PADDED);
     /* Half the products unsliced, the others 2 to 6 slices or the library's choice. */
     s->split_k = chance(r, 0.5) ? 1 : draw_knob(r, 6);
 }
@@ -429,7 +431,7 @@ static void put_schedule(Text *t, const Config *c)
         s->warp_row_tiles, s->warp_col_tiles, s->num_total_passes, s->num_fused_passes,
         s->policy == TCC_MMA_BLOCK_ORDER ? "block-order" : "pass-order",
         s->column_major_blocks ? "col-blocks" : "row-blocks");
-    static const char *const layouts[] = {"auto", "dense", "padded"};
+    static const char *const layouts[] = {"auto", "dense", "padded", "swizzled"};
     static const char *const intrinsics[] = {"auto", "wmma", "mma_sync"};
     put(t, " stages%d smem=%s intrinsic=%s split-k%d", s->stages, layouts[s->smem_layout],
         intrinsics[s->intrinsic], s->split_k);
