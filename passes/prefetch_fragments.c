@@ -60,12 +60,6 @@ static bool loads_fragment_of(const Stmt *s, const Group *g)
     return false;
 }
 
-static Stmt *const *items_of(Stmt *const *s, int *count)
-{
-    *count = (*s)->kind == STMT_SEQ ? (*s)->seq.count : 1;
-    return (*s)->kind == STMT_SEQ ? (*s)->seq.items : s;
-}
-
 /* A group: fragment allocations around fragment loads, then what uses them. */
 static bool parse_group(Arena *a, Stmt *s, Group *g)
 {
@@ -77,7 +71,7 @@ static bool parse_group(Arena *a, Stmt *s, Group *g)
         g->fragment[g->nfragment++] = s->alloc.buffer;
     }
     int count, loads = 0;
-    Stmt *const *items = items_of(&s, &count);
+    Stmt *const *items = tci_stmt_items(&s, &count);
     while (loads < count && loads_fragment_of(items[loads], g))
         loads++;
     if (g->nfragment == 0 || loads == 0 || loads == count)
@@ -136,12 +130,12 @@ static int slot_of(int group, int groups)
     return group == groups - 1 && groups % 2 == 1 ? 2 : group % 2;
 }
 
-static void make_slots(Prefetch *p, const Group *g)
+static void make_slots(Prefetch *p, const Group *g, int slots)
 {
     p->nfragment = g->nfragment;
     for (int i = 0; i < g->nfragment; i++) {
         p->slot[0][i] = g->fragment[i];
-        for (int s = 1; s < SLOTS; s++) {
+        for (int s = 1; s < slots; s++) {
             Buffer *copy = tci_arena_alloc(p->arena, sizeof *copy);
             *copy = *g->fragment[i];
             copy->name = tci_arena_printf(p->arena, "%s.%d", g->fragment[i]->name, s);
@@ -156,7 +150,7 @@ static Stmt *prefetch_loop(Prefetch *p, Stmt *loop)
 {
     Arena *a = p->arena;
     int count, at = 0;
-    Stmt *const *items = items_of(&loop->loop.body, &count);
+    Stmt *const *items = tci_stmt_items(&loop->loop.body, &count);
     int pending = at < count && items[at]->kind == STMT_ASYNC_WAIT ? items[at++]->wait.pending : -1;
     if (at == count || items[at++]->kind != STMT_BARRIER)
         return NULL;
@@ -169,7 +163,8 @@ static Stmt *prefetch_loop(Prefetch *p, Stmt *loop)
     }
     if (ngroup < 2)
         return NULL;
-    make_slots(p, &groups[0]);
+    int slots = ngroup % 2 == 1 ? 3 : 2;
+    make_slots(p, &groups[0], slots);
     Stmt *rest = tci_stmt_seq(a, count - at, items + at);
 
     Var *k = loop->loop.var;
@@ -197,7 +192,6 @@ static Stmt *prefetch_loop(Prefetch *p, Stmt *loop)
     main->loop.body = tci_stmt_seq(a, 2 * ngroup, body);
     Stmt *pair[2] = {tci_stmt_seq(a, 3, before), main};
     Stmt *out = tci_simplify_stmt(a, tci_stmt_seq(a, 2, pair));
-    int slots = ngroup % 2 == 1 ? 3 : 2;
     for (int s = slots - 1; s >= 0; s--)
         for (int i = p->nfragment - 1; i >= 0; i--)
             out = tci_stmt_allocate(a, p->slot[s][i], out);

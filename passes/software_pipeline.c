@@ -201,8 +201,8 @@ static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
         p->staged[p->count] = staged_buffer(a, body->alloc.buffer, stages);
         p->count++;
     }
-    int count = body->kind == STMT_SEQ ? body->seq.count : 1;
-    Stmt *const *items = body->kind == STMT_SEQ ? body->seq.items : &body;
+    int count;
+    Stmt *const *items = tci_stmt_items(&body, &count);
     int producers = 0;
     while (producers < count) {
         Touch t = touches(p, items[producers]);

@@ -314,6 +314,11 @@ static int exact_log2(int64_t v)
     return v > 0 && ((int64_t)1 << k) == v ? k : -1;
 }
 
+bool tci_swizzle_takes_rows(int64_t row_bytes)
+{
+    return row_bytes >= 32 && exact_log2(row_bytes) >= 0;
+}
+
 bool tci_buffer_swizzle(Buffer *b)
 {
     int last = b->ndim - 1;
@@ -322,7 +327,7 @@ bool tci_buffer_swizzle(Buffer *b)
         (last > 0 && b->strides[last - 1] != b->shape[last]))
         return false;
     int64_t row = b->shape[last] * size; /* bytes */
-    if (row < 32 || exact_log2(row) < 0)
+    if (!tci_swizzle_takes_rows(row))
         return false;
     /* The chunks of a line permuted by the row, or by the line where rows are shorter. */
     int64_t chunks = (row < 128 ? row : 128) / 16, period = row < 128 ? 128 : row;
@@ -412,6 +417,12 @@ Stmt *tci_stmt_seq(Arena *arena, int count, Stmt *const *items)
     if (s->seq.count == 1)
         return s->seq.items[0];
     return s;
+}
+
+Stmt *const *tci_stmt_items(Stmt *const *s, int *count)
+{
+    *count = (*s)->kind == STMT_SEQ ? (*s)->seq.count : 1;
+    return (*s)->kind == STMT_SEQ ? (*s)->seq.items : s;
 }
 
 Stmt *tci_stmt_seq2(Arena *arena, Stmt *first, Stmt *second)

@@ -274,6 +274,8 @@ Buffer *tci_ir_buffer(Arena *arena, const char *name, tcc_dtype type, tcc_scope 
 
 Stmt *tci_stmt_seq(Arena *arena, int count, Stmt *const *items); /* flattens nested seqs */
 Stmt *tci_stmt_seq2(Arena *arena, Stmt *first, Stmt *second);    /* either may be NULL */
+/* The statements of *s in order: a seq's items, or *s alone. */
+Stmt *const *tci_stmt_items(Stmt *const *s, int *count);
 Stmt *tci_stmt_for(Arena *arena, Var *var, Expr *min, Expr *extent, ForKind kind, Stmt *body);
 Stmt *tci_stmt_thread(Arena *arena, Var *var, tcc_thread_tag tag, int64_t extent, Stmt *body);
 Stmt *tci_stmt_store(Arena *arena, Buffer *buffer, int nindex, Expr *const *index, Expr *value);
@@ -288,8 +290,10 @@ Stmt *tci_stmt_async_wait(Arena *arena, int pending);
 /* Pads dimension `dim` of a buffer so that its stride is a multiple of `factor` plus
  * `offset` (TVM's storage_align), recomputing the strides of the outer dimensions. */
 void tci_buffer_align(Buffer *buffer, int dim, int64_t factor, int64_t offset);
+/* Whether rows of `row_bytes` can be swizzled: a power of two of at least 32 bytes. */
+bool tci_swizzle_takes_rows(int64_t row_bytes);
 /* Lays the buffer out swizzled (see Swizzle); false, leaving it as it was, unless its rows
- * (the last dimension) are dense and a power of two of at least 32 bytes. */
+ * (the last dimension) are dense and tci_swizzle_takes_rows. */
 bool tci_buffer_swizzle(Buffer *buffer);
 /* Elements after which a swizzle repeats: offsets a multiple of it apart swizzle alike. */
 int64_t tci_swizzle_period(const Buffer *buffer);

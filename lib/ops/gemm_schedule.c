@@ -66,18 +66,16 @@ static int64_t tile_bytes(int64_t rows, int64_t cols, tcc_dtype type, const tcc_
     return (bytes + 127) / 128 * 128;
 }
 
-/* Bytes of a row of the A and B tiles, whose elements are contiguous. */
-static void operand_rows(const GemmOperator *op, Tiles t, int64_t *a, int64_t *b)
+/* Whether the rows of the A and B tiles (*a and *b bytes, elements contiguous) can be
+ * swizzled. */
+static bool operands_swizzle(const GemmOperator *op, const tcc_gemm_schedule *s, int64_t *a,
+                             int64_t *b)
 {
+    Tiles t = tiles_of(s);
     int64_t size = (int64_t)tcc_dtype_size(op->input_type);
     *a = (op->a_col_major ? t.bm : t.bk) * size;
     *b = (op->b_col_major ? t.bk : t.bn) * size;
-}
-
-/* A swizzle permutes the 16-byte chunks of rows of a power of two of at least 32 bytes. */
-static bool swizzles(int64_t row_bytes)
-{
-    return row_bytes >= 32 && (row_bytes & (row_bytes - 1)) == 0;
+    return tci_swizzle_takes_rows(*a) && tci_swizzle_takes_rows(*b);
 }
 
 /* The stages of A and B, or C where it is larger: C takes their bytes once the reduction
@@ -234,26 +232,34 @@ static const TensorShape *mma_sync_row(const GemmOperator *op, const tcc_gemm_sc
     return row && tci_target_shape_takes(row, op->accumulate_type) ? row : NULL;
 }
 
+enum { BLOCK_RESERVED = 1024 }; /* shared memory the driver reserves a block (CUDA 11+) */
+
+/* Whether a multiprocessor's shared memory holds schedule `s` for as many blocks as its
+ * registers do: eight warps of 64x64 tiles (about 220-250 registers a thread), so two blocks
+ * of four warps or one of eight. */
+static bool resident_blocks_fit(const GemmOperator *op, tcc_arch arch, const tcc_gemm_schedule *s)
+{
+    enum { RESIDENT_WARPS = 8 };
+    Tiles t = tiles_of(s);
+    int64_t blocks = RESIDENT_WARPS / (t.warps_m * t.warps_n);
+    int64_t bytes = shared_bytes(op, t, s) + BLOCK_RESERVED;
+    return (blocks > 0 ? blocks : 1) * bytes <= tci_target_arch(arch)->shared_per_sm;
+}
+
 /* MMA passes per shared-memory step: a 64-deep step (4 passes of k16) halves the barriers
  * and waits of a 32-deep one, where the product is deep (4 such steps at least) and not
- * sliced, and where a multiprocessor's shared memory still holds as many blocks as its
- * registers do: eight warps of 64x64 tiles (about 220 registers a thread), so two blocks of
- * four or one of eight. sm_90's 228 KB hold two 128x128 blocks of 3 such stages; sm_80's
- * 164 KB and sm_86/89's 100 KB do not. On an H200 the seed layer ran 0.344 ms against
+ * sliced, and resident_blocks_fit: sm_90's 228 KB hold two 128x128 blocks of 3 such stages;
+ * sm_80's 164 KB and sm_86/89's 100 KB do not. On an H200 the seed layer ran 0.344 ms against
  * 0.367 ms, the 1x1 layer of batch 256 0.109 against 0.136; sliced products (r50_res5)
  * ran slower. */
 static int choose_passes(const GemmOperator *op, tcc_arch arch, const tcc_gemm_schedule *s)
 {
-    enum { SHALLOW = 2, DEEP = 4, BLOCK_RESERVED = 1024, RESIDENT_WARPS = 8 };
+    enum { SHALLOW = 2, DEEP = 4 };
     if (s->mma_k != 16 || op->k < 4 * DEEP * s->mma_k || s->split_k > 1)
         return SHALLOW;
     tcc_gemm_schedule deep = *s;
     deep.num_total_passes = deep.num_fused_passes = DEEP;
-    Tiles t = tiles_of(&deep);
-    int64_t blocks = RESIDENT_WARPS / (t.warps_m * t.warps_n);
-    int64_t bytes = shared_bytes(op, t, &deep) + BLOCK_RESERVED;
-    return (blocks > 0 ? blocks : 1) * bytes <= tci_target_arch(arch)->shared_per_sm ? DEEP
-                                                                                     : SHALLOW;
+    return resident_blocks_fit(op, arch, &deep) ? DEEP : SHALLOW;
 }
 
 /* Shared-memory stages: double buffering without cp.async (before sm_80); with it, four
@@ -262,9 +268,7 @@ static int choose_passes(const GemmOperator *op, tcc_arch arch, const tcc_gemm_s
  * ms against 0.338 with three, the 8192^3 product 2.42 ms against 2.53. */
 static int choose_stages(const GemmOperator *op, tcc_arch arch, const tcc_gemm_schedule *s)
 {
-    enum { BLOCK_RESERVED = 1024, RESIDENT_WARPS = 8 };
-    const TargetArch *target = tci_target_arch(arch);
-    if (!target->async_copy)
+    if (!tci_target_arch(arch)->async_copy)
         return 2;
     tcc_gemm_schedule deep = *s;
     deep.stages = 4;
@@ -272,11 +276,9 @@ static int choose_stages(const GemmOperator *op, tcc_arch arch, const tcc_gemm_s
         deep.smem_layout = TCC_SMEM_PADDED;
     if (!deep.num_total_passes)
         deep.num_total_passes = deep.num_fused_passes = 2;
-    Tiles t = tiles_of(&deep);
-    int64_t blocks = RESIDENT_WARPS / (t.warps_m * t.warps_n);
-    int64_t bytes = shared_bytes(op, t, &deep) + BLOCK_RESERVED;
-    return bytes <= target->max_shared_per_block &&
-                   (blocks > 0 ? blocks : 1) * bytes <= target->shared_per_sm
+    int64_t bytes = shared_bytes(op, tiles_of(&deep), &deep) + BLOCK_RESERVED;
+    return bytes <= tci_target_arch(arch)->max_shared_per_block &&
+                   resident_blocks_fit(op, arch, &deep)
                ? 4
                : 3;
 }
@@ -324,10 +326,9 @@ static void choose_defaults(const GemmOperator *op, tcc_arch arch, tcc_gemm_sche
      * shared wavefronts as excess); a swizzle spreads the banks and keeps rows on lines. */
     if (s->smem_layout == TCC_SMEM_AUTO) {
         int64_t a_row, b_row;
-        operand_rows(op, tiles_of(s), &a_row, &b_row);
         bool ldmatrix = s->intrinsic == TCC_GEMM_MMA_SYNC;
-        s->smem_layout =
-            ldmatrix && swizzles(a_row) && swizzles(b_row) ? TCC_SMEM_SWIZZLED : TCC_SMEM_PADDED;
+        s->smem_layout = ldmatrix && operands_swizzle(op, s, &a_row, &b_row) ? TCC_SMEM_SWIZZLED
+                                                                             : TCC_SMEM_PADDED;
     }
 }
 
@@ -368,12 +369,12 @@ tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, 
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: unknown shared-memory layout");
     if (s->smem_layout == TCC_SMEM_SWIZZLED) {
         int64_t a_row, b_row;
-        operand_rows(op, tiles_of(s), &a_row, &b_row);
+        bool rows = operands_swizzle(op, s, &a_row, &b_row);
         if (s->intrinsic != TCC_GEMM_MMA_SYNC)
             return tci_fail(ctx, TCC_ERROR_SCHEDULE,
                             "schedule: swizzled tiles are read by ldmatrix: they need the "
                             "mma_sync intrinsic, not WMMA");
-        if (!swizzles(a_row) || !swizzles(b_row))
+        if (!rows)
             return tci_fail(ctx, TCC_ERROR_SCHEDULE,
                             "schedule: swizzled tiles need rows of a power of two of at least 32 "
                             "bytes; A's are %lld and B's %lld",
