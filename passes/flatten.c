@@ -8,23 +8,12 @@
  */
 #include "passes/passes.h"
 
-static Expr *flat_index(Arena *a, const Buffer *b, int nindex, Expr *const *index)
-{
-    Expr *offset = tci_ir_int(a, 0);
-    for (int d = nindex - 1; d >= 0; d--) {
-        Expr *i = b->min[d] ? tci_ir_binary(a, EXPR_SUB, index[d], b->min[d]) : index[d];
-        offset = tci_ir_binary(a, EXPR_ADD,
-                               tci_ir_binary(a, EXPR_MUL, i, tci_ir_int(a, b->strides[d])), offset);
-    }
-    return offset;
-}
-
 static Expr *flatten_expr(Rewriter *rw, Expr *e)
 {
     if (e->kind != EXPR_LOAD || e->load.nindex == 1)
         return NULL;
     Expr *x = tci_rewrite_expr_children(rw, e);
-    Expr *offset = flat_index(rw->arena, e->load.buffer, x->load.nindex, x->load.index);
+    Expr *offset = tci_buffer_flat_index(rw->arena, e->load.buffer, x->load.nindex, x->load.index);
     return tci_ir_load(rw->arena, e->load.buffer, 1, &offset);
 }
 
@@ -32,13 +21,14 @@ static Stmt *flatten_stmt(Rewriter *rw, Stmt *s)
 {
     if (s->kind == STMT_STORE && s->store.nindex != 1) {
         Stmt *x = tci_rewrite_stmt_children(rw, s);
-        Expr *offset = flat_index(rw->arena, s->store.buffer, x->store.nindex, x->store.index);
+        Expr *offset =
+            tci_buffer_flat_index(rw->arena, s->store.buffer, x->store.nindex, x->store.index);
         return tci_stmt_store(rw->arena, s->store.buffer, 1, &offset, x->store.value);
     }
     if (s->kind == STMT_WMMA && s->wmma.nindex > 1) {
         Stmt *x = tci_rewrite_stmt_children(rw, s);
         WmmaStmt w = x->wmma;
-        Expr *offset = flat_index(rw->arena, w.memory, w.nindex, w.memory_index);
+        Expr *offset = tci_buffer_flat_index(rw->arena, w.memory, w.nindex, w.memory_index);
         w.nindex = 1;
         w.memory_index = &offset;
         return tci_stmt_wmma(rw->arena, &w);

@@ -84,6 +84,10 @@ static void touch_exprs(Planner *p, const Stmt *s)
         tci_visit_stmt(&v, s);
         if (s->wmma.memory)
             touch(p, s->wmma.memory);
+        if (tci_wmma_operands_in_memory(&s->wmma)) {
+            touch(p, s->wmma.a);
+            touch(p, s->wmma.b);
+        }
         break;
     case STMT_COPY_ASYNC:
         tci_visit_stmt(&v, s);
@@ -171,10 +175,18 @@ static bool overlap_in_time(const Life *a, const Life *b)
     return a->first <= b->last && b->first <= a->last;
 }
 
+/* A swizzled tile starts a whole period of its swizzle (1024 bytes for rows of 128), so that
+ * the row bits of its addresses are its rows' (wgmma's descriptors swizzle addresses). */
+static int64_t alignment(const Buffer *b)
+{
+    int64_t period = b->swizzle.bits ? tci_swizzle_period(b) * (int64_t)tcc_dtype_size(b->type) : 0;
+    return period > ALIGN ? period : ALIGN;
+}
+
 /* The lowest aligned offset where `l` overlaps no live buffer placed before it. */
 static int64_t place(const Life *lives, int placed, const Life *l)
 {
-    int64_t offset = 0;
+    int64_t offset = 0, align = alignment(l->buffer);
     bool moved = true;
     while (moved) {
         moved = false;
@@ -183,7 +195,7 @@ static int64_t place(const Life *lives, int placed, const Life *l)
             int64_t end = other->shared_offset + tci_buffer_bytes(other);
             if (overlap_in_time(&lives[i], l) && offset < end &&
                 other->shared_offset < offset + tci_buffer_bytes(l->buffer)) {
-                offset = (end + ALIGN - 1) / ALIGN * ALIGN;
+                offset = (end + align - 1) / align * align;
                 moved = true;
             }
         }

@@ -73,6 +73,9 @@ static bool touch_stmt(Visitor *v, const Stmt *s)
         else
             t->reads = true;
     }
+    if (s->kind == STMT_WMMA && tci_wmma_operands_in_memory(&s->wmma) &&
+        (is_pipelined(t->p, s->wmma.a) || is_pipelined(t->p, s->wmma.b)))
+        t->reads = true;
     return true;
 }
 
@@ -151,6 +154,13 @@ static Stmt *restage_stmt(Rewriter *rw, Stmt *s)
         Expr *index = w.memory_index[0];
         w.memory = restaged(r, w.memory, &index);
         w.memory_index = &index;
+        return tci_stmt_wmma(rw->arena, &w);
+    }
+    if (s->kind == STMT_WMMA && tci_wmma_operands_in_memory(&s->wmma)) {
+        Stmt *x = tci_rewrite_stmt_children(rw, s);
+        WmmaStmt w = x->wmma;
+        w.a = restaged(r, w.a, &w.a_index);
+        w.b = restaged(r, w.b, &w.b_index);
         return tci_stmt_wmma(rw->arena, &w);
     }
     return NULL;

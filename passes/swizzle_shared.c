@@ -4,7 +4,9 @@
  * are multiples of the swizzle's period (a stage's offset) are added outside, where they do
  * not change it, so that what is left is the same in every iteration. A vector of at most
  * 16 bytes stays one: it lies in one 16-byte chunk, which the swizzle moves whole.
- * ldmatrix's lanes are swizzled by codegen, which addresses them one by one; wmma.load and
+ * ldmatrix's lanes are swizzled by codegen, which addresses them one by one; wgmma's operands
+ * keep their logical offsets, as its shared-memory descriptors name the swizzle and the
+ * hardware applies it (rows of 32, 64 or 128 bytes only: its three swizzle modes); wmma.load and
  * stores of fragments, which take one row stride, cannot read or write a swizzled tile and
  * are refused. Assumes flattened accesses, and runs after the passes that read indices as
  * sums (vectorize, inject_async_copy).
@@ -53,9 +55,30 @@ static Expr *swizzle_expr(Rewriter *rw, Expr *e)
     return tci_ir_load(rw->arena, e->load.buffer, 1, &index);
 }
 
+/* wgmma's descriptors name one of three swizzles: rows of 32, 64 or 128 bytes, permuted by
+ * their 128-byte line (tci_buffer_swizzle's layout for such rows). */
+static bool wgmma_reads(Swizzler *z, const Buffer *b)
+{
+    int64_t row = b->shape[b->ndim - 1] * (int64_t)tcc_dtype_size(b->type);
+    if (is_swizzled(b) && row <= 128)
+        return true;
+    if (!z->failed)
+        tci_fail(z->pc->ctx, TCC_ERROR_SCHEDULE,
+                 "swizzle_shared: wgmma reads '%s' through a descriptor, which needs it swizzled "
+                 "in rows of 32, 64 or 128 bytes (its rows are %lld bytes%s)",
+                 b->name, (long long)row, is_swizzled(b) ? "" : ", not swizzled");
+    z->failed = true;
+    return false;
+}
+
 static Stmt *swizzle_stmt(Rewriter *rw, Stmt *s)
 {
     Swizzler *z = rw->user;
+    if (s->kind == STMT_WMMA && tci_wmma_operands_in_memory(&s->wmma)) {
+        if (wgmma_reads(z, s->wmma.a))
+            wgmma_reads(z, s->wmma.b);
+        return s;
+    }
     if (s->kind == STMT_STORE && is_swizzled(s->store.buffer)) {
         Stmt *x = tci_rewrite_stmt_children(rw, s);
         Expr *index = swizzled(z, s->store.buffer, x->store.index[0]);

@@ -114,6 +114,10 @@ static void leaf_accesses(const Stmt *s, Accesses *acc)
     } else if (s->kind == STMT_COPY_ASYNC) {
         add_write(acc, s->copy.dst);
     }
+    if (s->kind == STMT_WMMA && tci_wmma_operands_in_memory(&s->wmma)) {
+        add_read(acc, s->wmma.a);
+        add_read(acc, s->wmma.b);
+    }
 }
 
 static bool note_leaf(Visitor *v, const Stmt *s)

@@ -246,7 +246,8 @@ static bool set_smem(const CliOpt *opt, const char *value, void *base, char *err
 
 static bool set_intrinsic(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
 {
-    static const NamedValue names[] = {{"wmma", TCC_GEMM_WMMA}, {"mma_sync", TCC_GEMM_MMA_SYNC}};
+    static const NamedValue names[] = {
+        {"wmma", TCC_GEMM_WMMA}, {"mma_sync", TCC_GEMM_MMA_SYNC}, {"wgmma", TCC_GEMM_WGMMA}};
     CliCommon *c = base;
     int intrinsic;
     if (!set_named(opt, value, names, COUNT(names), "intrinsic", &intrinsic, err, n))
@@ -366,7 +367,8 @@ static const CliOpt schedule_rows[] = {
         "N: shared-memory buffers the copies rotate through (1: none; 2-5: cp.async pipeline)"),
     CUSTOM("--smem", schedule, set_smem, "dense|padded|swizzled: shared tiles as they are, rows padded by 16 bytes, or 16-byte chunks permuted by row (mma_sync)"),
     CUSTOM("--intrinsic", schedule, set_intrinsic,
-           "wmma|mma_sync: the tensor-core instructions (mma_sync: ldmatrix + mma.sync, sm_80)"),
+           "wmma|mma_sync|wgmma: the tensor-core instructions (mma_sync: ldmatrix + mma.sync, "
+           "sm_80; wgmma: warpgroups from shared memory, sm_90a)"),
     INT("--split-k", schedule.split_k, 1,
         "N: slices of the reduction, summed by a second kernel in a fixed order (1: none)"),
 };

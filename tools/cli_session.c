@@ -193,6 +193,7 @@ void cli_print_gemm_schedule(const CliCommon *c, const tcc_gemm_schedule *chosen
     fprintf(stderr, " intrinsic=%s",
             s->intrinsic == TCC_GEMM_WMMA       ? "wmma"
             : s->intrinsic == TCC_GEMM_MMA_SYNC ? "mma_sync"
+            : s->intrinsic == TCC_GEMM_WGMMA    ? "wgmma"
                                                 : "auto");
     fprintf(stderr, " smem=%s",
             s->smem_layout == TCC_SMEM_DENSE      ? "dense"

@@ -41,6 +41,9 @@ typedef enum tcc_arch {
     TCC_SM_86 = 86,
     TCC_SM_89 = 89,
     TCC_SM_90 = 90,
+    /* sm_90 with its arch-specific instructions (wgmma, setmaxnreg): PTX for it runs on
+     * compute capability 9.0 only. Ordered after sm_90, as it has all sm_90 has. */
+    TCC_SM_90A = 91,
 } tcc_arch;
 
 typedef struct tcc_context tcc_context;

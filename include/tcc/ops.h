@@ -111,6 +111,11 @@ typedef enum tcc_gemm_intrinsic {
     TCC_GEMM_INTRINSIC_AUTO = 0, /* mma.sync where the target and type have it, else WMMA */
     TCC_GEMM_WMMA,
     TCC_GEMM_MMA_SYNC, /* ldmatrix + mma.sync m16n8k16: sm_80, float16 and bfloat16, m16n16k16 */
+    /* wgmma.mma_async (sm_90a; float16 and bfloat16 into float32; m64n64k16, m64n128k16,
+     * m64n256k16): warpgroups of 128 threads multiply tiles of A and B (rows along k, swizzled)
+     * straight from shared memory. The block's "warps" are then warpgroups, each one MMA tile
+     * (warp_row_tiles = warp_col_tiles = 1). */
+    TCC_GEMM_WGMMA,
 } tcc_gemm_intrinsic;
 
 typedef struct tcc_gemm_schedule {

@@ -96,6 +96,12 @@ typedef enum tcc_intrinsic {
     TCC_MMA_SYNC_LOAD_B,
     TCC_MMA_SYNC_MMA,
     TCC_MMA_SYNC_STORE,
+    /* wgmma (sm_90a; float16 and bfloat16 into float32, m64nNk16): a warpgroup of 128
+     * threads multiplies A and B read straight from shared memory (no fragment loads): A
+     * an m x k tile and B an n x k tile there, k contiguous, in swizzled rows of 32, 64 or
+     * 128 bytes (tcc_storage_swizzle); each thread stores the accumulators it holds. */
+    TCC_WGMMA_MMA,
+    TCC_WGMMA_STORE,
 } tcc_intrinsic;
 
 /* The schedule of a function whose outputs are `outputs`: one stage per tensor. */
@@ -134,7 +140,8 @@ tcc_status tcc_storage_align(tcc_stage *stage, tcc_iter_var *axis, int64_t facto
  * rows of 64 float16): the 16-byte chunks of each 128-byte line permuted by the row, so that
  * ldmatrix and 16-byte copies meet no bank conflicts and every row starts a line. Its rows
  * (the last dimension) must be dense and a power of two of at least 32 bytes; tensor-core
- * loads from it must be ldmatrix (TCC_MMA_SYNC_*), whose lanes address rows one by one. */
+ * loads from it must be ldmatrix (TCC_MMA_SYNC_*), whose lanes address rows one by one, or
+ * wgmma (TCC_WGMMA_MMA), whose descriptors name the swizzle of rows of at most 128 bytes. */
 tcc_status tcc_storage_swizzle(tcc_stage *stage);
 /* Replace the loops from `axis` inwards by a tensor-core operation of shape m x n x k. */
 tcc_status tcc_tensorize(tcc_stage *stage, tcc_iter_var *axis, tcc_intrinsic intrinsic, int m,

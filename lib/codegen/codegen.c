@@ -192,7 +192,7 @@ static bool gen_serial_loop(Codegen *cg, const Stmt *s)
 }
 
 /* The special register of a thread tag, read once in the entry block. */
-static LLVMValueRef special_register(Codegen *cg, tcc_thread_tag tag)
+LLVMValueRef tci_cg_thread_index(Codegen *cg, tcc_thread_tag tag)
 {
     if ((int)tag < 0 || (int)tag >= 6) {
         tci_cg_fail(cg, TCC_ERROR_INVALID_ARGUMENT, "codegen: unknown thread tag %d", (int)tag);
@@ -213,7 +213,7 @@ static LLVMValueRef special_register(Codegen *cg, tcc_thread_tag tag)
 static bool gen_thread_loop(Codegen *cg, const Stmt *s)
 {
     tcc_thread_tag tag = s->loop.tag;
-    LLVMValueRef index = special_register(cg, tag);
+    LLVMValueRef index = tci_cg_thread_index(cg, tag);
     if (!index)
         return false;
     int64_t launch = cg->func->launch[tag];
@@ -313,6 +313,8 @@ bool tci_cg_gen_stmt(Codegen *cg, const Stmt *s)
         return tci_cg_call_intrinsic(cg, cg->builder, INTRINSIC_ASYNC_WAIT, NULL, 0, &pending, 1) !=
                NULL;
     }
+    case STMT_WGMMA_SYNC:
+        return tci_cg_gen_wgmma_sync(cg, s->wgmma_sync.op, s->wgmma_sync.pending);
     }
     return tci_cg_fail(cg, TCC_ERROR_INVALID_ARGUMENT, "codegen: unknown statement kind %d",
                        (int)s->kind);

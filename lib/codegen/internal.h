@@ -5,6 +5,8 @@
  *   expr.c         expressions
  *   memory.c       buffers and address spaces: allocations, loads, stores
  *   tensor_core.c  WMMA statements: legality, fragments, intrinsic names
+ *   mma_sync.c     mma.sync statements: ldmatrix, m16n8k16, per-thread accumulator stores
+ *   wgmma.c        wgmma statements (inline PTX): descriptors, products, the protocol
  *   signature.c    the kernel function: parameters, attributes, launch bounds, its symbol
  *   llvm.c         the LLVM module pipeline: target machines, verify, default<O3>, PTX
  *
@@ -28,6 +30,9 @@
 #define INTRINSIC_FLOOR "llvm.floor"
 #define INTRINSIC_ASYNC_COMMIT "llvm.nvvm.cp.async.commit.group"
 #define INTRINSIC_ASYNC_WAIT "llvm.nvvm.cp.async.wait.group"
+
+/* The most registers one accumulator fragment has: wgmma's m64n256 in float32. */
+enum { TCI_CG_MAX_ACC_REGS = 128 };
 
 /* How a fragment buffer sits in registers: registers per fragment, elements per fragment. */
 typedef struct FragLayout {
@@ -97,6 +102,8 @@ LLVMValueRef tci_cg_lookup_var(Codegen *cg, const Var *var);
 bool tci_cg_bind_buffer(Codegen *cg, const BufferBinding *binding);
 const BufferBinding *tci_cg_lookup_buffer(Codegen *cg, const Buffer *buffer);
 bool tci_cg_gen_stmt(Codegen *cg, const Stmt *s);
+/* The value of blockIdx.x ... threadIdx.z, read once in the entry block. */
+LLVMValueRef tci_cg_thread_index(Codegen *cg, tcc_thread_tag tag);
 
 /* ---- types and small helpers (expr.c) ----------------------------------------------------- */
 
@@ -156,6 +163,17 @@ bool tci_cg_loaded_col_major(Codegen *cg, const Buffer *buffer);
 /* ldmatrix loads, two m16n8k16 per m16n16k16 mma, and per-thread accumulator stores. */
 bool tci_cg_gen_mma_sync(Codegen *cg, const WmmaStmt *w);
 void tci_cg_mma_sync_intrinsic_names(void (*visit)(const char *name, void *user), void *user);
+
+/* Each thread's accumulator elements into the tile of w (mma.sync's m16n8 layout, per warp of
+ * a wgmma warpgroup a band of 16 rows). */
+bool tci_cg_store_accumulators(Codegen *cg, const WmmaStmt *w);
+
+/* ---- wgmma (wgmma.c) --------------------------------------------------------------------- */
+
+/* A warpgroup's product from two shared-memory descriptors, and its accumulators' store. */
+bool tci_cg_gen_wgmma(Codegen *cg, const WmmaStmt *w);
+/* One step of wgmma's protocol, as inline PTX. */
+bool tci_cg_gen_wgmma_sync(Codegen *cg, WgmmaSync op, int pending);
 
 /* ---- the kernel function (signature.c) ---------------------------------------------------- */
 

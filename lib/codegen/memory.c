@@ -8,7 +8,12 @@
 
 #include <stdio.h>
 
-enum { SHARED_ALIGN = 128 };
+enum {
+    SHARED_ALIGN = 128,
+    /* plan_shared starts a swizzled tile at a whole period of its swizzle, up to 1024 bytes
+     * (rows of 128 bytes): offsets from a base that is 1024-aligned. */
+    DYNAMIC_SHARED_ALIGN = 1024,
+};
 
 /* A memory (not fragment) buffer, for loads, stores and WMMA loads/stores. */
 const BufferBinding *tci_cg_lookup_memory(Codegen *cg, const Buffer *buffer)
@@ -180,7 +185,7 @@ static LLVMValueRef dynamic_shared_at(Codegen *cg, int64_t offset)
         cg->dynamic_shared = LLVMAddGlobalInAddressSpace(cg->module, LLVMArrayType2(i8, 0),
                                                          "dynamic_shared", ADDRSPACE_SHARED);
         LLVMSetLinkage(cg->dynamic_shared, LLVMExternalLinkage);
-        LLVMSetAlignment(cg->dynamic_shared, SHARED_ALIGN);
+        LLVMSetAlignment(cg->dynamic_shared, DYNAMIC_SHARED_ALIGN);
     }
     LLVMValueRef index = tci_cg_i32(cg, offset);
     return LLVMBuildInBoundsGEP2(cg->entry_builder, i8, cg->dynamic_shared, &index, 1, "");

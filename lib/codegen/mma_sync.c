@@ -174,37 +174,66 @@ static bool gen_mma(Codegen *cg, const WmmaStmt *w)
 
 /* ---- the accumulator's store ------------------------------------------------------------- */
 
-/* Each thread writes its pairs: rows lane/4 (+ 8), columns 8 half + 2 (lane % 4) and the
- * next, one 2-element vector each when the tile is row-major in memory. */
-static bool gen_store(Codegen *cg, const WmmaStmt *w)
+/* The first row this thread's warp holds: 0, or for a wgmma warpgroup 16 times the warp's place
+ * in it (the block's threads counted x fastest; warpgroups start at multiples of 4 warps). */
+static LLVMValueRef warp_first_row(Codegen *cg, const WmmaStmt *w)
+{
+    if (w->family != TENSOR_WGMMA)
+        return tci_cg_i32(cg, 0);
+    const int64_t *block = cg->func->launch + 3;
+    LLVMBuilderRef bd = cg->builder;
+    LLVMValueRef z = tci_cg_thread_index(cg, TCC_THREAD_Z),
+                 y = tci_cg_thread_index(cg, TCC_THREAD_Y);
+    LLVMValueRef x = tci_cg_thread_index(cg, TCC_THREAD_X);
+    if (!x || !y || !z)
+        return NULL;
+    LLVMValueRef flat = LLVMBuildAdd(bd, LLVMBuildMul(bd, z, tci_cg_i32(cg, block[1]), ""), y, "");
+    flat = LLVMBuildAdd(bd, LLVMBuildMul(bd, flat, tci_cg_i32(cg, block[0]), ""), x, "");
+    LLVMValueRef warp = lane_bits(cg, flat, 32, 4);
+    return LLVMBuildMul(bd, warp, tci_cg_i32(cg, 16), "");
+}
+
+/* Each thread writes its pairs: rows lane/4 (+ 8) of its warp's band, columns 8 block +
+ * 2 (lane % 4) and the next of each m16n8 block, one 2-element vector each when the tile is
+ * row-major in memory. */
+bool tci_cg_store_accumulators(Codegen *cg, const WmmaStmt *w)
 {
     const BufferBinding *memory = tci_cg_lookup_memory(cg, w->memory);
     LLVMTypeRef ptr_type;
     LLVMValueRef tile = memory ? tci_cg_tile_ptr(cg, w, &ptr_type) : NULL;
-    LLVMValueRef regs[MAX_REGS];
+    LLVMValueRef regs[TCI_CG_MAX_ACC_REGS];
     int n = 0;
-    if (!tile || !tci_cg_load_fragment(cg, w->fragment, w->fragment_index, regs, &n))
+    const BufferBinding *frag = tile ? tci_cg_lookup_fragment(cg, w->fragment) : NULL;
+    if (!frag)
         return false;
-    LLVMValueRef lane = lane_id(cg);
-    LLVMValueRef group = lane_bits(cg, lane, 4, 8), pair = lane_bits(cg, lane, 1, 4);
+    if (frag->frag.regs > TCI_CG_MAX_ACC_REGS)
+        return tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED, "codegen: '%s' has too many registers",
+                           w->fragment->name);
+    if (!tci_cg_load_fragment(cg, w->fragment, w->fragment_index, regs, &n))
+        return false;
+    LLVMValueRef lane = lane_id(cg), first_row = warp_first_row(cg, w);
+    if (!first_row)
+        return false;
+    LLVMValueRef group = LLVMBuildAdd(cg->builder, lane_bits(cg, lane, 4, 8), first_row, "");
+    LLVMValueRef pair = lane_bits(cg, lane, 1, 4);
     LLVMValueRef pair_col = LLVMBuildMul(cg->builder, pair, tci_cg_i32(cg, 2), "");
     bool f32 = w->fragment->type != TCC_FLOAT16;
     int64_t size = (int64_t)tcc_dtype_size(w->memory->type);
     unsigned pair_align = (unsigned)(w->stride % 2 == 0 ? 2 * size : size);
-    for (int half = 0; half < 2; half++)
+    for (int block = 0; block < w->n / 8; block++)
         for (int upper = 0; upper < 2; upper++) {
             LLVMValueRef row = LLVMBuildAdd(cg->builder, group, tci_cg_i32(cg, 8 * upper), "");
-            LLVMValueRef col = LLVMBuildAdd(cg->builder, pair_col, tci_cg_i32(cg, 8 * half), "");
+            LLVMValueRef col = LLVMBuildAdd(cg->builder, pair_col, tci_cg_i32(cg, 8 * block), "");
             /* Two elements: (row, col) and (row, col + 1). */
             LLVMValueRef pair_value;
             if (f32) {
                 LLVMValueRef v = LLVMGetUndef(LLVMVectorType(memory->elem, 2));
                 for (int e = 0; e < 2; e++)
-                    v = LLVMBuildInsertElement(cg->builder, v, regs[4 * half + 2 * upper + e],
+                    v = LLVMBuildInsertElement(cg->builder, v, regs[4 * block + 2 * upper + e],
                                                tci_cg_i32(cg, e), "");
                 pair_value = v;
             } else {
-                pair_value = regs[2 * half + upper];
+                pair_value = regs[2 * block + upper];
             }
             if (!w->col_major) {
                 LLVMValueRef offset = at(cg, row, col, w->stride);
@@ -235,7 +264,7 @@ bool tci_cg_gen_mma_sync(Codegen *cg, const WmmaStmt *w)
     case WMMA_MMA:
         return gen_mma(cg, w);
     case WMMA_STORE:
-        return gen_store(cg, w);
+        return tci_cg_store_accumulators(cg, w);
     case WMMA_FILL:
         break;
     }

@@ -73,16 +73,21 @@ static bool check_arch(Codegen *cg, const WmmaStmt *w, const char *operands, int
 {
     char shape[32];
     const char *family = tci_target_family_name(w->family);
+    if (w->family == TENSOR_WGMMA && !tci_target_arch_has_family(cg->arch, w->family))
+        return tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED,
+                           "tensor cores (wgmma) need sm_90a; the target is %s",
+                           tci_target_arch_label(cg->arch).text);
     int first = tci_target_first_arch_from(tci_target_family_min_arch(w->family));
     if ((int)cg->arch < first)
         return tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED,
-                           "tensor cores (%s) need sm_%d or newer; the target is sm_%d", family,
-                           first, (int)cg->arch);
+                           "tensor cores (%s) need sm_%d or newer; the target is %s", family, first,
+                           tci_target_arch_label(cg->arch).text);
     int needed = tci_target_first_arch_from(min_arch);
     if ((int)cg->arch < needed)
         return tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED,
-                           "%s %s with %s needs sm_%d or newer; the target is sm_%d", family,
-                           shape_name(w, shape, sizeof shape), operands, needed, (int)cg->arch);
+                           "%s %s with %s needs sm_%d or newer; the target is %s", family,
+                           shape_name(w, shape, sizeof shape), operands, needed,
+                           tci_target_arch_label(cg->arch).text);
     return true;
 }
 
@@ -156,8 +161,13 @@ bool tci_cg_analyze_wmma(Codegen *cg, const WmmaStmt *w)
     }
     case WMMA_MMA: {
         const TensorShape *in = NULL;
-        if (!note_frag(cg, w, w->a, TCC_SCOPE_WMMA_MATRIX_A, false, false) ||
-            !note_frag(cg, w, w->b, TCC_SCOPE_WMMA_MATRIX_B, false, false) ||
+        bool in_memory = tci_wmma_operands_in_memory(w);
+        if (in_memory && (w->a->scope != TCC_SCOPE_SHARED || w->b->scope != TCC_SCOPE_SHARED))
+            return tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED,
+                               "wgmma reads A and B from shared memory, not '%s' and '%s'",
+                               w->a->name, w->b->name);
+        if ((!in_memory && (!note_frag(cg, w, w->a, TCC_SCOPE_WMMA_MATRIX_A, false, false) ||
+                            !note_frag(cg, w, w->b, TCC_SCOPE_WMMA_MATRIX_B, false, false))) ||
             !note_frag(cg, w, w->c, TCC_SCOPE_WMMA_ACCUMULATOR, false, false) ||
             !note_frag(cg, w, w->fragment, TCC_SCOPE_WMMA_ACCUMULATOR, false, false) ||
             !check_input(cg, w, w->a->type, &in))
@@ -257,8 +267,8 @@ static bool frag_layout(Codegen *cg, const Buffer *buffer, const FragUse *use, F
         if (!acc || !tci_target_accumulator_min_arch(use->m, use->n, use->k, buffer->type))
             return tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED, "unsupported accumulator '%s'",
                                buffer->name);
-        *out = (FragLayout){acc->reg, acc->regs, (int64_t)use->m * use->n,
-                            ptx_type(buffer->type, false)};
+        *out = (FragLayout){acc->reg, tci_target_accumulator_regs(acc, use->family, use->m, use->n),
+                            (int64_t)use->m * use->n, ptx_type(buffer->type, false)};
         return true;
     }
     const TensorShape *in =
@@ -466,6 +476,8 @@ bool tci_cg_gen_wmma(Codegen *cg, const WmmaStmt *w)
 {
     if (w->family == TENSOR_MMA_SYNC && w->op != WMMA_FILL)
         return tci_cg_gen_mma_sync(cg, w);
+    if (w->family == TENSOR_WGMMA && w->op != WMMA_FILL)
+        return tci_cg_gen_wgmma(cg, w);
     switch (w->op) {
     case WMMA_FILL:
         return gen_wmma_fill(cg, w);

@@ -522,6 +522,25 @@ Stmt *tci_stmt_async_wait(Arena *arena, int pending)
     return s;
 }
 
+Expr *tci_buffer_flat_index(Arena *a, const Buffer *b, int nindex, Expr *const *index)
+{
+    Expr *offset = tci_ir_int(a, 0);
+    for (int d = nindex - 1; d >= 0; d--) {
+        Expr *i = b->min[d] ? tci_ir_binary(a, EXPR_SUB, index[d], b->min[d]) : index[d];
+        offset = tci_ir_binary(a, EXPR_ADD,
+                               tci_ir_binary(a, EXPR_MUL, i, tci_ir_int(a, b->strides[d])), offset);
+    }
+    return offset;
+}
+
+Stmt *tci_stmt_wgmma_sync(Arena *arena, WgmmaSync op, int pending)
+{
+    Stmt *s = new_stmt(arena, STMT_WGMMA_SYNC);
+    s->wgmma_sync.op = op;
+    s->wgmma_sync.pending = op == WGMMA_WAIT ? pending : 0;
+    return s;
+}
+
 static bool exprs_equal(int n, Expr *const *a, Expr *const *b)
 {
     for (int i = 0; i < n; i++)

@@ -153,7 +153,20 @@ typedef enum StmtKind {
     STMT_COPY_ASYNC,   /* cp.async: a 4-, 8- or 16-byte copy from global to shared memory */
     STMT_ASYNC_COMMIT, /* cp.async.commit_group: the copies issued so far form a group */
     STMT_ASYNC_WAIT,   /* cp.async.wait_group: wait until at most `pending` groups are in flight */
+    STMT_WGMMA_SYNC,   /* one step of wgmma's protocol (WgmmaSync) */
 } StmtKind;
+
+/* wgmma's products run asynchronously, reading their operands from shared memory through
+ * the async proxy: a warpgroup fences its registers before the products (fence), closes them
+ * into a group (commit), and waits for groups before it reads the accumulators or lets the
+ * tiles be overwritten (wait); the copies that filled the tiles were writes of the generic
+ * proxy, which a proxy fence makes visible to the async one. */
+typedef enum WgmmaSync {
+    WGMMA_FENCE,       /* wgmma.fence */
+    WGMMA_COMMIT,      /* wgmma.commit_group */
+    WGMMA_WAIT,        /* wgmma.wait_group(pending) */
+    WGMMA_PROXY_FENCE, /* fence.proxy.async.shared::cta */
+} WgmmaSync;
 
 typedef enum ForKind {
     FOR_SERIAL,
@@ -185,6 +198,13 @@ typedef struct WmmaStmt {
     bool col_major;
     double fill_value;
 } WmmaStmt;
+
+/* Whether a tensor-core statement's a and b are memory (wgmma's shared-memory operands, at
+ * flat element offsets a_index and b_index) rather than fragments. */
+static inline bool tci_wmma_operands_in_memory(const WmmaStmt *w)
+{
+    return w->family == TENSOR_WGMMA && w->op == WMMA_MMA;
+}
 
 struct Stmt {
     StmtKind kind;
@@ -231,6 +251,10 @@ struct Stmt {
         struct {
             int pending;
         } wait;
+        struct {
+            WgmmaSync op;
+            int pending; /* WGMMA_WAIT: groups left in flight */
+        } wgmma_sync;
     };
 };
 
@@ -287,6 +311,8 @@ Stmt *tci_stmt_copy_async(Arena *arena, Buffer *dst, Expr *dst_index, Buffer *sr
                           int bytes, Expr *predicate);
 Stmt *tci_stmt_async_commit(Arena *arena);
 Stmt *tci_stmt_async_wait(Arena *arena, int pending);
+/* `pending` counts only for WGMMA_WAIT. */
+Stmt *tci_stmt_wgmma_sync(Arena *arena, WgmmaSync op, int pending);
 /* Pads dimension `dim` of a buffer so that its stride is a multiple of `factor` plus
  * `offset` (TVM's storage_align), recomputing the strides of the outer dimensions. */
 void tci_buffer_align(Buffer *buffer, int dim, int64_t factor, int64_t offset);
@@ -303,6 +329,9 @@ Expr *tci_swizzle_index(Arena *arena, const Buffer *buffer, Expr *index);
  * swizzle period (a stage's offset, say): swizzle(index) = swizzle(*rest) + *aligned. */
 void tci_swizzle_split(Arena *arena, const Buffer *buffer, Expr *index, Expr **aligned,
                        Expr **rest);
+/* The element offset of index[0 .. nindex) in `b`: the sum of (index[d] - min[d]) * strides[d]
+ * (what flatten makes of every access). */
+Expr *tci_buffer_flat_index(Arena *arena, const Buffer *b, int nindex, Expr *const *index);
 /* Strides and span of a dense row-major buffer (after its shape was set). */
 void tci_buffer_set_dense(Buffer *buffer);
 bool tci_buffer_is_dense(const Buffer *buffer);
@@ -372,6 +401,9 @@ void tci_print_prim_func(StrBuf *sb, const PrimFunc *func);
 /* How a tensor-core statement prints: "wmma.load_matrix_a", "ldmatrix.a" ...; NULL for an
  * unknown op. */
 const char *tci_wmma_op_name(TensorFamily family, WmmaOp op);
+/* "wgmma.fence", "wgmma.commit_group", "wgmma.wait_group", "fence.proxy.async"; NULL for an
+ * unknown step. */
+const char *tci_wgmma_sync_name(WgmmaSync op);
 /* The printed function as a malloc'd string (free() it); NULL when out of memory. */
 char *tci_prim_func_text(const PrimFunc *func);
 

@@ -262,6 +262,19 @@ static Stmt *parse_store(Parser *p)
     return s;
 }
 
+/* `wgmma.fence()`, `wgmma.wait_group(1)` ... */
+static Stmt *parse_wgmma_sync(Parser *p, WgmmaSync op)
+{
+    const char *name = tci_wgmma_sync_name(op);
+    Stmt *s = new_stmt(p, STMT_WGMMA_SYNC);
+    s->wgmma_sync.op = op;
+    tci_parse_expect(p, "(", "after '%s'", name);
+    if (op == WGMMA_WAIT)
+        s->wgmma_sync.pending = (int)tci_parse_expect_count(p, "the groups left pending", 0, 8);
+    tci_parse_expect(p, ")", "after '%s('", name);
+    return s;
+}
+
 /* ---- wmma ----------------------------------------------------------------------------- */
 
 /* `F[index]`: one fragment of a fragment buffer. */
@@ -450,10 +463,13 @@ static Stmt *parse_stmt(Parser *p)
         tci_parse_expect(p, ")", "after the groups left pending");
         return s;
     }
-    for (int family = TENSOR_WMMA; family <= TENSOR_MMA_SYNC; family++)
+    for (int op = WGMMA_FENCE; op <= WGMMA_PROXY_FENCE; op++)
+        if (tci_parse_word_is(at, n, tci_wgmma_sync_name((WgmmaSync)op)))
+            return parse_wgmma_sync(p, (WgmmaSync)op);
+    for (int family = TENSOR_WMMA; family <= TENSOR_WGMMA; family++)
         for (int op = WMMA_FILL; op <= WMMA_STORE; op++) {
             const char *name = tci_wmma_op_name((TensorFamily)family, (WmmaOp)op);
-            if (tci_parse_word_is(at, n, name))
+            if (name && tci_parse_word_is(at, n, name))
                 return parse_wmma(p, (TensorFamily)family, (WmmaOp)op, name);
         }
     tci_parse_fail_at(p, at, "expected a statement, found %s", tci_parse_describe(p, at));

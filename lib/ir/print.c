@@ -529,9 +529,19 @@ const char *tci_wmma_op_name(TensorFamily family, WmmaOp op)
                                        "wmma.load_matrix_b", "wmma.mma_sync", "wmma.store_matrix"};
     static const char *const mma_sync[] = {"mma.fill_fragment", "ldmatrix.a", "ldmatrix.b",
                                            "mma.sync", "mma.store_matrix"};
+    /* wgmma reads its operands from shared memory: it loads no fragments. */
+    static const char *const wgmma[] = {"wgmma.fill_fragment", NULL, NULL, "wgmma.mma_async",
+                                        "wgmma.store_matrix"};
     if ((int)op < WMMA_FILL || op > WMMA_STORE)
         return NULL;
-    return family == TENSOR_MMA_SYNC ? mma_sync[op] : wmma[op];
+    return family == TENSOR_WGMMA ? wgmma[op] : family == TENSOR_MMA_SYNC ? mma_sync[op] : wmma[op];
+}
+
+const char *tci_wgmma_sync_name(WgmmaSync op)
+{
+    static const char *const names[] = {"wgmma.fence", "wgmma.commit_group", "wgmma.wait_group",
+                                        "fence.proxy.async"};
+    return (int)op >= WGMMA_FENCE && op <= WGMMA_PROXY_FENCE ? names[op] : NULL;
 }
 
 static void put_op(StrBuf *sb, const WmmaStmt *w)
@@ -621,6 +631,13 @@ void tci_print_stmt(StrBuf *sb, const Stmt *s, int indent)
         break;
     case STMT_ASYNC_WAIT:
         tci_strbuf_printf(sb, "cp.async.wait_group(%d)", s->wait.pending);
+        break;
+    case STMT_WGMMA_SYNC:
+        put(sb, tci_wgmma_sync_name(s->wgmma_sync.op));
+        if (s->wgmma_sync.op == WGMMA_WAIT)
+            tci_strbuf_printf(sb, "(%d)", s->wgmma_sync.pending);
+        else
+            put(sb, "()");
         break;
     default:
         tci_strbuf_printf(sb, "<unknown stmt %d>", (int)s->kind);

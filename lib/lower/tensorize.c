@@ -234,6 +234,34 @@ static tcc_status operand(Lowering *lw, const Stage *st, Expr *access, tcc_scope
     return fragment_index(lw, st, t->buffer, &r, tile, index);
 }
 
+/* A wgmma operand: a tile of rows x k read straight from a shared-memory tile whose rows run
+ * along k (A m x k, B n x k): its first element's offset there. */
+static tcc_status shared_operand(Lowering *lw, const Stage *st, Expr *access, Tile tile,
+                                 const Relaxation *relax, Buffer **buffer, Expr **index)
+{
+    access = strip_cast(access);
+    if (access->kind != EXPR_ACCESS || access->access.tensor->stage->scope != TCC_SCOPE_SHARED)
+        return fail(lw, st, "wgmma reads both operands of the product from shared memory");
+    Tensor *t = access->access.tensor;
+    Region r;
+    int row_dim;
+    int64_t stride;
+    tcc_status status = tci_access_region(lw, st, t->ndim, access->access.index, relax, &r);
+    if (status == TCC_OK)
+        status = tile_region(lw, st, t->buffer, &r, tile, &row_dim, &stride);
+    if (status != TCC_OK)
+        return status;
+    if (stride != t->buffer->shape[t->buffer->ndim - 1])
+        return tci_fail(lw->ctx, TCC_ERROR_SCHEDULE,
+                        "tensorize %s: wgmma reads %s in whole rows along k; its rows are %lld "
+                        "elements apart, not %lld",
+                        st->tensor->name, t->name, (long long)stride,
+                        (long long)t->buffer->shape[t->buffer->ndim - 1]);
+    *buffer = t->buffer;
+    *index = tci_buffer_flat_index(lw->arena, t->buffer, t->ndim, r.min);
+    return TCC_OK;
+}
+
 static tcc_status build_mma(Lowering *lw, const Stage *st, bool init, const Relaxation *relax,
                             WmmaStmt *w)
 {
@@ -256,6 +284,14 @@ static tcc_status build_mma(Lowering *lw, const Stage *st, bool init, const Rela
     w->op = WMMA_MMA;
     w->c = t->buffer;
     w->c_index = w->fragment_index;
+    if (w->family == TENSOR_WGMMA) {
+        status =
+            shared_operand(lw, st, product->bin.a, (Tile){w->m, w->k}, relax, &w->a, &w->a_index);
+        if (status == TCC_OK)
+            status = shared_operand(lw, st, product->bin.b, (Tile){w->n, w->k}, relax, &w->b,
+                                    &w->b_index);
+        return status;
+    }
     status = operand(lw, st, product->bin.a, TCC_SCOPE_WMMA_MATRIX_A, relax, (Tile){w->m, w->k},
                      &w->a, &w->a_index);
     if (status == TCC_OK)

@@ -28,13 +28,14 @@ static void append_listed(char *out, size_t size, const char *name, int index, i
  * 6.1; sm_89 and sm_90 need 7.8. Memory limits are the CUDA programming guide's
  * "Technical Specifications per Compute Capability". */
 static const TargetArch archs[] = {
-    /* arch      name     PTX  shared/block  shared/SM  threads/SM  cp.async */
-    {TCC_SM_70, "sm_70", 61, 96 * 1024, 96 * 1024, 2048, false},
-    {TCC_SM_75, "sm_75", 63, 64 * 1024, 64 * 1024, 1024, false},
-    {TCC_SM_80, "sm_80", 70, 163 * 1024, 164 * 1024, 2048, true},
-    {TCC_SM_86, "sm_86", 71, 99 * 1024, 100 * 1024, 1536, true},
-    {TCC_SM_89, "sm_89", 78, 99 * 1024, 100 * 1024, 1536, true},
-    {TCC_SM_90, "sm_90", 78, 227 * 1024, 228 * 1024, 2048, true},
+    /* arch      name     PTX  shared/block  shared/SM  threads/SM  cp.async wgmma */
+    {TCC_SM_70, "sm_70", 61, 96 * 1024, 96 * 1024, 2048, false, false},
+    {TCC_SM_75, "sm_75", 63, 64 * 1024, 64 * 1024, 1024, false, false},
+    {TCC_SM_80, "sm_80", 70, 163 * 1024, 164 * 1024, 2048, true, false},
+    {TCC_SM_86, "sm_86", 71, 99 * 1024, 100 * 1024, 1536, true, false},
+    {TCC_SM_89, "sm_89", 78, 99 * 1024, 100 * 1024, 1536, true, false},
+    {TCC_SM_90, "sm_90", 78, 227 * 1024, 228 * 1024, 2048, true, false},
+    {TCC_SM_90A, "sm_90a", 80, 227 * 1024, 228 * 1024, 2048, true, true},
 };
 
 const DeviceLimits tci_device_limits = {
@@ -68,13 +69,21 @@ static const TensorShape shapes[] = {
     /* A 16x16x16 tile as two m16n8k16: ldmatrix.x4 loads each operand into 4 registers. */
     {TENSOR_MMA_SYNC, 16, 16, 16, TCC_FLOAT16, 80, F32_F16, FRAGMENT_F16X2, 4, 4},
     {TENSOR_MMA_SYNC, 16, 16, 16, TCC_BFLOAT16, 80, {TCC_FLOAT32}, FRAGMENT_B32, 4, 4},
+    /* A warpgroup's m64nNk16 with A and B in shared memory (no operand registers); the
+     * schedule's n is the warpgroup's whole width. */
+    {TENSOR_WGMMA, 64, 64, 16, TCC_FLOAT16, 90, {TCC_FLOAT32}, FRAGMENT_F16X2, 0, 0},
+    {TENSOR_WGMMA, 64, 128, 16, TCC_FLOAT16, 90, {TCC_FLOAT32}, FRAGMENT_F16X2, 0, 0},
+    {TENSOR_WGMMA, 64, 256, 16, TCC_FLOAT16, 90, {TCC_FLOAT32}, FRAGMENT_F16X2, 0, 0},
+    {TENSOR_WGMMA, 64, 64, 16, TCC_BFLOAT16, 90, {TCC_FLOAT32}, FRAGMENT_B32, 0, 0},
+    {TENSOR_WGMMA, 64, 128, 16, TCC_BFLOAT16, 90, {TCC_FLOAT32}, FRAGMENT_B32, 0, 0},
+    {TENSOR_WGMMA, 64, 256, 16, TCC_BFLOAT16, 90, {TCC_FLOAT32}, FRAGMENT_B32, 0, 0},
 };
 #undef F32_F16
 
 static const TensorAccumulator accumulators[] = {
-    {TCC_FLOAT32, FRAGMENT_F32, 8},
-    {TCC_FLOAT16, FRAGMENT_F16X2, 4},
-    {TCC_INT32, FRAGMENT_B32, 8},
+    {TCC_FLOAT32, FRAGMENT_F32, 1},
+    {TCC_FLOAT16, FRAGMENT_F16X2, 2},
+    {TCC_INT32, FRAGMENT_B32, 1},
 };
 
 /* Scalar types not every arch can convert to and from. */
@@ -93,6 +102,17 @@ const TargetArch *tci_target_arch(tcc_arch arch)
         if (archs[i].arch == arch)
             return &archs[i];
     return NULL;
+}
+
+ArchLabel tci_target_arch_label(tcc_arch arch)
+{
+    ArchLabel label;
+    const TargetArch *row = tci_target_arch(arch);
+    if (row)
+        snprintf(label.text, sizeof label.text, "%s", row->name);
+    else
+        snprintf(label.text, sizeof label.text, "sm_%d", (int)arch);
+    return label;
 }
 
 int tci_target_first_arch_from(int min_arch)
@@ -226,7 +246,22 @@ const TensorShape *tci_target_family_shape(TensorFamily family, int m, int n, in
 
 const char *tci_target_family_name(TensorFamily family)
 {
-    return family == TENSOR_MMA_SYNC ? "mma.sync" : "WMMA";
+    return family == TENSOR_WGMMA ? "wgmma" : family == TENSOR_MMA_SYNC ? "mma.sync" : "WMMA";
+}
+
+int tci_target_family_threads(TensorFamily family)
+{
+    return family == TENSOR_WGMMA ? 128 : 32;
+}
+
+bool tci_target_arch_has_family(tcc_arch arch, TensorFamily family)
+{
+    const TargetArch *row = tci_target_arch(arch);
+    if (!row)
+        return false;
+    if (family == TENSOR_WGMMA)
+        return row->wgmma;
+    return (int)arch >= tci_target_first_arch_from(tci_target_family_min_arch(family));
 }
 
 int tci_target_family_min_arch(TensorFamily family)
@@ -260,6 +295,11 @@ const TensorAccumulator *tci_target_accumulator(tcc_dtype type)
         if (accumulators[i].type == type)
             return &accumulators[i];
     return NULL;
+}
+
+int tci_target_accumulator_regs(const TensorAccumulator *acc, TensorFamily family, int m, int n)
+{
+    return m * n / tci_target_family_threads(family) / acc->elements_per_reg;
 }
 
 int tci_target_accumulator_min_arch(int m, int n, int k, tcc_dtype type)
@@ -400,8 +440,8 @@ tcc_status tci_target_validate_input(tcc_context *ctx, tcc_dtype input, tcc_arch
     else
         snprintf(what, sizeof what, "%s", tcc_dtype_name(input));
     return tci_fail(ctx, TCC_ERROR_UNSUPPORTED,
-                    "%s tensor cores need sm_%d or newer; the target is sm_%d", what, needed,
-                    (int)arch);
+                    "%s tensor cores need sm_%d or newer; the target is %s", what, needed,
+                    tci_target_arch_label(arch).text);
 }
 
 tcc_status tci_target_validate_shape(tcc_context *ctx, tcc_dtype input, int m, int n, int k)
@@ -424,9 +464,9 @@ tcc_status tci_target_validate_scalar(tcc_context *ctx, tcc_dtype type, tcc_arch
 {
     for (int i = 0; i < COUNT(scalar_types); i++)
         if (scalar_types[i].type == type && (int)arch < scalar_types[i].min_arch)
-            return tci_fail(ctx, TCC_ERROR_UNSUPPORTED,
-                            "%s needs sm_%d or newer; the target is sm_%d", tcc_dtype_name(type),
-                            scalar_types[i].min_arch, (int)arch);
+            return tci_fail(ctx, TCC_ERROR_UNSUPPORTED, "%s needs sm_%d or newer; the target is %s",
+                            tcc_dtype_name(type), scalar_types[i].min_arch,
+                            tci_target_arch_label(arch).text);
     return TCC_OK;
 }
 

@@ -34,10 +34,16 @@ typedef struct TargetArch {
     int64_t shared_per_sm;        /* bytes */
     int max_threads_per_sm;
     bool async_copy; /* cp.async from global to shared memory, with commit and wait groups */
+    bool wgmma;      /* warpgroup products from shared memory (sm_90a's wgmma.mma_async) */
 } TargetArch;
 
 /* The row of `arch`, or NULL when tcc does not compile for it. */
 const TargetArch *tci_target_arch(tcc_arch arch);
+/* How messages name an arch: "sm_90a", or "sm_61" for one tcc does not compile for. */
+typedef struct ArchLabel {
+    char text[16];
+} ArchLabel;
+ArchLabel tci_target_arch_label(tcc_arch arch);
 /* The oldest arch tcc compiles for that is `min_arch` or newer (0 when none is): what to
  * ask for when the ISA's first arch with something is one tcc does not target (sm_72). */
 int tci_target_first_arch_from(int min_arch);
@@ -70,12 +76,15 @@ tcc_status tci_target_validate_launch(tcc_context *ctx, const int64_t launch[6])
 
 /* ---- tensor-core operations -------------------------------------------------------------- */
 
-/* The instruction families: WMMA (opaque fragments, loads and stores of whole tiles) and
+/* The instruction families: WMMA (opaque fragments, loads and stores of whole tiles),
  * mma.sync (fragments whose registers each thread knows: ldmatrix loads them, and a tile
- * of m16n16k16 is two m16n8k16 instructions). wgmma will be a row of its own. */
+ * of m16n16k16 is two m16n8k16 instructions) and wgmma (a warpgroup of four warps multiplies
+ * A and B straight from shared memory, asynchronously, into accumulators laid out as
+ * mma.sync's, one m16 row band per warp). */
 typedef enum TensorFamily {
     TENSOR_WMMA,
     TENSOR_MMA_SYNC,
+    TENSOR_WGMMA,
 } TensorFamily;
 
 /* How one register of a fragment holds its elements. */
@@ -100,11 +109,12 @@ typedef struct TensorShape {
     int a_regs, b_regs;                              /* registers per thread */
 } TensorShape;
 
-/* An accumulator (C and D fragments): the same registers for every shape. */
+/* An accumulator (C and D fragments): the register of every shape; a thread holds
+ * m * n / tci_target_family_threads elements of it (tci_target_accumulator_regs). */
 typedef struct TensorAccumulator {
     tcc_dtype type;
     FragmentRegister reg;
-    int regs;
+    int elements_per_reg;
 } TensorAccumulator;
 
 int tci_target_shape_count(void);
@@ -114,8 +124,12 @@ const TensorShape *tci_target_shape(int m, int n, int k, tcc_dtype input);
 /* The same, of one family. */
 const TensorShape *tci_target_family_shape(TensorFamily family, int m, int n, int k,
                                            tcc_dtype input);
-/* "WMMA", "mma.sync": how messages name a family. */
+/* "WMMA", "mma.sync", "wgmma": how messages name a family. */
 const char *tci_target_family_name(TensorFamily family);
+/* The threads that issue one operation together: a warp, or a warpgroup for wgmma. */
+int tci_target_family_threads(TensorFamily family);
+/* Whether `arch` has the operations of `family` (wgmma is sm_90a's alone). */
+bool tci_target_arch_has_family(tcc_arch arch, TensorFamily family);
 /* The first arch with any operation of `family`. */
 int tci_target_family_min_arch(TensorFamily family);
 /* Whether any input type has the shape m x n x k. */
@@ -123,6 +137,8 @@ bool tci_target_shape_exists(int m, int n, int k);
 bool tci_target_shape_takes(const TensorShape *shape, tcc_dtype accumulator);
 /* The accumulator of `type`, or NULL when no operation produces it. */
 const TensorAccumulator *tci_target_accumulator(tcc_dtype type);
+/* Registers a thread holds of an m x n accumulator of `acc` in `family`. */
+int tci_target_accumulator_regs(const TensorAccumulator *acc, TensorFamily family, int m, int n);
 /* The first arch with an m x n x k operation accumulating in `type`; 0 when there is none. */
 int tci_target_accumulator_min_arch(int m, int n, int k, tcc_dtype type);
 

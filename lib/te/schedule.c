@@ -494,17 +494,22 @@ tcc_status tcc_tensorize_layout(tcc_stage *stage, tcc_iter_var *axis, tcc_intrin
     if (!tci_target_shape_exists(m, n, k)) {
         char shape[32], names[128];
         tci_target_shape_names(TCC_VOID, " or ", names, sizeof names);
-        return tci_fail(stage->func->ctx, TCC_ERROR_UNSUPPORTED, "tensorize: no WMMA shape %s (%s)",
+        return tci_fail(stage->func->ctx, TCC_ERROR_UNSUPPORTED, "tensorize: no MMA shape %s (%s)",
                         tci_target_shape_name(m, n, k, shape, sizeof shape), names);
     }
-    if ((int)intrinsic < TCC_WMMA_LOAD_A || intrinsic > TCC_MMA_SYNC_STORE)
+    if ((int)intrinsic < TCC_WMMA_LOAD_A || intrinsic > TCC_WGMMA_STORE)
         return tci_fail(stage->func->ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "tensorize: unknown intrinsic %d", (int)intrinsic);
     /* The operation (load A, load B, mma, store) and the family that spells it. */
-    bool mma_sync = intrinsic >= TCC_MMA_SYNC_LOAD_A;
-    axis->family = mma_sync ? TENSOR_MMA_SYNC : TENSOR_WMMA;
-    if (mma_sync)
+    if (intrinsic >= TCC_WGMMA_MMA) {
+        axis->family = TENSOR_WGMMA;
+        intrinsic = intrinsic == TCC_WGMMA_MMA ? TCC_WMMA_MMA : TCC_WMMA_STORE;
+    } else if (intrinsic >= TCC_MMA_SYNC_LOAD_A) {
+        axis->family = TENSOR_MMA_SYNC;
         intrinsic = (tcc_intrinsic)(intrinsic - TCC_MMA_SYNC_LOAD_A + TCC_WMMA_LOAD_A);
+    } else {
+        axis->family = TENSOR_WMMA;
+    }
     axis->tensorized = true;
     axis->intrinsic = intrinsic;
     axis->mma_m = m;

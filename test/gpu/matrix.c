@@ -646,7 +646,8 @@ static void run_config(Runner *run, int index)
     Config c = draw_config(run->args->seed, index);
     Text text = describe(&c);
     if (!arch_supports(run->arch, &c)) {
-        printf("[%d] SKIP %s (needs a newer GPU than sm_%d)\n", index, text.buf, (int)run->arch);
+        printf("[%d] SKIP %s (needs a newer GPU than %s)\n", index, text.buf,
+               tcc_arch_name(run->arch));
         run->totals.skipped++;
         return;
     }
@@ -815,7 +816,7 @@ static int open_runner(Runner *run)
             fprintf(stderr, "tcc-matrix: %s\n", tcc_last_error(run->ctx));
             return 2;
         }
-        printf("compile only, for sm_%d\n", (int)run->arch);
+        printf("compile only, for %s\n", tcc_arch_name(run->arch));
         return -1;
     }
     tcc_status status = tcc_device_open(run->ctx, 0, &run->device);
@@ -830,8 +831,8 @@ static int open_runner(Runner *run)
         printf("SKIP: no GPU with tensor cores (%s is sm_%d)\n", tcc_device_name(run->device), cc);
         return EXIT_SKIP;
     }
-    printf("device: %s (sm_%d), compiling for sm_%d\n", tcc_device_name(run->device), cc,
-           (int)run->arch);
+    printf("device: %s (sm_%d), compiling for %s\n", tcc_device_name(run->device), cc,
+           tcc_arch_name(run->arch));
     return -1;
 }
 

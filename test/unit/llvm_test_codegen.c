@@ -280,10 +280,11 @@ static bool contains_i32(const char *text, int value)
 }
 
 /* ptxas lists the archs it accepts in its help; CUDA 13 dropped sm_70. */
-static bool ptxas_knows(int arch)
+static bool ptxas_knows(tcc_arch arch)
 {
     char command[256];
-    snprintf(command, sizeof command, PTXAS " --help 2>/dev/null | grep -q \"'sm_%d'\"", arch);
+    snprintf(command, sizeof command, PTXAS " --help 2>/dev/null | grep -q \"'%s'\"",
+             tcc_arch_name(arch));
     return system(command) == 0;
 }
 
@@ -293,11 +294,11 @@ static void check_ptxas(const char *ptx, tcc_arch arch)
 {
     if (access(PTXAS, X_OK) != 0)
         return;
-    int target = -1;
-    for (int i = 0; i < tcc_arch_count() && target < 0; i++)
+    const char *target = NULL;
+    for (int i = 0; i < tcc_arch_count() && !target; i++)
         if (tcc_arch_at(i) >= arch && ptxas_knows(tcc_arch_at(i)))
-            target = tcc_arch_at(i);
-    if (target < 0)
+            target = tcc_arch_name(tcc_arch_at(i));
+    if (!target)
         return;
     char path[] = "/tmp/tcc_codegen_test_XXXXXX.ptx";
     int fd = mkstemps(path, 4);
@@ -306,13 +307,13 @@ static void check_ptxas(const char *ptx, tcc_arch arch)
     ck_assert_int_eq(write(fd, ptx, len), (ssize_t)len);
     close(fd);
     char command[512];
-    snprintf(command, sizeof command, PTXAS " -arch=sm_%d %s -o /dev/null", target, path);
+    snprintf(command, sizeof command, PTXAS " -arch=%s %s -o /dev/null", target, path);
     int rc = system(command);
     if (rc != 0)
-        fprintf(stderr, "ptxas rejected the PTX for sm_%d:\n%s\n", (int)arch, ptx);
+        fprintf(stderr, "ptxas rejected the PTX for %s:\n%s\n", tcc_arch_name(arch), ptx);
     unlink(path);
-    ck_assert_msg(rc == 0, "ptxas -arch=sm_%d rejected the PTX emitted for sm_%d", target,
-                  (int)arch);
+    ck_assert_msg(rc == 0, "ptxas -arch=%s rejected the PTX emitted for %s", target,
+                  tcc_arch_name(arch));
 }
 
 /* ---- tests -------------------------------------------------------------------------------- */
@@ -395,9 +396,9 @@ START_TEST(test_ptxas_all_archs)
         PrimFunc *kernels[] = {vector_add_kernel(), wmma_kernel(16 * 32)};
         for (int j = 0; j < 2; j++) {
             Output out = generate(ctx, kernels[j], arch);
-            ck_assert_msg(out.status == TCC_OK, "sm_%d: %s", (int)arch, tcc_last_error(ctx));
+            ck_assert_msg(out.status == TCC_OK, "%s: %s", tcc_arch_name(arch), tcc_last_error(ctx));
             char target[32];
-            snprintf(target, sizeof target, ".target sm_%d", (int)arch);
+            snprintf(target, sizeof target, ".target %s", tcc_arch_name(arch));
             assert_contains(out.ptx, target);
             check_ptxas(out.ptx, arch);
             output_free(&out);

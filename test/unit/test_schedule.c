@@ -948,7 +948,7 @@ START_TEST(error_tensorize_shape_unsupported)
 {
     Elementwise e = elementwise(copy);
     assert_error(tcc_tensorize(e.stage, e.i, TCC_WMMA_MMA, 8, 8, 8), TCC_ERROR_UNSUPPORTED,
-                 "tensorize: no WMMA shape m8n8k8");
+                 "tensorize: no MMA shape m8n8k8");
 }
 END_TEST
 

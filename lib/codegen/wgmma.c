@@ -1,0 +1,187 @@
+/*
+ * wgmma statements (sm_90a): a warpgroup's m64nNk16 product read from shared memory, the
+ * store of its accumulators, and the steps of its asynchronous protocol (WgmmaSync). LLVM 19
+ * has no intrinsic for any of them: each is inline PTX, built by one helper here.
+ *
+ * A shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format") is 64 bits:
+ *   bits  0-13  the tile's start address, >> 4
+ *   bits 16-29  the leading-dimension byte offset, >> 4: unused by a swizzled tile whose
+ *               k16 slice lies within one row (always so here); 1 by convention
+ *   bits 32-45  the stride-dimension byte offset, >> 4: from one group of 8 rows to the next
+ *   bits 62-63  the swizzle: 1 for rows of 128 bytes, 2 for 64, 3 for 32
+ * Both operands are k-contiguous rows (A m x k, B n x k) laid out by tci_buffer_swizzle,
+ * whose layout for rows of at most 128 bytes is the one these modes name. The start address
+ * is the tile's logical (unswizzled) first element: the hardware swizzles the addresses it
+ * forms, which is why the tile's rows must start whole periods of the swizzle (plan_shared
+ * aligns swizzled buffers so), and why the k16 slices of a row are 32 bytes apart.
+ *
+ * The accumulators of an m64nN product: warp w of the warpgroup holds rows 16 w to 16 w + 15
+ * as mma.sync's m16n8 tiles side by side (tci_cg_store_accumulators).
+ */
+#include "codegen/internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- descriptors -------------------------------------------------------------------------- */
+
+/* The shared-memory address (the .shared window's) of element `index` of `b`. */
+static LLVMValueRef shared_address(Codegen *cg, const Buffer *b, const Expr *index)
+{
+    const BufferBinding *memory = tci_cg_lookup_memory(cg, b);
+    LLVMValueRef offset = memory ? tci_cg_gen_expr(cg, index) : NULL;
+    if (!offset)
+        return NULL;
+    if (memory->addrspace != ADDRSPACE_SHARED) {
+        tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED,
+                    "wgmma reads its operands from shared memory, not '%s'", b->name);
+        return NULL;
+    }
+    LLVMValueRef ptr = tci_cg_element_ptr(cg, memory, offset);
+    return LLVMBuildPtrToInt(cg->builder, ptr, LLVMInt64TypeInContext(cg->llctx), "");
+}
+
+static LLVMValueRef i64(Codegen *cg, uint64_t value)
+{
+    return LLVMConstInt(LLVMInt64TypeInContext(cg->llctx), value, false);
+}
+
+/* The descriptor of the tile of `b` that starts at element `index`. */
+static LLVMValueRef descriptor(Codegen *cg, const Buffer *b, const Expr *index)
+{
+    int64_t row = b->shape[b->ndim - 1] * (int64_t)tcc_dtype_size(b->type);
+    uint64_t mode = row == 128 ? 1 : row == 64 ? 2 : row == 32 ? 3 : 0;
+    if (!b->swizzle.bits || !mode) {
+        tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED,
+                    "wgmma reads '%s' through a descriptor: it must be swizzled in rows of 32, "
+                    "64 or 128 bytes",
+                    b->name);
+        return NULL;
+    }
+    LLVMValueRef address = shared_address(cg, b, index);
+    if (!address)
+        return NULL;
+    LLVMBuilderRef bd = cg->builder;
+    LLVMValueRef start =
+        LLVMBuildLShr(bd, LLVMBuildAnd(bd, address, i64(cg, 0x3ffff), ""), i64(cg, 4), "");
+    uint64_t fixed = (1ull << 16) | ((uint64_t)(8 * row >> 4) << 32) | (mode << 62);
+    return LLVMBuildOr(bd, start, i64(cg, fixed), "wgmma.desc");
+}
+
+/* ---- the product -------------------------------------------------------------------------- */
+
+/* A call of inline PTX with side effects (it stays where it is, in order with the others). */
+static LLVMValueRef call_asm(Codegen *cg, LLVMTypeRef result, LLVMTypeRef *params,
+                             LLVMValueRef *args, int nargs, const char *text,
+                             const char *constraints)
+{
+    LLVMTypeRef type = LLVMFunctionType(result, params, (unsigned)nargs, false);
+    LLVMValueRef fn = LLVMGetInlineAsm(type, text, strlen(text), constraints, strlen(constraints),
+                                       true, false, LLVMInlineAsmDialectATT, false);
+    return LLVMBuildCall2(cg->builder, type, fn, args, (unsigned)nargs, "");
+}
+
+/* "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {$0, ..., $63}, $64, $65, 1, 1, 1, 0, 0;"
+ * and its constraints: the accumulators out and tied in, then the two descriptors. Scale-d
+ * is 1 (the accumulators start filled with zeros); neither operand is transposed. */
+static bool mma_asm(Codegen *cg, const WmmaStmt *w, int regs, char *text, size_t text_size,
+                    char *constraints, size_t constraints_size)
+{
+    const char *input = w->a->type == TCC_BFLOAT16 ? "bf16" : "f16";
+    size_t t =
+        (size_t)snprintf(text, text_size, "wgmma.mma_async.sync.aligned.m%dn%dk%d.f32.%s.%s {",
+                         w->m, w->n, w->k, input, input);
+    size_t c = 0;
+    for (int r = 0; r < regs && t < text_size && c < constraints_size; r++) {
+        t += (size_t)snprintf(text + t, text_size - t, "%s$%d", r ? ", " : "", r);
+        c += (size_t)snprintf(constraints + c, constraints_size - c, "=f,");
+    }
+    if (t < text_size)
+        t += (size_t)snprintf(text + t, text_size - t, "}, $%d, $%d, 1, 1, 1, 0, 0;", regs,
+                              regs + 1);
+    if (c < constraints_size)
+        c += (size_t)snprintf(constraints + c, constraints_size - c, "l,l");
+    for (int r = 0; r < regs && c < constraints_size; r++)
+        c += (size_t)snprintf(constraints + c, constraints_size - c, ",%d", r);
+    if (t >= text_size || c >= constraints_size)
+        return tci_cg_fail(cg, TCC_ERROR_INVALID_ARGUMENT, "codegen: wgmma m%dn%dk%d is too wide",
+                           w->m, w->n, w->k);
+    return true;
+}
+
+static bool gen_mma(Codegen *cg, const WmmaStmt *w)
+{
+    LLVMValueRef args[2 + TCI_CG_MAX_ACC_REGS];
+    int nacc = 0;
+    const BufferBinding *acc = tci_cg_lookup_fragment(cg, w->c);
+    if (!acc)
+        return false;
+    if (acc->frag.regs > TCI_CG_MAX_ACC_REGS || acc->frag.reg != FRAGMENT_F32)
+        return tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED,
+                           "codegen: wgmma accumulates %d float32 registers at most",
+                           TCI_CG_MAX_ACC_REGS);
+    if (!(args[0] = descriptor(cg, w->a, w->a_index)) ||
+        !(args[1] = descriptor(cg, w->b, w->b_index)))
+        return false;
+    int nargs = 2;
+    if (!tci_cg_load_fragment(cg, w->c, w->c_index, args + nargs, &nacc))
+        return false;
+    nargs += nacc;
+    char text[4096], constraints[1024];
+    if (!mma_asm(cg, w, nacc, text, sizeof text, constraints, sizeof constraints))
+        return false;
+    LLVMTypeRef f32 = LLVMFloatTypeInContext(cg->llctx),
+                i64_type = LLVMInt64TypeInContext(cg->llctx);
+    LLVMTypeRef params[2 + TCI_CG_MAX_ACC_REGS], fields[TCI_CG_MAX_ACC_REGS];
+    params[0] = params[1] = i64_type;
+    for (int r = 0; r < nacc; r++)
+        params[2 + r] = fields[r] = f32;
+    LLVMTypeRef result = LLVMStructTypeInContext(cg->llctx, fields, (unsigned)nacc, false);
+    LLVMValueRef out = call_asm(cg, result, params, args, nargs, text, constraints);
+    return tci_cg_store_fragment(cg, w->fragment, w->fragment_index, out);
+}
+
+/* ---- the protocol ------------------------------------------------------------------------- */
+
+bool tci_cg_gen_wgmma_sync(Codegen *cg, WgmmaSync op, int pending)
+{
+    char text[64];
+    switch (op) {
+    case WGMMA_FENCE:
+        snprintf(text, sizeof text, "wgmma.fence.sync.aligned;");
+        break;
+    case WGMMA_COMMIT:
+        snprintf(text, sizeof text, "wgmma.commit_group.sync.aligned;");
+        break;
+    case WGMMA_WAIT:
+        snprintf(text, sizeof text, "wgmma.wait_group.sync.aligned %d;", pending);
+        break;
+    case WGMMA_PROXY_FENCE:
+        snprintf(text, sizeof text, "fence.proxy.async.shared::cta;");
+        break;
+    default:
+        return tci_cg_fail(cg, TCC_ERROR_INVALID_ARGUMENT, "codegen: unknown wgmma step %d",
+                           (int)op);
+    }
+    if (!tci_target_arch_has_family(cg->arch, TENSOR_WGMMA))
+        return tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED, "%s needs sm_90a; the target is %s",
+                           tci_wgmma_sync_name(op), tci_target_arch_label(cg->arch).text);
+    /* The memory clobber keeps loads and stores of shared memory on their side of it. */
+    call_asm(cg, LLVMVoidTypeInContext(cg->llctx), NULL, NULL, 0, text, "~{memory}");
+    return true;
+}
+
+bool tci_cg_gen_wgmma(Codegen *cg, const WmmaStmt *w)
+{
+    switch (w->op) {
+    case WMMA_MMA:
+        return gen_mma(cg, w);
+    case WMMA_STORE:
+        return tci_cg_store_accumulators(cg, w);
+    default:
+        break;
+    }
+    return tci_cg_fail(cg, TCC_ERROR_INVALID_ARGUMENT,
+                       "codegen: wgmma has no %s: it reads A and B from shared memory",
+                       tci_wmma_op_name(TENSOR_MMA_SYNC, w->op));
+}

@@ -1,0 +1,416 @@
+/*
+ * The implicit GEMM's default schedule: the zero fields of a tcc_gemm_schedule chosen from
+ * the product's shape, types and the target arch, and the whole schedule checked.
+ */
+#include "ops/gemm_tiles.h"
+
+/* ---- choosing and checking a schedule -------------------------------------------------- */
+
+/* Enough blocks to give every multiprocessor of a large GPU (108 on an A100, 132 on an
+ * H100) at least one: below that, smaller blocks finish sooner than idle ones. */
+enum { ENOUGH_BLOCKS = 128 };
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+/* Whether a block of `size` along a dimension of `extent` computes at most a third more
+ * than the dimension holds (N = 64 in a 128-wide block wastes half the tensor cores; the
+ * 49 rows of a batch-1 7x7 map in a 64-row block measured faster than in 16-row ones). */
+static bool fits(int64_t extent, int64_t size)
+{
+    return ceil_div(extent, size) * size * 3 <= extent * 4 || size <= 16;
+}
+
+/* A split-K slice keeps at least this many k steps: the pipeline's prologue and the
+ * workspace's traffic are paid per slice. Slices aim at SPLIT_BLOCKS blocks in all: two
+ * per multiprocessor of a large GPU, as many as the largest blocks keep resident. */
+enum { MIN_SLICE_STEPS = 8, SPLIT_BLOCKS = 2 * ENOUGH_BLOCKS };
+
+/* Warps and tiles, in MMA tiles, from the largest block to the smallest. */
+static const int block_candidates[][4] = {
+    /* block_row_warps, block_col_warps, warp_row_tiles, warp_col_tiles */
+    {2, 2, 4, 4}, {2, 2, 4, 2}, {2, 2, 2, 4}, {2, 2, 2, 2},
+    {2, 2, 1, 2}, {1, 2, 1, 2}, {1, 2, 1, 1}, {1, 1, 1, 1},
+};
+enum {
+    NCANDIDATE = (int)(sizeof block_candidates / sizeof block_candidates[0]),
+    /* The first candidates' warps compute at least 64x32 each: below them a warp loads
+     * as many fragments as it multiplies, and slicing the reduction pays more. */
+    NLARGE = 3,
+};
+
+typedef struct BlockChoice {
+    int candidate; /* index into block_candidates, or -1 */
+    int split;
+} BlockChoice;
+
+/* Slices that give `blocks` blocks SPLIT_BLOCKS in all, as far as `steps` k steps allow
+ * (1: no split). */
+static int split_for(int64_t blocks, int64_t steps)
+{
+    int64_t split = ceil_div(SPLIT_BLOCKS, blocks);
+    int64_t most = steps / MIN_SLICE_STEPS;
+    if (most > TCC_MAX_SPLIT_K)
+        most = TCC_MAX_SPLIT_K;
+    if (split > most)
+        split = most;
+    return split > 1 ? (int)split : 1;
+}
+
+/* The first of candidates [0, count) that fits the product and makes ENOUGH_BLOCKS blocks
+ * with `split` slices (0: chosen by split_for). */
+static BlockChoice first_enough(const GemmOperator *op, const tcc_gemm_schedule *s, int count,
+                                int split, int64_t steps)
+{
+    for (int i = 0; i < count; i++) {
+        const int *c = block_candidates[i];
+        int64_t bm = (int64_t)c[0] * c[2] * s->mma_m, bn = (int64_t)c[1] * c[3] * s->mma_n;
+        int64_t blocks = op->groups * ceil_div(op->m, bm) * ceil_div(op->n, bn);
+        int slices = split ? split : split_for(blocks, steps);
+        if (fits(op->m, bm) && fits(op->n, bn) && blocks * slices >= ENOUGH_BLOCKS)
+            return (BlockChoice){i, slices};
+    }
+    return (BlockChoice){-1, 1};
+}
+
+/* Warps and tiles from a row of block_candidates (or wide_block). */
+static void set_block(tcc_gemm_schedule *s, const int block[4])
+{
+    s->block_row_warps = block[0];
+    s->block_col_warps = block[1];
+    s->warp_row_tiles = block[2];
+    s->warp_col_tiles = block[3];
+}
+
+/* A block of eight 64x64 warps (128x256), taken for deep reductions (K >= DEEP_K) where
+ * the target's shared memory holds its 3 stages of 64-deep steps: its longer prologue and
+ * epilogue are paid once per longer loop. On an H200 the 8192^3 product ran 2.93 ms
+ * against 3.84 ms in 128x128 blocks; the seed layer (K = 2304) ran no faster. */
+static const int wide_block[4] = {2, 4, 4, 4};
+enum { DEEP_K = 4096 };
+
+static bool wide_block_fits(const GemmOperator *op, tcc_arch arch, const tcc_gemm_schedule *s)
+{
+    tcc_gemm_schedule wide = *s;
+    set_block(&wide, wide_block);
+    if (!wide.num_total_passes)
+        wide.num_total_passes = 4;
+    if (!wide.stages)
+        wide.stages = 3;
+    if (wide.smem_layout == TCC_SMEM_AUTO)
+        wide.smem_layout = TCC_SMEM_PADDED;
+    Tiles t = tci_gemm_tiles(&wide);
+    int64_t blocks = op->groups * ceil_div(op->m, t.bm) * ceil_div(op->n, t.bn);
+    return s->mma_m == 16 && s->mma_n == 16 && s->mma_k == 16 && op->k >= DEEP_K &&
+           s->split_k <= 1 && blocks >= ENOUGH_BLOCKS && fits(op->m, t.bm) && fits(op->n, t.bn) &&
+           tci_gemm_shared_bytes(op, t, &wide) <= tci_target_arch(arch)->max_shared_per_block;
+}
+
+/* The block, and split-K where the schedule leaves it open: the wide block where it fits
+ * (wide_block_fits); else a large block that fills the GPU alone; else, where the
+ * reduction is deep enough to slice (batch 1, 7x7 maps), the largest block that fills it
+ * with slices; else the largest that fills it, or the smallest. With 16x16 tiles, 128x128
+ * blocks of four 64x64 warps are what measured fastest on an H200 for the seed layer
+ * (0.36 ms against 0.54 ms for 64x128 and 0.45 ms for 128x256). */
+static void choose_block(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s, int passes)
+{
+    if (wide_block_fits(op, arch, s)) {
+        set_block(s, wide_block);
+        if (!s->split_k)
+            s->split_k = 1;
+        return;
+    }
+    const int64_t steps = ceil_div(op->k, (int64_t)passes * s->mma_k);
+    const int given = s->split_k;
+    BlockChoice choice = first_enough(op, s, NLARGE, given ? given : 1, steps);
+    if (choice.candidate < 0 && !given)
+        choice = first_enough(op, s, NCANDIDATE, 0, steps);
+    if (choice.candidate < 0)
+        choice = first_enough(op, s, NCANDIDATE, given ? given : 1, steps);
+    if (choice.candidate < 0)
+        choice = (BlockChoice){NCANDIDATE - 1, given ? given : 1};
+    set_block(s, block_candidates[choice.candidate]);
+    s->split_k = choice.split;
+}
+
+/* The mma.sync operation of the schedule's shape for the product's input and accumulator
+ * types, or NULL when that family has none. */
+static const TensorShape *mma_sync_row(const GemmOperator *op, const tcc_gemm_schedule *s)
+{
+    const TensorShape *row =
+        tci_target_family_shape(TENSOR_MMA_SYNC, s->mma_m, s->mma_n, s->mma_k, op->input_type);
+    return row && tci_target_shape_takes(row, op->accumulate_type) ? row : NULL;
+}
+
+enum { BLOCK_RESERVED = 1024 }; /* shared memory the driver reserves a block (CUDA 11+) */
+
+/* Whether a multiprocessor's shared memory holds schedule `s` for as many blocks as its
+ * registers do: eight warps of 64x64 tiles (about 220-250 registers a thread), so two blocks
+ * of four warps or one of eight. */
+static bool resident_blocks_fit(const GemmOperator *op, tcc_arch arch, const tcc_gemm_schedule *s)
+{
+    enum { RESIDENT_WARPS = 8 };
+    Tiles t = tci_gemm_tiles(s);
+    int64_t blocks = RESIDENT_WARPS / (t.warps_m * t.warps_n);
+    int64_t bytes = tci_gemm_shared_bytes(op, t, s) + BLOCK_RESERVED;
+    return (blocks > 0 ? blocks : 1) * bytes <= tci_target_arch(arch)->shared_per_sm;
+}
+
+/* MMA passes per shared-memory step: a 64-deep step (4 passes of k16) halves the barriers
+ * and waits of a 32-deep one, where the product is deep (4 such steps at least) and not
+ * sliced, and resident_blocks_fit: sm_90's 228 KB hold two 128x128 blocks of 3 such stages;
+ * sm_80's 164 KB and sm_86/89's 100 KB do not. On an H200 the seed layer ran 0.344 ms against
+ * 0.367 ms, the 1x1 layer of batch 256 0.109 against 0.136; sliced products (r50_res5)
+ * ran slower. */
+static int choose_passes(const GemmOperator *op, tcc_arch arch, const tcc_gemm_schedule *s)
+{
+    enum { SHALLOW = 2, DEEP = 4 };
+    if (s->mma_k != 16 || op->k < 4 * DEEP * s->mma_k || s->split_k > 1)
+        return SHALLOW;
+    tcc_gemm_schedule deep = *s;
+    deep.num_total_passes = deep.num_fused_passes = DEEP;
+    return resident_blocks_fit(op, arch, &deep) ? DEEP : SHALLOW;
+}
+
+/* Shared-memory stages: double buffering without cp.async (before sm_80); with it, four
+ * where the multiprocessor's shared memory holds them for as many blocks as its registers do
+ * (at two passes a step), else three. On an H200 (swizzled tiles) the seed layer ran 0.2985
+ * ms against 0.338 with three, the 8192^3 product 2.42 ms against 2.53. */
+static int choose_stages(const GemmOperator *op, tcc_arch arch, const tcc_gemm_schedule *s)
+{
+    if (!tci_target_arch(arch)->async_copy)
+        return 2;
+    tcc_gemm_schedule deep = *s;
+    deep.stages = 4;
+    if (deep.smem_layout == TCC_SMEM_AUTO) /* not chosen yet: padded tiles are the larger */
+        deep.smem_layout = TCC_SMEM_PADDED;
+    if (!deep.num_total_passes)
+        deep.num_total_passes = deep.num_fused_passes = 2;
+    int64_t bytes = tci_gemm_shared_bytes(op, tci_gemm_tiles(&deep), &deep) + BLOCK_RESERVED;
+    return bytes <= tci_target_arch(arch)->max_shared_per_block &&
+                   resident_blocks_fit(op, arch, &deep)
+               ? 4
+               : 3;
+}
+
+/* wgmma: two warpgroups of m64 x N (N 256 where the product is that wide, else 128 or 64),
+ * 64-deep steps (rows of 128 bytes, wgmma's widest swizzle) and as many stages as the block's
+ * shared memory holds, up to 4. */
+static void choose_wgmma(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s)
+{
+    if (!s->mma_m || !s->mma_n || !s->mma_k) {
+        s->mma_m = 64;
+        s->mma_n = op->n >= 256 ? 256 : op->n > 64 ? 128 : 64;
+        s->mma_k = 16;
+    }
+    if (!s->warp_row_tiles)
+        s->warp_row_tiles = 1;
+    if (!s->warp_col_tiles)
+        s->warp_col_tiles = 1;
+    if (!s->block_row_warps)
+        s->block_row_warps = op->m > s->mma_m ? 2 : 1;
+    if (!s->block_col_warps)
+        s->block_col_warps = 1;
+    if (!s->num_total_passes)
+        s->num_total_passes = 4;
+    if (!s->num_fused_passes)
+        s->num_fused_passes = s->num_total_passes;
+    if (s->smem_layout == TCC_SMEM_AUTO)
+        s->smem_layout = TCC_SMEM_SWIZZLED;
+    if (!s->split_k)
+        s->split_k = 1;
+    for (int stages = 4; !s->stages && stages >= 2; stages--) {
+        tcc_gemm_schedule try = *s;
+        try.stages = stages;
+        int64_t bytes = tci_gemm_shared_bytes(op, tci_gemm_tiles(&try), &try) + BLOCK_RESERVED;
+        if (bytes <= tci_target_arch(arch)->max_shared_per_block || stages == 2)
+            s->stages = stages;
+    }
+}
+
+static void choose_defaults(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s)
+{
+    if (s->intrinsic == TCC_GEMM_WGMMA) {
+        choose_wgmma(op, arch, s);
+        return;
+    }
+    if (!s->mma_m || !s->mma_n || !s->mma_k) {
+        s->mma_m = 16;
+        s->mma_n = 16;
+        s->mma_k = op->input_type == TCC_FLOAT32 ? 8 : 16;
+    }
+    bool no_tiles =
+        !s->block_row_warps && !s->block_col_warps && !s->warp_row_tiles && !s->warp_col_tiles;
+    if (no_tiles && s->mma_m == 16 && s->mma_n == 16)
+        choose_block(op, arch, s, s->num_total_passes ? s->num_total_passes : 2);
+    /* Otherwise a warp computes 32 x 64 of C whatever the MMA shape... */
+    if (!s->warp_row_tiles)
+        s->warp_row_tiles = s->mma_m >= 32 ? 1 : 32 / s->mma_m;
+    if (!s->warp_col_tiles)
+        s->warp_col_tiles = 64 / s->mma_n > 0 ? 64 / s->mma_n : 1;
+    /* ...in 2 x 2 warps, fewer where the product is too narrow to fill them. */
+    if (!s->block_row_warps)
+        s->block_row_warps = op->m > s->warp_row_tiles * s->mma_m ? 2 : 1;
+    if (!s->block_col_warps)
+        s->block_col_warps = op->n > s->warp_col_tiles * s->mma_n ? 2 : 1;
+    if (!s->stages)
+        s->stages = choose_stages(op, arch, s);
+    if (s->intrinsic == TCC_GEMM_INTRINSIC_AUTO) {
+        const TensorShape *row = mma_sync_row(op, s);
+        s->intrinsic = row && (int)arch >= row->min_arch ? TCC_GEMM_MMA_SYNC : TCC_GEMM_WMMA;
+    }
+    if (!s->split_k)
+        s->split_k = 1;
+    if (!s->num_total_passes)
+        s->num_total_passes = choose_passes(op, arch, s);
+    /* Each pass's fragments loaded on their own, so that prefetch_fragments loads them a pass
+     * ahead of their products (on an H200 the seed layer in 2 passes a step ran 0.2985 ms
+     * against 0.338 ms loading both at once); WMMA keeps 4 passes so (measured faster). */
+    if (!s->num_fused_passes)
+        s->num_fused_passes =
+            s->num_total_passes >= 4 || s->intrinsic == TCC_GEMM_MMA_SYNC ? 1 : s->num_total_passes;
+    /* Swizzled where ldmatrix reads the tiles and their rows allow: padding leaves rows
+     * misaligned with the 128-byte lines, so that a 16-byte copy of a warp writes twice as
+     * many shared-memory wavefronts (on an H200, ncu counted 31% of the 8192^3 product's
+     * shared wavefronts as excess); a swizzle spreads the banks and keeps rows on lines. */
+    if (s->smem_layout == TCC_SMEM_AUTO) {
+        int64_t a_row, b_row;
+        bool ldmatrix = s->intrinsic == TCC_GEMM_MMA_SYNC;
+        s->smem_layout = ldmatrix && tci_gemm_operands_swizzle(op, s, &a_row, &b_row)
+                             ? TCC_SMEM_SWIZZLED
+                             : TCC_SMEM_PADDED;
+    }
+}
+
+/* What wgmma needs of a schedule (tcc_gemm_intrinsic): sm_90a, one of its shapes, one MMA
+ * tile a warpgroup, and operand tiles whose rows run along k, swizzled in rows of at most
+ * 128 bytes (its descriptors' swizzle modes). */
+static tcc_status check_wgmma(tcc_context *ctx, const GemmOperator *op, tcc_arch arch,
+                              const tcc_gemm_schedule *s)
+{
+    char shape[32];
+    const TensorShape *row =
+        tci_target_family_shape(TENSOR_WGMMA, s->mma_m, s->mma_n, s->mma_k, op->input_type);
+    if (!tci_target_arch_has_family(arch, TENSOR_WGMMA))
+        return tci_fail(ctx, TCC_ERROR_UNSUPPORTED,
+                        "schedule: wgmma needs sm_90a; the target is %s",
+                        tci_target_arch_label(arch).text);
+    if (!row || !tci_target_shape_takes(row, op->accumulate_type))
+        return tci_fail(ctx, TCC_ERROR_UNSUPPORTED,
+                        "schedule: wgmma has no %s for %s inputs and %s accumulation",
+                        tci_target_shape_name(s->mma_m, s->mma_n, s->mma_k, shape, sizeof shape),
+                        tcc_dtype_name(op->input_type), tcc_dtype_name(op->accumulate_type));
+    if (s->warp_row_tiles != 1 || s->warp_col_tiles != 1)
+        return tci_fail(ctx, TCC_ERROR_SCHEDULE,
+                        "schedule: under wgmma a warpgroup computes one MMA tile: warp tiles must "
+                        "be 1x1, not %dx%d",
+                        s->warp_row_tiles, s->warp_col_tiles);
+    if (op->a_col_major || !op->b_col_major)
+        return tci_fail(ctx, TCC_ERROR_UNSUPPORTED,
+                        "schedule: wgmma reads A and B with k contiguous; this product's %s is "
+                        "laid out along %s (transposed operands are not supported yet)",
+                        op->a_col_major ? "A" : "B", op->a_col_major ? "m" : "n");
+    int64_t a_row, b_row;
+    tci_gemm_operands_swizzle(op, s, &a_row, &b_row);
+    if (s->smem_layout != TCC_SMEM_SWIZZLED || a_row > 128 || b_row > 128)
+        return tci_fail(ctx, TCC_ERROR_SCHEDULE,
+                        "schedule: wgmma needs swizzled tiles whose rows (the k step) are 32, 64 "
+                        "or 128 bytes; they are %lld bytes%s",
+                        (long long)a_row,
+                        s->smem_layout != TCC_SMEM_SWIZZLED ? ", not swizzled" : "");
+    return TCC_OK;
+}
+
+GemmSplit tci_gemm_split(const GemmOperator *op, const tcc_gemm_schedule *s)
+{
+    int64_t step = (int64_t)s->num_total_passes * s->mma_k;
+    if (s->split_k <= 1)
+        return (GemmSplit){1, op->k};
+    /* Whole k steps per slice; the last slice may run past K, where A and B read zeros. */
+    int64_t slice = ceil_div(ceil_div(op->k, s->split_k), step) * step;
+    return (GemmSplit){ceil_div(op->k, slice), slice};
+}
+
+tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, tcc_arch arch,
+                                      tcc_gemm_schedule *s)
+{
+    choose_defaults(op, arch, s);
+    tcc_status status =
+        tci_target_validate_shape(ctx, op->input_type, s->mma_m, s->mma_n, s->mma_k);
+    if (status != TCC_OK)
+        return status;
+    const int knobs[6] = {s->block_row_warps, s->block_col_warps,  s->warp_row_tiles,
+                          s->warp_col_tiles,  s->num_total_passes, s->num_fused_passes};
+    for (int i = 0; i < 6; i++)
+        if (knobs[i] < 1 || knobs[i] > 64)
+            return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+                            "schedule: warps, tiles and passes must be between 1 and 64");
+    if (s->num_total_passes % s->num_fused_passes != 0)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+                        "schedule: num_fused_passes (%d) must divide num_total_passes (%d)",
+                        s->num_fused_passes, s->num_total_passes);
+    if ((int)s->policy < TCC_MMA_PASS_ORDER || s->policy > TCC_MMA_BLOCK_ORDER)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: unknown MMA policy");
+    if (s->stages < 1 || s->stages > TCC_MAX_GEMM_STAGES)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: stages must be 1 to %d, not %d",
+                        TCC_MAX_GEMM_STAGES, s->stages);
+    if ((int)s->smem_layout < TCC_SMEM_DENSE || s->smem_layout > TCC_SMEM_SWIZZLED)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: unknown shared-memory layout");
+    if (s->smem_layout == TCC_SMEM_SWIZZLED) {
+        int64_t a_row, b_row;
+        bool rows = tci_gemm_operands_swizzle(op, s, &a_row, &b_row);
+        if (s->intrinsic == TCC_GEMM_WMMA)
+            return tci_fail(ctx, TCC_ERROR_SCHEDULE,
+                            "schedule: swizzled tiles are read by ldmatrix or wgmma: they need the "
+                            "mma_sync or wgmma intrinsic, not WMMA");
+        if (!rows)
+            return tci_fail(ctx, TCC_ERROR_SCHEDULE,
+                            "schedule: swizzled tiles need rows of a power of two of at least 32 "
+                            "bytes; A's are %lld and B's %lld",
+                            (long long)a_row, (long long)b_row);
+    }
+    if ((int)s->intrinsic < TCC_GEMM_WMMA || s->intrinsic > TCC_GEMM_WGMMA)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: unknown intrinsic");
+    if (s->intrinsic == TCC_GEMM_WGMMA) {
+        tcc_status status = check_wgmma(ctx, op, arch, s);
+        if (status != TCC_OK)
+            return status;
+    }
+    if (s->split_k < 1 || s->split_k > TCC_MAX_SPLIT_K)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+                        "schedule: split_k must be 1 to %d, not %d", TCC_MAX_SPLIT_K, s->split_k);
+    if (s->intrinsic == TCC_GEMM_MMA_SYNC) {
+        const TensorShape *row = mma_sync_row(op, s);
+        char shape[32];
+        if (!row)
+            return tci_fail(
+                ctx, TCC_ERROR_UNSUPPORTED,
+                "schedule: mma.sync has no %s for %s inputs and %s accumulation",
+                tci_target_shape_name(s->mma_m, s->mma_n, s->mma_k, shape, sizeof shape),
+                tcc_dtype_name(op->input_type), tcc_dtype_name(op->accumulate_type));
+        if ((int)arch < row->min_arch)
+            return tci_fail(ctx, TCC_ERROR_UNSUPPORTED,
+                            "schedule: mma.sync needs sm_%d or newer; the target is %s",
+                            row->min_arch, tci_target_arch_label(arch).text);
+    }
+    Tiles t = tci_gemm_tiles(s);
+    const DeviceLimits *limits = &tci_device_limits;
+    if (t.threads > limits->threads_per_block)
+        return tci_fail(ctx, TCC_ERROR_SCHEDULE,
+                        "schedule needs %lld threads per block (%d x %d warps); the limit is %lld",
+                        (long long)t.threads, s->block_row_warps, s->block_col_warps,
+                        (long long)limits->threads_per_block);
+    int64_t bytes = tci_gemm_shared_bytes(op, t, s);
+    const TargetArch *target = tci_target_arch(arch);
+    if (bytes > target->max_shared_per_block)
+        return tci_fail(ctx, TCC_ERROR_SCHEDULE,
+                        "schedule needs %lld bytes of shared memory (a %lldx%lld block, k step "
+                        "%lld, %d stages); %s allows %lld a block",
+                        (long long)bytes, (long long)t.bm, (long long)t.bn, (long long)t.bk,
+                        s->stages, target->name, (long long)target->max_shared_per_block);
+    /* The slices there really are: whole k steps each, so a shallow product has fewer. */
+    s->split_k = (int)tci_gemm_split(op, s).splits;
+    return TCC_OK;
+}

@@ -1,0 +1,32 @@
+/*
+ * The implicit GEMM's tiles (what a tcc_gemm_schedule makes of the block, the warps and the
+ * k step) and the shared memory they take: what choosing a schedule (gemm_choose.c) and
+ * applying it (gemm_schedule.c) both ask.
+ */
+#ifndef TCI_OPS_GEMM_TILES_H
+#define TCI_OPS_GEMM_TILES_H
+
+#include "ops/gemm.h"
+
+typedef struct Tiles {
+    int64_t mm, mn, mk; /* the MMA shape */
+    int64_t bm, bn, bk; /* block tile and reduction step */
+    int64_t wm, wn, fk; /* warp (warpgroup) tile; k of the fused passes */
+    /* Warps along m and n, or warpgroups under wgmma; `lanes` threads each (32, or 128). */
+    int64_t warps_m, warps_n, lanes, threads;
+    tcc_gemm_intrinsic intrinsic;
+} Tiles;
+
+Tiles tci_gemm_tiles(const tcc_gemm_schedule *s);
+/* A WMMA operation (TCC_WMMA_*), or its twin of the schedule's family. */
+tcc_intrinsic tci_gemm_op(Tiles t, tcc_intrinsic wmma);
+/* Elements each row of a tile is padded by (C: `c_tile`). */
+int64_t tci_gemm_row_pad(tcc_dtype type, const tcc_gemm_schedule *s, bool c_tile);
+/* Whether the rows of the A and B tiles (*a and *b bytes, elements contiguous) can be
+ * swizzled. */
+bool tci_gemm_operands_swizzle(const GemmOperator *op, const tcc_gemm_schedule *s, int64_t *a,
+                               int64_t *b);
+/* Shared memory a block takes: the stages of A and B, or C where it is larger. */
+int64_t tci_gemm_shared_bytes(const GemmOperator *op, Tiles t, const tcc_gemm_schedule *s);
+
+#endif

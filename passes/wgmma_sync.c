@@ -1,0 +1,104 @@
+/*
+ * wgmma_sync: the protocol of wgmma's asynchronous products (WgmmaSync, ir/ir.h), placed
+ * around what the schedule and thread_sync built:
+ *
+ *   - each run of consecutive wgmma products (the k16 slices of a step) is opened by
+ *     wgmma.fence (the accumulators were last written by other instructions: the fill, or
+ *     the previous run) and closed by wgmma.commit_group;
+ *   - the warpgroup waits for its products (wgmma.wait_group(0)) before the first barrier
+ *     that follows the commit in the same sequence: past that barrier the step's tiles may be
+ *     overwritten, and the accumulators read. With no barrier after it, at the sequence's end.
+ *     The copies issued between the commit and the wait overlap the products;
+ *   - after each cp.async.wait_group, fence.proxy.async makes the copied tiles (written by the
+ *     generic proxy) visible to wgmma's reads (the async proxy), before the barrier that
+ *     publishes them to the other warps.
+ *
+ * Runs last, after thread_sync has placed the barriers. A function without wgmma products is
+ * left as it is.
+ */
+#include "passes/passes.h"
+
+#include <stdlib.h>
+
+static bool is_wgmma_product(const Stmt *s)
+{
+    return s && s->kind == STMT_WMMA && tci_wmma_operands_in_memory(&s->wmma);
+}
+
+static bool find_product(Visitor *v, const Stmt *s)
+{
+    if (is_wgmma_product(s))
+        v->done = true;
+    return !v->done;
+}
+
+typedef struct Placer {
+    bool failed; /* out of memory */
+} Placer;
+
+/* The items of a sequence with the protocol placed among them (and inside them). */
+static Stmt *place_in_seq(Rewriter *rw, Stmt *const *items, int count)
+{
+    Arena *a = rw->arena;
+    /* Each item can gain a fence before it and a commit, a wait or a proxy fence after it. */
+    Stmt **out = malloc(sizeof(Stmt *) * (size_t)(3 * count + 1));
+    if (!out) {
+        ((Placer *)rw->user)->failed = true;
+        return NULL;
+    }
+    int n = 0;
+    bool waiting = false; /* a group was committed and not yet waited for */
+    for (int i = 0; i < count; i++) {
+        Stmt *s = items[i];
+        if (is_wgmma_product(s)) {
+            if (i == 0 || !is_wgmma_product(items[i - 1]))
+                out[n++] = tci_stmt_wgmma_sync(a, WGMMA_FENCE, 0);
+            out[n++] = s;
+            if (i + 1 == count || !is_wgmma_product(items[i + 1])) {
+                out[n++] = tci_stmt_wgmma_sync(a, WGMMA_COMMIT, 0);
+                waiting = true;
+            }
+            continue;
+        }
+        if (s->kind == STMT_BARRIER && waiting) {
+            out[n++] = tci_stmt_wgmma_sync(a, WGMMA_WAIT, 0);
+            waiting = false;
+        }
+        if (s->kind == STMT_ASYNC_WAIT) {
+            out[n++] = s;
+            out[n++] = tci_stmt_wgmma_sync(a, WGMMA_PROXY_FENCE, 0);
+            continue;
+        }
+        out[n++] = tci_rewrite_stmt(rw, s);
+    }
+    if (waiting)
+        out[n++] = tci_stmt_wgmma_sync(a, WGMMA_WAIT, 0);
+    Stmt *seq = tci_stmt_seq(a, n, out);
+    free(out);
+    return seq;
+}
+
+/* Sequences, and lone products (a body of one statement is a sequence of one). */
+static Stmt *place(Rewriter *rw, Stmt *s)
+{
+    if (s->kind == STMT_SEQ)
+        return place_in_seq(rw, s->seq.items, s->seq.count);
+    if (is_wgmma_product(s) || s->kind == STMT_ASYNC_WAIT)
+        return place_in_seq(rw, &s, 1);
+    return NULL;
+}
+
+tcc_status tci_pass_wgmma_sync(const PassContext *pc, PrimFunc *func)
+{
+    Visitor v = {.stmt = find_product};
+    tci_visit_stmt(&v, func->body);
+    if (!v.done)
+        return TCC_OK;
+    Placer p = {0};
+    Rewriter rw = {.arena = func->arena, .stmt = place, .user = &p};
+    Stmt *body = tci_rewrite_stmt(&rw, func->body);
+    if (p.failed)
+        return tci_fail(pc->ctx, TCC_ERROR_OUT_OF_MEMORY, "wgmma_sync: out of memory");
+    func->body = body;
+    return TCC_OK;
+}
