@@ -65,18 +65,13 @@ static void print_after(const char *pass_name, const char *loop_ir, void *user)
             len && loop_ir[len - 1] == '\n' ? "" : "\n");
 }
 
-/* The newest arch tcc supports that the device can run: its own, or the one below it. */
+/* The newest arch tcc supports that the device can run (sm_90a on an H100/H200). */
 static int device_arch(const CliSession *s, tcc_arch *arch)
 {
-    static const tcc_arch supported[] = {TCC_SM_90, TCC_SM_89, TCC_SM_86,
-                                         TCC_SM_80, TCC_SM_75, TCC_SM_70};
     int have = tcc_device_arch(s->device);
-    for (size_t i = 0; i < sizeof supported / sizeof supported[0]; i++) {
-        if ((int)supported[i] <= have) {
-            *arch = supported[i];
-            return 0;
-        }
-    }
+    *arch = tcc_arch_for_device(have);
+    if (*arch)
+        return 0;
     cli_error("%s is sm_%d; tcc needs sm_70 or newer (tensor cores)", tcc_device_name(s->device),
               have);
     return 1;

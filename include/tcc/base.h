@@ -66,6 +66,9 @@ tcc_arch tcc_arch_at(int index);
 const char *tcc_arch_name(tcc_arch arch);
 /* Parses "sm_80" etc.; returns TCC_ERROR_INVALID_ARGUMENT for unknown names. */
 tcc_status tcc_arch_parse(tcc_context *ctx, const char *name, tcc_arch *out);
+/* The newest arch tcc compiles for whose code runs on a device of compute capability
+ * `compute_capability` (major * 10 + minor): sm_90a on 9.0 only; 0 when none does. */
+tcc_arch tcc_arch_for_device(int compute_capability);
 
 /* The launch dimensions a loop can be bound to (TVM's thread tags). */
 typedef enum tcc_thread_tag {

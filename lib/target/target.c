@@ -149,6 +149,18 @@ const char *tcc_arch_name(tcc_arch arch)
     return row ? row->name : NULL;
 }
 
+tcc_arch tcc_arch_for_device(int compute_capability)
+{
+    for (int i = COUNT(archs) - 1; i >= 0; i--) {
+        /* Arch-specific code (sm_90a) runs on its own compute capability alone. */
+        int base = archs[i].wgmma ? 90 : (int)archs[i].arch;
+        bool runs = archs[i].wgmma ? compute_capability == base : compute_capability >= base;
+        if (runs)
+            return archs[i].arch;
+    }
+    return (tcc_arch)0;
+}
+
 tcc_status tcc_arch_parse(tcc_context *ctx, const char *name, tcc_arch *out)
 {
     char expected[128] = "";

@@ -268,15 +268,38 @@ static void draw_matmul(Rng *r, tcc_matmul_desc *d)
     d->b_col_major = chance(r, 0.5);
 }
 
-static void draw_mma_shape(Rng *r, tcc_dtype input, tcc_gemm_schedule *s)
+/* A warpgroup's m64nNk16 (wgmma, sm_90a) one time in four where the types allow it. */
+static void draw_mma_shape(Rng *r, tcc_dtype input, tcc_dtype accumulate, tcc_gemm_schedule *s)
 {
     static const int shapes[3][3] = {{16, 16, 16}, {32, 8, 16}, {8, 32, 16}};
+    static const int wgmma_n[3] = {64, 128, 256};
     if (input == TCC_FLOAT32) { /* tf32 has one shape */
         s->mma_m = 16, s->mma_n = 16, s->mma_k = 8;
         return;
     }
+    bool wgmma = (input == TCC_FLOAT16 || input == TCC_BFLOAT16) && accumulate == TCC_FLOAT32;
+    if (wgmma && chance(r, 0.25)) {
+        s->mma_m = 64, s->mma_n = wgmma_n[uniform(r, 0, 2)], s->mma_k = 16;
+        return;
+    }
     int i = (int)uniform(r, 0, 2);
     s->mma_m = shapes[i][0], s->mma_n = shapes[i][1], s->mma_k = shapes[i][2];
+}
+
+static bool is_wgmma_shape(const tcc_gemm_schedule *s)
+{
+    return s->mma_m == 64;
+}
+
+/* wgmma's knobs: one MMA tile a warpgroup, steps of rows of at most 128 bytes (1, 2 or 4
+ * passes), swizzled tiles. */
+static void draw_wgmma_knobs(Rng *r, tcc_gemm_schedule *s)
+{
+    static const int passes[4] = {0, 1, 2, 4};
+    s->warp_row_tiles = s->warp_col_tiles = chance(r, 0.5) ? 0 : 1;
+    s->num_total_passes = s->num_fused_passes = passes[uniform(r, 0, 3)];
+    s->intrinsic = TCC_GEMM_WGMMA;
+    s->smem_layout = chance(r, 0.5) ? TCC_SMEM_AUTO : TCC_SMEM_SWIZZLED;
 }
 
 /* A knob of 1..max, or (one time in eight) 0 for the library's choice. */
@@ -306,6 +329,12 @@ static void draw_knobs(Rng *r, tcc_dtype input, tcc_gemm_schedule *s)
     s->policy = chance(r, 0.5) ? TCC_MMA_PASS_ORDER : TCC_MMA_BLOCK_ORDER;
     s->column_major_blocks = chance(r, 0.5);
     s->stages = draw_knob(r, TCC_MAX_GEMM_STAGES);
+    /* Half the products unsliced, the others 2 to 6 slices or the library's choice. */
+    s->split_k = chance(r, 0.5) ? 1 : draw_knob(r, 6);
+    if (is_wgmma_shape(s)) {
+        draw_wgmma_knobs(r, s);
+        return;
+    }
     bool mma_sync = s->mma_m == 16 && s->mma_n == 16 && s->mma_k == 16 &&
                     (input == TCC_FLOAT16 || input == TCC_BFLOAT16);
     s->intrinsic = (tcc_gemm_intrinsic)uniform(r, TCC_GEMM_INTRINSIC_AUTO,
@@ -313,8 +342,6 @@ static void draw_knobs(Rng *r, tcc_dtype input, tcc_gemm_schedule *s)
     /* Swizzled tiles only where ldmatrix reads them (rows the swizzle cannot take redraw). */
     s->smem_layout = (tcc_smem_layout)uniform(
         r, TCC_SMEM_AUTO, s->intrinsic == TCC_GEMM_MMA_SYNC ? TCC_SMEM_SWIZZLED : TCC_SMEM_PADDED);
-    /* Half the products unsliced, the others 2 to 6 slices or the library's choice. */
-    s->split_k = chance(r, 0.5) ? 1 : draw_knob(r, 6);
 }
 
 /* 30%: no schedule; 20%: an MMA shape only; 50%: the shape and every knob. */
@@ -325,9 +352,18 @@ static void draw_schedule(Rng *r, Config *c)
     c->schedule = (tcc_gemm_schedule){0};
     if (!c->scheduled)
         return;
-    draw_mma_shape(r, input_type(c), &c->schedule);
+    tcc_dtype accumulate = c->matmul ? c->mm.accumulate_type : c->conv.accumulate_type;
+    draw_mma_shape(r, input_type(c), accumulate, &c->schedule);
     if (kind >= 5)
         draw_knobs(r, input_type(c), &c->schedule);
+    if (is_wgmma_shape(&c->schedule)) {
+        /* wgmma reads both operands' tiles k-contiguous: a matmul's A row-major and B
+         * column-major, any convolution but the blocked filter's. */
+        c->schedule.intrinsic = TCC_GEMM_WGMMA;
+        c->mm.a_col_major = false, c->mm.b_col_major = true;
+        if (!c->matmul && c->conv.filter_layout == TCC_FILTER_BLOCKED)
+            c->scheduled = false;
+    }
 }
 
 static void set_types(Config *c, TypeCombo t)
@@ -432,7 +468,7 @@ static void put_schedule(Text *t, const Config *c)
         s->policy == TCC_MMA_BLOCK_ORDER ? "block-order" : "pass-order",
         s->column_major_blocks ? "col-blocks" : "row-blocks");
     static const char *const layouts[] = {"auto", "dense", "padded", "swizzled"};
-    static const char *const intrinsics[] = {"auto", "wmma", "mma_sync"};
+    static const char *const intrinsics[] = {"auto", "wmma", "mma_sync", "wgmma"};
     put(t, " stages%d smem=%s intrinsic=%s split-k%d", s->stages, layouts[s->smem_layout],
         intrinsics[s->intrinsic], s->split_k);
 }
@@ -522,6 +558,8 @@ static bool arch_supports(tcc_arch arch, const Config *c)
     tcc_dtype input = input_type(c);
     tcc_dtype output = c->matmul ? c->mm.output_type : c->conv.output_type;
     bool mma_sync = c->scheduled && c->schedule.intrinsic == TCC_GEMM_MMA_SYNC;
+    if (c->scheduled && c->schedule.intrinsic == TCC_GEMM_WGMMA)
+        return arch == TCC_SM_90A;
     if (input == TCC_BFLOAT16 || input == TCC_FLOAT32 || output == TCC_BFLOAT16 || mma_sync)
         return arch >= TCC_SM_80;
     if (input == TCC_INT8)
@@ -789,15 +827,8 @@ static int parse_args(int argc, char **argv, Args *a)
 /* The newest architecture tcc targets that the device has (tcc stops at sm_90). */
 static bool device_arch(int cc, tcc_arch *out)
 {
-    static const tcc_arch known[] = {TCC_SM_90, TCC_SM_89, TCC_SM_86,
-                                     TCC_SM_80, TCC_SM_75, TCC_SM_70};
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
-        if (cc >= (int)known[i]) {
-            *out = known[i];
-            return true;
-        }
-    }
-    return false;
+    *out = tcc_arch_for_device(cc);
+    return *out != 0;
 }
 
 /* No driver, or a driver without a device, is a skip; any other failure is an error. */
