@@ -9,9 +9,9 @@
  *     that follows the commit in the same sequence: past that barrier the step's tiles may be
  *     overwritten, and the accumulators read. With no barrier after it, at the sequence's end.
  *     The copies issued between the commit and the wait overlap the products;
- *   - after each cp.async.wait_group, fence.proxy.async makes the copied tiles (written by the
- *     generic proxy) visible to wgmma's reads (the async proxy), before the barrier that
- *     publishes them to the other warps.
+ *   - before each barrier, fence.proxy.async makes what the thread wrote to shared memory
+ *     (the tiles, by cp.async or by stores: the generic proxy) visible to wgmma's reads (the
+ *     async proxy) once the barrier publishes it to the other warps.
  *
  * Runs last, after thread_sync has placed the barriers. A function without wgmma products is
  * left as it is.
@@ -40,7 +40,8 @@ typedef struct Placer {
 static Stmt *place_in_seq(Rewriter *rw, Stmt *const *items, int count)
 {
     Arena *a = rw->arena;
-    /* Each item can gain a fence before it and a commit, a wait or a proxy fence after it. */
+    /* Each item can gain two statements: a fence and a commit around a product, a wait and a
+     * proxy fence before a barrier. */
     Stmt **out = malloc(sizeof(Stmt *) * (size_t)(3 * count + 1));
     if (!out) {
         ((Placer *)rw->user)->failed = true;
@@ -60,13 +61,12 @@ static Stmt *place_in_seq(Rewriter *rw, Stmt *const *items, int count)
             }
             continue;
         }
-        if (s->kind == STMT_BARRIER && waiting) {
-            out[n++] = tci_stmt_wgmma_sync(a, WGMMA_WAIT, 0);
+        if (s->kind == STMT_BARRIER) {
+            if (waiting)
+                out[n++] = tci_stmt_wgmma_sync(a, WGMMA_WAIT, 0);
             waiting = false;
-        }
-        if (s->kind == STMT_ASYNC_WAIT) {
-            out[n++] = s;
             out[n++] = tci_stmt_wgmma_sync(a, WGMMA_PROXY_FENCE, 0);
+            out[n++] = s;
             continue;
         }
         out[n++] = tci_rewrite_stmt(rw, s);
@@ -83,7 +83,7 @@ static Stmt *place(Rewriter *rw, Stmt *s)
 {
     if (s->kind == STMT_SEQ)
         return place_in_seq(rw, s->seq.items, s->seq.count);
-    if (is_wgmma_product(s) || s->kind == STMT_ASYNC_WAIT)
+    if (is_wgmma_product(s) || s->kind == STMT_BARRIER)
         return place_in_seq(rw, &s, 1);
     return NULL;
 }
