@@ -59,7 +59,8 @@ static Expr *swizzle_expr(Rewriter *rw, Expr *e)
  * their 128-byte line (tci_buffer_swizzle's layout for such rows). */
 static bool wgmma_reads(Swizzler *z, const Buffer *b)
 {
-    int64_t row = b->shape[b->ndim - 1] * (int64_t)tcc_dtype_size(b->type);
+    int64_t columns = b->swizzle.block ? b->swizzle.block : b->shape[b->ndim - 1];
+    int64_t row = columns * (int64_t)tcc_dtype_size(b->type);
     if (is_swizzled(b) && row <= 128)
         return true;
     if (!z->failed)
@@ -91,14 +92,16 @@ static Stmt *swizzle_stmt(Rewriter *rw, Stmt *s)
                                    x->copy.src_index, x->copy.bytes, x->copy.predicate);
     }
     if (s->kind == STMT_WMMA && is_swizzled(s->wmma.memory) &&
-        (s->wmma.family != TENSOR_MMA_SYNC || s->wmma.op == WMMA_STORE)) {
+        (s->wmma.family != TENSOR_MMA_SYNC || s->wmma.op == WMMA_STORE ||
+         s->wmma.memory->swizzle.block)) {
         if (!z->failed)
             tci_fail(z->pc->ctx, TCC_ERROR_SCHEDULE,
                      "swizzle_shared: '%s' is swizzled, but %s; only ldmatrix (mma_sync) "
                      "reads a swizzled tile",
                      s->wmma.memory->name,
-                     s->wmma.op == WMMA_STORE ? "a fragment store writes it by rows"
-                                              : "wmma.load reads it by rows");
+                     s->wmma.op == WMMA_STORE        ? "a fragment store writes it by rows"
+                     : s->wmma.memory->swizzle.block ? "ldmatrix cannot read column blocks"
+                                                     : "wmma.load reads it by rows");
         z->failed = true;
     }
     return NULL;

@@ -143,6 +143,11 @@ tcc_status tcc_storage_align(tcc_stage *stage, tcc_iter_var *axis, int64_t facto
  * loads from it must be ldmatrix (TCC_MMA_SYNC_*), whose lanes address rows one by one, or
  * wgmma (TCC_WGMMA_MMA), whose descriptors name the swizzle of rows of at most 128 bytes. */
 tcc_status tcc_storage_swizzle(tcc_stage *stage);
+/* Lays a shared stage out in column blocks: its rows x cols tile (the last two dimensions)
+ * as cols / block tiles of rows x block, one after the other, each swizzled on rows of
+ * `block` elements (32, 64 or 128 bytes; rows a multiple of 8): wgmma's layout for an operand
+ * whose rows run along m or n, a row-major B (k x n) or a column-major A (k x m). */
+tcc_status tcc_storage_swizzle_blocks(tcc_stage *stage, int block);
 /* Replace the loops from `axis` inwards by a tensor-core operation of shape m x n x k. */
 tcc_status tcc_tensorize(tcc_stage *stage, tcc_iter_var *axis, tcc_intrinsic intrinsic, int m,
                          int n, int k);

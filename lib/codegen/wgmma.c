@@ -5,15 +5,18 @@
  *
  * A shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format") is 64 bits:
  *   bits  0-13  the tile's start address, >> 4
- *   bits 16-29  the leading-dimension byte offset, >> 4: unused by a swizzled tile whose
- *               k16 slice lies within one row (always so here); 1 by convention
+ *   bits 16-29  the leading-dimension byte offset, >> 4: unused by a swizzled k-major tile
+ *               (its k16 slice lies within one row; 1 by convention); for an MN-major one,
+ *               from one column block to the next
  *   bits 32-45  the stride-dimension byte offset, >> 4: from one group of 8 rows to the next
  *   bits 62-63  the swizzle: 1 for rows of 128 bytes, 2 for 64, 3 for 32
- * Both operands are k-contiguous rows (A m x k, B n x k) laid out by tci_buffer_swizzle,
- * whose layout for rows of at most 128 bytes is the one these modes name. The start address
- * is the tile's logical (unswizzled) first element: the hardware swizzles the addresses it
- * forms, which is why the tile's rows must start whole periods of the swizzle (plan_shared
- * aligns swizzled buffers so), and why the k16 slices of a row are 32 bytes apart.
+ * A k-major operand is k-contiguous rows (A m x k, B n x k) laid out by tci_buffer_swizzle,
+ * whose layout for rows of at most 128 bytes is the one these modes name; an MN-major one (a
+ * row-major B, k x n) lies in column blocks (tci_buffer_swizzle_blocks), rows of k, and is
+ * read transposed. The start address is the tile's first element as laid out before the
+ * swizzle: the hardware swizzles the addresses it forms, which is why the tile's rows must
+ * start whole periods of the swizzle (plan_shared aligns swizzled buffers so), and why the
+ * k16 slices of a k-major row are 32 bytes apart.
  *
  * The accumulators of an m64nN product: warp w of the warpgroup holds rows 16 w to 16 w + 15
  * as mma.sync's m16n8 tiles side by side (tci_cg_store_accumulators).
@@ -26,7 +29,7 @@
 /* ---- descriptors -------------------------------------------------------------------------- */
 
 /* The shared-memory address (the .shared window's) of element `index` of `b`. */
-static LLVMValueRef shared_address(Codegen *cg, const Buffer *b, const Expr *index)
+static LLVMValueRef shared_address(Codegen *cg, const Buffer *b, Expr *index)
 {
     const BufferBinding *memory = tci_cg_lookup_memory(cg, b);
     LLVMValueRef offset = memory ? tci_cg_gen_expr(cg, index) : NULL;
@@ -46,10 +49,21 @@ static LLVMValueRef i64(Codegen *cg, uint64_t value)
     return LLVMConstInt(LLVMInt64TypeInContext(cg->llctx), value, false);
 }
 
-/* The descriptor of the tile of `b` that starts at element `index`. */
-static LLVMValueRef descriptor(Codegen *cg, const Buffer *b, const Expr *index)
+/* Whether `b` lies in column blocks: its rows run along m or n (an MN-major operand, which
+ * wgmma reads transposed). */
+static bool mn_major(const Buffer *b)
 {
-    int64_t row = b->shape[b->ndim - 1] * (int64_t)tcc_dtype_size(b->type);
+    return b->swizzle.block > 0;
+}
+
+/* The descriptor of the tile of `b` that starts at element `index`. A k-major tile: rows of
+ * k, 8-row groups SBO apart. An MN-major one: 64-element (128-byte) rows of m or n, 8 rows
+ * of k SBO apart, and its column blocks LBO apart; its start is where the blocks put it. */
+static LLVMValueRef descriptor(Codegen *cg, const Buffer *b, Expr *index)
+{
+    int64_t size = (int64_t)tcc_dtype_size(b->type);
+    int64_t columns = mn_major(b) ? b->swizzle.block : b->shape[b->ndim - 1];
+    int64_t row = columns * size, lbo = 16;
     uint64_t mode = row == 128 ? 1 : row == 64 ? 2 : row == 32 ? 3 : 0;
     if (!b->swizzle.bits || !mode) {
         tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED,
@@ -58,13 +72,20 @@ static LLVMValueRef descriptor(Codegen *cg, const Buffer *b, const Expr *index)
                     b->name);
         return NULL;
     }
+    if (mn_major(b)) {
+        Arena *a = cg->func->arena;
+        Expr *aligned, *rest;
+        tci_swizzle_split(a, b, index, &aligned, &rest);
+        index = tci_ir_binary(a, EXPR_ADD, tci_swizzle_block_index(a, b, rest), aligned);
+        lbo = b->shape[b->ndim - 2] * row;
+    }
     LLVMValueRef address = shared_address(cg, b, index);
     if (!address)
         return NULL;
     LLVMBuilderRef bd = cg->builder;
     LLVMValueRef start =
         LLVMBuildLShr(bd, LLVMBuildAnd(bd, address, i64(cg, 0x3ffff), ""), i64(cg, 4), "");
-    uint64_t fixed = (1ull << 16) | ((uint64_t)(8 * row >> 4) << 32) | (mode << 62);
+    uint64_t fixed = ((uint64_t)(lbo >> 4) << 16) | ((uint64_t)(8 * row >> 4) << 32) | (mode << 62);
     return LLVMBuildOr(bd, start, i64(cg, fixed), "wgmma.desc");
 }
 
@@ -81,9 +102,9 @@ static LLVMValueRef call_asm(Codegen *cg, LLVMTypeRef result, LLVMTypeRef *param
     return LLVMBuildCall2(cg->builder, type, fn, args, (unsigned)nargs, "");
 }
 
-/* "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {$0, ..., $63}, $64, $65, 1, 1, 1, 0, 0;"
+/* "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {$0, ..., $63}, $64, $65, 1, 1, 1, 0, 1;"
  * and its constraints: the accumulators out and tied in, then the two descriptors. Scale-d
- * is 1 (the accumulators start filled with zeros); neither operand is transposed. */
+ * is 1 (the accumulators start filled with zeros); an MN-major operand is transposed. */
 static bool mma_asm(Codegen *cg, const WmmaStmt *w, int regs, char *text, size_t text_size,
                     char *constraints, size_t constraints_size)
 {
@@ -97,8 +118,8 @@ static bool mma_asm(Codegen *cg, const WmmaStmt *w, int regs, char *text, size_t
         c += (size_t)snprintf(constraints + c, constraints_size - c, "=f,");
     }
     if (t < text_size)
-        t += (size_t)snprintf(text + t, text_size - t, "}, $%d, $%d, 1, 1, 1, 0, 0;", regs,
-                              regs + 1);
+        t += (size_t)snprintf(text + t, text_size - t, "}, $%d, $%d, 1, 1, 1, %d, %d;", regs,
+                              regs + 1, mn_major(w->a), mn_major(w->b));
     if (c < constraints_size)
         c += (size_t)snprintf(constraints + c, constraints_size - c, "l,l");
     for (int r = 0; r < regs && c < constraints_size; r++)

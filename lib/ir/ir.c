@@ -337,14 +337,46 @@ bool tci_buffer_swizzle(Buffer *b)
     return true;
 }
 
+bool tci_buffer_swizzle_blocks(Buffer *b, int block)
+{
+    int last = b->ndim - 1;
+    int64_t size = (int64_t)tcc_dtype_size(b->type), row = block * size;
+    if (last < 1 || size > 16 || block <= 0 || b->strides[last] != 1 ||
+        b->strides[last - 1] != b->shape[last] || b->shape[last] % block != 0 ||
+        b->shape[last - 1] % 8 != 0 || (row != 32 && row != 64 && row != 128))
+        return false;
+    b->swizzle = (Swizzle){.bits = exact_log2(row / 16),
+                           .base = exact_log2(16 / size),
+                           .shift = exact_log2(block),
+                           .block = block};
+    return true;
+}
+
 int64_t tci_swizzle_period(const Buffer *b)
 {
+    if (b->swizzle.block)
+        return b->shape[b->ndim - 1] * b->shape[b->ndim - 2];
     return (int64_t)1 << (b->swizzle.shift + b->swizzle.bits);
+}
+
+Expr *tci_swizzle_block_index(Arena *a, const Buffer *b, Expr *index)
+{
+    int64_t block = b->swizzle.block, cols = b->shape[b->ndim - 1], rows = b->shape[b->ndim - 2];
+    if (!block)
+        return index;
+    Expr *col = tci_ir_binary(a, EXPR_MOD, index, tci_ir_int(a, cols));
+    Expr *row = tci_ir_binary(a, EXPR_DIV, index, tci_ir_int(a, cols));
+    Expr *first = tci_ir_binary(a, EXPR_MUL, tci_ir_binary(a, EXPR_DIV, col, tci_ir_int(a, block)),
+                                tci_ir_int(a, rows * block));
+    Expr *within = tci_ir_binary(a, EXPR_ADD, tci_ir_binary(a, EXPR_MUL, row, tci_ir_int(a, block)),
+                                 tci_ir_binary(a, EXPR_MOD, col, tci_ir_int(a, block)));
+    return tci_ir_binary(a, EXPR_ADD, first, within);
 }
 
 Expr *tci_swizzle_index(Arena *a, const Buffer *b, Expr *index)
 {
     const Swizzle *z = &b->swizzle;
+    index = tci_swizzle_block_index(a, b, index);
     Expr *row = tci_ir_binary(a, EXPR_DIV, index, tci_ir_int(a, (int64_t)1 << z->shift));
     row = tci_ir_binary(a, EXPR_MOD, row, tci_ir_int(a, (int64_t)1 << z->bits));
     Expr *mask = tci_ir_binary(a, EXPR_MUL, row, tci_ir_int(a, (int64_t)1 << z->base));

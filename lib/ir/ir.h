@@ -118,9 +118,14 @@ struct tcc_expr {
  * 128-byte line are permuted by the row (or the line, for rows shorter than a line), so that
  * the eight rows one ldmatrix reads, and the chunks one 16-byte copy writes, fall in eight
  * different banks without padding: every row starts a line, as in global memory. */
+/* A tile can also lie in column blocks (`block` > 0): its rows x cols elements (the last two
+ * dimensions) stored as cols / block tiles of rows x block, one after the other, each
+ * swizzled as above on rows of `block` elements: wgmma's layout for an operand whose rows
+ * run along m or n (a row-major B, k x n). */
 typedef struct Swizzle {
     int bits; /* 0: not swizzled */
     int base, shift;
+    int block; /* 0: rows as they are */
 } Swizzle;
 
 struct Buffer {
@@ -321,10 +326,18 @@ bool tci_swizzle_takes_rows(int64_t row_bytes);
 /* Lays the buffer out swizzled (see Swizzle); false, leaving it as it was, unless its rows
  * (the last dimension) are dense and tci_swizzle_takes_rows. */
 bool tci_buffer_swizzle(Buffer *buffer);
-/* Elements after which a swizzle repeats: offsets a multiple of it apart swizzle alike. */
+/* Lays the buffer out in swizzled column blocks of `block` elements (see Swizzle); false,
+ * leaving it as it was, unless its rows are dense, a whole number of blocks, and a block's
+ * row is 32, 64 or 128 bytes. */
+bool tci_buffer_swizzle_blocks(Buffer *buffer, int block);
+/* Elements after which a swizzle repeats: offsets a multiple of it apart swizzle alike (the
+ * whole tile for column blocks). */
 int64_t tci_swizzle_period(const Buffer *buffer);
 /* Where element offset `index` (a scalar) of a swizzled buffer lives. */
 Expr *tci_swizzle_index(Arena *arena, const Buffer *buffer, Expr *index);
+/* Where element offset `index` (within one tile) lies once in column blocks, before the
+ * swizzle's xor: index itself when the buffer has none. */
+Expr *tci_swizzle_block_index(Arena *arena, const Buffer *buffer, Expr *index);
 /* index = *aligned + *rest, *aligned the terms of its sum that are multiples of the buffer's
  * swizzle period (a stage's offset, say): swizzle(index) = swizzle(*rest) + *aligned. */
 void tci_swizzle_split(Arena *arena, const Buffer *buffer, Expr *index, Expr **aligned,

@@ -214,6 +214,14 @@ static Stmt *parse_allocate(Parser *p)
                           "%s cannot be swizzled: only shared rows of a power of two of at "
                           "least 32 bytes, dense, can",
                           tci_parse_describe(p, b->name));
+    at = p->pos;
+    if (tci_parse_accept(p, "blocks") &&
+        !tci_buffer_swizzle_blocks(b,
+                                   (int)tci_parse_expect_count(p, "the block's columns", 1, 1024)))
+        tci_parse_fail_at(p, at,
+                          "%s cannot lie in such blocks: rows of a whole number of blocks of 32, "
+                          "64 or 128 bytes, and rows a multiple of 8, can",
+                          tci_parse_describe(p, b->name));
     if (tci_parse_accept(p, "offset")) {
         if (b->scope != TCC_SCOPE_SHARED)
             tci_parse_fail_at(p, p->pos, "only a shared buffer has an offset, not %s",

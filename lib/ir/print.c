@@ -454,6 +454,8 @@ static void print_allocate(StrBuf *sb, const Stmt *s, int indent)
         }
         if (b->swizzle.bits)
             put(sb, " swizzled");
+        if (b->swizzle.block)
+            tci_strbuf_printf(sb, " blocks %d", b->swizzle.block);
         if (b->shared_offset >= 0)
             tci_strbuf_printf(sb, " offset %lld", (long long)b->shared_offset);
         bool any_min = false;

@@ -190,6 +190,16 @@ static tcc_status build_copy(Lowering *lw, const Stage *st, const IterVar *leaf,
     return status;
 }
 
+/* Whether the last index of an operand's access runs along k (a reduction axis). */
+static bool last_is_k(const Stage *st, const Expr *access)
+{
+    const Expr *last = access->access.index[access->access.nindex - 1];
+    for (int i = 0; i < st->tensor->nreduce; i++)
+        if (tci_expr_uses_var(last, st->tensor->reduce_axis[i]->var))
+            return true;
+    return false;
+}
+
 /* How a fragment's tile was loaded (tensorize_layout on the stage that fills it). */
 static bool loaded_col_major(const Tensor *fragment)
 {
@@ -203,13 +213,9 @@ static bool loaded_col_major(const Tensor *fragment)
 /* A's last index runs along k when it is row-major, B's when it is column-major. */
 static bool orientation_matches(const Stage *st, const Expr *access, bool is_a)
 {
-    const Tensor *t = st->tensor;
-    const Expr *last = access->access.index[access->access.nindex - 1];
-    bool last_is_k = false;
-    for (int i = 0; i < t->nreduce; i++)
-        last_is_k = last_is_k || tci_expr_uses_var(last, t->reduce_axis[i]->var);
+    bool k_last = last_is_k(st, access);
     bool col_major = loaded_col_major(access->access.tensor);
-    return is_a ? last_is_k != col_major : last_is_k == col_major;
+    return is_a ? k_last != col_major : k_last == col_major;
 }
 
 static tcc_status operand(Lowering *lw, const Stage *st, Expr *access, tcc_scope scope,
@@ -234,15 +240,17 @@ static tcc_status operand(Lowering *lw, const Stage *st, Expr *access, tcc_scope
     return fragment_index(lw, st, t->buffer, &r, tile, index);
 }
 
-/* A wgmma operand: a tile of rows x k read straight from a shared-memory tile whose rows run
- * along k (A m x k, B n x k): its first element's offset there. */
-static tcc_status shared_operand(Lowering *lw, const Stage *st, Expr *access, Tile tile,
+/* A wgmma operand: an mn x k tile read straight from a shared-memory tile whose rows run
+ * along k (A m x k, B n x k) or along m or n (k x m, k x n): its first element's offset
+ * there. */
+static tcc_status shared_operand(Lowering *lw, const Stage *st, Expr *access, int64_t mn, int64_t k,
                                  const Relaxation *relax, Buffer **buffer, Expr **index)
 {
     access = strip_cast(access);
     if (access->kind != EXPR_ACCESS || access->access.tensor->stage->scope != TCC_SCOPE_SHARED)
         return fail(lw, st, "wgmma reads both operands of the product from shared memory");
     Tensor *t = access->access.tensor;
+    Tile tile = last_is_k(st, access) ? (Tile){mn, k} : (Tile){k, mn};
     Region r;
     int row_dim;
     int64_t stride;
@@ -285,11 +293,9 @@ static tcc_status build_mma(Lowering *lw, const Stage *st, bool init, const Rela
     w->c = t->buffer;
     w->c_index = w->fragment_index;
     if (w->family == TENSOR_WGMMA) {
-        status =
-            shared_operand(lw, st, product->bin.a, (Tile){w->m, w->k}, relax, &w->a, &w->a_index);
+        status = shared_operand(lw, st, product->bin.a, w->m, w->k, relax, &w->a, &w->a_index);
         if (status == TCC_OK)
-            status = shared_operand(lw, st, product->bin.b, (Tile){w->n, w->k}, relax, &w->b,
-                                    &w->b_index);
+            status = shared_operand(lw, st, product->bin.b, w->n, w->k, relax, &w->b, &w->b_index);
         return status;
     }
     status = operand(lw, st, product->bin.a, TCC_SCOPE_WMMA_MATRIX_A, relax, (Tile){w->m, w->k},

@@ -243,9 +243,8 @@ static void choose_wgmma(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedul
     }
 }
 
-/* Whether the default schedule takes wgmma: the target has it, the operands lie k-contiguous,
- * it takes the types, and what the schedule gives (a shape, warp tiles, passes, a layout)
- * leaves it possible. */
+/* Whether the default schedule takes wgmma: the target has it, it takes the types, and what
+ * the schedule gives (a shape, warp tiles, passes, a layout) leaves it possible. */
 static bool wgmma_default(const GemmOperator *op, tcc_arch arch, const tcc_gemm_schedule *s)
 {
     const TensorShape *row = tci_target_family_shape(TENSOR_WGMMA, 64, 128, 16, op->input_type);
@@ -254,9 +253,8 @@ static bool wgmma_default(const GemmOperator *op, tcc_arch arch, const tcc_gemm_
     int passes = s->num_total_passes ? s->num_total_passes : 4;
     bool rows_fit = passes * 16 * (int)tcc_dtype_size(op->input_type) <= 128;
     return tci_target_arch_has_family(arch, TENSOR_WGMMA) && row &&
-           tci_target_shape_takes(row, op->accumulate_type) && !op->a_col_major &&
-           op->b_col_major && shape_open && tiles_open && rows_fit &&
-           (s->smem_layout == TCC_SMEM_AUTO || s->smem_layout == TCC_SMEM_SWIZZLED);
+           tci_target_shape_takes(row, op->accumulate_type) && shape_open && tiles_open &&
+           rows_fit && (s->smem_layout == TCC_SMEM_AUTO || s->smem_layout == TCC_SMEM_SWIZZLED);
 }
 
 static void choose_defaults(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s)
@@ -316,8 +314,8 @@ static void choose_defaults(const GemmOperator *op, tcc_arch arch, tcc_gemm_sche
 }
 
 /* What wgmma needs of a schedule (tcc_gemm_intrinsic): sm_90a, one of its shapes, one MMA
- * tile a warpgroup, and operand tiles whose rows run along k, swizzled in rows of at most
- * 128 bytes (its descriptors' swizzle modes). */
+ * tile a warpgroup, and swizzled operand tiles: k steps of 32, 64 or 128 bytes (its
+ * descriptors' swizzle modes). */
 static tcc_status check_wgmma(tcc_context *ctx, const GemmOperator *op, tcc_arch arch,
                               const tcc_gemm_schedule *s)
 {
@@ -338,18 +336,14 @@ static tcc_status check_wgmma(tcc_context *ctx, const GemmOperator *op, tcc_arch
                         "schedule: under wgmma a warpgroup computes one MMA tile: warp tiles must "
                         "be 1x1, not %dx%d",
                         s->warp_row_tiles, s->warp_col_tiles);
-    if (op->a_col_major || !op->b_col_major)
-        return tci_fail(ctx, TCC_ERROR_UNSUPPORTED,
-                        "schedule: wgmma reads A and B with k contiguous; this product's %s is "
-                        "laid out along %s (transposed operands are not supported yet)",
-                        op->a_col_major ? "A" : "B", op->a_col_major ? "m" : "n");
-    int64_t a_row, b_row;
-    tci_gemm_operands_swizzle(op, s, &a_row, &b_row);
-    if (s->smem_layout != TCC_SMEM_SWIZZLED || a_row > 128 || b_row > 128)
+    /* A k-major tile's rows are the k step; an MN-major one lies in 128-byte column blocks. */
+    int64_t size = (int64_t)tcc_dtype_size(op->input_type);
+    int64_t k_row = (int64_t)s->num_total_passes * s->mma_k * size;
+    if (s->smem_layout != TCC_SMEM_SWIZZLED || !tci_swizzle_takes_rows(k_row) || k_row > 128)
         return tci_fail(ctx, TCC_ERROR_SCHEDULE,
-                        "schedule: wgmma needs swizzled tiles whose rows (the k step) are 32, 64 "
-                        "or 128 bytes; they are %lld bytes%s",
-                        (long long)a_row,
+                        "schedule: wgmma needs swizzled tiles whose k step is 32, 64 or 128 "
+                        "bytes; it is %lld bytes%s",
+                        (long long)k_row,
                         s->smem_layout != TCC_SMEM_SWIZZLED ? ", not swizzled" : "");
     return TCC_OK;
 }

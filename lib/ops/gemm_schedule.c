@@ -154,10 +154,14 @@ static tcc_status schedule_operand_fragments(tcc_func *f, const GemmOperator *op
 }
 
 /* Rows of a tile in shared memory (dimension 1; dimension 2, of `cols` elements, is
- * contiguous) padded as the schedule says. */
+ * contiguous) padded or swizzled as the schedule says; in swizzled column blocks of 128
+ * bytes where wgmma reads the tile along m or n (`mn_major`). */
 static tcc_status lay_out(tcc_func *f, tcc_tensor *tile, int64_t cols, const tcc_gemm_schedule *s,
-                          bool c_tile)
+                          bool c_tile, bool mn_major)
 {
+    if (mn_major)
+        return tcc_storage_swizzle_blocks(tcc_stage_of(f, tile),
+                                          128 / (int)tcc_dtype_size(tile->type));
     if (!c_tile && s->smem_layout == TCC_SMEM_SWIZZLED)
         return tcc_storage_swizzle(tcc_stage_of(f, tile));
     int64_t pad = tci_gemm_row_pad(tile->type, s, c_tile);
@@ -209,9 +213,9 @@ tcc_status tci_gemm_schedule_apply(tcc_func *f, const GemmOperator *op, const Ge
         TRY(schedule_operand_fragments(f, op, af, bf, sf, group, t));
     TRY(schedule_shared(f, as, t));
     TRY(schedule_shared(f, bs, t));
-    TRY(lay_out(f, as, op->a_col_major ? t.bm : t.bk, s, false));
-    TRY(lay_out(f, bs, op->b_col_major ? t.bk : t.bn, s, false));
-    TRY(lay_out(f, c, t.bn, s, true));
+    TRY(lay_out(f, as, op->a_col_major ? t.bm : t.bk, s, false, !fragments && op->a_col_major));
+    TRY(lay_out(f, bs, op->b_col_major ? t.bk : t.bn, s, false, !fragments && !op->b_col_major));
+    TRY(lay_out(f, c, t.bn, s, true, false));
     return s->stages > 1 ? tcc_pipeline(sf, step, s->stages) : TCC_OK;
 }
 

@@ -478,6 +478,19 @@ tcc_status tcc_storage_swizzle(tcc_stage *stage)
     return TCC_OK;
 }
 
+tcc_status tcc_storage_swizzle_blocks(tcc_stage *stage, int block)
+{
+    tcc_status status = tcc_storage_swizzle(stage);
+    if (status != TCC_OK)
+        return status;
+    if (block <= 0)
+        return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
+                        "storage_swizzle_blocks %s: blocks of %d columns", stage->tensor->name,
+                        block);
+    stage->swizzle_block = block;
+    return TCC_OK;
+}
+
 tcc_status tcc_tensorize(tcc_stage *stage, tcc_iter_var *axis, tcc_intrinsic intrinsic, int m,
                          int n, int k)
 {

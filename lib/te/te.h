@@ -86,7 +86,8 @@ struct tcc_stage {
     Relation *rel;
     /* tcc_storage_align, by dimension of the tensor: factor 0 leaves it dense. */
     int64_t align_factor[TCI_MAX_DIMS], align_offset[TCI_MAX_DIMS];
-    bool swizzle; /* tcc_storage_swizzle */
+    bool swizzle;      /* tcc_storage_swizzle */
+    int swizzle_block; /* tcc_storage_swizzle_blocks; 0: none */
 };
 
 struct tcc_func {

@@ -356,14 +356,8 @@ static void draw_schedule(Rng *r, Config *c)
     draw_mma_shape(r, input_type(c), accumulate, &c->schedule);
     if (kind >= 5)
         draw_knobs(r, input_type(c), &c->schedule);
-    if (is_wgmma_shape(&c->schedule)) {
-        /* wgmma reads both operands' tiles k-contiguous: a matmul's A row-major and B
-         * column-major, any convolution but the blocked filter's. */
+    if (is_wgmma_shape(&c->schedule))
         c->schedule.intrinsic = TCC_GEMM_WGMMA;
-        c->mm.a_col_major = false, c->mm.b_col_major = true;
-        if (!c->matmul && c->conv.filter_layout == TCC_FILTER_BLOCKED)
-            c->scheduled = false;
-    }
 }
 
 static void set_types(Config *c, TypeCombo t)
