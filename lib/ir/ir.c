@@ -364,13 +364,17 @@ Expr *tci_swizzle_block_index(Arena *a, const Buffer *b, Expr *index)
     int64_t block = b->swizzle.block, cols = b->shape[b->ndim - 1], rows = b->shape[b->ndim - 2];
     if (!block)
         return index;
-    Expr *col = tci_ir_binary(a, EXPR_MOD, index, tci_ir_int(a, cols));
-    Expr *row = tci_ir_binary(a, EXPR_DIV, index, tci_ir_int(a, cols));
+    /* Whole tiles (a stage's offset, folded into a constant with the rest) pass through. */
+    Expr *tile = tci_ir_binary(a, EXPR_DIV, index, tci_ir_int(a, rows * cols));
+    Expr *in_tile = tci_ir_binary(a, EXPR_MOD, index, tci_ir_int(a, rows * cols));
+    Expr *col = tci_ir_binary(a, EXPR_MOD, in_tile, tci_ir_int(a, cols));
+    Expr *row = tci_ir_binary(a, EXPR_DIV, in_tile, tci_ir_int(a, cols));
     Expr *first = tci_ir_binary(a, EXPR_MUL, tci_ir_binary(a, EXPR_DIV, col, tci_ir_int(a, block)),
                                 tci_ir_int(a, rows * block));
     Expr *within = tci_ir_binary(a, EXPR_ADD, tci_ir_binary(a, EXPR_MUL, row, tci_ir_int(a, block)),
                                  tci_ir_binary(a, EXPR_MOD, col, tci_ir_int(a, block)));
-    return tci_ir_binary(a, EXPR_ADD, first, within);
+    Expr *tiles = tci_ir_binary(a, EXPR_MUL, tile, tci_ir_int(a, rows * cols));
+    return tci_ir_binary(a, EXPR_ADD, tiles, tci_ir_binary(a, EXPR_ADD, first, within));
 }
 
 Expr *tci_swizzle_index(Arena *a, const Buffer *b, Expr *index)

@@ -335,8 +335,8 @@ bool tci_buffer_swizzle_blocks(Buffer *buffer, int block);
 int64_t tci_swizzle_period(const Buffer *buffer);
 /* Where element offset `index` (a scalar) of a swizzled buffer lives. */
 Expr *tci_swizzle_index(Arena *arena, const Buffer *buffer, Expr *index);
-/* Where element offset `index` (within one tile) lies once in column blocks, before the
- * swizzle's xor: index itself when the buffer has none. */
+/* Where element offset `index` lies once in column blocks (whole tiles before it pass
+ * through), before the swizzle's xor: index itself when the buffer has none. */
 Expr *tci_swizzle_block_index(Arena *arena, const Buffer *buffer, Expr *index);
 /* index = *aligned + *rest, *aligned the terms of its sum that are multiples of the buffer's
  * swizzle period (a stage's offset, say): swizzle(index) = swizzle(*rest) + *aligned. */

@@ -142,6 +142,39 @@ START_TEST(buffer_new_computes_elements)
 }
 END_TEST
 
+/* Where element `offset` of a tile in column blocks lies, before the xor. */
+static int64_t block_offset(const Buffer *b, int64_t offset)
+{
+    Expr *e = tci_swizzle_block_index(arena, b, tci_ir_int(arena, offset));
+    ck_assert_int_eq(e->kind, EXPR_INT);
+    return e->int_value;
+}
+
+/* Stages of a 16 x 128 float16 tile in blocks of 64 columns: (row r, column c) of a stage lies
+ * at block c / 64, row r of it; a stage's offset passes through, even folded into a
+ * constant with the element's own. */
+START_TEST(swizzle_blocks_lay_columns_out_in_blocks)
+{
+    int64_t shape[3] = {2, 16, 128};
+    Buffer *b = tci_ir_buffer(arena, "S", TCC_FLOAT16, TCC_SCOPE_SHARED, 3, shape);
+    ck_assert(tci_buffer_swizzle_blocks(b, 64));
+    ck_assert_int_eq(b->swizzle.bits, 3);
+    ck_assert_int_eq(b->swizzle.shift, 6);
+    ck_assert_int_eq(tci_swizzle_period(b), 2048);
+    ck_assert_int_eq(block_offset(b, 1), 1);
+    ck_assert_int_eq(block_offset(b, 64), 1024);       /* row 0, column 64 */
+    ck_assert_int_eq(block_offset(b, 128 + 65), 1089); /* row 1, column 65 */
+    ck_assert_int_eq(block_offset(b, 2048 + 128 + 1), 2048 + 65);
+    ck_assert_int_eq(block_offset(b, 2048 + 64), 2048 + 1024);
+    /* Rows of 16 columns make no block of 32 bytes or more; 12 rows are no whole groups of 8. */
+    int64_t narrow[2] = {16, 16}, short_rows[2] = {12, 128};
+    ck_assert(!tci_buffer_swizzle_blocks(
+        tci_ir_buffer(arena, "N", TCC_FLOAT16, TCC_SCOPE_SHARED, 2, narrow), 8));
+    ck_assert(!tci_buffer_swizzle_blocks(
+        tci_ir_buffer(arena, "R", TCC_FLOAT16, TCC_SCOPE_SHARED, 2, short_rows), 64));
+}
+END_TEST
+
 START_TEST(load_copies_its_indices)
 {
     Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 16);
@@ -618,6 +651,7 @@ static Suite *ir_suite(void)
     tcase_add_test(build, binary_result_types);
     tcase_add_test(build, unary_constructors_fold);
     tcase_add_test(build, buffer_new_computes_elements);
+    tcase_add_test(build, swizzle_blocks_lay_columns_out_in_blocks);
     tcase_add_test(build, load_copies_its_indices);
     tcase_add_test(build, loop_and_thread_constructors);
     tcase_add_test(build, kernel_new_var_numbers_variables);
