@@ -59,17 +59,37 @@ static int split_for(int64_t blocks, int64_t steps)
     return split > 1 ? (int)split : 1;
 }
 
-/* The first of candidates [0, count) that fits the product and makes ENOUGH_BLOCKS blocks
- * with `split` slices (0: chosen by split_for). */
-static BlockChoice first_enough(const GemmOperator *op, const tcc_gemm_schedule *s, int count,
-                                int split, int64_t steps)
+static void set_block(tcc_gemm_schedule *s, const int block[4]);
+
+/* Whether the target's shared memory holds candidate `c`'s block at the fewest stages the
+ * default takes (2 without cp.async, 3 with; padded tiles, the larger): sm_75's 64 KB do not
+ * hold the float32 C tile of a 128x128 block. */
+static bool block_fits_shared(const GemmOperator *op, tcc_arch arch, const tcc_gemm_schedule *s,
+                              const int c[4], int passes)
+{
+    const TargetArch *target = tci_target_arch(arch);
+    tcc_gemm_schedule least = *s;
+    set_block(&least, c);
+    least.num_total_passes = least.num_fused_passes = passes;
+    least.stages = target->async_copy ? 3 : 2;
+    if (least.smem_layout == TCC_SMEM_AUTO)
+        least.smem_layout = TCC_SMEM_PADDED;
+    return tci_gemm_shared_bytes(op, tci_gemm_tiles(&least), &least) <=
+           target->max_shared_per_block;
+}
+
+/* The first of candidates [0, count) that fits the product and the target's shared memory
+ * and makes ENOUGH_BLOCKS blocks with `split` slices (0: chosen by split_for). */
+static BlockChoice first_enough(const GemmOperator *op, tcc_arch arch, const tcc_gemm_schedule *s,
+                                int count, int split, int passes, int64_t steps)
 {
     for (int i = 0; i < count; i++) {
         const int *c = block_candidates[i];
         int64_t bm = (int64_t)c[0] * c[2] * s->mma_m, bn = (int64_t)c[1] * c[3] * s->mma_n;
         int64_t blocks = op->groups * ceil_div(op->m, bm) * ceil_div(op->n, bn);
         int slices = split ? split : split_for(blocks, steps);
-        if (fits(op->m, bm) && fits(op->n, bn) && blocks * slices >= ENOUGH_BLOCKS)
+        if (fits(op->m, bm) && fits(op->n, bn) && blocks * slices >= ENOUGH_BLOCKS &&
+            block_fits_shared(op, arch, s, c, passes))
             return (BlockChoice){i, slices};
     }
     return (BlockChoice){-1, 1};
@@ -124,11 +144,11 @@ static void choose_block(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedul
     }
     const int64_t steps = ceil_div(op->k, (int64_t)passes * s->mma_k);
     const int given = s->split_k;
-    BlockChoice choice = first_enough(op, s, NLARGE, given ? given : 1, steps);
+    BlockChoice choice = first_enough(op, arch, s, NLARGE, given ? given : 1, passes, steps);
     if (choice.candidate < 0 && !given)
-        choice = first_enough(op, s, NCANDIDATE, 0, steps);
+        choice = first_enough(op, arch, s, NCANDIDATE, 0, passes, steps);
     if (choice.candidate < 0)
-        choice = first_enough(op, s, NCANDIDATE, given ? given : 1, steps);
+        choice = first_enough(op, arch, s, NCANDIDATE, given ? given : 1, passes, steps);
     if (choice.candidate < 0)
         choice = (BlockChoice){NCANDIDATE - 1, given ? given : 1};
     set_block(s, block_candidates[choice.candidate]);
