@@ -16,10 +16,14 @@
  *
  * One barrier an iteration suffices: it makes stage k visible to every thread and tells
  * every thread that all have finished iteration k - 1, whose stage the copies issued in
- * iteration k overwrite. Where the target has cp.async, commit and wait group the copies
- * (inject_async_copy then makes them asynchronous); elsewhere the copies stay synchronous
- * and the barrier alone orders them. The loop made is marked `pipelined`: thread_sync
- * leaves its body alone. Assumes flattened accesses (one index) and runs before unroll.
+ * iteration k overwrite. A loop whose work's reads stay in flight F more iterations
+ * (`in_flight(F)`: wgmma's products, waited for F steps late) copies S - 1 - F iterations
+ * ahead instead, into the stage iteration k - F - 1 read, which the barrier tells every thread
+ * is no longer read; the loop made keeps `in_flight(F)` for wgmma_sync. Where the target has
+ * cp.async, commit and wait group the copies (inject_async_copy then makes them asynchronous);
+ * elsewhere the copies stay synchronous and the barrier alone orders them. The loop made is marked
+ * `pipelined`: thread_sync leaves its body alone. Assumes flattened accesses (one index) and runs
+ * before unroll.
  */
 #include "passes/passes.h"
 
@@ -198,7 +202,7 @@ static Stmt *issue(const Pipeline *p, const Stmt *loop, Stmt *copies, Expr *k, E
 static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
 {
     Arena *a = p->arena;
-    int stages = loop->loop.stages;
+    int stages = loop->loop.stages, in_flight = loop->loop.in_flight;
     bool async = tci_target_arch(p->pc->arch) && tci_target_arch(p->pc->arch)->async_copy;
     p->loop_name = loop->loop.var->name;
     p->count = 0;
@@ -229,9 +233,11 @@ static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
     Stmt *copies = tci_stmt_seq(a, producers, items);
     Stmt *work = tci_stmt_seq(a, count - producers, items + producers);
     Expr *min = loop->loop.min, *extent = loop->loop.extent;
-    Expr *ahead = tci_ir_int(a, stages - 1);
+    if (in_flight < 0 || in_flight > stages - 2)
+        return fail(p, "more iterations in flight than its stages leave room for");
+    Expr *ahead = tci_ir_int(a, stages - 1 - in_flight);
 
-    /* Prologue: stages 0 .. S-2 filled with iterations 0 .. S-2. */
+    /* Prologue: stages 0 .. S-2-F filled with iterations 0 .. S-2-F. */
     Var *s = tci_prim_func_new_var(p->func, tci_arena_printf(a, "%s.prologue", p->loop_name));
     Expr *sv = tci_ir_var(a, s);
     Stmt *first = issue(p, loop, copies, tci_ir_binary(a, EXPR_ADD, min, sv), sv,
@@ -247,7 +253,7 @@ static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
     Expr *next = tci_ir_binary(a, EXPR_ADD, i, ahead);
     Expr *mod = tci_ir_int(a, stages);
     Stmt *steady[5] = {
-        async ? tci_stmt_async_wait(a, stages - 2) : NULL,
+        async ? tci_stmt_async_wait(a, stages - 2 - in_flight) : NULL,
         tci_stmt_barrier(a),
         at_stage(p, work, tci_ir_binary(a, EXPR_MOD, i, mod)),
         issue(p, loop, copies, tci_ir_binary(a, EXPR_ADD, tci_ir_var(a, loop->loop.var), ahead),
@@ -258,6 +264,7 @@ static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
     Stmt *main = tci_stmt_for(a, loop->loop.var, min, extent, FOR_SERIAL,
                               tci_stmt_seq(a, 4, steady + (async ? 0 : 1)));
     main->loop.pipelined = true;
+    main->loop.in_flight = in_flight;
 
     /* The buffers may be reused once every copy has landed and every thread is done. */
     Stmt *drain = tci_stmt_seq2(a, async ? tci_stmt_async_wait(a, 0) : NULL, tci_stmt_barrier(a));

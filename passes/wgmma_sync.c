@@ -8,7 +8,10 @@
  *   - the warpgroup waits for its products (wgmma.wait_group(0)) before the first barrier
  *     that follows the commit in the same sequence: past that barrier the step's tiles may be
  *     overwritten, and the accumulators read. With no barrier after it, at the sequence's end.
- *     The copies issued between the commit and the wait overlap the products;
+ *     The copies issued between the commit and the wait overlap the products. In a pipelined
+ *     loop whose work stays `in_flight(F)` (software_pipeline then copies into stages F steps
+ *     older), the wait leaves F groups running across the barrier, and the loop is followed
+ *     by a wait for all;
  *   - before each barrier, fence.proxy.async makes what the thread wrote to shared memory
  *     (the tiles, by cp.async or by stores: the generic proxy) visible to wgmma's reads (the
  *     async proxy) once the barrier publishes it to the other warps.
@@ -34,6 +37,7 @@ static bool find_product(Visitor *v, const Stmt *s)
 
 typedef struct Placer {
     bool failed; /* out of memory */
+    int pending; /* groups a wait leaves in flight: the enclosing pipelined loop's in_flight */
 } Placer;
 
 /* The items of a sequence with the protocol placed among them (and inside them). */
@@ -47,7 +51,7 @@ static Stmt *place_in_seq(Rewriter *rw, Stmt *const *items, int count)
         ((Placer *)rw->user)->failed = true;
         return NULL;
     }
-    int n = 0;
+    int n = 0, pending = ((Placer *)rw->user)->pending;
     bool waiting = false; /* a group was committed and not yet waited for */
     for (int i = 0; i < count; i++) {
         Stmt *s = items[i];
@@ -63,7 +67,7 @@ static Stmt *place_in_seq(Rewriter *rw, Stmt *const *items, int count)
         }
         if (s->kind == STMT_BARRIER) {
             if (waiting)
-                out[n++] = tci_stmt_wgmma_sync(a, WGMMA_WAIT, 0);
+                out[n++] = tci_stmt_wgmma_sync(a, WGMMA_WAIT, pending);
             waiting = false;
             out[n++] = tci_stmt_wgmma_sync(a, WGMMA_PROXY_FENCE, 0);
             out[n++] = s;
@@ -72,15 +76,29 @@ static Stmt *place_in_seq(Rewriter *rw, Stmt *const *items, int count)
         out[n++] = tci_rewrite_stmt(rw, s);
     }
     if (waiting)
-        out[n++] = tci_stmt_wgmma_sync(a, WGMMA_WAIT, 0);
+        out[n++] = tci_stmt_wgmma_sync(a, WGMMA_WAIT, pending);
     Stmt *seq = tci_stmt_seq(a, n, out);
     free(out);
     return seq;
 }
 
+/* A pipelined loop whose products stay in flight: its waits leave them running, and a wait
+ * for all follows it. */
+static Stmt *place_in_flight(Rewriter *rw, Stmt *s)
+{
+    Placer *p = rw->user;
+    int outer = p->pending;
+    p->pending = s->loop.in_flight;
+    Stmt *loop = tci_rewrite_stmt_children(rw, s);
+    p->pending = outer;
+    return tci_stmt_seq2(rw->arena, loop, tci_stmt_wgmma_sync(rw->arena, WGMMA_WAIT, 0));
+}
+
 /* Sequences, and lone products (a body of one statement is a sequence of one). */
 static Stmt *place(Rewriter *rw, Stmt *s)
 {
+    if (s->kind == STMT_FOR && s->loop.pipelined && s->loop.in_flight > 0)
+        return place_in_flight(rw, s);
     if (s->kind == STMT_SEQ)
         return place_in_seq(rw, s->seq.items, s->seq.count);
     if (is_wgmma_product(s) || s->kind == STMT_BARRIER)

@@ -369,6 +369,9 @@ static const CliOpt schedule_rows[] = {
     CUSTOM("--intrinsic", schedule, set_intrinsic,
            "wmma|mma_sync|wgmma: the tensor-core instructions (mma_sync: ldmatrix + mma.sync, "
            "sm_80; wgmma: warpgroups from shared memory, sm_90a)"),
+    INT("--wgmma-steps", schedule.wgmma_steps, 1,
+        "N: k steps whose wgmma products run at once (1: each waits for its own; 2: one runs "
+        "across the barrier)"),
     INT("--split-k", schedule.split_k, 1,
         "N: slices of the reduction, summed by a second kernel in a fixed order (1: none)"),
 };
@@ -461,7 +464,7 @@ bool cli_gemm_knobs_given(const CliCommon *c)
     const tcc_gemm_schedule *s = &c->schedule;
     return s->mma_m || s->block_row_warps || s->warp_row_tiles || s->num_total_passes ||
            s->num_fused_passes || c->policy_given || c->block_order_given || s->stages ||
-           s->smem_layout || s->intrinsic || s->split_k;
+           s->smem_layout || s->intrinsic || s->split_k || s->wgmma_steps;
 }
 
 int64_t cli_samples(const CliCommon *c, int64_t outputs)

@@ -196,5 +196,7 @@ void cli_print_gemm_schedule(const CliCommon *c, const tcc_gemm_schedule *chosen
             : s->smem_layout == TCC_SMEM_SWIZZLED ? "swizzled"
                                                   : "auto");
     print_count("split-k", s->split_k);
+    if (s->intrinsic == TCC_GEMM_WGMMA)
+        print_count("wgmma-steps", s->wgmma_steps);
     fputc('\n', stderr);
 }

@@ -136,6 +136,10 @@ typedef struct tcc_gemm_schedule {
      * the epilogue; for products with few output tiles and a deep reduction (batch 1,
      * 7x7 maps). 1: none; 0: chosen from the shape; at most TCC_MAX_SPLIT_K. */
     int split_k;
+    /* wgmma: k steps whose products run at once. 1: each step waits for its products before
+     * the barrier that lets its tiles be overwritten; 2: one step's products run on across
+     * it (the copies then run a step less far ahead); 0: chosen. At most stages - 1. */
+    int wgmma_steps;
 } tcc_gemm_schedule;
 
 #define TCC_MAX_GEMM_STAGES 5

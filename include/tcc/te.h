@@ -132,6 +132,11 @@ tcc_status tcc_unroll(tcc_stage *stage, tcc_iter_var *axis);
  * target has it). 2 is double buffering. */
 #define TCC_MAX_PIPELINE_STAGES 8
 tcc_status tcc_pipeline(tcc_stage *stage, tcc_iter_var *axis, int stages);
+/* The same, for work whose reads of a stage are still in flight for `in_flight` more
+ * iterations (wgmma's products, waited for a step late so that they run across the
+ * barrier): the copies run that many iterations less far ahead, into the stage the work of
+ * iteration i - in_flight - 1 read. 0 is tcc_pipeline; at most stages - 2. */
+tcc_status tcc_pipeline_in_flight(tcc_stage *stage, tcc_iter_var *axis, int stages, int in_flight);
 /* TVM's storage_align: pads the buffer of a stage so that the stride of its dimension
  * `axis` (one of the tensor's own axes) is a multiple of `factor` plus `offset`, e.g.
  * (32, 8) keeps the rows of a 32-wide float16 tile 80 bytes apart, on different banks. */

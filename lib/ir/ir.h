@@ -228,6 +228,7 @@ struct Stmt {
              * of later iterations with this one's work; the loop it makes is `pipelined`,
              * synchronized by its own barriers, which thread_sync leaves alone. */
             int stages;
+            int in_flight; /* the work's reads of a stage outlive it this many iterations */
             bool pipelined;
             Stmt *body;
         } loop;

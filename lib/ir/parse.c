@@ -98,6 +98,11 @@ static Stmt *parse_loop(Parser *p, Stmt *s, Var *var, const char *name)
         tci_parse_expect(p, ")", "after the pipeline's stages");
     }
     s->loop.pipelined = tci_parse_accept(p, "pipelined");
+    if (tci_parse_accept(p, "in_flight")) {
+        tci_parse_expect(p, "(", "after 'in_flight'");
+        s->loop.in_flight = (int)tci_parse_expect_count(p, "the iterations in flight", 1, 6);
+        tci_parse_expect(p, ")", "after the iterations in flight");
+    }
     s->loop.var = var ? var : tci_parse_new_var(p, name);
     int depth = p->vars.count;
     tci_parse_bind(p, &p->vars, name, s->loop.var);

@@ -416,6 +416,8 @@ static void print_for(StrBuf *sb, const Stmt *s, int indent)
         tci_strbuf_printf(sb, " stages(%d)", s->loop.stages);
     if (s->loop.pipelined)
         put(sb, " pipelined");
+    if (s->loop.in_flight)
+        tci_strbuf_printf(sb, " in_flight(%d)", s->loop.in_flight);
     print_block(sb, s->loop.body, indent);
 }
 

@@ -216,7 +216,9 @@ tcc_status tci_gemm_schedule_apply(tcc_func *f, const GemmOperator *op, const Ge
     TRY(lay_out(f, as, op->a_col_major ? t.bm : t.bk, s, false, !fragments && op->a_col_major));
     TRY(lay_out(f, bs, op->b_col_major ? t.bk : t.bn, s, false, !fragments && !op->b_col_major));
     TRY(lay_out(f, c, t.bn, s, true, false));
-    return s->stages > 1 ? tcc_pipeline(sf, step, s->stages) : TCC_OK;
+    /* wgmma's products may run on across the barrier, a step late (wgmma_steps). */
+    int in_flight = t.intrinsic == TCC_GEMM_WGMMA ? s->wgmma_steps - 1 : 0;
+    return s->stages > 1 ? tcc_pipeline_in_flight(sf, step, s->stages, in_flight) : TCC_OK;
 }
 
 /* ---- the elementwise kernels: split-K's reduction, staging copies ------------------------- */

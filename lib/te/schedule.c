@@ -446,6 +446,20 @@ tcc_status tcc_pipeline(tcc_stage *stage, tcc_iter_var *axis, int stages)
     return TCC_OK;
 }
 
+tcc_status tcc_pipeline_in_flight(tcc_stage *stage, tcc_iter_var *axis, int stages, int in_flight)
+{
+    tcc_status status = tcc_pipeline(stage, axis, stages);
+    if (status != TCC_OK)
+        return status;
+    if (in_flight < 0 || in_flight > stages - 2)
+        return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
+                        "pipeline %s: the iterations in flight must be 0 to %d (the stages less "
+                        "2), not %d",
+                        stage->tensor->name, stages - 2, in_flight);
+    axis->pipeline_in_flight = in_flight;
+    return TCC_OK;
+}
+
 tcc_status tcc_storage_align(tcc_stage *stage, tcc_iter_var *axis, int64_t factor, int64_t offset)
 {
     if (!stage)

@@ -33,6 +33,7 @@ struct tcc_iter_var {
     int mma_m, mma_n, mma_k;
     bool col_major;      /* the tile in memory is column-major */
     int pipeline_stages; /* tcc_pipeline: buffers of the stages attached here, 0 for none */
+    int pipeline_in_flight; /* tcc_pipeline_in_flight: iterations the work's reads outlive */
     /* set by lowering: the axis takes values min + [0, extent) (min is 0 except for
      * root axes of attached stages); loop_var is the variable of its loop (the kernel's
      * thread variable when bound). */

@@ -300,6 +300,7 @@ static void draw_wgmma_knobs(Rng *r, tcc_gemm_schedule *s)
     s->num_total_passes = s->num_fused_passes = passes[uniform(r, 0, 3)];
     s->intrinsic = TCC_GEMM_WGMMA;
     s->smem_layout = chance(r, 0.5) ? TCC_SMEM_AUTO : TCC_SMEM_SWIZZLED;
+    s->wgmma_steps = (int)uniform(r, 0, 2);
 }
 
 /* A knob of 1..max, or (one time in eight) 0 for the library's choice. */
@@ -465,6 +466,8 @@ static void put_schedule(Text *t, const Config *c)
     static const char *const intrinsics[] = {"auto", "wmma", "mma_sync", "wgmma"};
     put(t, " stages%d smem=%s intrinsic=%s split-k%d", s->stages, layouts[s->smem_layout],
         intrinsics[s->intrinsic], s->split_k);
+    if (s->intrinsic == TCC_GEMM_WGMMA)
+        put(t, " wgmma-steps%d", s->wgmma_steps);
 }
 
 static void put_epilogue(Text *t, const tcc_epilogue *e)

@@ -892,6 +892,19 @@ START_TEST(error_split_factor_zero)
 }
 END_TEST
 
+/* A pipeline's work can keep at most stages - 2 iterations in flight: the copies need a stage
+ * no iteration in flight reads. */
+START_TEST(error_pipeline_in_flight_past_the_stages)
+{
+    Elementwise e = elementwise(times_two);
+    assert_error(tcc_pipeline_in_flight(e.stage, e.i, 3, 2), TCC_ERROR_SCHEDULE,
+                 "pipeline B: the iterations in flight must be 0 to 1 (the stages less 2), not 2");
+    assert_error(tcc_pipeline_in_flight(e.stage, e.i, 3, -1), TCC_ERROR_SCHEDULE,
+                 "pipeline B: the iterations in flight must be 0 to 1 (the stages less 2), not -1");
+    ck_assert_int_eq(tcc_pipeline_in_flight(e.stage, e.i, 4, 2), TCC_OK);
+}
+END_TEST
+
 static tcc_expr *double_c(tcc_func *f, tcc_expr *const *ax, void *user)
 {
     return tcc_mul(f, tcc_access(f, user, 2, ax), tcc_float(f, 2, TCC_FLOAT32));
@@ -1128,6 +1141,7 @@ static Suite *schedule_suite(void)
     tcase_add_test(misuse, error_reorder_repeats_or_overflows);
     tcase_add_test(misuse, error_bind_of_a_reduce_axis);
     tcase_add_test(misuse, error_split_factor_zero);
+    tcase_add_test(misuse, error_pipeline_in_flight_past_the_stages);
     tcase_add_test(misuse, error_compute_inline_of_a_reduction);
     tcase_add_test(misuse, error_tensorize_of_a_non_matching_nest);
     tcase_add_test(misuse, error_tensorize_of_a_wrong_scope);
