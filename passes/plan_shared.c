@@ -5,7 +5,8 @@
  * allocation encloses keeps it alive for the whole loop, since the next iteration may read
  * what this one wrote. Thread launches are not loops in time: every thread runs their body
  * once. Allocations whose lives do not overlap may share bytes; the largest are placed
- * first, each at the lowest offset (a multiple of 128 bytes) clear of the live ones. So the
+ * first, each at the lowest offset (a multiple of 128 bytes, or of a swizzled tile's pattern)
+ * clear of the live ones. So the
  * C tile an epilogue reads takes the bytes the stages of A and B held.
  *
  * Sets each buffer's shared_offset (buffers are shared by every statement that uses them,
@@ -175,12 +176,12 @@ static bool overlap_in_time(const Life *a, const Life *b)
     return a->first <= b->last && b->first <= a->last;
 }
 
-/* A swizzled tile starts a whole period of its swizzle (1024 bytes for rows of 128), so that
+/* A swizzled tile starts a whole pattern of its swizzle (1024 bytes for rows of 128), so that
  * the row bits of its addresses are its rows' (wgmma's descriptors swizzle addresses). */
 static int64_t alignment(const Buffer *b)
 {
-    int64_t period = b->swizzle.bits ? tci_swizzle_period(b) * (int64_t)tcc_dtype_size(b->type) : 0;
-    return period > ALIGN ? period : ALIGN;
+    int64_t atom = b->swizzle.bits ? tci_swizzle_atom_bytes(b) : 0;
+    return atom > ALIGN ? atom : ALIGN;
 }
 
 /* The lowest aligned offset where `l` overlaps no live buffer placed before it. */

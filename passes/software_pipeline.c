@@ -244,7 +244,7 @@ static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
                         tci_ir_binary(a, EXPR_LT, sv, extent), async);
     Stmt *prologue = tci_stmt_for(a, s, tci_ir_int(a, 0), ahead, FOR_UNROLLED, first);
 
-    /* Steady state: iteration k waits for its stage, computes k, then issues k + S - 1.
+    /* Steady state: iteration k waits for its stage, computes k, then issues k + S - 1 - F.
      * Issuing after the products keeps the copies' address arithmetic and their register
      * reads (which a cp.async holds until the memory pipe takes it) out of the way of the
      * first fragment loads: on an H200 the 8192^3 product of 256x128 blocks ran 2.88 ms

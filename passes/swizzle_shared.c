@@ -96,8 +96,8 @@ static Stmt *swizzle_stmt(Rewriter *rw, Stmt *s)
          s->wmma.memory->swizzle.block)) {
         if (!z->failed)
             tci_fail(z->pc->ctx, TCC_ERROR_SCHEDULE,
-                     "swizzle_shared: '%s' is swizzled, but %s; only ldmatrix (mma_sync) "
-                     "reads a swizzled tile",
+                     "swizzle_shared: '%s' is swizzled, but %s; only ldmatrix (mma_sync) and wgmma "
+                     "read a swizzled tile",
                      s->wmma.memory->name,
                      s->wmma.op == WMMA_STORE        ? "a fragment store writes it by rows"
                      : s->wmma.memory->swizzle.block ? "ldmatrix cannot read column blocks"

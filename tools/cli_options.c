@@ -365,7 +365,7 @@ static const CliOpt schedule_rows[] = {
            "row|col: blockIdx.x walks columns (row) or rows (col) of tiles"),
     INT("--stages", schedule.stages, 1,
         "N: shared-memory buffers the copies rotate through (1: none; 2-5: cp.async pipeline)"),
-    CUSTOM("--smem", schedule, set_smem, "dense|padded|swizzled: shared tiles as they are, rows padded by 16 bytes, or 16-byte chunks permuted by row (mma_sync)"),
+    CUSTOM("--smem", schedule, set_smem, "dense|padded|swizzled: shared tiles as they are, rows padded by 16 bytes, or 16-byte chunks permuted by row (mma_sync, wgmma)"),
     CUSTOM("--intrinsic", schedule, set_intrinsic,
            "wmma|mma_sync|wgmma: the tensor-core instructions (mma_sync: ldmatrix + mma.sync, "
            "sm_80; wgmma: warpgroups from shared memory, sm_90a)"),

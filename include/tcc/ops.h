@@ -98,9 +98,11 @@ typedef enum tcc_mma_policy {
 /* How the shared-memory tiles of A and B (and C) lie: dense rows share banks when a row is
  * a multiple of 128 bytes; padding each row by 16 bytes spreads them over the banks;
  * swizzling (tcc_storage_swizzle) permutes the 16-byte chunks of each row instead, keeping
- * rows on 128-byte lines (mma_sync only; C stays padded). */
+ * rows on 128-byte lines (mma_sync and wgmma, whose operands along m or n lie in swizzled
+ * column blocks; C stays padded). */
 typedef enum tcc_smem_layout {
-    TCC_SMEM_AUTO = 0, /* chosen: swizzled where mma_sync reads rows that allow it, else padded */
+    TCC_SMEM_AUTO = 0, /* chosen: swizzled where mma_sync or wgmma reads rows that allow it,
+                          else padded */
     TCC_SMEM_DENSE,
     TCC_SMEM_PADDED,
     TCC_SMEM_SWIZZLED,
@@ -108,18 +110,20 @@ typedef enum tcc_smem_layout {
 
 /* The tensor-core instructions of the product. */
 typedef enum tcc_gemm_intrinsic {
-    TCC_GEMM_INTRINSIC_AUTO = 0, /* mma.sync where the target and type have it, else WMMA */
+    TCC_GEMM_INTRINSIC_AUTO = 0, /* wgmma, else mma.sync, where the target and type have it,
+                                    else WMMA */
     TCC_GEMM_WMMA,
     TCC_GEMM_MMA_SYNC, /* ldmatrix + mma.sync m16n8k16: sm_80, float16 and bfloat16, m16n16k16 */
     /* wgmma.mma_async (sm_90a; float16 and bfloat16 into float32; m64n64k16, m64n128k16,
-     * m64n256k16): warpgroups of 128 threads multiply tiles of A and B (rows along k, swizzled)
-     * straight from shared memory. The block's "warps" are then warpgroups, each one MMA tile
-     * (warp_row_tiles = warp_col_tiles = 1). */
+     * m64n256k16): warpgroups of 128 threads multiply tiles of A and B straight from swizzled
+     * shared memory (an operand along m or n in column blocks, read transposed). The block's
+     * "warps" are then warpgroups, each one MMA tile (warp_row_tiles = warp_col_tiles = 1). */
     TCC_GEMM_WGMMA,
 } tcc_gemm_intrinsic;
 
 typedef struct tcc_gemm_schedule {
-    int mma_m, mma_n, mma_k; /* m16n16k16, m32n8k16, m8n32k16; m16n16k8 for tf32 */
+    int mma_m, mma_n, mma_k; /* m16n16k16, m32n8k16, m8n32k16; m16n16k8 for tf32; m64nNk16
+                                for wgmma (N 64, 128 or 256) */
     int block_row_warps, block_col_warps;
     int warp_row_tiles, warp_col_tiles;
     int num_total_passes, num_fused_passes;
@@ -138,7 +142,7 @@ typedef struct tcc_gemm_schedule {
     int split_k;
     /* wgmma: k steps whose products run at once. 1: each step waits for its products before
      * the barrier that lets its tiles be overwritten; 2: one step's products run on across
-     * it (the copies then run a step less far ahead); 0: chosen. At most stages - 1. */
+     * it (the copies then run a step less far ahead; 3 stages or more); 0: chosen. */
     int wgmma_steps;
 } tcc_gemm_schedule;
 

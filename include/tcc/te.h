@@ -97,9 +97,10 @@ typedef enum tcc_intrinsic {
     TCC_MMA_SYNC_MMA,
     TCC_MMA_SYNC_STORE,
     /* wgmma (sm_90a; float16 and bfloat16 into float32, m64nNk16): a warpgroup of 128
-     * threads multiplies A and B read straight from shared memory (no fragment loads): A
-     * an m x k tile and B an n x k tile there, k contiguous, in swizzled rows of 32, 64 or
-     * 128 bytes (tcc_storage_swizzle); each thread stores the accumulators it holds. */
+     * threads multiplies A and B read straight from shared memory (no fragment loads): an
+     * m x k (n x k) tile there, k contiguous, in swizzled rows of 32, 64 or 128 bytes
+     * (tcc_storage_swizzle), or k x m (k x n) in column blocks (tcc_storage_swizzle_blocks),
+     * read transposed; each thread stores the accumulators it holds. */
     TCC_WGMMA_MMA,
     TCC_WGMMA_STORE,
 } tcc_intrinsic;
@@ -149,10 +150,10 @@ tcc_status tcc_storage_align(tcc_stage *stage, tcc_iter_var *axis, int64_t facto
  * wgmma (TCC_WGMMA_MMA), whose descriptors name the swizzle of rows of at most 128 bytes. */
 tcc_status tcc_storage_swizzle(tcc_stage *stage);
 /* Lays a shared stage out in column blocks: its rows x cols tile (the last two dimensions)
- * as cols / block tiles of rows x block, one after the other, each swizzled on rows of
- * `block` elements (32, 64 or 128 bytes; rows a multiple of 8): wgmma's layout for an operand
- * whose rows run along m or n, a row-major B (k x n) or a column-major A (k x m). */
-tcc_status tcc_storage_swizzle_blocks(tcc_stage *stage, int block);
+ * as tiles of rows x 128 bytes, one after the other, each swizzled on its 128-byte rows (rows
+ * a multiple of 8): wgmma's layout for an operand whose rows run along m or n, a row-major B
+ * (k x n) or a column-major A (k x m), which it reads transposed. */
+tcc_status tcc_storage_swizzle_blocks(tcc_stage *stage);
 /* Replace the loops from `axis` inwards by a tensor-core operation of shape m x n x k. */
 tcc_status tcc_tensorize(tcc_stage *stage, tcc_iter_var *axis, tcc_intrinsic intrinsic, int m,
                          int n, int k);

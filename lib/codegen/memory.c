@@ -174,8 +174,8 @@ LLVMValueRef tci_cg_entry_alloca(Codegen *cg, LLVMTypeRef type, const char *name
 }
 
 /* A buffer plan_shared placed: `offset` bytes into the kernel's dynamic shared memory, one
- * `extern .shared` array (its size is given at launch). Offsets are multiples of
- * SHARED_ALIGN, so every buffer is as aligned as a static one. */
+ * `extern .shared` array (its size is given at launch), aligned to DYNAMIC_SHARED_ALIGN: offsets
+ * are multiples of 128 bytes, and of a swizzled tile's pattern (tci_swizzle_atom_bytes). */
 static LLVMValueRef dynamic_shared_at(Codegen *cg, int64_t offset)
 {
     LLVMTypeRef i8 = LLVMInt8TypeInContext(cg->llctx);

@@ -57,8 +57,8 @@ static bool mn_major(const Buffer *b)
 }
 
 /* The descriptor of the tile of `b` that starts at element `index`. A k-major tile: rows of
- * k, 8-row groups SBO apart. An MN-major one: 64-element (128-byte) rows of m or n, 8 rows
- * of k SBO apart, and its column blocks LBO apart; its start is where the blocks put it. */
+ * k, 8-row groups SBO apart. An MN-major one: 128-byte rows of m or n, 8 rows of k SBO apart,
+ * and its column blocks LBO apart; its start is where the blocks put it. */
 static LLVMValueRef descriptor(Codegen *cg, const Buffer *b, Expr *index)
 {
     int64_t size = (int64_t)tcc_dtype_size(b->type);
@@ -137,10 +137,14 @@ static bool gen_mma(Codegen *cg, const WmmaStmt *w)
     const BufferBinding *acc = tci_cg_lookup_fragment(cg, w->c);
     if (!acc)
         return false;
-    if (acc->frag.regs > TCI_CG_MAX_ACC_REGS || acc->frag.reg != FRAGMENT_F32)
+    if (acc->frag.reg != FRAGMENT_F32)
         return tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED,
-                           "codegen: wgmma accumulates %d float32 registers at most",
-                           TCI_CG_MAX_ACC_REGS);
+                           "codegen: wgmma accumulates in float32 registers, not those of '%s'",
+                           w->c->name);
+    if (acc->frag.regs > TCI_CG_MAX_ACC_REGS)
+        return tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED,
+                           "codegen: '%s' has %d accumulator registers; wgmma takes at most %d",
+                           w->c->name, acc->frag.regs, TCI_CG_MAX_ACC_REGS);
     if (!(args[0] = descriptor(cg, w->a, w->a_index)) ||
         !(args[1] = descriptor(cg, w->b, w->b_index)))
         return false;
@@ -203,6 +207,5 @@ bool tci_cg_gen_wgmma(Codegen *cg, const WmmaStmt *w)
         break;
     }
     return tci_cg_fail(cg, TCC_ERROR_INVALID_ARGUMENT,
-                       "codegen: wgmma has no %s: it reads A and B from shared memory",
-                       tci_wmma_op_name(TENSOR_MMA_SYNC, w->op));
+                       "codegen: wgmma loads no fragments: it reads A and B from shared memory");
 }

@@ -31,7 +31,7 @@ static const Pass passes[] = {
      "shared buffers placed in dynamic shared memory, reusing bytes no longer live"},
     {"thread_sync", tci_pass_thread_sync, "__syncthreads() where threads share memory"},
     {"wgmma_sync", tci_pass_wgmma_sync,
-     "wgmma's fences, commits and waits around its products; proxy fences after cp.async's waits"},
+     "wgmma's fences, commits and waits around its products; a proxy fence before every barrier"},
 };
 
 #define NPASS ((int)(sizeof passes / sizeof passes[0]))

@@ -337,19 +337,24 @@ bool tci_buffer_swizzle(Buffer *b)
     return true;
 }
 
-bool tci_buffer_swizzle_blocks(Buffer *b, int block)
+bool tci_buffer_swizzle_blocks(Buffer *b)
 {
     int last = b->ndim - 1;
-    int64_t size = (int64_t)tcc_dtype_size(b->type), row = block * size;
-    if (last < 1 || size > 16 || block <= 0 || b->strides[last] != 1 ||
-        b->strides[last - 1] != b->shape[last] || b->shape[last] % block != 0 ||
-        b->shape[last - 1] % 8 != 0 || (row != 32 && row != 64 && row != 128))
+    int64_t size = (int64_t)tcc_dtype_size(b->type), block = TCI_SWIZZLE_BLOCK_BYTES / size;
+    if (last < 1 || size > 16 || b->strides[last] != 1 || b->strides[last - 1] != b->shape[last] ||
+        b->shape[last] % block != 0 || b->shape[last - 1] % 8 != 0)
         return false;
-    b->swizzle = (Swizzle){.bits = exact_log2(row / 16),
-                           .base = exact_log2(16 / size),
-                           .shift = exact_log2(block),
-                           .block = block};
+    /* A block's row is a 128-byte line: chunks xor-ed with the line's number mod 8. */
+    b->swizzle = (Swizzle){
+        .bits = 3, .base = exact_log2(16 / size), .shift = exact_log2(block), .block = (int)block};
     return true;
+}
+
+int64_t tci_swizzle_atom_bytes(const Buffer *b)
+{
+    if (b->swizzle.block)
+        return 8 * TCI_SWIZZLE_BLOCK_BYTES;
+    return ((int64_t)1 << (b->swizzle.shift + b->swizzle.bits)) * (int64_t)tcc_dtype_size(b->type);
 }
 
 int64_t tci_swizzle_period(const Buffer *b)

@@ -120,8 +120,10 @@ struct tcc_expr {
  * different banks without padding: every row starts a line, as in global memory. */
 /* A tile can also lie in column blocks (`block` > 0): its rows x cols elements (the last two
  * dimensions) stored as cols / block tiles of rows x block, one after the other, each
- * swizzled as above on rows of `block` elements: wgmma's layout for an operand whose rows
- * run along m or n (a row-major B, k x n). */
+ * swizzled as above on its rows of TCI_SWIZZLE_BLOCK_BYTES (128-byte lines): wgmma's layout
+ * for an operand whose rows run along m or n (a row-major B, k x n), which wgmma reads
+ * transposed; tensorize reads an operand so exactly when its tile lies in blocks. */
+enum { TCI_SWIZZLE_BLOCK_BYTES = 128 };
 typedef struct Swizzle {
     int bits; /* 0: not swizzled */
     int base, shift;
@@ -327,10 +329,13 @@ bool tci_swizzle_takes_rows(int64_t row_bytes);
 /* Lays the buffer out swizzled (see Swizzle); false, leaving it as it was, unless its rows
  * (the last dimension) are dense and tci_swizzle_takes_rows. */
 bool tci_buffer_swizzle(Buffer *buffer);
-/* Lays the buffer out in swizzled column blocks of `block` elements (see Swizzle); false,
- * leaving it as it was, unless its rows are dense, a whole number of blocks, and a block's
- * row is 32, 64 or 128 bytes. */
-bool tci_buffer_swizzle_blocks(Buffer *buffer, int block);
+/* Lays the buffer out in swizzled column blocks of 128 bytes (see Swizzle); false, leaving
+ * it as it was, unless its rows are dense and a whole number of blocks, and its last two
+ * dimensions have at least 2 and a multiple of 8 rows. */
+bool tci_buffer_swizzle_blocks(Buffer *buffer);
+/* Bytes of the pattern a swizzled tile repeats, which its start must be a multiple of for
+ * hardware that swizzles addresses itself (wgmma's descriptors): 8 rows of a block. */
+int64_t tci_swizzle_atom_bytes(const Buffer *buffer);
 /* Elements after which a swizzle repeats: offsets a multiple of it apart swizzle alike (the
  * whole tile for column blocks). */
 int64_t tci_swizzle_period(const Buffer *buffer);

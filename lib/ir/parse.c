@@ -170,6 +170,28 @@ static Stmt *parse_if(Parser *p)
 
 /* `strides [2560, 40, 1]`: a padded buffer's strides, each dimension at least as far apart
  * as the next one spans. */
+/* `swizzled`, or `swizzled blocks N` (column blocks of N elements, 128 bytes), after which
+ * the buffer is laid out so. */
+static void parse_swizzle(Parser *p, Buffer *b, const char *at)
+{
+    bool shared = b->scope == TCC_SCOPE_SHARED;
+    if (tci_parse_accept(p, "blocks")) {
+        int64_t block = tci_parse_expect_count(p, "the columns of a block", 1, 1024);
+        if (!shared || block * (int64_t)tcc_dtype_size(b->type) != TCI_SWIZZLE_BLOCK_BYTES ||
+            !tci_buffer_swizzle_blocks(b))
+            tci_parse_fail_at(p, at,
+                              "%s cannot lie in swizzled blocks of %lld columns: only shared "
+                              "tiles of 128-byte blocks, rows a multiple of 8, dense, can",
+                              tci_parse_describe(p, b->name), (long long)block);
+        return;
+    }
+    if (!shared || !tci_buffer_swizzle(b))
+        tci_parse_fail_at(p, at,
+                          "%s cannot be swizzled: only shared rows of a power of two of at "
+                          "least 32 bytes, dense, can",
+                          tci_parse_describe(p, b->name));
+}
+
 static void parse_strides(Parser *p, Buffer *b)
 {
     Buffer strides = {.name = b->name};
@@ -214,19 +236,8 @@ static Stmt *parse_allocate(Parser *p)
     if (tci_parse_accept(p, "strides"))
         parse_strides(p, b);
     at = p->pos;
-    if (tci_parse_accept(p, "swizzled") && (b->scope != TCC_SCOPE_SHARED || !tci_buffer_swizzle(b)))
-        tci_parse_fail_at(p, at,
-                          "%s cannot be swizzled: only shared rows of a power of two of at "
-                          "least 32 bytes, dense, can",
-                          tci_parse_describe(p, b->name));
-    at = p->pos;
-    if (tci_parse_accept(p, "blocks") &&
-        !tci_buffer_swizzle_blocks(b,
-                                   (int)tci_parse_expect_count(p, "the block's columns", 1, 1024)))
-        tci_parse_fail_at(p, at,
-                          "%s cannot lie in such blocks: rows of a whole number of blocks of 32, "
-                          "64 or 128 bytes, and rows a multiple of 8, can",
-                          tci_parse_describe(p, b->name));
+    if (tci_parse_accept(p, "swizzled"))
+        parse_swizzle(p, b, at);
     if (tci_parse_accept(p, "offset")) {
         if (b->scope != TCC_SCOPE_SHARED)
             tci_parse_fail_at(p, p->pos, "only a shared buffer has an offset, not %s",

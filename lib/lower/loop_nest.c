@@ -304,13 +304,13 @@ static tcc_status realize_buffers(Lowering *lw)
             t->buffer->min[d] = t->axis[d]->min;
             tci_buffer_align(t->buffer, d, st->align_factor[d], st->align_offset[d]);
         }
-        if (st->swizzle_block && !tci_buffer_swizzle_blocks(t->buffer, st->swizzle_block))
+        if (st->swizzle_blocks && !tci_buffer_swizzle_blocks(t->buffer))
             return tci_fail(lw->ctx, TCC_ERROR_SCHEDULE,
-                            "storage_swizzle_blocks %s: a %lldx%lld tile cannot lie in blocks of "
-                            "%d columns (rows a multiple of 8, blocks of 32, 64 or 128 bytes)",
-                            t->name, (long long)t->buffer->shape[t->ndim - 2],
-                            (long long)t->buffer->shape[t->ndim - 1], st->swizzle_block);
-        if (st->swizzle && !st->swizzle_block && !tci_buffer_swizzle(t->buffer))
+                            "storage_swizzle_blocks %s: its tile cannot lie in column blocks of "
+                            "128 bytes (two dimensions at least, rows a multiple of 8, columns a "
+                            "multiple of the block's)",
+                            t->name);
+        if (st->swizzle && !st->swizzle_blocks && !tci_buffer_swizzle(t->buffer))
             return tci_fail(
                 lw->ctx, TCC_ERROR_SCHEDULE,
                 "storage_swizzle %s: rows of %lld bytes; a swizzle needs dense rows "

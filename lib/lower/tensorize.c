@@ -250,7 +250,16 @@ static tcc_status shared_operand(Lowering *lw, const Stage *st, Expr *access, in
     if (access->kind != EXPR_ACCESS || access->access.tensor->stage->scope != TCC_SCOPE_SHARED)
         return fail(lw, st, "wgmma reads both operands of the product from shared memory");
     Tensor *t = access->access.tensor;
-    Tile tile = last_is_k(st, access) ? (Tile){mn, k} : (Tile){k, mn};
+    bool mn_major = !last_is_k(st, access);
+    Tile tile = mn_major ? (Tile){k, mn} : (Tile){mn, k};
+    /* wgmma reads a tile transposed exactly when it lies in column blocks. */
+    if (mn_major != (t->buffer->swizzle.block > 0))
+        return tci_fail(lw->ctx, TCC_ERROR_SCHEDULE,
+                        "tensorize %s: wgmma reads %s %s: it must %s in column blocks "
+                        "(tcc_storage_swizzle_blocks)",
+                        st->tensor->name, t->name,
+                        mn_major ? "along m or n (transposed)" : "along k",
+                        mn_major ? "lie" : "not lie");
     Region r;
     int row_dim;
     int64_t stride;
@@ -261,7 +270,7 @@ static tcc_status shared_operand(Lowering *lw, const Stage *st, Expr *access, in
         return status;
     if (stride != t->buffer->shape[t->buffer->ndim - 1])
         return tci_fail(lw->ctx, TCC_ERROR_SCHEDULE,
-                        "tensorize %s: wgmma reads %s in whole rows along k; its rows are %lld "
+                        "tensorize %s: wgmma reads %s in whole rows; its rows are %lld "
                         "elements apart, not %lld",
                         st->tensor->name, t->name, (long long)stride,
                         (long long)t->buffer->shape[t->buffer->ndim - 1]);

@@ -215,14 +215,15 @@ static int choose_stages(const GemmOperator *op, tcc_arch arch, const tcc_gemm_s
                : 3;
 }
 
+/* Reductions of at least this many k steps keep one step's wgmma products in flight. */
+enum { LONG_LOOP_STEPS = 16 };
+
 /* wgmma's blocks: warpgroups of m64 x N, two along m where m fills them; N the widest of 256,
  * 128 and 64 that fits the product and still makes ENOUGH_BLOCKS blocks, else 64, sliced
  * along the reduction where the blocks are still too few (split_for). Steps
  * of 64 (rows of 128 bytes, wgmma's widest swizzle) and as many stages as a block's shared
  * memory holds, up to 4. On an H200 the seed layer ran 0.204 ms in 128x256 blocks against
  * 0.262 in 128x128 and 0.274 in 64x128. */
-enum { LONG_LOOP_STEPS = 16 };
-
 static void choose_wgmma(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s)
 {
     static const int widths[] = {256, 128, 64};
@@ -268,7 +269,7 @@ static void choose_wgmma(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedul
      * against 0.2052, the 8192^3 product 1.777 against 1.883; r50_res3_1x1_b256 (8 steps)
      * 0.1177 against 0.1064. */
     if (!s->wgmma_steps) {
-        int64_t steps = ceil_div(tci_gemm_split(op, s).slice, (int64_t)s->num_total_passes * 16);
+        int64_t steps = ceil_div(tci_gemm_split(op, s).slice, tci_gemm_tiles(s).bk);
         s->wgmma_steps = s->stages >= 4 && steps >= LONG_LOOP_STEPS ? 2 : 1;
     }
 }
@@ -361,10 +362,11 @@ static tcc_status check_wgmma(tcc_context *ctx, const GemmOperator *op, tcc_arch
                         "schedule: wgmma has no %s for %s inputs and %s accumulation",
                         tci_target_shape_name(s->mma_m, s->mma_n, s->mma_k, shape, sizeof shape),
                         tcc_dtype_name(op->input_type), tcc_dtype_name(op->accumulate_type));
-    if (s->wgmma_steps < 1 || s->wgmma_steps > s->stages - 1 || s->wgmma_steps > 2)
+    if (s->wgmma_steps < 1 || s->wgmma_steps > 2 || (s->wgmma_steps == 2 && s->stages < 3))
         return tci_fail(ctx, TCC_ERROR_SCHEDULE,
-                        "schedule: wgmma_steps must be 1 or 2 and below the stages (%d), not %d",
-                        s->stages, s->wgmma_steps);
+                        "schedule: wgmma_steps must be 1, or 2 with 3 stages or more; not %d with "
+                        "%d stages",
+                        s->wgmma_steps, s->stages);
     if (s->warp_row_tiles != 1 || s->warp_col_tiles != 1)
         return tci_fail(ctx, TCC_ERROR_SCHEDULE,
                         "schedule: under wgmma a warpgroup computes one MMA tile: warp tiles must "
@@ -432,6 +434,9 @@ tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, 
     }
     if ((int)s->intrinsic < TCC_GEMM_WMMA || s->intrinsic > TCC_GEMM_WGMMA)
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: unknown intrinsic");
+    if (s->intrinsic != TCC_GEMM_WGMMA && s->wgmma_steps)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+                        "schedule: wgmma_steps applies to the wgmma intrinsic only");
     if (s->intrinsic == TCC_GEMM_WGMMA) {
         tcc_status status = check_wgmma(ctx, op, arch, s);
         if (status != TCC_OK)

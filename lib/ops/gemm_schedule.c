@@ -160,8 +160,7 @@ static tcc_status lay_out(tcc_func *f, tcc_tensor *tile, int64_t cols, const tcc
                           bool c_tile, bool mn_major)
 {
     if (mn_major)
-        return tcc_storage_swizzle_blocks(tcc_stage_of(f, tile),
-                                          128 / (int)tcc_dtype_size(tile->type));
+        return tcc_storage_swizzle_blocks(tcc_stage_of(f, tile));
     if (!c_tile && s->smem_layout == TCC_SMEM_SWIZZLED)
         return tcc_storage_swizzle(tcc_stage_of(f, tile));
     int64_t pad = tci_gemm_row_pad(tile->type, s, c_tile);

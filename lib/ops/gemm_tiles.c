@@ -40,7 +40,8 @@ int64_t tci_gemm_row_pad(tcc_dtype type, const tcc_gemm_schedule *s, bool c_tile
     return padded ? 16 / (int64_t)tcc_dtype_size(type) : 0;
 }
 
-/* Bytes of a rows x cols tile (cols contiguous), as plan_shared places it. */
+/* Bytes of a rows x cols tile (cols contiguous), rounded as plan_shared's 128-byte offsets
+ * round it (a swizzled tile may start further on, at its pattern's alignment). */
 static int64_t tile_bytes(int64_t rows, int64_t cols, tcc_dtype type, const tcc_gemm_schedule *s,
                           bool c_tile)
 {

@@ -443,21 +443,21 @@ tcc_status tcc_pipeline(tcc_stage *stage, tcc_iter_var *axis, int stages)
                         "pipeline %s: %s must be a serial loop and stages between 2 and %d, not %d",
                         stage->tensor->name, axis->var->name, TCC_MAX_PIPELINE_STAGES, stages);
     axis->pipeline_stages = stages;
+    axis->pipeline_in_flight = 0;
     return TCC_OK;
 }
 
 tcc_status tcc_pipeline_in_flight(tcc_stage *stage, tcc_iter_var *axis, int stages, int in_flight)
 {
-    tcc_status status = tcc_pipeline(stage, axis, stages);
-    if (status != TCC_OK)
-        return status;
-    if (in_flight < 0 || in_flight > stages - 2)
+    if (stage && (in_flight < 0 || in_flight > stages - 2))
         return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
                         "pipeline %s: the iterations in flight must be 0 to %d (the stages less "
                         "2), not %d",
                         stage->tensor->name, stages - 2, in_flight);
-    axis->pipeline_in_flight = in_flight;
-    return TCC_OK;
+    tcc_status status = tcc_pipeline(stage, axis, stages);
+    if (status == TCC_OK)
+        axis->pipeline_in_flight = in_flight;
+    return status;
 }
 
 tcc_status tcc_storage_align(tcc_stage *stage, tcc_iter_var *axis, int64_t factor, int64_t offset)
@@ -492,17 +492,12 @@ tcc_status tcc_storage_swizzle(tcc_stage *stage)
     return TCC_OK;
 }
 
-tcc_status tcc_storage_swizzle_blocks(tcc_stage *stage, int block)
+tcc_status tcc_storage_swizzle_blocks(tcc_stage *stage)
 {
     tcc_status status = tcc_storage_swizzle(stage);
-    if (status != TCC_OK)
-        return status;
-    if (block <= 0)
-        return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
-                        "storage_swizzle_blocks %s: blocks of %d columns", stage->tensor->name,
-                        block);
-    stage->swizzle_block = block;
-    return TCC_OK;
+    if (status == TCC_OK)
+        stage->swizzle_blocks = true;
+    return status;
 }
 
 tcc_status tcc_tensorize(tcc_stage *stage, tcc_iter_var *axis, tcc_intrinsic intrinsic, int m,

@@ -88,7 +88,7 @@ struct tcc_stage {
     /* tcc_storage_align, by dimension of the tensor: factor 0 leaves it dense. */
     int64_t align_factor[TCI_MAX_DIMS], align_offset[TCI_MAX_DIMS];
     bool swizzle;      /* tcc_storage_swizzle */
-    int swizzle_block; /* tcc_storage_swizzle_blocks; 0: none */
+    bool swizzle_blocks; /* tcc_storage_swizzle_blocks */
 };
 
 struct tcc_func {

@@ -821,7 +821,7 @@ static int parse_args(int argc, char **argv, Args *a)
     return -1;
 }
 
-/* The newest architecture tcc targets that the device has (tcc stops at sm_90). */
+/* The newest architecture tcc targets that the device runs (sm_90a on compute capability 9.0). */
 static bool device_arch(int cc, tcc_arch *out)
 {
     *out = tcc_arch_for_device(cc);
