@@ -37,6 +37,7 @@ enum {
     CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
     CU_JIT_ERROR_LOG_BUFFER = 5,
     CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+    CU_JIT_LOG_VERBOSE = 12,
 };
 
 /* CUdevice_attribute */

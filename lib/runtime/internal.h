@@ -54,6 +54,11 @@ tcc_status tci_cuda_fail(const tcc_device *device, CUresult result, const char *
                          const char *detail);
 /* "CUDA_ERROR_NAME (description)" for a driver result. */
 void tci_cuda_describe(const tcc_device *device, CUresult result, char *text, size_t size);
+/* The line of a JIT log that says the JIT undid a kernel's asynchrony (wgmma serialized, a
+ * wait it had to inject, setmaxnreg ignored), which tcc treats as an error, as the kernel
+ * would run many times slower than it was built to; NULL when there is none. The line is
+ * copied into out (size bytes). */
+const char *tci_jit_log_refusal(const char *log, char *out, size_t size);
 /* Makes the device's context current on the calling thread. */
 tcc_status tci_bind_context(tcc_device *device);
 

@@ -71,16 +71,52 @@ static tcc_status describe_launch(tcc_device *device, const tcc_kernel *kernel, 
     return status;
 }
 
-/* cuModuleLoadDataEx with the JIT logs captured, so a rejected module says why. */
+/* ptxas's messages (CUDA 12-13) for what undoes a kernel's asynchrony. */
+static const char *const undone_asynchrony[] = {
+    "instructions are serialized", /* wgmma.mma_async serialized: a call inside the pipeline */
+    "C7517", /* a warpgroup wait injected: the accumulators were read before a wait */
+    "C7508", /* setmaxnreg ignored: no register count at entry */
+};
+
+const char *tci_jit_log_refusal(const char *log, char *out, size_t size)
+{
+    for (size_t i = 0; log && i < sizeof undone_asynchrony / sizeof undone_asynchrony[0]; i++) {
+        const char *hit = strstr(log, undone_asynchrony[i]);
+        if (!hit)
+            continue;
+        const char *start = hit, *end = hit;
+        while (start > log && start[-1] != '\n')
+            start--;
+        while (*end && *end != '\n')
+            end++;
+        snprintf(out, size, "%.*s", (int)(end - start), start);
+        return out;
+    }
+    return NULL;
+}
+
+/* cuModuleLoadDataEx with the JIT logs captured (verbose, so that its warnings are there): a
+ * rejected module says why, and one whose asynchrony the JIT undid is refused. */
 static tcc_status load_module(tcc_device *device, const char *ptx, tcc_loaded_kernel *loaded)
 {
-    char info_log[4096] = "", error_log[4096] = "";
+    char info_log[8192] = "", error_log[4096] = "";
     CUjit_option options[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
-                              CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+                              CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                              CU_JIT_LOG_VERBOSE};
     void *values[] = {info_log, (void *)(uintptr_t)sizeof info_log, error_log,
-                      (void *)(uintptr_t)sizeof error_log};
+                      (void *)(uintptr_t)sizeof error_log, (void *)(uintptr_t)1};
     CUresult result = device->cu.cuModuleLoadDataEx(
         &loaded->module, ptx, (unsigned int)(sizeof options / sizeof options[0]), options, values);
+    char line[600];
+    info_log[sizeof info_log - 1] = '\0';
+    if (result == CUDA_SUCCESS && tci_jit_log_refusal(info_log, line, sizeof line)) {
+        device->cu.cuModuleUnload(loaded->module);
+        loaded->module = NULL;
+        return tci_fail(device->ctx, TCC_ERROR_UNSUPPORTED,
+                        "kernel '%s': the JIT undid its asynchrony, so it would run slower than "
+                        "built: %s",
+                        loaded->launches[loaded->main_launch].name, line);
+    }
     if (result == CUDA_SUCCESS)
         return TCC_OK;
     loaded->module = NULL;

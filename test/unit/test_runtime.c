@@ -5,6 +5,7 @@
  * each are exercised on device 0.
  */
 #include "driver/kernel.h"
+#include "runtime/internal.h"
 #include "support.h"
 
 #include <dlfcn.h>
@@ -415,12 +416,67 @@ START_TEST(test_fault_is_reported)
 }
 END_TEST
 
+/* A JIT log line that says the JIT undid a kernel's asynchrony is found; others are not. */
+START_TEST(test_jit_log_refusal)
+{
+    char line[256];
+    const char *injected =
+        "ptxas info    : 0 bytes gmem\nptxas info    : (C7517) warpgroup.wait is "
+        "injected in around line 411 by compiler\nptxas info    : Used 9 "
+        "registers\n";
+    ck_assert_ptr_nonnull(tci_jit_log_refusal(injected, line, sizeof line));
+    ck_assert_str_eq(line, "ptxas info    : (C7517) warpgroup.wait is injected in around line "
+                           "411 by compiler");
+    ck_assert_ptr_nonnull(tci_jit_log_refusal("Potential Performance Loss: wgmma.mma_async "
+                                              "instructions are serialized due to a call",
+                                              line, sizeof line));
+    ck_assert_ptr_null(tci_jit_log_refusal("ptxas info    : Used 184 registers, used 1 barriers\n",
+                                           line, sizeof line));
+    ck_assert_ptr_null(tci_jit_log_refusal("", line, sizeof line));
+    ck_assert_ptr_null(tci_jit_log_refusal(NULL, line, sizeof line));
+}
+END_TEST
+
+/* On sm_90a, a module whose wgmma accumulators are read before a wait (the JIT injects one)
+ * is refused at load with the JIT's line. */
+START_TEST(test_undone_asynchrony_is_refused)
+{
+    if (!gpu.device || tcc_device_arch(gpu.device) != 90)
+        return;
+    static const char ptx[] =
+        ".version 8.0\n.target sm_90a\n.address_size 64\n"
+        ".extern .shared .align 1024 .b8 tile[];\n"
+        ".visible .entry unwaited(.param .u64 out)\n{\n"
+        "    .reg .f32 %f<5>;\n    .reg .b64 %rd<4>;\n"
+        "    mov.f32 %f1, 0f00000000;\n    mov.f32 %f2, 0f00000000;\n"
+        "    mov.f32 %f3, 0f00000000;\n    mov.f32 %f4, 0f00000000;\n"
+        "    mov.u64 %rd1, tile;\n    shr.u64 %rd1, %rd1, 4;\n"
+        "    wgmma.fence.sync.aligned;\n"
+        "    wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, %rd1, %rd1, "
+        "1, 1, 1, 0, 0;\n"
+        "    wgmma.commit_group.sync.aligned;\n"
+        "    ld.param.u64 %rd2, [out];\n    cvta.to.global.u64 %rd3, %rd2;\n"
+        "    st.global.f32 [%rd3], %f1;\n    ret;\n}\n";
+    tcc_kernel unwaited = {
+        .ptx = (char *)ptx,
+        .nlaunch = 1,
+        .launches = {{.name = (char *)"unwaited", .grid = {1, 1, 1}, .block = {128, 1, 1}}}};
+    tcc_loaded_kernel *loaded = (tcc_loaded_kernel *)&unwaited;
+    ck_assert_int_eq(tcc_kernel_load(gpu.device, &unwaited, &loaded), TCC_ERROR_UNSUPPORTED);
+    ck_assert_ptr_null(loaded);
+    assert_contains(tcc_last_error(gpu.ctx), "kernel 'unwaited': the JIT undid its asynchrony");
+    assert_contains(tcc_last_error(gpu.ctx), "C7517");
+    assert_one_line(gpu.ctx);
+}
+END_TEST
+
 static Suite *runtime_suite(void)
 {
     Suite *suite = suite_create("runtime");
     TCase *no_driver = test_case(suite, "no_driver", NULL, NULL);
     tcase_add_test(no_driver, test_open_without_driver);
     tcase_add_test(no_driver, test_null_handles);
+    tcase_add_test(no_driver, test_jit_log_refusal);
 
     TCase *device = test_case(suite, "device", gpu_setup, gpu_teardown);
     tcase_set_timeout(device, 60);
@@ -430,6 +486,7 @@ static Suite *runtime_suite(void)
     tcase_add_test(device, test_load_launch_and_time);
     tcase_add_test(device, test_launches_share_a_workspace);
     tcase_add_test(device, test_rejected_module_reports_jit_log);
+    tcase_add_test(device, test_undone_asynchrony_is_refused);
     tcase_add_test(device, test_launch_errors);
     tcase_add_test(device, test_fault_is_reported);
     return suite;
