@@ -596,6 +596,9 @@ static tcc_status compile_config(Runner *run, Config *c, tcc_kernel **kernel)
         draw_knobs(&c->rng, input_type(c), &c->schedule);
         c->schedule.mma_m = shape.mma_m, c->schedule.mma_n = shape.mma_n;
         c->schedule.mma_k = shape.mma_k;
+        /* A redraw keeps to what the device runs (mma.sync needs sm_80). */
+        if (!arch_supports(run->arch, c))
+            c->schedule.intrinsic = TCC_GEMM_INTRINSIC_AUTO;
     }
 }
 
