@@ -6,6 +6,8 @@
 
 tcc_status tcc_context_create(tcc_context **out)
 {
+    if (!out) /* no context to take a message */
+        return TCC_ERROR_INVALID_ARGUMENT;
     tcc_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return TCC_ERROR_OUT_OF_MEMORY;

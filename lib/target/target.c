@@ -164,8 +164,11 @@ tcc_arch tcc_arch_for_device(int compute_capability)
 tcc_status tcc_arch_parse(tcc_context *ctx, const char *name, tcc_arch *out)
 {
     char expected[128] = "";
+    if (!out)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+                        "tcc_arch_parse: the result pointer is NULL");
     for (int i = 0; i < COUNT(archs); i++) {
-        if (name && out && strcmp(name, archs[i].name) == 0) {
+        if (name && strcmp(name, archs[i].name) == 0) {
             *out = archs[i].arch;
             return TCC_OK;
         }

@@ -35,7 +35,7 @@ tcc_status tcc_schedule_create(tcc_func *func, int noutput, tcc_tensor *const *o
         return tci_func_status(func);
     if (func->scheduled)
         return tci_fail(func->ctx, TCC_ERROR_INVALID_ARGUMENT, "the schedule already exists");
-    if (noutput < 1)
+    if (noutput < 1 || !outputs)
         return tci_fail(func->ctx, TCC_ERROR_INVALID_ARGUMENT, "a schedule needs an output");
     for (int i = 0; i < func->ntensor; i++) {
         Stage *st = tci_stage_new(func, func->tensors[i]);
@@ -137,6 +137,8 @@ tcc_tensor *tcc_cache_read(tcc_func *func, tcc_tensor *tensor, tcc_scope scope, 
 {
     if (!func || !tensor || !func->scheduled || func->failed)
         return NULL;
+    if (nreader < 1 || !readers)
+        return tci_func_fail(func, TCC_ERROR_SCHEDULE, "cache_read %s: no readers", tensor->name);
     for (int i = 0; i < nreader; i++)
         if (!readers[i] || !readers[i]->is_compute || !tci_expr_reads(readers[i]->body, tensor))
             return tci_func_fail(func, TCC_ERROR_SCHEDULE, "cache_read: %s does not read %s",
@@ -335,7 +337,7 @@ tcc_status tcc_reorder(tcc_stage *stage, int naxis, tcc_iter_var *const *order)
     if (!stage)
         return TCC_ERROR_INVALID_ARGUMENT;
     int position[64];
-    if (naxis < 1 || naxis > 64 || naxis > stage->nleaf)
+    if (naxis < 1 || naxis > 64 || naxis > stage->nleaf || !order)
         return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE, "reorder: bad number of axes (%d)",
                         naxis);
     for (int i = 0; i < naxis; i++) {

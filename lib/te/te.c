@@ -7,6 +7,9 @@
 
 tcc_status tcc_func_create(tcc_context *ctx, const char *name, tcc_func **out)
 {
+    if (!out)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+                        "tcc_func_create: the result pointer is NULL");
     Arena *arena = tci_arena_create();
     Func *func = arena ? tci_arena_alloc(arena, sizeof *func) : NULL;
     if (!func) {
@@ -101,7 +104,11 @@ static bool valid_shape(Func *func, const char *name, int ndim, const int64_t *s
 Tensor *tci_tensor_new(Func *func, const char *name, bool is_compute, int ndim,
                        const int64_t *shape, tcc_dtype type)
 {
-    if (func->failed || !name || !shape || !valid_shape(func, name, ndim, shape))
+    if (func->failed)
+        return NULL;
+    if (!name || !shape)
+        return tci_func_fail(func, TCC_ERROR_INVALID_ARGUMENT, "a tensor needs a name and a shape");
+    if (!valid_shape(func, name, ndim, shape))
         return NULL;
     Tensor *t = tci_arena_alloc(func->arena, sizeof *t);
     t->func = func;
@@ -150,6 +157,9 @@ tcc_tensor *tcc_compute(tcc_func *func, const char *name, int ndim, const int64_
     if (func->scheduled)
         return tci_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
                              "compute %s: define every tensor before creating the schedule",
+                             name ? name : "?");
+    if (!body)
+        return tci_func_fail(func, TCC_ERROR_INVALID_ARGUMENT, "compute %s: no body function",
                              name ? name : "?");
     Tensor *t = tci_tensor_new(func, name, true, ndim, shape, type);
     if (!t)
@@ -327,6 +337,9 @@ tcc_expr *tcc_access(tcc_func *func, tcc_tensor *tensor, int nindex, tcc_expr *c
         return tci_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
                              "access to %s with %d indices (it has %d dimensions)", tensor->name,
                              nindex, tensor->ndim);
+    if (nindex > 0 && !index)
+        return tci_func_fail(func, TCC_ERROR_INVALID_ARGUMENT, "access to %s: no indices",
+                             tensor->name);
     for (int i = 0; i < nindex; i++)
         if (!index[i])
             return NULL;
@@ -340,6 +353,8 @@ tcc_expr *tcc_sum(tcc_func *func, tcc_expr *source, int naxis, tcc_iter_var *con
     if (naxis < 1 || naxis > TCI_MAX_DIMS)
         return tci_func_fail(func, TCC_ERROR_INVALID_ARGUMENT, "sum over %d axes (1 to %d)", naxis,
                              TCI_MAX_DIMS);
+    if (!axes)
+        return tci_func_fail(func, TCC_ERROR_INVALID_ARGUMENT, "sum: no axes");
     for (int i = 0; i < naxis; i++)
         if (!axes[i] || !axes[i]->reduce)
             return tci_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,

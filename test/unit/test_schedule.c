@@ -1050,6 +1050,61 @@ START_TEST(error_primitives_before_the_schedule)
 }
 END_TEST
 
+/* A fresh function in ctx for a check that leaves it failed. */
+static tcc_func *fresh_func(void)
+{
+    tcc_func *f = NULL;
+    ck_assert_int_eq(tcc_func_create(ctx, "f", &f), TCC_OK);
+    return f;
+}
+
+static void assert_message(const char *part)
+{
+    assert_contains(tcc_last_error(ctx), part);
+    assert_one_line(ctx);
+}
+
+/* NULL arguments of the public API are errors with one line, never a crash (hardening). */
+START_TEST(error_null_arguments)
+{
+    ck_assert_int_eq(tcc_context_create(NULL), TCC_ERROR_INVALID_ARGUMENT);
+    assert_error(tcc_arch_parse(ctx, "sm_80", NULL), TCC_ERROR_INVALID_ARGUMENT,
+                 "tcc_arch_parse: the result pointer is NULL");
+    assert_error(tcc_func_create(ctx, "f", NULL), TCC_ERROR_INVALID_ARGUMENT,
+                 "tcc_func_create: the result pointer is NULL");
+    int64_t shape[2] = {4, 4};
+    tcc_func *f = fresh_func();
+    tcc_tensor *a = tcc_placeholder(f, "A", 2, shape, TCC_FLOAT32);
+    ck_assert_ptr_null(tcc_compute(f, "B", 2, shape, NULL, TCC_FLOAT32, NULL, a));
+    assert_message("compute B: no body function");
+    tcc_func_destroy(f);
+    f = fresh_func();
+    ck_assert_ptr_null(tcc_placeholder(f, NULL, 2, shape, TCC_FLOAT32));
+    assert_message("a tensor needs a name and a shape");
+    tcc_func_destroy(f);
+    f = fresh_func();
+    a = tcc_placeholder(f, "A", 2, shape, TCC_FLOAT32);
+    ck_assert_ptr_null(tcc_access(f, a, 2, NULL));
+    assert_message("access to A: no indices");
+    tcc_func_destroy(f);
+    f = fresh_func();
+    ck_assert_ptr_null(tcc_sum(f, tcc_float(f, 1, TCC_FLOAT32), 1, NULL));
+    assert_message("sum: no axes");
+    tcc_func_destroy(f);
+    f = fresh_func();
+    a = tcc_placeholder(f, "A", 2, shape, TCC_FLOAT32);
+    tcc_tensor *b = tcc_compute(f, "B", 2, shape, NULL, TCC_FLOAT32, times_two, a);
+    assert_error(tcc_schedule_create(f, 1, NULL), TCC_ERROR_INVALID_ARGUMENT,
+                 "a schedule needs an output");
+    ck_assert_int_eq(tcc_schedule_create(f, 1, &b), TCC_OK);
+    assert_error(tcc_reorder(tcc_stage_of(f, b), 2, NULL), TCC_ERROR_SCHEDULE,
+                 "reorder: bad number of axes (2)");
+    ck_assert_ptr_null(tcc_cache_read(f, a, TCC_SCOPE_SHARED, 1, NULL));
+    assert_message("cache_read A: no readers");
+    tcc_func_destroy(f);
+}
+END_TEST
+
 START_TEST(error_of_a_failed_definition_survives)
 {
     /* A builder failed (a dimension of size 0); later calls report that first failure's
@@ -1142,6 +1197,7 @@ static Suite *schedule_suite(void)
     tcase_add_test(misuse, error_bind_of_a_reduce_axis);
     tcase_add_test(misuse, error_split_factor_zero);
     tcase_add_test(misuse, error_pipeline_in_flight_past_the_stages);
+    tcase_add_test(misuse, error_null_arguments);
     tcase_add_test(misuse, error_compute_inline_of_a_reduction);
     tcase_add_test(misuse, error_tensorize_of_a_non_matching_nest);
     tcase_add_test(misuse, error_tensorize_of_a_wrong_scope);
