@@ -69,8 +69,9 @@ static tcc_status validate_integer_constants(tcc_context *ctx, const tcc_epilogu
     const char *names[5] = {"alpha", "beta", "prologue_arg", "clamp_min", "clamp_max"};
     const double values[5] = {e->alpha, e->beta, e->prologue_arg, e->clamp_min, e->clamp_max};
     for (int i = 0; i < (e->clamp ? 5 : 3); i++)
-        if (values[i] != (double)(int32_t)values[i] || values[i] < INT32_MIN ||
-            values[i] > INT32_MAX)
+        /* The range first: converting a double int32 cannot hold is undefined. */
+        if (!(values[i] >= INT32_MIN && values[i] <= INT32_MAX) ||
+            values[i] != (double)(int32_t)values[i])
             return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                             "epilogue.%s (%g) must be an integer in int32 for an int32 output",
                             names[i], values[i]);

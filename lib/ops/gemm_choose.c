@@ -397,6 +397,13 @@ GemmSplit tci_gemm_split(const GemmOperator *op, const tcc_gemm_schedule *s)
 tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, tcc_arch arch,
                                       tcc_gemm_schedule *s)
 {
+    /* The knobs given are bounded before choosing the rest multiplies them. */
+    const int given[6] = {s->block_row_warps, s->block_col_warps,  s->warp_row_tiles,
+                          s->warp_col_tiles,  s->num_total_passes, s->num_fused_passes};
+    for (int i = 0; i < 6; i++)
+        if (given[i] < 0 || given[i] > 64)
+            return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+                            "schedule: warps, tiles and passes must be between 1 and 64");
     choose_defaults(op, arch, s);
     tcc_status status =
         tci_target_validate_shape(ctx, op->input_type, s->mma_m, s->mma_n, s->mma_k);

@@ -24,10 +24,12 @@ static tcc_status check_tiling(tcc_func *func, const tcc_tutorial_conv2d *conv,
     const int64_t *out = conv->output->shape, *in = conv->input->shape;
     const int64_t params[5] = {p->block_row_warps, p->block_col_warps, p->warp_row_tiles,
                                p->warp_col_tiles, p->chunk};
+    /* Bounded before any product of them, which could overflow. */
     for (int i = 0; i < 5; i++)
-        if (params[i] < 1)
+        if (params[i] < 1 || params[i] > 64)
             return tci_fail(func->ctx, TCC_ERROR_INVALID_ARGUMENT,
-                            "tile sizes of the tutorial schedule must be at least 1");
+                            "tile sizes of the tutorial schedule must be 1 to 64 (got %lld)",
+                            (long long)params[i]);
     int64_t rows = p->block_row_warps * p->warp_row_tiles;
     int64_t cols = p->block_col_warps * p->warp_col_tiles;
     if (out[0] % rows != 0)

@@ -495,6 +495,23 @@ START_TEST(test_intrinsic_names_resolve)
 }
 END_TEST
 
+/* Schedule knobs too large to multiply are refused before the default schedule multiplies
+ * them (268435456 x 16 overflows an int). */
+START_TEST(test_refuses_huge_schedule_knobs)
+{
+    tcc_matmul_desc desc;
+    tcc_matmul_desc_init(&desc);
+    desc.m = desc.n = desc.k = 64;
+    tcc_gemm_schedule schedule = {.warp_row_tiles = 268435456};
+    tcc_kernel *kernel = NULL;
+    ck_assert_int_eq(tcc_matmul_compile(ctx, &desc, &schedule, NULL, &kernel),
+                     TCC_ERROR_INVALID_ARGUMENT);
+    ck_assert_ptr_null(kernel);
+    ck_assert_str_eq(tcc_last_error(ctx),
+                     "schedule: warps, tiles and passes must be between 1 and 64");
+}
+END_TEST
+
 START_TEST(test_refuses_unsupported_arch)
 {
     /* f16 WMMA before Volta */
@@ -607,6 +624,7 @@ static Suite *codegen_suite(void)
     tcase_add_test(tc, test_refuses_too_many_threads);
     tcase_add_test(tc, test_intrinsic_names_resolve);
     tcase_add_test(tc, test_refuses_unsupported_arch);
+    tcase_add_test(tc, test_refuses_huge_schedule_knobs);
     tcase_add_test(tc, test_bfloat16_needs_sm80);
     tcase_add_test(tc, test_two_threads);
     tcase_add_test(tc, test_build_options_init);
