@@ -37,11 +37,19 @@ tcc_status tci_gemm_plan(tcc_context *ctx, GemmMaker make, const void *desc, tcc
     return status;
 }
 
-static tcc_status default_schedule(tcc_context *ctx, GemmMaker make, const void *desc,
-                                   tcc_arch arch, tcc_gemm_schedule *out)
+/* A NULL descriptor or result pointer of tcc_<op>_<what>, named in the context's message. */
+static tcc_status missing_argument(tcc_context *ctx, const char *op, const char *what,
+                                   const void *desc)
 {
-    if (!out)
-        return TCC_ERROR_INVALID_ARGUMENT;
+    return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "tcc_%s_%s: the %s is NULL", op, what,
+                    !desc ? "descriptor" : "result pointer");
+}
+
+static tcc_status default_schedule(tcc_context *ctx, const char *op, GemmMaker make,
+                                   const void *desc, tcc_arch arch, tcc_gemm_schedule *out)
+{
+    if (!desc || !out)
+        return missing_argument(ctx, op, "default_schedule", desc);
     GemmPlan plan;
     tcc_status status = tci_gemm_plan(ctx, make, desc, arch, NULL, &plan);
     *out = status == TCC_OK ? plan.schedule : (tcc_gemm_schedule){0};
@@ -51,13 +59,13 @@ static tcc_status default_schedule(tcc_context *ctx, GemmMaker make, const void 
 tcc_status tcc_conv2d_default_schedule(tcc_context *ctx, const tcc_conv2d_desc *desc, tcc_arch arch,
                                        tcc_gemm_schedule *out)
 {
-    return default_schedule(ctx, tci_conv2d_gemm, desc, arch, out);
+    return default_schedule(ctx, "conv2d", tci_conv2d_gemm, desc, arch, out);
 }
 
 tcc_status tcc_matmul_default_schedule(tcc_context *ctx, const tcc_matmul_desc *desc, tcc_arch arch,
                                        tcc_gemm_schedule *out)
 {
-    return default_schedule(ctx, tci_matmul_gemm, desc, arch, out);
+    return default_schedule(ctx, "matmul", tci_matmul_gemm, desc, arch, out);
 }
 
 /* An operator's implicit GEMM as the pipeline's program, its kernels in launch order: one
@@ -121,8 +129,10 @@ static tcc_status compile(tcc_context *ctx, const char *name, GemmMaker make, co
                           const tcc_gemm_schedule *schedule, const tcc_build_options *options,
                           tcc_kernel **out)
 {
-    if (!ctx || !desc || !out)
+    if (!ctx)
         return TCC_ERROR_INVALID_ARGUMENT;
+    if (!desc || !out)
+        return missing_argument(ctx, name, "compile", desc);
     *out = NULL;
     tcc_build_options resolved;
     tcc_status status = tci_build_options(ctx, options, &resolved);

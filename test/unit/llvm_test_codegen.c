@@ -512,6 +512,25 @@ START_TEST(test_refuses_huge_schedule_knobs)
 }
 END_TEST
 
+/* A NULL descriptor or result pointer is an error with a message. */
+START_TEST(test_null_descriptors_say_so)
+{
+    tcc_matmul_desc desc;
+    tcc_matmul_desc_init(&desc);
+    tcc_kernel *kernel = NULL;
+    tcc_gemm_schedule schedule;
+    ck_assert_int_eq(tcc_conv2d_compile(ctx, NULL, NULL, NULL, &kernel),
+                     TCC_ERROR_INVALID_ARGUMENT);
+    ck_assert_str_eq(tcc_last_error(ctx), "tcc_conv2d_compile: the descriptor is NULL");
+    ck_assert_int_eq(tcc_matmul_compile(ctx, &desc, NULL, NULL, NULL), TCC_ERROR_INVALID_ARGUMENT);
+    ck_assert_str_eq(tcc_last_error(ctx), "tcc_matmul_compile: the result pointer is NULL");
+    ck_assert_int_eq(tcc_conv2d_default_schedule(ctx, NULL, TCC_SM_80, &schedule),
+                     TCC_ERROR_INVALID_ARGUMENT);
+    ck_assert_str_eq(tcc_last_error(ctx), "tcc_conv2d_default_schedule: the descriptor is NULL");
+    ck_assert_ptr_null(kernel);
+}
+END_TEST
+
 START_TEST(test_refuses_unsupported_arch)
 {
     /* f16 WMMA before Volta */
@@ -625,6 +644,7 @@ static Suite *codegen_suite(void)
     tcase_add_test(tc, test_intrinsic_names_resolve);
     tcase_add_test(tc, test_refuses_unsupported_arch);
     tcase_add_test(tc, test_refuses_huge_schedule_knobs);
+    tcase_add_test(tc, test_null_descriptors_say_so);
     tcase_add_test(tc, test_bfloat16_needs_sm80);
     tcase_add_test(tc, test_two_threads);
     tcase_add_test(tc, test_build_options_init);
