@@ -80,8 +80,12 @@ static tcc_status check_tutorial_form(tcc_context *ctx, const tcc_conv2d_desc *d
 tcc_status tcc_tutorial_conv2d_define(tcc_func *func, const tcc_conv2d_desc *desc,
                                       tcc_tutorial_conv2d *out)
 {
-    if (!func || !desc || !out)
+    if (!func)
         return TCC_ERROR_INVALID_ARGUMENT;
+    if (!desc || !out)
+        return tci_fail(func->ctx, TCC_ERROR_INVALID_ARGUMENT,
+                        "tcc_tutorial_conv2d_define: the %s is NULL",
+                        !desc ? "descriptor" : "result pointer");
     tcc_status status = tcc_conv2d_validate(func->ctx, desc);
     if (status == TCC_OK)
         status = check_tutorial_form(func->ctx, desc);

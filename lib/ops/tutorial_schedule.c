@@ -83,6 +83,15 @@ static tcc_status schedule_shared_w(tcc_stage *s, const tcc_tutorial_conv2d_para
 tcc_status tcc_tutorial_conv2d_schedule(tcc_func *func, const tcc_tutorial_conv2d *conv,
                                         const tcc_tutorial_conv2d_params *params)
 {
+    if (!func)
+        return TCC_ERROR_INVALID_ARGUMENT;
+    if (!conv || !conv->output)
+        return tci_fail(func->ctx, TCC_ERROR_INVALID_ARGUMENT,
+                        "tcc_tutorial_conv2d_schedule: the convolution is NULL");
+    if (!tcc_stage_of(func, conv->output))
+        return tci_fail(func->ctx, TCC_ERROR_INVALID_ARGUMENT,
+                        "tcc_tutorial_conv2d_schedule: create the schedule first "
+                        "(tcc_schedule_create)");
     tcc_tutorial_conv2d_params defaults;
     if (!params) {
         tcc_tutorial_conv2d_params_init(&defaults);

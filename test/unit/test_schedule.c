@@ -1102,6 +1102,20 @@ START_TEST(error_null_arguments)
     ck_assert_ptr_null(tcc_cache_read(f, a, TCC_SCOPE_SHARED, 1, NULL));
     assert_message("cache_read A: no readers");
     tcc_func_destroy(f);
+    /* The tutorial's definition and schedule. */
+    tcc_conv2d_desc desc;
+    tcc_tutorial_conv2d_desc(&desc);
+    tcc_tutorial_conv2d conv;
+    f = fresh_func();
+    assert_error(tcc_tutorial_conv2d_define(f, NULL, &conv), TCC_ERROR_INVALID_ARGUMENT,
+                 "tcc_tutorial_conv2d_define: the descriptor is NULL");
+    assert_error(tcc_tutorial_conv2d_schedule(f, NULL, NULL), TCC_ERROR_INVALID_ARGUMENT,
+                 "tcc_tutorial_conv2d_schedule: the convolution is NULL");
+    ck_assert_int_eq(tcc_tutorial_conv2d_define(f, &desc, &conv), TCC_OK);
+    assert_error(tcc_tutorial_conv2d_schedule(f, &conv, NULL), TCC_ERROR_INVALID_ARGUMENT,
+                 "tcc_tutorial_conv2d_schedule: create the schedule first (tcc_schedule_create)");
+    ck_assert_int_eq(tcc_tutorial_conv2d_schedule(NULL, &conv, NULL), TCC_ERROR_INVALID_ARGUMENT);
+    tcc_func_destroy(f);
 }
 END_TEST
 
