@@ -10,9 +10,9 @@
 
 enum {
     SHARED_ALIGN = 128,
-    /* plan_shared starts a swizzled tile at a whole period of its swizzle, up to 1024 bytes
-     * (rows of 128 bytes): offsets from a base that is 1024-aligned. */
-    DYNAMIC_SHARED_ALIGN = 1024,
+    /* plan_shared starts a swizzled tile at a whole pattern of its swizzle, at most 8 lines of
+     * 128 bytes (tci_swizzle_atom_bytes): offsets from a base aligned to the largest. */
+    DYNAMIC_SHARED_ALIGN = 8 * TCI_SWIZZLE_BLOCK_BYTES,
 };
 
 /* A memory (not fragment) buffer, for loads, stores and WMMA loads/stores. */

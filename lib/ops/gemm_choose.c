@@ -15,6 +15,12 @@ static int64_t ceil_div(int64_t a, int64_t b)
     return (a + b - 1) / b;
 }
 
+/* Blocks of bm x bn the product takes. */
+static int64_t blocks_of(const GemmOperator *op, int64_t bm, int64_t bn)
+{
+    return op->groups * ceil_div(op->m, bm) * ceil_div(op->n, bn);
+}
+
 /* Whether a block of `size` along a dimension of `extent` computes at most a third more
  * than the dimension holds (N = 64 in a 128-wide block wastes half the tensor cores; the
  * 49 rows of a batch-1 7x7 map in a 64-row block measured faster than in 16-row ones). */
@@ -86,7 +92,7 @@ static BlockChoice first_enough(const GemmOperator *op, tcc_arch arch, const tcc
     for (int i = 0; i < count; i++) {
         const int *c = block_candidates[i];
         int64_t bm = (int64_t)c[0] * c[2] * s->mma_m, bn = (int64_t)c[1] * c[3] * s->mma_n;
-        int64_t blocks = op->groups * ceil_div(op->m, bm) * ceil_div(op->n, bn);
+        int64_t blocks = blocks_of(op, bm, bn);
         int slices = split ? split : split_for(blocks, steps);
         if (fits(op->m, bm) && fits(op->n, bn) && blocks * slices >= ENOUGH_BLOCKS &&
             block_fits_shared(op, arch, s, c, passes))
@@ -122,7 +128,7 @@ static bool wide_block_fits(const GemmOperator *op, tcc_arch arch, const tcc_gem
     if (wide.smem_layout == TCC_SMEM_AUTO)
         wide.smem_layout = TCC_SMEM_PADDED;
     Tiles t = tci_gemm_tiles(&wide);
-    int64_t blocks = op->groups * ceil_div(op->m, t.bm) * ceil_div(op->n, t.bn);
+    int64_t blocks = blocks_of(op, t.bm, t.bn);
     return s->mma_m == 16 && s->mma_n == 16 && s->mma_k == 16 && op->k >= DEEP_K &&
            s->split_k <= 1 && blocks >= ENOUGH_BLOCKS && fits(op->m, t.bm) && fits(op->n, t.bn) &&
            tci_gemm_shared_bytes(op, t, &wide) <= tci_target_arch(arch)->max_shared_per_block;
@@ -166,6 +172,14 @@ static const TensorShape *mma_sync_row(const GemmOperator *op, const tcc_gemm_sc
 
 enum { BLOCK_RESERVED = 1024 }; /* shared memory the driver reserves a block (CUDA 11+) */
 
+/* Whether one block of schedule `s`, with the driver's reserve, fits the target's shared
+ * memory a block. */
+static bool block_shared_fits(const GemmOperator *op, tcc_arch arch, const tcc_gemm_schedule *s)
+{
+    int64_t bytes = tci_gemm_shared_bytes(op, tci_gemm_tiles(s), s) + BLOCK_RESERVED;
+    return bytes <= tci_target_arch(arch)->max_shared_per_block;
+}
+
 /* Whether a multiprocessor's shared memory holds schedule `s` for as many blocks as its
  * registers do: eight warps of 64x64 tiles (about 220-250 registers a thread), so two blocks
  * of four warps or one of eight. */
@@ -208,11 +222,7 @@ static int choose_stages(const GemmOperator *op, tcc_arch arch, const tcc_gemm_s
         deep.smem_layout = TCC_SMEM_PADDED;
     if (!deep.num_total_passes)
         deep.num_total_passes = deep.num_fused_passes = 2;
-    int64_t bytes = tci_gemm_shared_bytes(op, tci_gemm_tiles(&deep), &deep) + BLOCK_RESERVED;
-    return bytes <= tci_target_arch(arch)->max_shared_per_block &&
-                   resident_blocks_fit(op, arch, &deep)
-               ? 4
-               : 3;
+    return block_shared_fits(op, arch, &deep) && resident_blocks_fit(op, arch, &deep) ? 4 : 3;
 }
 
 /* Reductions of at least this many k steps keep one step's wgmma products in flight. */
@@ -243,7 +253,7 @@ static void choose_wgmma(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedul
     int64_t bm = (int64_t)s->block_row_warps * s->warp_row_tiles * 64;
     for (int i = 0; !shape_given && i < (int)(sizeof widths / sizeof widths[0]); i++) {
         int64_t bn = (int64_t)s->block_col_warps * s->warp_col_tiles * widths[i];
-        int64_t blocks = op->groups * ceil_div(op->m, bm) * ceil_div(op->n, bn);
+        int64_t blocks = blocks_of(op, bm, bn);
         bool last = i + 1 == (int)(sizeof widths / sizeof widths[0]);
         if ((fits(op->n, widths[i]) && blocks >= ENOUGH_BLOCKS) || last) {
             s->mma_m = 64, s->mma_n = widths[i], s->mma_k = 16;
@@ -254,14 +264,13 @@ static void choose_wgmma(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedul
         s->smem_layout = TCC_SMEM_SWIZZLED;
     if (!s->split_k) {
         Tiles t = tci_gemm_tiles(s);
-        int64_t blocks = op->groups * ceil_div(op->m, t.bm) * ceil_div(op->n, t.bn);
+        int64_t blocks = blocks_of(op, t.bm, t.bn);
         s->split_k = blocks >= ENOUGH_BLOCKS ? 1 : split_for(blocks, ceil_div(op->k, t.bk));
     }
     for (int stages = 4; !s->stages && stages >= 2; stages--) {
         tcc_gemm_schedule try = *s;
         try.stages = stages;
-        int64_t bytes = tci_gemm_shared_bytes(op, tci_gemm_tiles(&try), &try) + BLOCK_RESERVED;
-        if (bytes <= tci_target_arch(arch)->max_shared_per_block || stages == 2)
+        if (block_shared_fits(op, arch, &try) || stages == 2)
             s->stages = stages;
     }
     /* One step's products run on across the barrier where the stages leave the copies two
@@ -281,8 +290,8 @@ static bool wgmma_default(const GemmOperator *op, tcc_arch arch, const tcc_gemm_
     const TensorShape *row = tci_target_family_shape(TENSOR_WGMMA, 64, 128, 16, op->input_type);
     bool shape_open = !s->mma_m || s->mma_m == 64;
     bool tiles_open = s->warp_row_tiles <= 1 && s->warp_col_tiles <= 1;
-    int passes = s->num_total_passes ? s->num_total_passes : 4;
-    bool rows_fit = passes * 16 * (int)tcc_dtype_size(op->input_type) <= 128;
+    int64_t passes = s->num_total_passes ? s->num_total_passes : 4;
+    bool rows_fit = passes * 16 * (int64_t)tcc_dtype_size(op->input_type) <= 128;
     return tci_target_arch_has_family(arch, TENSOR_WGMMA) && row &&
            tci_target_shape_takes(row, op->accumulate_type) && shape_open && tiles_open &&
            rows_fit && (s->smem_layout == TCC_SMEM_AUTO || s->smem_layout == TCC_SMEM_SWIZZLED);
@@ -394,27 +403,31 @@ GemmSplit tci_gemm_split(const GemmOperator *op, const tcc_gemm_schedule *s)
     return (GemmSplit){ceil_div(op->k, slice), slice};
 }
 
-tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, tcc_arch arch,
-                                      tcc_gemm_schedule *s)
+/* Warps, tiles and passes between `least` and 64. */
+static tcc_status check_knobs(tcc_context *ctx, const tcc_gemm_schedule *s, int least)
 {
-    /* The knobs given are bounded before choosing the rest multiplies them. */
-    const int given[6] = {s->block_row_warps, s->block_col_warps,  s->warp_row_tiles,
-                          s->warp_col_tiles,  s->num_total_passes, s->num_fused_passes};
-    for (int i = 0; i < 6; i++)
-        if (given[i] < 0 || given[i] > 64)
-            return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
-                            "schedule: warps, tiles and passes must be between 1 and 64");
-    choose_defaults(op, arch, s);
-    tcc_status status =
-        tci_target_validate_shape(ctx, op->input_type, s->mma_m, s->mma_n, s->mma_k);
-    if (status != TCC_OK)
-        return status;
     const int knobs[6] = {s->block_row_warps, s->block_col_warps,  s->warp_row_tiles,
                           s->warp_col_tiles,  s->num_total_passes, s->num_fused_passes};
     for (int i = 0; i < 6; i++)
-        if (knobs[i] < 1 || knobs[i] > 64)
+        if (knobs[i] < least || knobs[i] > 64)
             return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                             "schedule: warps, tiles and passes must be between 1 and 64");
+    return TCC_OK;
+}
+
+tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, tcc_arch arch,
+                                      tcc_gemm_schedule *s)
+{
+    /* The knobs given are bounded before choosing the rest multiplies them (0: not given). */
+    tcc_status status = check_knobs(ctx, s, 0);
+    if (status != TCC_OK)
+        return status;
+    choose_defaults(op, arch, s);
+    status = tci_target_validate_shape(ctx, op->input_type, s->mma_m, s->mma_n, s->mma_k);
+    if (status == TCC_OK)
+        status = check_knobs(ctx, s, 1);
+    if (status != TCC_OK)
+        return status;
     if (s->num_total_passes % s->num_fused_passes != 0)
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "schedule: num_fused_passes (%d) must divide num_total_passes (%d)",
