@@ -94,6 +94,16 @@ static void touch_exprs(Planner *p, const Stmt *s)
         tci_visit_stmt(&v, s);
         touch(p, s->copy.dst);
         break;
+    case STMT_BULK_COPY:
+        tci_visit_stmt(&v, s);
+        touch(p, s->bulk.dst);
+        if (s->bulk.barrier)
+            touch(p, s->bulk.barrier);
+        break;
+    case STMT_MBARRIER:
+        tci_visit_stmt(&v, s);
+        touch(p, s->mbarrier.barrier);
+        break;
     default:
         break;
     }

@@ -37,6 +37,7 @@ typedef struct Pipeline {
     Arena *arena;
     int count;
     Buffer *single[MAX_PIPELINED], *staged[MAX_PIPELINED];
+    Buffer *full; /* bulk copies: one mbarrier a stage, else NULL */
     bool failed;
     const char *loop_name;
 } Pipeline;
@@ -70,6 +71,8 @@ static bool touch_stmt(Visitor *v, const Stmt *s)
     if (s->kind == STMT_STORE && is_pipelined(t->p, s->store.buffer))
         t->writes = true;
     if (s->kind == STMT_COPY_ASYNC && is_pipelined(t->p, s->copy.dst))
+        t->writes = true;
+    if (s->kind == STMT_BULK_COPY && is_pipelined(t->p, s->bulk.dst))
         t->writes = true;
     if (s->kind == STMT_WMMA && s->wmma.memory && is_pipelined(t->p, s->wmma.memory)) {
         if (s->wmma.op == WMMA_STORE)
@@ -167,6 +170,14 @@ static Stmt *restage_stmt(Rewriter *rw, Stmt *s)
         w.b = restaged(r, w.b, &w.b_index);
         return tci_stmt_wmma(rw->arena, &w);
     }
+    if (s->kind == STMT_BULK_COPY && is_pipelined(r->p, s->bulk.dst)) {
+        Stmt *x = tci_rewrite_stmt_children(rw, s);
+        Expr *index = x->bulk.dst_index;
+        Buffer *b = restaged(r, x->bulk.dst, &index);
+        /* The stage's copies complete on the stage's barrier. */
+        return tci_stmt_bulk_copy(rw->arena, b, index, x->bulk.map, x->bulk.coords, x->bulk.offsets,
+                                  r->p->full, r->stage);
+    }
     return NULL;
 }
 
@@ -176,6 +187,64 @@ static Stmt *at_stage(const Pipeline *p, Stmt *s, Expr *stage)
     Restage r = {p, stage};
     Rewriter rw = {.arena = p->arena, .expr = restage_expr, .stmt = restage_stmt, .user = &r};
     return tci_rewrite_stmt(&rw, s);
+}
+
+/* ---- bulk copies ------------------------------------------------------------------------ */
+
+static bool find_bulk_copy(Visitor *v, const Stmt *s)
+{
+    if (s->kind == STMT_BULK_COPY)
+        v->done = true;
+    return !v->done;
+}
+
+static bool has_bulk_copy(const Stmt *s)
+{
+    Visitor v = {.stmt = find_bulk_copy};
+    tci_visit_stmt(&v, s);
+    return v.done;
+}
+
+static bool add_copy_bytes(Visitor *v, const Stmt *s)
+{
+    if (s->kind == STMT_BULK_COPY)
+        *(int64_t *)v->user += tci_tensor_map_copy_bytes(s->bulk.map);
+    return true;
+}
+
+/* The bytes an iteration's bulk copies deliver: what its barrier expects. */
+static int64_t copy_bytes(const Stmt *copies)
+{
+    int64_t bytes = 0;
+    Visitor v = {.stmt = add_copy_bytes, .user = &bytes};
+    tci_visit_stmt(&v, copies);
+    return bytes;
+}
+
+/* The one thread that issues bulk copies and initializes barriers: thread (0, 0, 0). */
+static Expr *elected(const Pipeline *p)
+{
+    Arena *a = p->arena;
+    Expr *cond = tci_ir_bool(a, true);
+    for (int tag = TCC_THREAD_X; tag <= TCC_THREAD_Z; tag++) {
+        Var *v = p->func->thread_var[tag];
+        if (v)
+            cond = tci_ir_binary(a, EXPR_AND, cond,
+                                 tci_ir_binary(a, EXPR_EQ, tci_ir_var(a, v), tci_ir_int(a, 0)));
+    }
+    return cond;
+}
+
+/* The barriers of the stages, initialized by one thread for its one arrival (the
+ * expect_tx), then published to the block. */
+static Stmt *init_barriers(const Pipeline *p, int stages)
+{
+    Arena *a = p->arena;
+    Stmt *init = NULL;
+    for (int s = 0; s < stages; s++)
+        init = tci_stmt_seq2(
+            a, init, tci_stmt_mbarrier(a, MBARRIER_INIT, p->full, tci_ir_int(a, s), 1, NULL));
+    return tci_stmt_seq2(a, tci_stmt_if(a, elected(p), init, NULL), tci_stmt_barrier(a));
 }
 
 /* ---- the pipeline ------------------------------------------------------------------------ */
@@ -189,22 +258,43 @@ static Stmt *fail(Pipeline *p, const char *why)
     return NULL;
 }
 
-/* The copies of iteration `k` into stage `stage`, run when `guard` holds; then a commit. */
+/* The copies of iteration `k` into stage `stage`, run when `guard` holds; then a commit (for
+ * cp.async), or announced to the stage's barrier by the thread that issues them (for bulk
+ * copies). */
 static Stmt *issue(const Pipeline *p, const Stmt *loop, Stmt *copies, Expr *k, Expr *stage,
                    Expr *guard, bool async)
 {
     Arena *a = p->arena;
-    Stmt *body = tci_stmt_substitute(a, copies, 1, &loop->loop.var, &k);
-    body = tci_stmt_if(a, guard, at_stage(p, body, stage), NULL);
+    Stmt *body = at_stage(p, tci_stmt_substitute(a, copies, 1, &loop->loop.var, &k), stage);
+    if (p->full) {
+        Stmt *expect =
+            tci_stmt_mbarrier(a, MBARRIER_EXPECT_TX, p->full, stage, copy_bytes(copies), NULL);
+        guard = tci_ir_binary(a, EXPR_AND, elected(p), guard);
+        return tci_stmt_if(a, guard, tci_stmt_seq2(a, expect, body), NULL);
+    }
+    body = tci_stmt_if(a, guard, body, NULL);
     return tci_stmt_seq2(a, body, async ? tci_stmt_async_commit(a) : NULL);
 }
 
-static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
+/* What iteration i waits for before the barrier: its stage's copies (cp.async groups, or the
+ * phase (i / S) % 2 of the stage's barrier); nothing for synchronous copies. */
+static Stmt *wait_for_stage(const Pipeline *p, Expr *i, int stages, int in_flight, bool async)
 {
     Arena *a = p->arena;
-    int stages = loop->loop.stages, in_flight = loop->loop.in_flight;
-    bool async = tci_target_arch(p->pc->arch) && tci_target_arch(p->pc->arch)->async_copy;
-    p->loop_name = loop->loop.var->name;
+    if (p->full) {
+        Expr *s = tci_ir_int(a, stages);
+        Expr *parity =
+            tci_ir_binary(a, EXPR_MOD, tci_ir_binary(a, EXPR_DIV, i, s), tci_ir_int(a, 2));
+        return tci_stmt_mbarrier(a, MBARRIER_WAIT, p->full, tci_ir_binary(a, EXPR_MOD, i, s), 0,
+                                 parity);
+    }
+    return async ? tci_stmt_async_wait(a, stages - 2 - in_flight) : NULL;
+}
+
+/* Splits the loop's body into its shared buffers, copies and work; NULL after a failure. */
+static Stmt *split_body(Pipeline *p, Stmt *loop, Stmt **work)
+{
+    Arena *a = p->arena;
     p->count = 0;
     Stmt *body = loop->loop.body;
     for (; body->kind == STMT_ALLOCATE && body->alloc.buffer->scope == TCC_SCOPE_SHARED;
@@ -212,7 +302,7 @@ static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
         if (p->count == MAX_PIPELINED)
             return fail(p, "more shared buffers than the pass pipelines");
         p->single[p->count] = body->alloc.buffer;
-        p->staged[p->count] = staged_buffer(a, body->alloc.buffer, stages);
+        p->staged[p->count] = staged_buffer(a, body->alloc.buffer, loop->loop.stages);
         p->count++;
     }
     int count;
@@ -229,9 +319,26 @@ static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
             return fail(p, "its body writes a pipelined buffer after reading one");
     if (p->count == 0 || producers == 0 || producers == count)
         return fail(p, "its body must allocate shared buffers, copy into them, then read them");
+    *work = tci_stmt_seq(a, count - producers, items + producers);
+    return tci_stmt_seq(a, producers, items);
+}
 
-    Stmt *copies = tci_stmt_seq(a, producers, items);
-    Stmt *work = tci_stmt_seq(a, count - producers, items + producers);
+static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
+{
+    Arena *a = p->arena;
+    int stages = loop->loop.stages, in_flight = loop->loop.in_flight;
+    p->loop_name = loop->loop.var->name;
+    Stmt *work, *copies = split_body(p, loop, &work);
+    if (!copies)
+        return NULL;
+    p->full = NULL;
+    if (has_bulk_copy(copies)) {
+        int64_t words = (int64_t)stages * TCI_MBARRIER_WORDS;
+        p->full = tci_ir_buffer(a, tci_arena_printf(a, "%s.full", p->loop_name), TCC_INT32,
+                                TCC_SCOPE_SHARED, 1, &words);
+    }
+    bool async =
+        !p->full && tci_target_arch(p->pc->arch) && tci_target_arch(p->pc->arch)->async_copy;
     Expr *min = loop->loop.min, *extent = loop->loop.extent;
     if (in_flight < 0 || in_flight > stages - 2)
         return fail(p, "more iterations in flight than its stages leave room for");
@@ -243,6 +350,8 @@ static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
     Stmt *first = issue(p, loop, copies, tci_ir_binary(a, EXPR_ADD, min, sv), sv,
                         tci_ir_binary(a, EXPR_LT, sv, extent), async);
     Stmt *prologue = tci_stmt_for(a, s, tci_ir_int(a, 0), ahead, FOR_UNROLLED, first);
+    if (p->full)
+        prologue = tci_stmt_seq2(a, init_barriers(p, stages), prologue);
 
     /* Steady state: iteration k waits for its stage, computes k, then issues k + S - 1 - F.
      * Issuing after the products keeps the copies' address arithmetic and their register
@@ -252,24 +361,27 @@ static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
     Expr *i = tci_ir_binary(a, EXPR_SUB, tci_ir_var(a, loop->loop.var), min);
     Expr *next = tci_ir_binary(a, EXPR_ADD, i, ahead);
     Expr *mod = tci_ir_int(a, stages);
-    Stmt *steady[5] = {
-        async ? tci_stmt_async_wait(a, stages - 2 - in_flight) : NULL,
+    Stmt *steady[4] = {
+        wait_for_stage(p, i, stages, in_flight, async),
         tci_stmt_barrier(a),
         at_stage(p, work, tci_ir_binary(a, EXPR_MOD, i, mod)),
         issue(p, loop, copies, tci_ir_binary(a, EXPR_ADD, tci_ir_var(a, loop->loop.var), ahead),
               tci_ir_binary(a, EXPR_MOD, next, mod), tci_ir_binary(a, EXPR_LT, next, extent),
               async),
     };
-
+    bool waits = steady[0] != NULL;
     Stmt *main = tci_stmt_for(a, loop->loop.var, min, extent, FOR_SERIAL,
-                              tci_stmt_seq(a, 4, steady + (async ? 0 : 1)));
+                              tci_stmt_seq(a, waits ? 4 : 3, steady + (waits ? 0 : 1)));
     main->loop.pipelined = true;
     main->loop.in_flight = in_flight;
 
-    /* The buffers may be reused once every copy has landed and every thread is done. */
+    /* The buffers may be reused once every copy has landed and every thread is done (every
+     * bulk copy issued was waited for in the loop). */
     Stmt *drain = tci_stmt_seq2(a, async ? tci_stmt_async_wait(a, 0) : NULL, tci_stmt_barrier(a));
     Stmt *items_out[3] = {prologue, main, drain};
     Stmt *out = tci_simplify_stmt(a, tci_stmt_seq(a, 3, items_out));
+    if (p->full)
+        out = tci_stmt_allocate(a, p->full, out);
     for (int b = p->count - 1; b >= 0; b--)
         out = tci_stmt_allocate(a, p->staged[b], out);
     return out;

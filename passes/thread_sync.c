@@ -6,8 +6,8 @@
  * of the block must reach a barrier, so none is ever placed inside an `if` or inside a
  * thread launch narrower than the block; a conflict that would need one there is
  * refused. A loop body is checked against what its own previous iteration left pending.
- * Buffers plan_shared laid over the same bytes count as one; a cp.async writes its
- * destination; a `pipelined` loop is left as software_pipeline and prefetch_fragments
+ * Buffers plan_shared laid over the same bytes count as one; a cp.async or a bulk copy
+ * writes its destination; mbarriers synchronize themselves and are not tracked; a `pipelined` loop is left as software_pipeline and prefetch_fragments
  * synchronized it.
  * Assumes the launch shape (func->launch) is the block's, so that a thread launch of a
  * smaller extent is known to leave threads out, and tracks only shared buffers.
@@ -113,6 +113,8 @@ static void leaf_accesses(const Stmt *s, Accesses *acc)
             add_read(acc, s->wmma.memory);
     } else if (s->kind == STMT_COPY_ASYNC) {
         add_write(acc, s->copy.dst);
+    } else if (s->kind == STMT_BULK_COPY) {
+        add_write(acc, s->bulk.dst);
     }
     if (s->kind == STMT_WMMA && tci_wmma_operands_in_memory(&s->wmma)) {
         add_read(acc, s->wmma.a);

@@ -256,6 +256,18 @@ static bool set_intrinsic(const CliOpt *opt, const char *value, void *base, char
     return true;
 }
 
+static bool set_copy(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
+{
+    static const NamedValue names[] = {{"threads", TCC_GEMM_COPY_THREADS},
+                                       {"bulk", TCC_GEMM_COPY_BULK}};
+    CliCommon *c = base;
+    int copy;
+    if (!set_named(opt, value, names, COUNT(names), "copy", &copy, err, n))
+        return false;
+    c->schedule.copy = (tcc_gemm_copy)copy;
+    return true;
+}
+
 static bool set_emit(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
 {
     CliCommon *c = base;
@@ -372,6 +384,9 @@ static const CliOpt schedule_rows[] = {
     INT("--wgmma-steps", schedule.wgmma_steps, 1,
         "N: k steps whose wgmma products run at once (1: each waits for its own; 2: one runs "
         "across the barrier)"),
+    CUSTOM("--copy", schedule, set_copy,
+           "threads|bulk: tiles copied by every thread (cp.async), or by the bulk tensor copy "
+           "engine through tensor maps (wgmma, sm_90a)"),
     INT("--split-k", schedule.split_k, 1,
         "N: slices of the reduction, summed by a second kernel in a fixed order (1: none)"),
 };
@@ -464,7 +479,7 @@ bool cli_gemm_knobs_given(const CliCommon *c)
     const tcc_gemm_schedule *s = &c->schedule;
     return s->mma_m || s->block_row_warps || s->warp_row_tiles || s->num_total_passes ||
            s->num_fused_passes || c->policy_given || c->block_order_given || s->stages ||
-           s->smem_layout || s->intrinsic || s->split_k || s->wgmma_steps;
+           s->smem_layout || s->intrinsic || s->split_k || s->wgmma_steps || s->copy;
 }
 
 int64_t cli_samples(const CliCommon *c, int64_t outputs)

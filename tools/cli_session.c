@@ -198,5 +198,9 @@ void cli_print_gemm_schedule(const CliCommon *c, const tcc_gemm_schedule *chosen
     print_count("split-k", s->split_k);
     if (s->intrinsic == TCC_GEMM_WGMMA)
         print_count("wgmma-steps", s->wgmma_steps);
+    fprintf(stderr, " copy=%s",
+            s->copy == TCC_GEMM_COPY_BULK      ? "bulk"
+            : s->copy == TCC_GEMM_COPY_THREADS ? "threads"
+                                               : "auto");
     fputc('\n', stderr);
 }

@@ -121,6 +121,17 @@ typedef enum tcc_gemm_intrinsic {
     TCC_GEMM_WGMMA,
 } tcc_gemm_intrinsic;
 
+/* How the tiles of A and B reach shared memory. */
+typedef enum tcc_gemm_copy {
+    TCC_GEMM_COPY_AUTO = 0, /* chosen: bulk where the target and both operands allow it */
+    TCC_GEMM_COPY_THREADS,  /* every thread copies 16 bytes at a time (cp.async on sm_80+) */
+    /* The bulk tensor copy engine (sm_90a, wgmma only): one thread copies each tile, through a
+     * tensor map (im2col for a convolution's channels-last input) that the launcher encodes;
+     * the copies complete on mbarriers. Dense row-major operands whose rows are a multiple of
+     * 16 bytes, a convolution's channels per group a multiple of the k step. */
+    TCC_GEMM_COPY_BULK,
+} tcc_gemm_copy;
+
 typedef struct tcc_gemm_schedule {
     int mma_m, mma_n, mma_k; /* m16n16k16, m32n8k16, m8n32k16; m16n16k8 for tf32; m64nNk16
                                 for wgmma (N 64, 128 or 256) */
@@ -144,6 +155,7 @@ typedef struct tcc_gemm_schedule {
      * the barrier that lets its tiles be overwritten; 2: one step's products run on across
      * it (the copies then run a step less far ahead; 3 stages or more); 0: chosen. */
     int wgmma_steps;
+    tcc_gemm_copy copy;
 } tcc_gemm_schedule;
 
 #define TCC_MAX_GEMM_STAGES 5

@@ -154,6 +154,55 @@ tcc_status tcc_storage_swizzle(tcc_stage *stage);
  * a multiple of 8): wgmma's layout for an operand whose rows run along m or n, a row-major B
  * (k x n) or a column-major A (k x m), which it reads transposed. */
 tcc_status tcc_storage_swizzle_blocks(tcc_stage *stage);
+/* Fills a shared stage with the bulk tensor copy engine (sm_90's TMA, cp.async.bulk.tensor)
+ * instead of a loop nest spread over the threads: one thread copies each tile, the copies
+ * complete on an mbarrier, and the hardware writes the tile swizzled as the stage is laid
+ * out (rows of 128 bytes, tcc_storage_swizzle; or 128-byte column blocks, one copy each,
+ * tcc_storage_swizzle_blocks). The map says where the tile lies in a placeholder: a tiled
+ * box, or an im2col box of pixels (a convolution's A). Elements past the tensor's edges read
+ * as zero. The stage must be computed at a loop that tcc_pipeline marks. */
+typedef enum tcc_tensor_map_mode {
+    TCC_TENSOR_MAP_TILED,
+    TCC_TENSOR_MAP_IM2COL
+} tcc_tensor_map_mode;
+#define TCC_TENSOR_MAP_MAX_RANK 5
+typedef struct tcc_tensor_map {
+    tcc_tensor_map_mode mode;
+    tcc_tensor *tensor; /* the placeholder the tiles come from (a kernel parameter) */
+    int rank;           /* dimensions, innermost first: tiled 1..5, im2col 3..5 */
+    int64_t dims[TCC_TENSOR_MAP_MAX_RANK];
+    int64_t strides[TCC_TENSOR_MAP_MAX_RANK]; /* elements between indices of dims 1..rank-1 */
+    /* Tiled: the whole tile's extent along each dimension (dimension 0 may span several
+     * column blocks). Im2col: box[0] channels of each pixel, box[1] pixels. */
+    int64_t box[TCC_TENSOR_MAP_MAX_RANK];
+    /* Im2col: the convolution's strides (dims 1..rank-2), the first and last window start
+     * of each spatial dimension relative to the tensor (-pad, pad - (R - 1) * dilation),
+     * innermost first. Zero strides read as 1. */
+    int element_strides[TCC_TENSOR_MAP_MAX_RANK];
+    int lower_corner[3], upper_corner[3];
+    /* The tile's first element, as expressions of the stage's own axes (tcc_axis of
+     * tcc_tensor_axis(stage tensor, i)), which lowering evaluates at the tile's start;
+     * im2col: also the filter offsets, innermost first. */
+    tcc_expr *coords[TCC_TENSOR_MAP_MAX_RANK];
+    tcc_expr *offsets[3];
+} tcc_tensor_map;
+tcc_status tcc_storage_bulk_copy(tcc_stage *stage, const tcc_tensor_map *map);
+/* What a launcher encodes into one tensor-map parameter of a built kernel, from the device
+ * address of the kernel's parameter `param` (cuTensorMapEncodeTiled, or
+ * cuTensorMapEncodeIm2col): dimensions innermost first, strides in bytes, one copy's box, the
+ * shared tile's swizzle (32, 64 or 128 bytes), zero fill out of bounds. */
+typedef struct tcc_tensor_map_encoding {
+    tcc_tensor_map_mode mode;
+    int param;
+    tcc_dtype type;
+    int rank;
+    int64_t dims[TCC_TENSOR_MAP_MAX_RANK];
+    int64_t strides[TCC_TENSOR_MAP_MAX_RANK]; /* strides[0] is the element size */
+    int64_t box[TCC_TENSOR_MAP_MAX_RANK];     /* im2col: channels, pixels */
+    int element_strides[TCC_TENSOR_MAP_MAX_RANK];
+    int lower_corner[3], upper_corner[3];
+    int swizzle_bytes;
+} tcc_tensor_map_encoding;
 /* Replace the loops from `axis` inwards by a tensor-core operation of shape m x n x k. */
 tcc_status tcc_tensorize(tcc_stage *stage, tcc_iter_var *axis, tcc_intrinsic intrinsic, int m,
                          int n, int k);
@@ -209,6 +258,12 @@ void tcc_kernel_launch_grid(const tcc_kernel *kernel, int index, int64_t grid[3]
 void tcc_kernel_launch_block(const tcc_kernel *kernel, int index, int64_t block[3]);
 int64_t tcc_kernel_launch_shared_bytes(const tcc_kernel *kernel, int index);
 int64_t tcc_kernel_launch_dynamic_shared_bytes(const tcc_kernel *kernel, int index);
+/* The tensor maps a launch takes after its buffers and workspaces (bulk tensor copies),
+ * which the launcher encodes from the buffers' device addresses: their number, and map
+ * `map` (false out of range). */
+int tcc_kernel_launch_tensor_map_count(const tcc_kernel *kernel, int index);
+bool tcc_kernel_launch_tensor_map(const tcc_kernel *kernel, int index, int map,
+                                  tcc_tensor_map_encoding *out);
 int tcc_kernel_workspace_count(const tcc_kernel *kernel);
 int64_t tcc_kernel_workspace_bytes(const tcc_kernel *kernel, int index);
 

@@ -70,6 +70,11 @@ LLVMValueRef tci_cg_lookup_var(Codegen *cg, const Var *var)
     for (int i = cg->nvar - 1; i >= 0; i--)
         if (cg->vars[i].var == var)
             return cg->vars[i].value;
+    /* A thread index is defined everywhere, inside its launch loops or not (the thread
+     * that issues a pipeline's bulk copies is named outside some of them). */
+    for (int tag = 0; tag < 6; tag++)
+        if (var && cg->func->thread_var[tag] == var)
+            return tci_cg_thread_index(cg, (tcc_thread_tag)tag);
     tci_cg_fail(cg, TCC_ERROR_INVALID_ARGUMENT, "codegen: variable '%s' is used outside its loop",
                 var->name ? var->name : "?");
     return NULL;
@@ -111,6 +116,13 @@ static bool analyze_stmt(Visitor *v, const Stmt *s)
         v->done = true;
     bool async =
         s->kind == STMT_COPY_ASYNC || s->kind == STMT_ASYNC_COMMIT || s->kind == STMT_ASYNC_WAIT;
+    bool bulk = s->kind == STMT_BULK_COPY || s->kind == STMT_MBARRIER;
+    if (bulk && !tci_target_arch(cg->arch)->bulk_copy) {
+        tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED,
+                    "bulk tensor copies and mbarriers need sm_90a; the target is %s",
+                    tci_target_arch(cg->arch)->name);
+        v->done = true;
+    }
     if (async && !tci_target_arch(cg->arch)->async_copy) {
         tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED, "cp.async needs sm_80 or newer; the target is %s",
                     tci_target_arch(cg->arch)->name);
@@ -315,6 +327,10 @@ bool tci_cg_gen_stmt(Codegen *cg, const Stmt *s)
     }
     case STMT_WGMMA_SYNC:
         return tci_cg_gen_wgmma_sync(cg, s->wgmma_sync.op, s->wgmma_sync.pending);
+    case STMT_BULK_COPY:
+        return tci_cg_gen_bulk_copy(cg, s);
+    case STMT_MBARRIER:
+        return tci_cg_gen_mbarrier(cg, s);
     }
     return tci_cg_fail(cg, TCC_ERROR_INVALID_ARGUMENT, "codegen: unknown statement kind %d",
                        (int)s->kind);

@@ -7,6 +7,7 @@
  *   tensor_core.c  WMMA statements: legality, fragments, intrinsic names
  *   mma_sync.c     mma.sync statements: ldmatrix, m16n8k16, per-thread accumulator stores
  *   wgmma.c        wgmma statements (inline PTX): descriptors, products, the protocol
+ *   bulk_copy.c    bulk tensor copies and mbarriers (inline PTX)
  *   signature.c    the kernel function: parameters, attributes, launch bounds, its symbol
  *   llvm.c         the LLVM module pipeline: target machines, verify, default<O3>, PTX
  *
@@ -30,6 +31,9 @@
 #define INTRINSIC_FLOOR "llvm.floor"
 #define INTRINSIC_ASYNC_COMMIT "llvm.nvvm.cp.async.commit.group"
 #define INTRINSIC_ASYNC_WAIT "llvm.nvvm.cp.async.wait.group"
+
+/* The most tensor maps a kernel takes (each a 128-byte parameter). */
+enum { TCI_CG_MAX_TENSOR_MAPS = 16 };
 
 /* The most registers one accumulator fragment has: wgmma's m64n256 in float32. */
 enum { TCI_CG_MAX_ACC_REGS = 128 };
@@ -133,6 +137,12 @@ bool tci_cg_gen_copy_async(Codegen *cg, const Stmt *s);
 /* Calls the intrinsic names of cp.async and its groups (for the start-up check). */
 void tci_cg_async_copy_intrinsic_names(void (*each)(const char *name, void *user), void *user);
 bool tci_cg_gen_store(Codegen *cg, const Stmt *s);
+/* The shared-memory address (the .shared window's, as i64) of element `index` of `b`. */
+LLVMValueRef tci_cg_shared_address(Codegen *cg, const Buffer *b, Expr *index);
+/* A call of inline PTX with side effects (it stays where it is, in order with the others). */
+LLVMValueRef tci_cg_call_asm(Codegen *cg, LLVMTypeRef result, LLVMTypeRef *params,
+                             LLVMValueRef *args, int nargs, const char *text,
+                             const char *constraints);
 bool tci_cg_gen_allocate(Codegen *cg, const Stmt *s);
 
 /* ---- tensor cores (tensor_core.c) --------------------------------------------------------- */
@@ -174,6 +184,12 @@ bool tci_cg_store_accumulators(Codegen *cg, const WmmaStmt *w);
 bool tci_cg_gen_wgmma(Codegen *cg, const WmmaStmt *w);
 /* One step of wgmma's protocol, as inline PTX. */
 bool tci_cg_gen_wgmma_sync(Codegen *cg, WgmmaSync op, int pending);
+
+/* ---- bulk tensor copies (bulk_copy.c) ------------------------------------------------------ */
+
+/* cp.async.bulk.tensor completing on its mbarrier, and the mbarrier operations (inline PTX). */
+bool tci_cg_gen_bulk_copy(Codegen *cg, const Stmt *s);
+bool tci_cg_gen_mbarrier(Codegen *cg, const Stmt *s);
 
 /* ---- the kernel function (signature.c) ---------------------------------------------------- */
 

@@ -7,6 +7,7 @@
 #include "codegen/internal.h"
 
 #include <stdio.h>
+#include <string.h>
 
 enum {
     SHARED_ALIGN = 128,
@@ -295,4 +296,28 @@ bool tci_cg_gen_copy_async(Codegen *cg, const Stmt *s)
     char name[64];
     copy_async_name(s->copy.bytes, pred != NULL, name, sizeof name);
     return tci_cg_call_intrinsic(cg, cg->builder, name, NULL, 0, args, pred ? 3 : 2) != NULL;
+}
+
+LLVMValueRef tci_cg_shared_address(Codegen *cg, const Buffer *b, Expr *index)
+{
+    const BufferBinding *memory = tci_cg_lookup_memory(cg, b);
+    LLVMValueRef offset = memory ? tci_cg_gen_expr(cg, index) : NULL;
+    if (!offset)
+        return NULL;
+    if (memory->addrspace != ADDRSPACE_SHARED) {
+        tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED, "'%s' must be in shared memory here", b->name);
+        return NULL;
+    }
+    LLVMValueRef ptr = tci_cg_element_ptr(cg, memory, offset);
+    return LLVMBuildPtrToInt(cg->builder, ptr, LLVMInt64TypeInContext(cg->llctx), "");
+}
+
+LLVMValueRef tci_cg_call_asm(Codegen *cg, LLVMTypeRef result, LLVMTypeRef *params,
+                             LLVMValueRef *args, int nargs, const char *text,
+                             const char *constraints)
+{
+    LLVMTypeRef type = LLVMFunctionType(result, params, (unsigned)nargs, false);
+    LLVMValueRef fn = LLVMGetInlineAsm(type, text, strlen(text), constraints, strlen(constraints),
+                                       true, false, LLVMInlineAsmDialectATT, false);
+    return LLVMBuildCall2(cg->builder, type, fn, args, (unsigned)nargs, "");
 }

@@ -1,6 +1,7 @@
 /*
  * The kernel function: one pointer parameter per global buffer (noalias: distinct tensors
- * never overlap), the PTX kernel calling convention and its launch bounds, in the forms
+ * never overlap), then one per tensor map (by value, grid_constant), the PTX kernel calling
+ * convention and its launch bounds, in the forms
  * LLVM 19 reads (nvvm.annotations) and those LLVM 21+ reads ("nvvm.maxntid").
  */
 #include "codegen/internal.h"
@@ -76,22 +77,55 @@ static void mark_kernel(Codegen *cg)
     LLVMAddAttributeAtIndex(cg->function, LLVMAttributeFunctionIndex, maxntid);
 }
 
+/* The tensor maps after the buffers: 128-byte CUtensorMaps passed by value, 64-byte aligned,
+ * and grid_constant, so that the copies address the parameter itself (cvta.param), as the
+ * copy engine requires, instead of a copy in local memory. */
+static void add_tensor_map_params(Codegen *cg)
+{
+    const PrimFunc *k = cg->func;
+    if (!k->ntensor_map)
+        return;
+    LLVMTypeRef map_type = LLVMArrayType2(LLVMInt8TypeInContext(cg->llctx), 128);
+    unsigned byval = LLVMGetEnumAttributeKindForName("byval", strlen("byval"));
+    unsigned align = LLVMGetEnumAttributeKindForName("align", strlen("align"));
+    LLVMMetadataRef indices[TCI_CG_MAX_TENSOR_MAPS];
+    int n = 0;
+    for (int i = 0; i < k->ntensor_map && n < TCI_CG_MAX_TENSOR_MAPS; i++, n++) {
+        unsigned at = (unsigned)(k->nparam + i) + 1; /* attribute index: parameters from 1 */
+        LLVMAddAttributeAtIndex(cg->function, at,
+                                LLVMCreateTypeAttribute(cg->llctx, byval, map_type));
+        LLVMAddAttributeAtIndex(cg->function, at, LLVMCreateEnumAttribute(cg->llctx, align, 64));
+        char pname[32];
+        snprintf(pname, sizeof pname, "tensor_map%d", i);
+        LLVMSetValueName2(LLVMGetParam(cg->function, at - 1), pname, strlen(pname));
+        indices[n] = md_i32(cg, at);
+    }
+    LLVMMetadataRef grid_constant[3] = {LLVMValueAsMetadata(cg->function),
+                                        md_string(cg, "grid_constant"),
+                                        LLVMMDNodeInContext2(cg->llctx, indices, (size_t)n)};
+    add_annotation(cg, grid_constant, 3);
+}
+
 bool tci_cg_add_function(Codegen *cg)
 {
     const PrimFunc *k = cg->func;
     LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->llctx, ADDRSPACE_GLOBAL);
-    LLVMTypeRef *params = calloc(k->nparam > 0 ? (size_t)k->nparam : 1, sizeof *params);
+    int count = k->nparam + k->ntensor_map;
+    LLVMTypeRef *params = calloc(count > 0 ? (size_t)count : 1, sizeof *params);
     if (!params)
         return tci_cg_fail(cg, TCC_ERROR_OUT_OF_MEMORY, "out of memory in codegen");
     for (int i = 0; i < k->nparam; i++)
         params[i] = ptr;
+    for (int i = k->nparam; i < count; i++)
+        params[i] = LLVMPointerTypeInContext(cg->llctx, ADDRSPACE_GENERIC);
     LLVMTypeRef type =
-        LLVMFunctionType(LLVMVoidTypeInContext(cg->llctx), params, (unsigned)k->nparam, 0);
+        LLVMFunctionType(LLVMVoidTypeInContext(cg->llctx), params, (unsigned)count, 0);
     free(params);
     char name[256];
     tci_cg_symbol_name(k->name, name, sizeof name);
     cg->function = LLVMAddFunction(cg->module, name, type);
     mark_kernel(cg);
+    add_tensor_map_params(cg);
     unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", strlen("noalias"));
     for (int i = 0; i < k->nparam; i++) {
         const Buffer *buffer = k->params[i];

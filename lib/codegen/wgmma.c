@@ -28,22 +28,6 @@
 
 /* ---- descriptors -------------------------------------------------------------------------- */
 
-/* The shared-memory address (the .shared window's) of element `index` of `b`. */
-static LLVMValueRef shared_address(Codegen *cg, const Buffer *b, Expr *index)
-{
-    const BufferBinding *memory = tci_cg_lookup_memory(cg, b);
-    LLVMValueRef offset = memory ? tci_cg_gen_expr(cg, index) : NULL;
-    if (!offset)
-        return NULL;
-    if (memory->addrspace != ADDRSPACE_SHARED) {
-        tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED,
-                    "wgmma reads its operands from shared memory, not '%s'", b->name);
-        return NULL;
-    }
-    LLVMValueRef ptr = tci_cg_element_ptr(cg, memory, offset);
-    return LLVMBuildPtrToInt(cg->builder, ptr, LLVMInt64TypeInContext(cg->llctx), "");
-}
-
 static LLVMValueRef i64(Codegen *cg, uint64_t value)
 {
     return LLVMConstInt(LLVMInt64TypeInContext(cg->llctx), value, false);
@@ -79,7 +63,7 @@ static LLVMValueRef descriptor(Codegen *cg, const Buffer *b, Expr *index)
         index = tci_ir_binary(a, EXPR_ADD, tci_swizzle_block_index(a, b, rest), aligned);
         lbo = b->shape[b->ndim - 2] * row;
     }
-    LLVMValueRef address = shared_address(cg, b, index);
+    LLVMValueRef address = tci_cg_shared_address(cg, b, index);
     if (!address)
         return NULL;
     LLVMBuilderRef bd = cg->builder;
@@ -90,17 +74,6 @@ static LLVMValueRef descriptor(Codegen *cg, const Buffer *b, Expr *index)
 }
 
 /* ---- the product -------------------------------------------------------------------------- */
-
-/* A call of inline PTX with side effects (it stays where it is, in order with the others). */
-static LLVMValueRef call_asm(Codegen *cg, LLVMTypeRef result, LLVMTypeRef *params,
-                             LLVMValueRef *args, int nargs, const char *text,
-                             const char *constraints)
-{
-    LLVMTypeRef type = LLVMFunctionType(result, params, (unsigned)nargs, false);
-    LLVMValueRef fn = LLVMGetInlineAsm(type, text, strlen(text), constraints, strlen(constraints),
-                                       true, false, LLVMInlineAsmDialectATT, false);
-    return LLVMBuildCall2(cg->builder, type, fn, args, (unsigned)nargs, "");
-}
 
 /* "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {$0, ..., $63}, $64, $65, 1, 1, 1, 0, 1;"
  * and its constraints: the accumulators out and tied in, then the two descriptors. Scale-d
@@ -162,7 +135,7 @@ static bool gen_mma(Codegen *cg, const WmmaStmt *w)
     for (int r = 0; r < nacc; r++)
         params[2 + r] = fields[r] = f32;
     LLVMTypeRef result = LLVMStructTypeInContext(cg->llctx, fields, (unsigned)nacc, false);
-    LLVMValueRef out = call_asm(cg, result, params, args, nargs, text, constraints);
+    LLVMValueRef out = tci_cg_call_asm(cg, result, params, args, nargs, text, constraints);
     return tci_cg_store_fragment(cg, w->fragment, w->fragment_index, out);
 }
 
@@ -192,7 +165,7 @@ bool tci_cg_gen_wgmma_sync(Codegen *cg, WgmmaSync op, int pending)
         return tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED, "%s needs sm_90a; the target is %s",
                            tci_wgmma_sync_name(op), tci_target_arch_label(cg->arch).text);
     /* The memory clobber keeps loads and stores of shared memory on their side of it. */
-    call_asm(cg, LLVMVoidTypeInContext(cg->llctx), NULL, NULL, 0, text, "~{memory}");
+    tci_cg_call_asm(cg, LLVMVoidTypeInContext(cg->llctx), NULL, NULL, 0, text, "~{memory}");
     return true;
 }
 

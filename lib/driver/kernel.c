@@ -80,6 +80,22 @@ int64_t tcc_kernel_launch_dynamic_shared_bytes(const tcc_kernel *kernel, int ind
     return l ? l->dynamic_shared_bytes : 0;
 }
 
+int tcc_kernel_launch_tensor_map_count(const tcc_kernel *kernel, int index)
+{
+    const KernelLaunch *l = launch_at(kernel, index);
+    return l ? l->ntensor_map : 0;
+}
+
+bool tcc_kernel_launch_tensor_map(const tcc_kernel *kernel, int index, int map,
+                                  tcc_tensor_map_encoding *out)
+{
+    const KernelLaunch *l = launch_at(kernel, index);
+    if (!l || !out || map < 0 || map >= l->ntensor_map)
+        return false;
+    *out = l->tensor_maps[map];
+    return true;
+}
+
 int tcc_kernel_workspace_count(const tcc_kernel *kernel)
 {
     return kernel ? kernel->nworkspace : 0;

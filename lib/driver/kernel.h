@@ -12,13 +12,16 @@
 
 #include "tcc/te.h"
 
-enum { TCI_MAX_LAUNCHES = 4, TCI_MAX_WORKSPACES = 4 };
+enum { TCI_MAX_LAUNCHES = 4, TCI_MAX_WORKSPACES = 4, TCI_MAX_LAUNCH_MAPS = 8 };
 
 typedef struct KernelLaunch {
     char *name; /* the PTX entry symbol */
     int64_t grid[3], block[3];
     int64_t shared_bytes;         /* static and dynamic */
     int64_t dynamic_shared_bytes; /* passed at launch */
+    /* The tensor maps the launcher encodes and passes after the buffers and workspaces. */
+    int ntensor_map;
+    tcc_tensor_map_encoding tensor_maps[TCI_MAX_LAUNCH_MAPS];
 } KernelLaunch;
 
 struct tcc_kernel {

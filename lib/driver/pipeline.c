@@ -40,6 +40,12 @@ static tcc_status describe(tcc_context *ctx, const PrimFunc *prim, StrBuf *loop_
         launch->block[i] = prim->launch[3 + i];
     }
     launch->dynamic_shared_bytes = prim->shared_bytes;
+    if (prim->ntensor_map > TCI_MAX_LAUNCH_MAPS)
+        return tci_fail(ctx, TCC_ERROR_SCHEDULE, "kernel %s takes %d tensor maps; at most %d",
+                        prim->name, prim->ntensor_map, TCI_MAX_LAUNCH_MAPS);
+    launch->ntensor_map = prim->ntensor_map;
+    for (int i = 0; i < prim->ntensor_map; i++)
+        launch->tensor_maps[i] = prim->tensor_maps[i]->enc;
     return TCC_OK;
 }
 

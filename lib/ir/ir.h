@@ -161,7 +161,30 @@ typedef enum StmtKind {
     STMT_ASYNC_COMMIT, /* cp.async.commit_group: the copies issued so far form a group */
     STMT_ASYNC_WAIT,   /* cp.async.wait_group: wait until at most `pending` groups are in flight */
     STMT_WGMMA_SYNC,   /* one step of wgmma's protocol (WgmmaSync) */
+    STMT_BULK_COPY,    /* cp.async.bulk.tensor: a tile from global to shared memory (TensorMap) */
+    STMT_MBARRIER,     /* one operation on a shared-memory barrier (MbarrierOp) */
 } StmtKind;
+
+/* A tensor map (CUtensorMap): how the bulk tensor copy engine (sm_90) finds the tiles of a
+ * global tensor. The kernel takes one per map as a parameter after its buffers, which the
+ * launcher encodes from the tensor's device address and `enc`. */
+enum { TCI_MAX_MAP_RANK = TCC_TENSOR_MAP_MAX_RANK };
+typedef struct TensorMap {
+    tcc_tensor_map_encoding enc; /* enc.param: the tensor's position among the parameters */
+    Buffer *tensor;              /* the global parameter the tiles come from */
+    int index;                   /* among the function's maps */
+} TensorMap;
+
+/* The operations on an mbarrier (a 64-bit object in shared memory) that a pipeline of bulk
+ * copies uses: a thread initializes it for `count` arrivals; the thread that issues a stage's
+ * copies arrives announcing the bytes they will deliver (expect_tx); the copies complete
+ * those bytes; every thread that reads the stage waits until the phase of parity `parity`
+ * has completed. */
+typedef enum MbarrierOp {
+    MBARRIER_INIT,      /* mbarrier.init(count) */
+    MBARRIER_EXPECT_TX, /* mbarrier.arrive.expect_tx(bytes) */
+    MBARRIER_WAIT,      /* mbarrier.try_wait.parity until it succeeds */
+} MbarrierOp;
 
 /* wgmma's products run asynchronously, reading their operands from shared memory through
  * the async proxy: a warpgroup fences its registers before the products (fence), closes them
@@ -263,8 +286,27 @@ struct Stmt {
             WgmmaSync op;
             int pending; /* WGMMA_WAIT: groups left in flight */
         } wgmma_sync;
+        struct {
+            Buffer *dst;     /* shared */
+            Expr *dst_index; /* flat element offset of the tile's first element */
+            const TensorMap *map;
+            Expr *coords[TCI_MAX_MAP_RANK]; /* the box's first element, map->rank of them */
+            Expr *offsets[3];               /* im2col: the filter offsets, rank - 2 of them */
+            Buffer *barrier;                /* NULL until software_pipeline gives it one */
+            Expr *barrier_index;
+        } bulk;
+        struct {
+            MbarrierOp op;
+            Buffer *barrier; /* shared, TCI_MBARRIER_WORDS int32 words a barrier */
+            Expr *index;     /* which barrier of the buffer */
+            int64_t value;   /* INIT: arrivals; EXPECT_TX: bytes */
+            Expr *parity;    /* WAIT */
+        } mbarrier;
     };
 };
+
+/* An mbarrier is 8 bytes: two int32 words of a shared buffer. */
+enum { TCI_MBARRIER_WORDS = 2 };
 
 /* ---- functions ---------------------------------------------------------------------- */
 
@@ -279,6 +321,8 @@ struct PrimFunc {
     Stmt *body;
     int next_var_id;
     int64_t shared_bytes; /* dynamic shared memory plan_shared laid out; 0 before */
+    int ntensor_map;
+    TensorMap **tensor_maps; /* parameters after params, in this order */
 };
 
 /* ---- constructors (ir.c) ------------------------------------------------------------ */
@@ -321,6 +365,16 @@ Stmt *tci_stmt_async_commit(Arena *arena);
 Stmt *tci_stmt_async_wait(Arena *arena, int pending);
 /* `pending` counts only for WGMMA_WAIT. */
 Stmt *tci_stmt_wgmma_sync(Arena *arena, WgmmaSync op, int pending);
+/* coords: map->rank of them; offsets: rank - 2 for im2col maps, else none. */
+Stmt *tci_stmt_bulk_copy(Arena *arena, Buffer *dst, Expr *dst_index, const TensorMap *map,
+                         Expr *const *coords, Expr *const *offsets, Buffer *barrier,
+                         Expr *barrier_index);
+Stmt *tci_stmt_mbarrier(Arena *arena, MbarrierOp op, Buffer *barrier, Expr *index, int64_t value,
+                        Expr *parity);
+/* Bytes one bulk copy of the map delivers. */
+int64_t tci_tensor_map_copy_bytes(const TensorMap *map);
+/* Registers a tensor map with the function (a parameter of its kernel); NULL when full. */
+TensorMap *tci_prim_func_add_tensor_map(PrimFunc *func, const TensorMap *map);
 /* Pads dimension `dim` of a buffer so that its stride is a multiple of `factor` plus
  * `offset` (TVM's storage_align), recomputing the strides of the outer dimensions. */
 void tci_buffer_align(Buffer *buffer, int dim, int64_t factor, int64_t offset);
@@ -417,6 +471,13 @@ const char *tci_scope_name(tcc_scope scope);
 void tci_print_expr(StrBuf *sb, const Expr *e);
 void tci_print_stmt(StrBuf *sb, const Stmt *s, int indent);
 void tci_print_prim_func(StrBuf *sb, const PrimFunc *func);
+/* Asynchronous copies, mbarriers and the function's tensor maps (async_copy.c). */
+void tci_print_copy_async(StrBuf *sb, const Stmt *s);
+void tci_print_bulk_copy(StrBuf *sb, const Stmt *s);
+void tci_print_mbarrier(StrBuf *sb, const Stmt *s);
+/* "mbarrier.init", "mbarrier.expect_tx", "mbarrier.wait". */
+const char *tci_mbarrier_op_name(MbarrierOp op);
+void tci_print_tensor_maps(StrBuf *sb, const PrimFunc *func);
 /* How a tensor-core statement prints: "wmma.load_matrix_a", "ldmatrix.a" ...; NULL for an
  * unknown op. */
 const char *tci_wmma_op_name(TensorFamily family, WmmaOp op);

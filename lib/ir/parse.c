@@ -411,7 +411,7 @@ static Stmt *parse_wmma(Parser *p, TensorFamily family, WmmaOp op, const char *n
 }
 
 /* `&A.shared[i]`: one flat index. */
-static void parse_address(Parser *p, const char *what, Buffer **buffer, Expr **index)
+void tci_parse_address(Parser *p, const char *what, Buffer **buffer, Expr **index)
 {
     tci_parse_expect(p, "&", "before %s", what);
     const char *name = tci_parse_peek(p);
@@ -429,9 +429,9 @@ static Stmt *parse_copy_async(Parser *p)
 {
     Stmt *s = new_stmt(p, STMT_COPY_ASYNC);
     tci_parse_expect(p, "(", "after 'cp.async'");
-    parse_address(p, "the shared destination", &s->copy.dst, &s->copy.dst_index);
+    tci_parse_address(p, "the shared destination", &s->copy.dst, &s->copy.dst_index);
     tci_parse_expect(p, ",", "after the destination");
-    parse_address(p, "the global source", &s->copy.src, &s->copy.src_index);
+    tci_parse_address(p, "the global source", &s->copy.src, &s->copy.src_index);
     tci_parse_expect(p, ",", "after the source");
     const char *at = tci_parse_peek(p);
     s->copy.bytes = (int)tci_parse_expect_count(p, "the bytes copied", 4, 16);
@@ -487,6 +487,11 @@ static Stmt *parse_stmt(Parser *p)
         tci_parse_expect(p, ")", "after the groups left pending");
         return s;
     }
+    if (tci_parse_word_is(at, n, "bulk_copy"))
+        return tci_parse_bulk_copy(p);
+    for (int op = MBARRIER_INIT; op <= MBARRIER_WAIT; op++)
+        if (tci_parse_word_is(at, n, tci_mbarrier_op_name((MbarrierOp)op)))
+            return tci_parse_mbarrier(p, (MbarrierOp)op);
     for (int op = WGMMA_FENCE; op <= WGMMA_PROXY_FENCE; op++)
         if (tci_parse_word_is(at, n, tci_wgmma_sync_name((WgmmaSync)op)))
             return parse_wgmma_sync(p, (WgmmaSync)op);
@@ -552,6 +557,7 @@ static PrimFunc *parse_kernel(Parser *p)
         k->shared_bytes = tci_parse_expect_count(p, "the bytes of shared memory", 1, INT32_MAX);
         tci_parse_expect(p, ")", "after the bytes of shared memory");
     }
+    tci_parse_tensor_maps(p);
     k->body = parse_body(p, "before the kernel's body");
     if (*tci_parse_peek(p))
         tci_parse_fail_at(p, p->pos,

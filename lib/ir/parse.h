@@ -109,4 +109,17 @@ Expr *tci_parse_new_int(Parser *p, int64_t value, tcc_dtype type);
 /* strtod on a copy of [start, end): on the input it could read on (`0x1p3`). */
 double tci_parse_read_double(Parser *p, const char *start, const char *end);
 
+/* ---- statements (parse.c) ---------------------------------------------------------------- */
+
+/* `&A.shared[i]`: one flat index. */
+void tci_parse_address(Parser *p, const char *what, Buffer **buffer, Expr **index);
+
+/* ---- bulk copies (parse_bulk.c) -------------------------------------------------------- */
+
+/* The `tensor_mapN: ...` lines after the launch shape, added to p->func. */
+void tci_parse_tensor_maps(Parser *p);
+/* After `bulk_copy` or an mbarrier operation's name. */
+Stmt *tci_parse_bulk_copy(Parser *p);
+Stmt *tci_parse_mbarrier(Parser *p, MbarrierOp op);
+
 #endif

@@ -216,6 +216,20 @@ Expr **tci_parse_indices(Parser *p, const char *name, int *count)
 /* Literals, names, calls, loads and parentheses. A '-' right before a digit is part of
  * a literal (`x * -1`): the IR has no negation. Calls and loads take their '(' or '['
  * right after the name, as printed. */
+/* A thread index named outside its launch loops (the thread that issues a pipeline's bulk
+ * copies): the kernel's one variable for it, which the launch loops then share. */
+static Var *thread_index(Parser *p, const char *at, size_t n)
+{
+    for (int tag = TCC_BLOCK_X; tag <= TCC_THREAD_Z; tag++)
+        if (tci_parse_word_is(at, n, tci_thread_tag_name((tcc_thread_tag)tag))) {
+            Var **shared = &p->func->thread_var[tag];
+            if (!*shared)
+                *shared = tci_parse_new_var(p, tci_thread_tag_name((tcc_thread_tag)tag));
+            return *shared;
+        }
+    return NULL;
+}
+
 static Expr *parse_primary(Parser *p)
 {
     const char *at = tci_parse_peek(p);
@@ -243,6 +257,8 @@ static Expr *parse_primary(Parser *p)
     if (tci_parse_word_is(at, n, "true") || tci_parse_word_is(at, n, "false"))
         return tci_parse_new_int(p, *at == 't', TCC_BOOL);
     Var *var = tci_parse_lookup(&p->vars, at, n);
+    if (!var)
+        var = thread_index(p, at, n);
     if (!var)
         tci_parse_fail_at(p, at, "unknown variable %s", tci_parse_describe(p, at));
     Expr *e = new_expr(p, EXPR_VAR, TCC_INT32, 1);

@@ -481,29 +481,6 @@ static void print_allocate(StrBuf *sb, const Stmt *s, int indent)
 }
 
 /* `&A.shared[i]`: the address of an element. */
-static void print_address(StrBuf *sb, const Buffer *buffer, const Expr *index)
-{
-    put(sb, "&");
-    put_buffer_name(sb, buffer);
-    put(sb, "[");
-    tci_print_expr(sb, index);
-    put(sb, "]");
-}
-
-static void print_copy_async(StrBuf *sb, const Stmt *s)
-{
-    put(sb, "cp.async(");
-    print_address(sb, s->copy.dst, s->copy.dst_index);
-    put(sb, ", ");
-    print_address(sb, s->copy.src, s->copy.src_index);
-    tci_strbuf_printf(sb, ", %d bytes", s->copy.bytes);
-    if (s->copy.predicate) {
-        put(sb, ", zero unless ");
-        tci_print_expr(sb, s->copy.predicate);
-    }
-    put(sb, ")");
-}
-
 static void print_fragment(StrBuf *sb, const Buffer *buffer, const Expr *index)
 {
     put_buffer_name(sb, buffer);
@@ -628,7 +605,13 @@ void tci_print_stmt(StrBuf *sb, const Stmt *s, int indent)
         print_wmma(sb, &s->wmma);
         break;
     case STMT_COPY_ASYNC:
-        print_copy_async(sb, s);
+        tci_print_copy_async(sb, s);
+        break;
+    case STMT_BULK_COPY:
+        tci_print_bulk_copy(sb, s);
+        break;
+    case STMT_MBARRIER:
+        tci_print_mbarrier(sb, s);
         break;
     case STMT_ASYNC_COMMIT:
         put(sb, "cp.async.commit_group()");
@@ -682,7 +665,9 @@ void tci_print_prim_func(StrBuf *sb, const PrimFunc *func)
                       (long long)l[5]);
     if (func->shared_bytes)
         tci_strbuf_printf(sb, " shared(%lld)", (long long)func->shared_bytes);
-    put(sb, "\n{\n");
+    put(sb, "\n");
+    tci_print_tensor_maps(sb, func);
+    put(sb, "{\n");
     tci_print_stmt(sb, func->body, 1);
     put(sb, "}\n");
 }

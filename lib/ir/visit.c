@@ -98,6 +98,30 @@ static Stmt *copy_stmt(Arena *arena, const Stmt *s)
     return copy;
 }
 
+/* NULL stays NULL: the barrier index before software_pipeline, the absent offsets. */
+static Expr *rewrite_optional(Rewriter *rw, Expr *e, bool *changed)
+{
+    Expr *out = e ? tci_rewrite_expr(rw, e) : NULL;
+    *changed = *changed || out != e;
+    return out;
+}
+
+static Stmt *rewrite_bulk_copy(Rewriter *rw, Stmt *s)
+{
+    bool changed = false;
+    Expr *coords[TCI_MAX_MAP_RANK], *offsets[3];
+    for (int d = 0; d < s->bulk.map->enc.rank; d++)
+        coords[d] = rewrite_optional(rw, s->bulk.coords[d], &changed);
+    for (int d = 0; d < 3; d++)
+        offsets[d] = rewrite_optional(rw, s->bulk.offsets[d], &changed);
+    Expr *dst = rewrite_optional(rw, s->bulk.dst_index, &changed);
+    Expr *barrier = rewrite_optional(rw, s->bulk.barrier_index, &changed);
+    if (!changed)
+        return s;
+    return tci_stmt_bulk_copy(rw->arena, s->bulk.dst, dst, s->bulk.map, coords, offsets,
+                              s->bulk.barrier, barrier);
+}
+
 static Stmt *rewrite_wmma(Rewriter *rw, Stmt *s)
 {
     WmmaStmt w = s->wmma;
@@ -173,6 +197,16 @@ Stmt *tci_rewrite_stmt_children(Rewriter *rw, Stmt *s)
         return s;
     case STMT_WMMA:
         return rewrite_wmma(rw, s);
+    case STMT_BULK_COPY:
+        return rewrite_bulk_copy(rw, s);
+    case STMT_MBARRIER: {
+        Expr *index = tci_rewrite_expr(rw, s->mbarrier.index);
+        Expr *parity = s->mbarrier.parity ? tci_rewrite_expr(rw, s->mbarrier.parity) : NULL;
+        if (index == s->mbarrier.index && parity == s->mbarrier.parity)
+            return s;
+        return tci_stmt_mbarrier(a, s->mbarrier.op, s->mbarrier.barrier, index, s->mbarrier.value,
+                                 parity);
+    }
     case STMT_COPY_ASYNC: {
         Expr *dst = tci_rewrite_expr(rw, s->copy.dst_index);
         Expr *src = tci_rewrite_expr(rw, s->copy.src_index);
@@ -314,6 +348,17 @@ void tci_visit_stmt(Visitor *v, const Stmt *s)
         return;
     case STMT_WMMA:
         visit_wmma(v, &s->wmma);
+        return;
+    case STMT_BULK_COPY:
+        tci_visit_expr(v, s->bulk.dst_index);
+        visit_list(v, s->bulk.map->enc.rank, s->bulk.coords);
+        for (int d = 0; d < 3; d++)
+            tci_visit_expr(v, s->bulk.offsets[d]);
+        tci_visit_expr(v, s->bulk.barrier_index);
+        return;
+    case STMT_MBARRIER:
+        tci_visit_expr(v, s->mbarrier.index);
+        tci_visit_expr(v, s->mbarrier.parity);
         return;
     case STMT_COPY_ASYNC:
         tci_visit_expr(v, s->copy.dst_index);

@@ -253,6 +253,8 @@ static bool has_children(Lowering *lw, const Stage *st, const IterVar *leaf)
 
 tcc_status tci_build_stage(Lowering *lw, const Stage *st, Stmt **out)
 {
+    if (st->bulk_copy)
+        return tci_build_bulk_copy(lw, st, out);
     Stmt *s, *init;
     tcc_status status = make_body(lw, st, &s, &init);
     int first_reduce = first_reduce_leaf(st);

@@ -7,6 +7,9 @@
 /* The loop nest that produces `stage`, with the stages computed inside it. */
 tcc_status tci_build_stage(Lowering *lw, const Stage *stage, Stmt **out);
 
+/* The bulk copies that fill a stage marked tcc_storage_bulk_copy (bulk_copy.c). */
+tcc_status tci_build_bulk_copy(Lowering *lw, const Stage *stage, Stmt **out);
+
 /* Replaces leaf `at` of `stage` and the loops inside it by a tensor-core operation;
  * `init` selects the initialization of a reduction (fill_fragment) over the update. */
 tcc_status tci_tensorize_stage(Lowering *lw, const Stage *stage, int at, bool init, Stmt **out);

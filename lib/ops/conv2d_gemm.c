@@ -123,6 +123,63 @@ static tcc_expr *b_element(tcc_func *f, tcc_expr *g, tcc_expr *k, tcc_expr *n, v
     return tcc_access(f, op->gemm.b_source, ndim, index);
 }
 
+/* A's tiles as the copy engine's im2col boxes: the tile's pixels (m, in the order an
+ * im2col box walks them: q, then p, then the image) at one filter offset (r, s), and a run
+ * of channels of it, which the k step must not carry past the group's channels. The window
+ * starts (q * stride - pad) and the offsets (s * dilation) are in the input's coordinates;
+ * what falls outside the input (the padding) reads as zero. */
+static bool a_tensor_map(tcc_func *f, tcc_expr *const *axes, const int64_t *tile,
+                         tcc_tensor_map *map, void *user)
+{
+    const ConvOp *op = user;
+    const tcc_conv2d_desc *d = &op->d;
+    int64_t channels = op->cr * d->groups, size = (int64_t)tcc_dtype_size(d->input_type);
+    int lower[2] = {(int)-d->pad_left, (int)-d->pad_top};
+    int upper[2] = {(int)(d->pad_right - (d->kernel_w - 1) * d->dilation_w),
+                    (int)(d->pad_bottom - (d->kernel_h - 1) * d->dilation_h)};
+    bool corners = true;
+    for (int i = 0; i < 2; i++)
+        corners =
+            corners && lower[i] >= -128 && upper[i] >= -128 && lower[i] <= 127 && upper[i] <= 127;
+    if (op->a_layout != TCC_LAYOUT_NHWC || op->cr % tile[2] != 0 || channels * size % 16 != 0 ||
+        d->stride_h > 8 || d->stride_w > 8 || !corners)
+        return false;
+    if (!map)
+        return true;
+    *map = (tcc_tensor_map){
+        .mode = TCC_TENSOR_MAP_IM2COL,
+        .tensor = op->gemm.a_source,
+        .rank = 4,
+        .dims = {channels, d->width, d->height, d->batch},
+        .strides = {1, channels, d->width * channels, d->height * d->width * channels},
+        .box = {tile[2], tile[1]},
+        .element_strides = {1, (int)d->stride_w, (int)d->stride_h, 1},
+        .lower_corner = {lower[0], lower[1]},
+        .upper_corner = {upper[0], upper[1]}};
+    tcc_expr *image, *p, *q, *r, *s, *c;
+    decode_m(f, op, axes[1], &image, &p, &q);
+    decode_k(f, op, axes[2], &r, &s, &c);
+    map->coords[0] = tcc_add(f, tcc_mul(f, axes[0], c_(f, op->cr)), c);
+    map->coords[1] = tcc_sub(f, tcc_mul(f, q, c_(f, d->stride_w)), c_(f, d->pad_left));
+    map->coords[2] = tcc_sub(f, tcc_mul(f, p, c_(f, d->stride_h)), c_(f, d->pad_top));
+    map->coords[3] = image;
+    map->offsets[0] = tcc_mul(f, s, c_(f, d->dilation_w));
+    map->offsets[1] = tcc_mul(f, r, c_(f, d->dilation_h));
+    return true;
+}
+
+/* B's tiles from a KRSC filter: per group, kg rows of R * S * C/groups, k contiguous. */
+static bool b_tensor_map(tcc_func *f, tcc_expr *const *axes, const int64_t *tile,
+                         tcc_tensor_map *map, void *user)
+{
+    const ConvOp *op = user;
+    const tcc_conv2d_desc *d = &op->d;
+    const int64_t view[3] = {d->groups, op->kg, d->kernel_h * d->kernel_w * op->cr};
+    if (op->b_layout != TCC_FILTER_KRSC)
+        return false;
+    return tci_gemm_dense_map(f, op->gemm.b_source, view, axes, tile, map);
+}
+
 static void output_index(tcc_func *f, tcc_expr *g, tcc_expr *m, tcc_expr *n, tcc_expr **index,
                          void *user)
 {
@@ -246,6 +303,8 @@ tcc_status tci_conv2d_gemm(tcc_func *f, const void *desc, GemmOperator **out)
                         .a_element = a_element,
                         .b_element = b_element,
                         .output_index = output_index,
+                        .a_tensor_map = a_tensor_map,
+                        .b_tensor_map = b_tensor_map,
                         .output_contiguous_in_m = d->layout == TCC_LAYOUT_NCHW,
                         .bias_per_group = true,
                         /* KRSC and KCRS filters run along k; the blocked one along n. */

@@ -299,3 +299,22 @@ tcc_status tci_gemm_define_staging(tcc_func *func, const GemmOperator *op, GemmS
         return tci_func_status(func);
     return TCC_OK;
 }
+
+bool tci_gemm_dense_map(tcc_func *f, tcc_tensor *t, const int64_t *view, tcc_expr *const *axes,
+                        const int64_t *tile, tcc_tensor_map *map)
+{
+    (void)f;
+    if (view[2] * (int64_t)tcc_dtype_size(t->type) % 16 != 0)
+        return false; /* the copy engine's strides are multiples of 16 bytes */
+    if (!map)
+        return true;
+    *map = (tcc_tensor_map){.mode = TCC_TENSOR_MAP_TILED, .tensor = t, .rank = 3};
+    for (int d = 0; d < 3; d++) {
+        map->dims[d] = view[2 - d];
+        map->box[d] = tile[2 - d];
+        map->coords[d] = axes[2 - d];
+    }
+    map->strides[1] = view[2];
+    map->strides[2] = view[1] * view[2];
+    return true;
+}

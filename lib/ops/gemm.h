@@ -52,6 +52,14 @@ typedef struct GemmOperator {
      * the copies read consecutive addresses: A column-major is k x m (m contiguous), B
      * column-major is n x k (k contiguous, a KRSC filter's own order). */
     bool a_col_major, b_col_major;
+    /* The tensor map of A's (B's) tiles for the bulk copy engine, or false where the
+     * operand's memory cannot be described so (a gather, a layout, a misaligned row). `tile`
+     * is the shared tile's extent along A's (B's) own axes (g, m, k), `axes` those axes'
+     * expressions; with NULL axes (and map) it only answers whether. NULL: never. */
+    bool (*a_tensor_map)(tcc_func *f, tcc_expr *const *axes, const int64_t *tile,
+                         tcc_tensor_map *map, void *op);
+    bool (*b_tensor_map)(tcc_func *f, tcc_expr *const *axes, const int64_t *tile,
+                         tcc_tensor_map *map, void *op);
     bool bias_per_group; /* the bias has groups * n values (a convolution's
                             channels), else n shared by every group (a batch) */
     void *op;            /* passed to the functions above */
@@ -76,6 +84,14 @@ typedef struct Gemm {
      * [partial] */
     tcc_tensor *params[7 + TCI_MAX_STAGED];
 } Gemm;
+
+/* A tiled map of `t` read as a dense row-major view[0] x view[1] x view[2] whose axes are the
+ * operand's (g, row, column); false where its rows are not a multiple of 16 bytes (gemm.c). */
+bool tci_gemm_dense_map(tcc_func *f, tcc_tensor *t, const int64_t *view, tcc_expr *const *axes,
+                        const int64_t *tile, tcc_tensor_map *map);
+/* The extents of the shared tiles of A and B along their own axes (gemm_tiles.c). */
+void tci_gemm_operand_tiles(const GemmOperator *op, const tcc_gemm_schedule *s, int64_t a[3],
+                            int64_t b[3]);
 
 /* Defines A, B, C and the epilogue into op->output; fills gemm. With split.splits > 1,
  * C runs over (s * groups + g, m, n) and Out stores it into the partial workspace. */

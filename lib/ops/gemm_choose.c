@@ -297,14 +297,35 @@ static bool wgmma_default(const GemmOperator *op, tcc_arch arch, const tcc_gemm_
            rows_fit && (s->smem_layout == TCC_SMEM_AUTO || s->smem_layout == TCC_SMEM_SWIZZLED);
 }
 
+/* Whether the copy engine can fetch both operands' tiles: wgmma on a target with it, a
+ * pipelined loop of two k steps or more (its barriers are the copies'), k steps of one
+ * swizzle row (a box's first dimension is at most 128 bytes; wider column blocks take a copy
+ * each), tensor maps for A and B. */
+static bool bulk_possible(const GemmOperator *op, tcc_arch arch, const tcc_gemm_schedule *s)
+{
+    int64_t a[3], b[3];
+    tci_gemm_operand_tiles(op, s, a, b);
+    int64_t k_row =
+        (int64_t)s->num_total_passes * s->mma_k * (int64_t)tcc_dtype_size(op->input_type);
+    int64_t steps = ceil_div(tci_gemm_split(op, s).slice, tci_gemm_tiles(s).bk);
+    return s->intrinsic == TCC_GEMM_WGMMA && tci_target_arch(arch)->bulk_copy && k_row == 128 &&
+           s->stages >= 2 && steps >= 2 && op->a_tensor_map && op->b_tensor_map &&
+           op->a_tensor_map(NULL, NULL, a, NULL, op->op) &&
+           op->b_tensor_map(NULL, NULL, b, NULL, op->op);
+}
+
 static void choose_defaults(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s)
 {
     if (s->intrinsic == TCC_GEMM_INTRINSIC_AUTO && wgmma_default(op, arch, s))
         s->intrinsic = TCC_GEMM_WGMMA;
     if (s->intrinsic == TCC_GEMM_WGMMA) {
         choose_wgmma(op, arch, s);
+        if (s->copy == TCC_GEMM_COPY_AUTO)
+            s->copy = bulk_possible(op, arch, s) ? TCC_GEMM_COPY_BULK : TCC_GEMM_COPY_THREADS;
         return;
     }
+    if (s->copy == TCC_GEMM_COPY_AUTO)
+        s->copy = TCC_GEMM_COPY_THREADS;
     if (!s->mma_m || !s->mma_n || !s->mma_k) {
         s->mma_m = 16;
         s->mma_n = 16;
@@ -462,6 +483,18 @@ tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, 
         if (status != TCC_OK)
             return status;
     }
+    if ((int)s->copy < TCC_GEMM_COPY_THREADS || s->copy > TCC_GEMM_COPY_BULK)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: unknown copy %d", (int)s->copy);
+    if (s->copy == TCC_GEMM_COPY_BULK && !tci_target_arch(arch)->bulk_copy)
+        return tci_fail(ctx, TCC_ERROR_UNSUPPORTED,
+                        "schedule: bulk tensor copies need sm_90a; the target is %s",
+                        tci_target_arch_label(arch).text);
+    if (s->copy == TCC_GEMM_COPY_BULK && !bulk_possible(op, arch, s))
+        return tci_fail(ctx, TCC_ERROR_SCHEDULE,
+                        "schedule: bulk copies need wgmma, 2 stages and 2 k steps or more, k steps "
+                        "of 128 bytes and operands the copy engine can address (dense rows of a "
+                        "multiple of 16 bytes; a channels-last input, a KRSC filter, channels a "
+                        "multiple of the k step)");
     char shape[32];
     if (s->intrinsic == TCC_GEMM_WMMA &&
         !tci_target_family_shape(TENSOR_WMMA, s->mma_m, s->mma_n, s->mma_k, op->input_type))

@@ -183,6 +183,23 @@ static tcc_status schedule_shared(tcc_func *f, tcc_tensor *shared, Tiles t)
     return spread_over_threads(s, groups, t);
 }
 
+/* A shared tile filled by the bulk copy engine, through the operand's tensor map. */
+static tcc_status bulk_copy(tcc_func *f, const GemmOperator *op, tcc_tensor *shared,
+                            bool (*tensor_map)(tcc_func *, tcc_expr *const *, const int64_t *,
+                                               tcc_tensor_map *, void *),
+                            const int64_t *tile)
+{
+    tcc_expr *axes[3];
+    for (int i = 0; i < 3; i++)
+        axes[i] = tcc_axis(f, tcc_tensor_axis(shared, i));
+    tcc_tensor_map map;
+    if (!tensor_map || !tensor_map(f, axes, tile, &map, op->op))
+        return tci_fail(f->ctx, TCC_ERROR_SCHEDULE,
+                        "schedule: the copy engine cannot fetch the tiles of %s",
+                        tcc_tensor_name(shared));
+    return tcc_storage_bulk_copy(tcc_stage_of(f, shared), &map);
+}
+
 tcc_status tci_gemm_schedule_apply(tcc_func *f, const GemmOperator *op, const Gemm *gemm,
                                    const tcc_gemm_schedule *s)
 {
@@ -210,8 +227,15 @@ tcc_status tci_gemm_schedule_apply(tcc_func *f, const GemmOperator *op, const Ge
     TRY(tcc_compute_at(tcc_stage_of(f, bs), sf, step));
     if (fragments)
         TRY(schedule_operand_fragments(f, op, af, bf, sf, group, t));
-    TRY(schedule_shared(f, as, t));
-    TRY(schedule_shared(f, bs, t));
+    if (s->copy == TCC_GEMM_COPY_BULK) {
+        int64_t a_tile[3], b_tile[3];
+        tci_gemm_operand_tiles(op, s, a_tile, b_tile);
+        TRY(bulk_copy(f, op, as, op->a_tensor_map, a_tile));
+        TRY(bulk_copy(f, op, bs, op->b_tensor_map, b_tile));
+    } else {
+        TRY(schedule_shared(f, as, t));
+        TRY(schedule_shared(f, bs, t));
+    }
     TRY(lay_out(f, as, op->a_col_major ? t.bm : t.bk, s, false, !fragments && op->a_col_major));
     TRY(lay_out(f, bs, op->b_col_major ? t.bk : t.bn, s, false, !fragments && !op->b_col_major));
     TRY(lay_out(f, c, t.bn, s, true, false));

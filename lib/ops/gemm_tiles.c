@@ -76,5 +76,18 @@ int64_t tci_gemm_shared_bytes(const GemmOperator *op, Tiles t, const tcc_gemm_sc
                                 : tile_bytes(t.bk, t.bn, in, s, false);
     int64_t c = tile_bytes(t.bm, t.bn, op->accumulate_type, s, true);
     int64_t stages = s->stages * (a + b);
+    if (s->copy == TCC_GEMM_COPY_BULK)
+        stages += s->stages * 8; /* an mbarrier a stage */
     return stages > c ? stages : c;
+}
+
+void tci_gemm_operand_tiles(const GemmOperator *op, const tcc_gemm_schedule *s, int64_t a[3],
+                            int64_t b[3])
+{
+    Tiles t = tci_gemm_tiles(s);
+    a[0] = b[0] = 1;
+    a[1] = op->a_col_major ? t.bk : t.bm;
+    a[2] = op->a_col_major ? t.bm : t.bk;
+    b[1] = op->b_col_major ? t.bn : t.bk;
+    b[2] = op->b_col_major ? t.bk : t.bn;
 }

@@ -107,6 +107,21 @@ static tcc_expr *b_element(tcc_func *f, tcc_expr *g, tcc_expr *k, tcc_expr *n, v
     return element(f, op->gemm.b_source, g, k, n, op->d.b_col_major);
 }
 
+/* A and B as stored: [batch, rows, columns] in the operand's own axis order. */
+static bool a_tensor_map(tcc_func *f, tcc_expr *const *axes, const int64_t *tile,
+                         tcc_tensor_map *map, void *user)
+{
+    tcc_tensor *t = ((const MatmulOp *)user)->gemm.a_source;
+    return tci_gemm_dense_map(f, t, t->shape, axes, tile, map);
+}
+
+static bool b_tensor_map(tcc_func *f, tcc_expr *const *axes, const int64_t *tile,
+                         tcc_tensor_map *map, void *user)
+{
+    tcc_tensor *t = ((const MatmulOp *)user)->gemm.b_source;
+    return tci_gemm_dense_map(f, t, t->shape, axes, tile, map);
+}
+
 static void output_index(tcc_func *f, tcc_expr *g, tcc_expr *m, tcc_expr *n, tcc_expr **index,
                          void *user)
 {
@@ -136,6 +151,8 @@ tcc_status tci_matmul_gemm(tcc_func *f, const void *desc, GemmOperator **out)
                         .a_element = a_element,
                         .b_element = b_element,
                         .output_index = output_index,
+                        .a_tensor_map = a_tensor_map,
+                        .b_tensor_map = b_tensor_map,
                         .a_col_major = d->a_col_major,
                         .b_col_major = d->b_col_major,
                         .op = op};

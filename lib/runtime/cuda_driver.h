@@ -52,6 +52,24 @@ enum {
     CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
 };
 
+/* A tensor map: 128 opaque bytes, 64-byte aligned (CUtensorMap). */
+typedef struct CUtensorMap {
+    _Alignas(64) unsigned long long opaque[16];
+} CUtensorMap;
+
+/* CUtensorMapDataType, CUtensorMapSwizzle, CUtensorMapL2promotion (the others: 0) */
+enum {
+    CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0,
+    CU_TENSOR_MAP_DATA_TYPE_INT32 = 3,
+    CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6,
+    CU_TENSOR_MAP_DATA_TYPE_FLOAT32 = 7,
+    CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9,
+    CU_TENSOR_MAP_SWIZZLE_32B = 1,
+    CU_TENSOR_MAP_SWIZZLE_64B = 2,
+    CU_TENSOR_MAP_SWIZZLE_128B = 3,
+    CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3,
+};
+
 /* CUevent_flags */
 enum {
     CU_EVENT_DEFAULT = 0,
@@ -87,6 +105,19 @@ typedef CUresult (*PFN_cuLaunchKernel)(CUfunction function, unsigned int grid_x,
                                        unsigned int block_x, unsigned int block_y,
                                        unsigned int block_z, unsigned int shared_bytes,
                                        CUstream stream, void **params, void **extra);
+typedef CUresult (*PFN_cuTensorMapEncodeTiled)(CUtensorMap *map, int type, unsigned int rank,
+                                               void *address, const unsigned long long *dims,
+                                               const unsigned long long *strides,
+                                               const unsigned int *box,
+                                               const unsigned int *element_strides, int interleave,
+                                               int swizzle, int l2_promotion, int oob_fill);
+typedef CUresult (*PFN_cuTensorMapEncodeIm2col)(CUtensorMap *map, int type, unsigned int rank,
+                                                void *address, const unsigned long long *dims,
+                                                const unsigned long long *strides,
+                                                const int *lower_corner, const int *upper_corner,
+                                                unsigned int channels, unsigned int pixels,
+                                                const unsigned int *element_strides, int interleave,
+                                                int swizzle, int l2_promotion, int oob_fill);
 typedef CUresult (*PFN_cuEventCreate)(CUevent *event, unsigned int flags);
 typedef CUresult (*PFN_cuEventDestroy)(CUevent event);
 typedef CUresult (*PFN_cuEventRecord)(CUevent event, CUstream stream);
@@ -115,6 +146,8 @@ typedef struct CudaDriver {
     PFN_cuModuleGetFunction cuModuleGetFunction;
     PFN_cuFuncSetAttribute cuFuncSetAttribute;
     PFN_cuLaunchKernel cuLaunchKernel;
+    PFN_cuTensorMapEncodeTiled cuTensorMapEncodeTiled;
+    PFN_cuTensorMapEncodeIm2col cuTensorMapEncodeIm2col;
     PFN_cuEventCreate cuEventCreate;
     PFN_cuEventDestroy cuEventDestroy;
     PFN_cuEventRecord cuEventRecord;

@@ -36,6 +36,8 @@ typedef struct LoadedLaunch {
     int64_t shared_bytes;        /* static and dynamic */
     unsigned int dynamic_shared; /* bytes of dynamic shared memory each launch passes */
     char name[256];
+    int ntensor_map; /* passed after the buffers, encoded for each launch's buffers */
+    tcc_tensor_map_encoding tensor_maps[TCI_MAX_LAUNCH_MAPS];
 } LoadedLaunch;
 
 struct tcc_loaded_kernel {
@@ -47,6 +49,11 @@ struct tcc_loaded_kernel {
     int nworkspace;
     tcc_device_buffer *workspaces[TCI_MAX_WORKSPACES]; /* passed after the caller's buffers */
 };
+
+/* Encodes the tensor maps of `launch` (tensor_maps.c) for buffers at `pointers` (one per
+ * kernel parameter) into maps[0 .. launch->ntensor_map). */
+tcc_status tci_encode_tensor_maps(tcc_device *device, const LoadedLaunch *launch,
+                                  const CUdeviceptr *pointers, int npointer, CUtensorMap *maps);
 
 /* Records "<call> failed<detail>: CUDA_ERROR_NAME (description)" and returns TCC_ERROR_CUDA.
  * `detail` (may be "") says what the call was for. */

@@ -68,6 +68,14 @@ static tcc_status describe_launch(tcc_device *device, const tcc_kernel *kernel, 
         status = launch_dims(device->ctx, "block", block, launch->block);
     launch->shared_bytes = tcc_kernel_launch_shared_bytes(kernel, index);
     launch->dynamic_shared = (unsigned int)tcc_kernel_launch_dynamic_shared_bytes(kernel, index);
+    int maps = tcc_kernel_launch_tensor_map_count(kernel, index);
+    if (maps < 0 || maps > TCI_MAX_LAUNCH_MAPS)
+        return tci_fail(device->ctx, TCC_ERROR_INVALID_ARGUMENT,
+                        "tcc_kernel_load: kernel '%s' takes %d tensor maps (at most %d)", name,
+                        maps, TCI_MAX_LAUNCH_MAPS);
+    launch->ntensor_map = maps;
+    for (int i = 0; i < maps; i++)
+        tcc_kernel_launch_tensor_map(kernel, index, i, &launch->tensor_maps[i]);
     return status;
 }
 
@@ -241,25 +249,27 @@ void tcc_loaded_kernel_destroy(tcc_loaded_kernel *loaded)
 
 /* ---- launches ---------------------------------------------------------------------------- */
 
-/* The kernel parameters: params[i] points at pointers[i], the device address of buffer i. */
+/* The kernel parameters of each launch: params[k][i] points at pointers[i], the device
+ * address of buffer i, then at the launch's tensor maps, encoded for those buffers. */
 typedef struct LaunchArgs {
     CUdeviceptr *pointers;
-    void **params;
+    void **params[TCI_MAX_LAUNCHES];
+    CUtensorMap *maps; /* TCI_MAX_LAUNCH_MAPS a launch */
 } LaunchArgs;
 
 static void free_args(LaunchArgs *args)
 {
     free(args->pointers);
-    free(args->params);
+    for (int k = 0; k < TCI_MAX_LAUNCHES; k++)
+        free(args->params[k]);
+    free(args->maps);
 }
 
-static tcc_status make_args(tcc_loaded_kernel *loaded, int nbuffer,
-                            tcc_device_buffer *const *buffers, LaunchArgs *args)
+static tcc_status check_buffers(tcc_loaded_kernel *loaded, int nbuffer,
+                                tcc_device_buffer *const *buffers)
 {
     tcc_context *ctx = loaded->device->ctx;
     const char *name = loaded->launches[loaded->main_launch].name;
-    args->pointers = NULL;
-    args->params = NULL;
     if (nbuffer < 0 || (nbuffer > 0 && !buffers))
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "kernel '%s': bad buffer list (%d)", name,
                         nbuffer);
@@ -273,20 +283,45 @@ static tcc_status make_args(tcc_loaded_kernel *loaded, int nbuffer,
             return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                             "kernel '%s': buffer %d is NULL or belongs to another device", name, i);
     }
+    return TCC_OK;
+}
+
+static tcc_status make_args(tcc_loaded_kernel *loaded, int nbuffer,
+                            tcc_device_buffer *const *buffers, LaunchArgs *args)
+{
+    *args = (LaunchArgs){0};
+    tcc_status status = check_buffers(loaded, nbuffer, buffers);
+    if (status != TCC_OK)
+        return status;
     size_t count = (size_t)nbuffer + (size_t)loaded->nworkspace;
+    size_t maps = (size_t)loaded->nlaunch * TCI_MAX_LAUNCH_MAPS;
     args->pointers = calloc(count ? count : 1, sizeof *args->pointers);
-    args->params = calloc(count ? count : 1, sizeof *args->params);
-    if (!args->pointers || !args->params) {
+    args->maps = aligned_alloc(64, maps * sizeof *args->maps);
+    bool ok = args->pointers && args->maps;
+    for (int k = 0; k < loaded->nlaunch && ok; k++)
+        ok = (args->params[k] = calloc(count + TCI_MAX_LAUNCH_MAPS, sizeof(void *))) != NULL;
+    if (!ok) {
         free_args(args);
-        return tci_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory launching a kernel");
+        return tci_fail(loaded->device->ctx, TCC_ERROR_OUT_OF_MEMORY,
+                        "out of memory launching a kernel");
     }
     for (size_t i = 0; i < count; i++) {
         int n = (int)i;
         args->pointers[i] =
             n < nbuffer ? buffers[n]->pointer : loaded->workspaces[n - nbuffer]->pointer;
-        args->params[i] = &args->pointers[i];
     }
-    return TCC_OK;
+    for (int k = 0; k < loaded->nlaunch && status == TCC_OK; k++) {
+        const LoadedLaunch *l = &loaded->launches[k];
+        CUtensorMap *launch_maps = args->maps + (size_t)k * TCI_MAX_LAUNCH_MAPS;
+        for (size_t i = 0; i < count; i++)
+            args->params[k][i] = &args->pointers[i];
+        for (int m = 0; m < l->ntensor_map; m++)
+            args->params[k][count + (size_t)m] = &launch_maps[m];
+        status = tci_encode_tensor_maps(loaded->device, l, args->pointers, (int)count, launch_maps);
+    }
+    if (status != TCC_OK)
+        free_args(args);
+    return status;
 }
 
 /* One launch of each entry point, in order, on the default stream; only the launches
@@ -298,7 +333,7 @@ static tcc_status launch_once(tcc_loaded_kernel *loaded, const LaunchArgs *args)
         const unsigned int *g = l->grid, *b = l->block;
         CUresult result =
             loaded->device->cu.cuLaunchKernel(l->function, g[0], g[1], g[2], b[0], b[1], b[2],
-                                              l->dynamic_shared, NULL, args->params, NULL);
+                                              l->dynamic_shared, NULL, args->params[i], NULL);
         if (result != CUDA_SUCCESS) {
             char detail[400];
             snprintf(detail, sizeof detail, " for kernel '%s' (grid %ux%ux%u, block %ux%ux%u)",

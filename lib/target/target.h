@@ -35,6 +35,9 @@ typedef struct TargetArch {
     int max_threads_per_sm;
     bool async_copy; /* cp.async from global to shared memory, with commit and wait groups */
     bool wgmma;      /* warpgroup products from shared memory (sm_90a's wgmma.mma_async) */
+    /* The bulk tensor copy engine (cp.async.bulk.tensor) with its mbarriers: an sm_90
+     * feature, emitted only for sm_90a, whose PTX ISA (8.0) has every form tcc uses. */
+    bool bulk_copy;
 } TargetArch;
 
 /* The row of `arch`, or NULL when tcc does not compile for it. */

@@ -89,6 +89,8 @@ struct tcc_stage {
     int64_t align_factor[TCI_MAX_DIMS], align_offset[TCI_MAX_DIMS];
     bool swizzle;      /* tcc_storage_swizzle */
     bool swizzle_blocks; /* tcc_storage_swizzle_blocks */
+    bool bulk_copy;      /* tcc_storage_bulk_copy, with its map */
+    tcc_tensor_map map;
 };
 
 struct tcc_func {

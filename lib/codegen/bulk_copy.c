@@ -1,0 +1,151 @@
+/*
+ * Bulk tensor copies and mbarriers (sm_90a): LLVM 19 has no intrinsic for
+ * cp.async.bulk.tensor, mbarrier.arrive.expect_tx or mbarrier.try_wait.parity, so each is
+ * inline PTX, built by one helper here.
+ *
+ * A copy names its tensor map by the generic address of the kernel parameter that holds it
+ * (a byval parameter marked grid_constant, which the backend addresses in place with
+ * cvta.param rather than copying it to local memory), its destination and its mbarrier by
+ * 32-bit .shared addresses, and its coordinates as 32-bit integers; an im2col copy adds its
+ * filter offsets as 16-bit ones.
+ */
+#include "codegen/internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The .shared address of element `index` of `b`, as the 32-bit register PTX takes. */
+static LLVMValueRef shared_u32(Codegen *cg, const Buffer *b, Expr *index)
+{
+    LLVMValueRef address = tci_cg_shared_address(cg, b, index);
+    return address ? LLVMBuildTrunc(cg->builder, address, tci_cg_i32_type(cg), "") : NULL;
+}
+
+/* The address of barrier `index` of the buffer `b` (TCI_MBARRIER_WORDS words each). */
+static LLVMValueRef barrier_address(Codegen *cg, const Buffer *b, Expr *index)
+{
+    Arena *a = cg->func->arena;
+    return shared_u32(cg, b, tci_ir_binary(a, EXPR_MUL, index, tci_ir_int(a, TCI_MBARRIER_WORDS)));
+}
+
+static bool check_arch(Codegen *cg, const char *what)
+{
+    if (tci_target_arch(cg->arch)->bulk_copy)
+        return true;
+    return tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED, "%s needs sm_90a; the target is %s", what,
+                       tci_target_arch_label(cg->arch).text);
+}
+
+/* "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+ *  [$0], [$1, {$3, $4}], [$2];", im2col copies with ", {$5, $6}" of offsets. */
+static void copy_text(const TensorMap *map, char *text, size_t size)
+{
+    bool im2col = map->enc.mode == TCC_TENSOR_MAP_IM2COL;
+    size_t n = (size_t)snprintf(text, size,
+                                "cp.async.bulk.tensor.%dd.shared::cluster.global.%s.mbarrier::"
+                                "complete_tx::bytes [$0], [$1, {",
+                                map->enc.rank, im2col ? "im2col" : "tile");
+    for (int d = 0; d < map->enc.rank && n < size; d++)
+        n += (size_t)snprintf(text + n, size - n, "%s$%d", d ? ", " : "", 3 + d);
+    if (n < size)
+        n += (size_t)snprintf(text + n, size - n, "}], [$2]");
+    for (int d = 0; im2col && d < map->enc.rank - 2 && n < size; d++)
+        n += (size_t)snprintf(text + n, size - n, "%s$%d", d ? ", " : ", {", 3 + map->enc.rank + d);
+    if (n < size)
+        snprintf(text + n, size - n, "%s;", im2col ? "}" : "");
+}
+
+bool tci_cg_gen_bulk_copy(Codegen *cg, const Stmt *s)
+{
+    if (!check_arch(cg, "a bulk tensor copy"))
+        return false;
+    const TensorMap *map = s->bulk.map;
+    if (!s->bulk.barrier)
+        return tci_cg_fail(cg, TCC_ERROR_SCHEDULE,
+                           "a bulk copy into '%s' has no barrier: it must be in a pipelined loop",
+                           s->bulk.dst->name);
+    LLVMTypeRef i16 = LLVMInt16TypeInContext(cg->llctx), i32 = tci_cg_i32_type(cg);
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->llctx);
+    LLVMValueRef args[3 + TCI_MAX_MAP_RANK + 3];
+    LLVMTypeRef types[3 + TCI_MAX_MAP_RANK + 3];
+    LLVMValueRef param = LLVMGetParam(cg->function, (unsigned)(cg->func->nparam + map->index));
+    args[0] = shared_u32(cg, s->bulk.dst, s->bulk.dst_index);
+    args[1] = LLVMBuildPtrToInt(cg->builder, param, i64, "");
+    args[2] = barrier_address(cg, s->bulk.barrier, s->bulk.barrier_index);
+    types[0] = i32, types[1] = i64, types[2] = i32;
+    int n = 3;
+    char constraints[128] = "r,l,r";
+    for (int d = 0; d < map->enc.rank; d++, n++) {
+        args[n] = tci_cg_gen_expr(cg, s->bulk.coords[d]);
+        types[n] = i32;
+        snprintf(constraints + strlen(constraints), sizeof constraints - strlen(constraints), ",r");
+    }
+    for (int d = 0; map->enc.mode == TCC_TENSOR_MAP_IM2COL && d < map->enc.rank - 2; d++, n++) {
+        LLVMValueRef offset = tci_cg_gen_expr(cg, s->bulk.offsets[d]);
+        args[n] = offset ? LLVMBuildTrunc(cg->builder, offset, i16, "") : NULL;
+        types[n] = i16;
+        snprintf(constraints + strlen(constraints), sizeof constraints - strlen(constraints), ",h");
+    }
+    for (int i = 0; i < n; i++)
+        if (!args[i])
+            return false;
+    snprintf(constraints + strlen(constraints), sizeof constraints - strlen(constraints),
+             ",~{memory}");
+    char text[256];
+    copy_text(map, text, sizeof text);
+    tci_cg_call_asm(cg, LLVMVoidTypeInContext(cg->llctx), types, args, n, text, constraints);
+    return true;
+}
+
+/* Spins on mbarrier.try_wait.parity (which itself waits a while in hardware) until the
+ * barrier's phase of that parity has completed. */
+static bool gen_wait(Codegen *cg, LLVMValueRef barrier, LLVMValueRef parity)
+{
+    LLVMTypeRef i32 = tci_cg_i32_type(cg);
+    LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(cg->llctx, cg->function, "mbar.wait");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(cg->llctx, cg->function, "mbar.done");
+    LLVMBuildBr(cg->builder, loop);
+    LLVMPositionBuilderAtEnd(cg->builder, loop);
+    LLVMValueRef args[2] = {barrier, parity};
+    LLVMTypeRef types[2] = {i32, i32};
+    LLVMValueRef ready =
+        tci_cg_call_asm(cg, i32, types, args, 2,
+                        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2; "
+                        "selp.u32 $0, 1, 0, p; }",
+                        "=r,r,r,~{memory}");
+    LLVMValueRef ok = LLVMBuildICmp(cg->builder, LLVMIntNE, ready, tci_cg_i32(cg, 0), "");
+    LLVMBuildCondBr(cg->builder, ok, done, loop);
+    LLVMPositionBuilderAtEnd(cg->builder, done);
+    return true;
+}
+
+bool tci_cg_gen_mbarrier(Codegen *cg, const Stmt *s)
+{
+    if (!check_arch(cg, "an mbarrier"))
+        return false;
+    LLVMValueRef barrier = barrier_address(cg, s->mbarrier.barrier, s->mbarrier.index);
+    if (!barrier)
+        return false;
+    LLVMTypeRef i32 = tci_cg_i32_type(cg), types[2] = {i32, i32};
+    LLVMValueRef args[2] = {barrier, tci_cg_i32(cg, s->mbarrier.value)};
+    LLVMTypeRef void_type = LLVMVoidTypeInContext(cg->llctx);
+    switch (s->mbarrier.op) {
+    case MBARRIER_INIT:
+        /* The fence makes the initialized barrier visible to the copy engine. */
+        tci_cg_call_asm(cg, void_type, types, args, 2,
+                        "mbarrier.init.shared::cta.b64 [$0], $1; "
+                        "fence.mbarrier_init.release.cluster;",
+                        "r,r,~{memory}");
+        return true;
+    case MBARRIER_EXPECT_TX:
+        tci_cg_call_asm(cg, void_type, types, args, 2,
+                        "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r,~{memory}");
+        return true;
+    case MBARRIER_WAIT: {
+        LLVMValueRef parity = tci_cg_gen_expr(cg, s->mbarrier.parity);
+        return parity && gen_wait(cg, barrier, parity);
+    }
+    }
+    return tci_cg_fail(cg, TCC_ERROR_INVALID_ARGUMENT, "codegen: unknown mbarrier operation %d",
+                       (int)s->mbarrier.op);
+}

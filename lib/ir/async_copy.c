@@ -1,0 +1,174 @@
+/*
+ * The loop IR's asynchronous copies: cp.async's, and those of the bulk tensor copy engine
+ * (sm_90) with their tensor maps and the mbarriers they complete on (ir.h says what each
+ * is): constructors and printing.
+ */
+#include "ir/ir.h"
+
+#include <string.h>
+
+Stmt *tci_stmt_bulk_copy(Arena *arena, Buffer *dst, Expr *dst_index, const TensorMap *map,
+                         Expr *const *coords, Expr *const *offsets, Buffer *barrier,
+                         Expr *barrier_index)
+{
+    Stmt *s = tci_arena_alloc(arena, sizeof *s);
+    s->kind = STMT_BULK_COPY;
+    s->bulk.dst = dst;
+    s->bulk.dst_index = dst_index;
+    s->bulk.map = map;
+    for (int d = 0; d < map->enc.rank; d++)
+        s->bulk.coords[d] = coords[d];
+    for (int d = 0; map->enc.mode == TCC_TENSOR_MAP_IM2COL && d < map->enc.rank - 2; d++)
+        s->bulk.offsets[d] = offsets[d];
+    s->bulk.barrier = barrier;
+    s->bulk.barrier_index = barrier_index;
+    return s;
+}
+
+Stmt *tci_stmt_mbarrier(Arena *arena, MbarrierOp op, Buffer *barrier, Expr *index, int64_t value,
+                        Expr *parity)
+{
+    Stmt *s = tci_arena_alloc(arena, sizeof *s);
+    s->kind = STMT_MBARRIER;
+    s->mbarrier.op = op;
+    s->mbarrier.barrier = barrier;
+    s->mbarrier.index = index;
+    s->mbarrier.value = op == MBARRIER_WAIT ? 0 : value;
+    s->mbarrier.parity = op == MBARRIER_WAIT ? parity : NULL;
+    return s;
+}
+
+int64_t tci_tensor_map_copy_bytes(const TensorMap *map)
+{
+    int64_t elements = 1;
+    if (map->enc.mode == TCC_TENSOR_MAP_IM2COL)
+        elements = map->enc.box[0] * map->enc.box[1];
+    else
+        for (int d = 0; d < map->enc.rank; d++)
+            elements *= map->enc.box[d];
+    return elements * (int64_t)tcc_dtype_size(map->enc.type);
+}
+
+TensorMap *tci_prim_func_add_tensor_map(PrimFunc *func, const TensorMap *map)
+{
+    TensorMap **grown =
+        tci_arena_alloc(func->arena, sizeof *grown * (size_t)(func->ntensor_map + 1));
+    TensorMap *copy = tci_arena_alloc(func->arena, sizeof *copy);
+    if (!grown || !copy)
+        return NULL;
+    if (func->ntensor_map)
+        memcpy(grown, func->tensor_maps, sizeof *grown * (size_t)func->ntensor_map);
+    *copy = *map;
+    copy->index = func->ntensor_map;
+    grown[func->ntensor_map++] = copy;
+    func->tensor_maps = grown;
+    return copy;
+}
+
+/* ---- printing ---------------------------------------------------------------------------- */
+
+static void print_element(StrBuf *sb, const Buffer *b, const Expr *index)
+{
+    tci_strbuf_printf(sb, "%s[", b ? b->name : "<null buffer>");
+    tci_print_expr(sb, index);
+    tci_strbuf_printf(sb, "]");
+}
+
+/* cp.async(&A.shared[i], &input[j], 16 bytes[, zero unless COND]) */
+void tci_print_copy_async(StrBuf *sb, const Stmt *s)
+{
+    tci_strbuf_printf(sb, "cp.async(&");
+    print_element(sb, s->copy.dst, s->copy.dst_index);
+    tci_strbuf_printf(sb, ", &");
+    print_element(sb, s->copy.src, s->copy.src_index);
+    tci_strbuf_printf(sb, ", %d bytes", s->copy.bytes);
+    if (s->copy.predicate) {
+        tci_strbuf_printf(sb, ", zero unless ");
+        tci_print_expr(sb, s->copy.predicate);
+    }
+    tci_strbuf_printf(sb, ")");
+}
+
+static void print_list(StrBuf *sb, int n, Expr *const *items)
+{
+    tci_strbuf_printf(sb, "{");
+    for (int i = 0; i < n; i++) {
+        if (i)
+            tci_strbuf_printf(sb, ", ");
+        tci_print_expr(sb, items[i]);
+    }
+    tci_strbuf_printf(sb, "}");
+}
+
+/* bulk_copy(&A.shared[0], tensor_map0{k, m}, barrier loop.full[s]); im2col copies add their
+ * filter offsets: tensor_map0{c, w, h, n} offsets {s, r}. */
+void tci_print_bulk_copy(StrBuf *sb, const Stmt *s)
+{
+    const TensorMap *map = s->bulk.map;
+    tci_strbuf_printf(sb, "bulk_copy(&");
+    print_element(sb, s->bulk.dst, s->bulk.dst_index);
+    tci_strbuf_printf(sb, ", tensor_map%d", map->index);
+    print_list(sb, map->enc.rank, s->bulk.coords);
+    if (map->enc.mode == TCC_TENSOR_MAP_IM2COL) {
+        tci_strbuf_printf(sb, " offsets ");
+        print_list(sb, map->enc.rank - 2, s->bulk.offsets);
+    }
+    if (s->bulk.barrier) {
+        tci_strbuf_printf(sb, ", barrier ");
+        print_element(sb, s->bulk.barrier, s->bulk.barrier_index);
+    }
+    tci_strbuf_printf(sb, ")    // %lld bytes", (long long)tci_tensor_map_copy_bytes(map));
+}
+
+const char *tci_mbarrier_op_name(MbarrierOp op)
+{
+    static const char *const names[] = {"mbarrier.init", "mbarrier.expect_tx", "mbarrier.wait"};
+    return op >= MBARRIER_INIT && op <= MBARRIER_WAIT ? names[op] : "mbarrier.<unknown>";
+}
+
+void tci_print_mbarrier(StrBuf *sb, const Stmt *s)
+{
+    tci_strbuf_printf(sb, "%s(&", tci_mbarrier_op_name(s->mbarrier.op));
+    print_element(sb, s->mbarrier.barrier, s->mbarrier.index);
+    if (s->mbarrier.op == MBARRIER_WAIT) {
+        tci_strbuf_printf(sb, ", parity ");
+        tci_print_expr(sb, s->mbarrier.parity);
+    } else {
+        tci_strbuf_printf(sb, ", %lld", (long long)s->mbarrier.value);
+    }
+    tci_strbuf_printf(sb, ")");
+}
+
+static void print_ints(StrBuf *sb, const char *name, int n, const int64_t *values)
+{
+    tci_strbuf_printf(sb, " %s [", name);
+    for (int i = 0; i < n; i++)
+        tci_strbuf_printf(sb, "%s%lld", i ? ", " : "", (long long)values[i]);
+    tci_strbuf_printf(sb, "]");
+}
+
+/* "  tensor_map0: input im2col dims [...] strides [...] box [...] ...", one line a map. */
+void tci_print_tensor_maps(StrBuf *sb, const PrimFunc *func)
+{
+    for (int i = 0; i < func->ntensor_map; i++) {
+        const TensorMap *m = func->tensor_maps[i];
+        bool im2col = m->enc.mode == TCC_TENSOR_MAP_IM2COL;
+        tci_strbuf_printf(sb, "  tensor_map%d: %s %s", i, m->tensor ? m->tensor->name : "?",
+                          im2col ? "im2col" : "tiled");
+        print_ints(sb, "dims", m->enc.rank, m->enc.dims);
+        print_ints(sb, "strides", m->enc.rank - 1, m->enc.strides + 1);
+        print_ints(sb, im2col ? "channels, pixels" : "box", im2col ? 2 : m->enc.rank, m->enc.box);
+        if (im2col) {
+            int64_t lower[3], upper[3], steps[3];
+            for (int d = 0; d < m->enc.rank - 2; d++) {
+                lower[d] = m->enc.lower_corner[d];
+                upper[d] = m->enc.upper_corner[d];
+                steps[d] = m->enc.element_strides[d + 1];
+            }
+            print_ints(sb, "lower", m->enc.rank - 2, lower);
+            print_ints(sb, "upper", m->enc.rank - 2, upper);
+            print_ints(sb, "steps", m->enc.rank - 2, steps);
+        }
+        tci_strbuf_printf(sb, " swizzle %d\n", m->enc.swizzle_bytes);
+    }
+}

@@ -1,0 +1,100 @@
+/*
+ * schedule_ops: a stage filled by the bulk tensor copy engine (tcc_storage_bulk_copy)
+ * becomes bulk copies instead of a loop nest. Its map's coordinates, written over the stage's
+ * own axes, are evaluated at the region the stage realizes (each root axis at its min). The
+ * hardware swizzles rows of at most 128 bytes, so a tile in column blocks takes one copy a
+ * block, each one block further along dimension 0 of the map; a k-major tile of 128-byte rows
+ * takes one. The map becomes a parameter of the kernel; software_pipeline gives the copies
+ * their barrier.
+ */
+#include "lower/loop_nest.h"
+
+static tcc_status fail(Lowering *lw, const Stage *st, const char *why)
+{
+    return tci_fail(lw->ctx, TCC_ERROR_SCHEDULE, "storage_bulk_copy %s: %s", st->tensor->name, why);
+}
+
+/* The map's encoding, for a tile whose swizzled rows hold `row` elements (one copy's
+ * dimension 0). */
+static TensorMap encoded_map(const tcc_tensor_map *spec, tcc_dtype type, int64_t row)
+{
+    int64_t size = (int64_t)tcc_dtype_size(type);
+    Buffer *tensor = spec->tensor->buffer;
+    tcc_tensor_map_encoding e = {.mode = spec->mode,
+                                 .param = tensor->param_index,
+                                 .type = type,
+                                 .rank = spec->rank,
+                                 .swizzle_bytes = (int)(row * size)};
+    for (int d = 0; d < spec->rank; d++) {
+        e.dims[d] = spec->dims[d];
+        e.strides[d] = d ? spec->strides[d] * size : size;
+        e.box[d] = spec->box[d];
+        e.element_strides[d] = spec->element_strides[d] ? spec->element_strides[d] : 1;
+    }
+    e.box[0] = row;
+    for (int d = 0; d < 3; d++) {
+        e.lower_corner[d] = spec->lower_corner[d];
+        e.upper_corner[d] = spec->upper_corner[d];
+    }
+    return (TensorMap){.enc = e, .tensor = tensor};
+}
+
+/* Elements one copy delivers under the spec (all of them for the whole tile). */
+static int64_t spec_elements(const tcc_tensor_map *spec)
+{
+    if (spec->mode == TCC_TENSOR_MAP_IM2COL)
+        return spec->box[0] * spec->box[1];
+    int64_t n = 1;
+    for (int d = 0; d < spec->rank; d++)
+        n *= spec->box[d];
+    return n;
+}
+
+tcc_status tci_build_bulk_copy(Lowering *lw, const Stage *st, Stmt **out)
+{
+    Arena *a = lw->arena;
+    const Tensor *t = st->tensor;
+    const tcc_tensor_map *spec = &st->map;
+    Buffer *b = t->buffer;
+    int64_t size = (int64_t)tcc_dtype_size(t->type);
+    int64_t row = b->swizzle.block ? b->swizzle.block : b->shape[b->ndim - 1];
+    if (!b->swizzle.bits || !tci_buffer_is_dense(b) ||
+        (row * size != 32 && row * size != 64 && row * size != 128))
+        return fail(lw, st,
+                    "the copy engine writes swizzled rows of 32, 64 or 128 bytes: lay the "
+                    "tile out with storage_swizzle or storage_swizzle_blocks");
+    if (spec->box[0] % row || spec_elements(spec) != b->elements ||
+        (spec->mode == TCC_TENSOR_MAP_IM2COL && spec->box[0] != row))
+        return fail(lw, st, "the map's box is not the stage's tile");
+    if (!spec->tensor->buffer)
+        return fail(lw, st, "the map's tensor is not among the kernel's parameters");
+    TensorMap encoded = encoded_map(spec, t->type, row);
+    const TensorMap *map = tci_prim_func_add_tensor_map(lw->prim, &encoded);
+    if (!map)
+        return tci_fail(lw->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory while lowering");
+
+    /* The coordinates at the tile's start: each root axis of the stage at its region's min. */
+    Var *roots[TCI_MAX_DIMS];
+    Expr *starts[TCI_MAX_DIMS];
+    for (int d = 0; d < t->ndim; d++) {
+        roots[d] = t->axis[d]->var;
+        starts[d] = t->axis[d]->min ? t->axis[d]->min : tci_ir_int(a, 0);
+    }
+    Expr *coords[TCI_MAX_MAP_RANK] = {0}, *offsets[3] = {0};
+    for (int d = 0; d < spec->rank; d++)
+        coords[d] = tci_expr_substitute(a, spec->coords[d], t->ndim, roots, starts);
+    for (int d = 0; spec->mode == TCC_TENSOR_MAP_IM2COL && d < spec->rank - 2; d++)
+        offsets[d] = tci_expr_substitute(a, spec->offsets[d], t->ndim, roots, starts);
+
+    int64_t copies = spec->box[0] / row, per_copy = b->elements / copies;
+    Stmt *s = NULL;
+    Expr *first = coords[0];
+    for (int64_t j = 0; j < copies; j++) {
+        coords[0] = tci_ir_binary(a, EXPR_ADD, first, tci_ir_int(a, j * row));
+        Stmt *copy =
+            tci_stmt_bulk_copy(a, b, tci_ir_int(a, j * per_copy), map, coords, offsets, NULL, NULL);
+        s = tci_stmt_seq2(a, s, copy);
+    }
+    *out = s;
+    return TCC_OK;
+}
