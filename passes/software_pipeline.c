@@ -37,7 +37,9 @@ typedef struct Pipeline {
     Arena *arena;
     int count;
     Buffer *single[MAX_PIPELINED], *staged[MAX_PIPELINED];
-    Buffer *full; /* bulk copies: one mbarrier a stage, else NULL */
+    /* Bulk copies: one mbarrier a stage that its copies complete (full), and one that every
+     * thread arrives on once done reading it (empty); else NULL. */
+    Buffer *full, *empty;
     bool failed;
     const char *loop_name;
 } Pipeline;
@@ -235,16 +237,29 @@ static Expr *elected(const Pipeline *p)
     return cond;
 }
 
-/* The barriers of the stages, initialized by one thread for its one arrival (the
- * expect_tx), then published to the block. */
+/* The barriers of the stages, initialized by one thread (full: for its one arrival, the
+ * expect_tx; empty: for every thread's), then published to the block. */
 static Stmt *init_barriers(const Pipeline *p, int stages)
 {
     Arena *a = p->arena;
+    const int64_t *block = p->func->launch + 3;
     Stmt *init = NULL;
-    for (int s = 0; s < stages; s++)
-        init = tci_stmt_seq2(
-            a, init, tci_stmt_mbarrier(a, MBARRIER_INIT, p->full, tci_ir_int(a, s), 1, NULL));
+    for (int s = 0; s < stages; s++) {
+        Stmt *pair[2] = {
+            tci_stmt_mbarrier(a, MBARRIER_INIT, p->full, tci_ir_int(a, s), 1, NULL),
+            tci_stmt_mbarrier(a, MBARRIER_INIT, p->empty, tci_ir_int(a, s),
+                              block[0] * block[1] * block[2], NULL),
+        };
+        init = tci_stmt_seq2(a, init, tci_stmt_seq(a, 2, pair));
+    }
     return tci_stmt_seq2(a, tci_stmt_if(a, elected(p), init, NULL), tci_stmt_barrier(a));
+}
+
+/* (x / S) % 2: the parity of the phase of a stage's barrier that use x / S of it completes. */
+static Expr *phase_parity(Arena *a, Expr *x, int stages)
+{
+    return tci_ir_binary(a, EXPR_MOD, tci_ir_binary(a, EXPR_DIV, x, tci_ir_int(a, stages)),
+                         tci_ir_int(a, 2));
 }
 
 /* ---- the pipeline ------------------------------------------------------------------------ */
@@ -260,17 +275,25 @@ static Stmt *fail(Pipeline *p, const char *why)
 
 /* The copies of iteration `k` into stage `stage`, run when `guard` holds; then a commit (for
  * cp.async), or announced to the stage's barrier by the thread that issues them (for bulk
- * copies). */
+ * copies), which first waits, where `release` is given, until every thread has released the
+ * stage: `release` holds when the stage was used before, `released` is that use. */
 static Stmt *issue(const Pipeline *p, const Stmt *loop, Stmt *copies, Expr *k, Expr *stage,
-                   Expr *guard, bool async)
+                   Expr *guard, bool async, Expr *release, Expr *released)
 {
     Arena *a = p->arena;
     Stmt *body = at_stage(p, tci_stmt_substitute(a, copies, 1, &loop->loop.var, &k), stage);
     if (p->full) {
+        int stages = p->staged[0]->shape[0];
         Stmt *expect =
             tci_stmt_mbarrier(a, MBARRIER_EXPECT_TX, p->full, stage, copy_bytes(copies), NULL);
+        Stmt *wait = release ? tci_stmt_if(a, release,
+                                           tci_stmt_mbarrier(a, MBARRIER_WAIT, p->empty, stage, 0,
+                                                             phase_parity(a, released, stages)),
+                                           NULL)
+                             : NULL;
+        Stmt *items[3] = {wait, expect, body};
         guard = tci_ir_binary(a, EXPR_AND, elected(p), guard);
-        return tci_stmt_if(a, guard, tci_stmt_seq2(a, expect, body), NULL);
+        return tci_stmt_if(a, guard, tci_stmt_seq(a, wait ? 3 : 2, items + (wait ? 0 : 1)), NULL);
     }
     body = tci_stmt_if(a, guard, body, NULL);
     return tci_stmt_seq2(a, body, async ? tci_stmt_async_commit(a) : NULL);
@@ -281,13 +304,10 @@ static Stmt *issue(const Pipeline *p, const Stmt *loop, Stmt *copies, Expr *k, E
 static Stmt *wait_for_stage(const Pipeline *p, Expr *i, int stages, int in_flight, bool async)
 {
     Arena *a = p->arena;
-    if (p->full) {
-        Expr *s = tci_ir_int(a, stages);
-        Expr *parity =
-            tci_ir_binary(a, EXPR_MOD, tci_ir_binary(a, EXPR_DIV, i, s), tci_ir_int(a, 2));
-        return tci_stmt_mbarrier(a, MBARRIER_WAIT, p->full, tci_ir_binary(a, EXPR_MOD, i, s), 0,
-                                 parity);
-    }
+    if (p->full)
+        return tci_stmt_mbarrier(a, MBARRIER_WAIT, p->full,
+                                 tci_ir_binary(a, EXPR_MOD, i, tci_ir_int(a, stages)), 0,
+                                 phase_parity(a, i, stages));
     return async ? tci_stmt_async_wait(a, stages - 2 - in_flight) : NULL;
 }
 
@@ -331,11 +351,13 @@ static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
     Stmt *work, *copies = split_body(p, loop, &work);
     if (!copies)
         return NULL;
-    p->full = NULL;
+    p->full = p->empty = NULL;
     if (has_bulk_copy(copies)) {
         int64_t words = (int64_t)stages * TCI_MBARRIER_WORDS;
         p->full = tci_ir_buffer(a, tci_arena_printf(a, "%s.full", p->loop_name), TCC_INT32,
                                 TCC_SCOPE_SHARED, 1, &words);
+        p->empty = tci_ir_buffer(a, tci_arena_printf(a, "%s.empty", p->loop_name), TCC_INT32,
+                                 TCC_SCOPE_SHARED, 1, &words);
     }
     bool async =
         !p->full && tci_target_arch(p->pc->arch) && tci_target_arch(p->pc->arch)->async_copy;
@@ -348,7 +370,7 @@ static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
     Var *s = tci_prim_func_new_var(p->func, tci_arena_printf(a, "%s.prologue", p->loop_name));
     Expr *sv = tci_ir_var(a, s);
     Stmt *first = issue(p, loop, copies, tci_ir_binary(a, EXPR_ADD, min, sv), sv,
-                        tci_ir_binary(a, EXPR_LT, sv, extent), async);
+                        tci_ir_binary(a, EXPR_LT, sv, extent), async, NULL, NULL);
     Stmt *prologue = tci_stmt_for(a, s, tci_ir_int(a, 0), ahead, FOR_UNROLLED, first);
     if (p->full)
         prologue = tci_stmt_seq2(a, init_barriers(p, stages), prologue);
@@ -361,13 +383,24 @@ static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
     Expr *i = tci_ir_binary(a, EXPR_SUB, tci_ir_var(a, loop->loop.var), min);
     Expr *next = tci_ir_binary(a, EXPR_ADD, i, ahead);
     Expr *mod = tci_ir_int(a, stages);
+    Expr *next_stage = tci_ir_binary(a, EXPR_MOD, next, mod);
+    /* With bulk copies no barrier: each thread releases the stage iteration i - F - 1 read
+     * (its products waited for at the end of the last iteration), which the issuing thread
+     * waits for before refilling it in this one. */
+    Expr *used = tci_ir_binary(a, EXPR_LE, tci_ir_int(a, in_flight + 1), i);
+    Expr *use = tci_ir_binary(a, EXPR_SUB, i, tci_ir_int(a, in_flight + 1));
+    Stmt *sync =
+        p->full ? tci_stmt_if(a, used,
+                              tci_stmt_mbarrier(a, MBARRIER_ARRIVE, p->empty, next_stage, 0, NULL),
+                              NULL)
+                : tci_stmt_barrier(a);
     Stmt *steady[4] = {
         wait_for_stage(p, i, stages, in_flight, async),
-        tci_stmt_barrier(a),
+        sync,
         at_stage(p, work, tci_ir_binary(a, EXPR_MOD, i, mod)),
         issue(p, loop, copies, tci_ir_binary(a, EXPR_ADD, tci_ir_var(a, loop->loop.var), ahead),
-              tci_ir_binary(a, EXPR_MOD, next, mod), tci_ir_binary(a, EXPR_LT, next, extent),
-              async),
+              next_stage, tci_ir_binary(a, EXPR_LT, next, extent), async, p->full ? used : NULL,
+              use),
     };
     bool waits = steady[0] != NULL;
     Stmt *main = tci_stmt_for(a, loop->loop.var, min, extent, FOR_SERIAL,
@@ -381,7 +414,7 @@ static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
     Stmt *items_out[3] = {prologue, main, drain};
     Stmt *out = tci_simplify_stmt(a, tci_stmt_seq(a, 3, items_out));
     if (p->full)
-        out = tci_stmt_allocate(a, p->full, out);
+        out = tci_stmt_allocate(a, p->full, tci_stmt_allocate(a, p->empty, out));
     for (int b = p->count - 1; b >= 0; b--)
         out = tci_stmt_allocate(a, p->staged[b], out);
     return out;

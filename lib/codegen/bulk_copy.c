@@ -141,6 +141,10 @@ bool tci_cg_gen_mbarrier(Codegen *cg, const Stmt *s)
         tci_cg_call_asm(cg, void_type, types, args, 2,
                         "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r,~{memory}");
         return true;
+    case MBARRIER_ARRIVE:
+        tci_cg_call_asm(cg, void_type, types, args, 1, "mbarrier.arrive.shared::cta.b64 _, [$0];",
+                        "r,~{memory}");
+        return true;
     case MBARRIER_WAIT: {
         LLVMValueRef parity = tci_cg_gen_expr(cg, s->mbarrier.parity);
         return parity && gen_wait(cg, barrier, parity);

@@ -33,7 +33,7 @@ Stmt *tci_stmt_mbarrier(Arena *arena, MbarrierOp op, Buffer *barrier, Expr *inde
     s->mbarrier.op = op;
     s->mbarrier.barrier = barrier;
     s->mbarrier.index = index;
-    s->mbarrier.value = op == MBARRIER_WAIT ? 0 : value;
+    s->mbarrier.value = op == MBARRIER_INIT || op == MBARRIER_EXPECT_TX ? value : 0;
     s->mbarrier.parity = op == MBARRIER_WAIT ? parity : NULL;
     return s;
 }
@@ -122,8 +122,9 @@ void tci_print_bulk_copy(StrBuf *sb, const Stmt *s)
 
 const char *tci_mbarrier_op_name(MbarrierOp op)
 {
-    static const char *const names[] = {"mbarrier.init", "mbarrier.expect_tx", "mbarrier.wait"};
-    return op >= MBARRIER_INIT && op <= MBARRIER_WAIT ? names[op] : "mbarrier.<unknown>";
+    static const char *const names[] = {"mbarrier.init", "mbarrier.expect_tx", "mbarrier.wait",
+                                        "mbarrier.arrive"};
+    return op >= MBARRIER_INIT && op <= MBARRIER_ARRIVE ? names[op] : "mbarrier.<unknown>";
 }
 
 void tci_print_mbarrier(StrBuf *sb, const Stmt *s)
@@ -133,7 +134,7 @@ void tci_print_mbarrier(StrBuf *sb, const Stmt *s)
     if (s->mbarrier.op == MBARRIER_WAIT) {
         tci_strbuf_printf(sb, ", parity ");
         tci_print_expr(sb, s->mbarrier.parity);
-    } else {
+    } else if (s->mbarrier.op != MBARRIER_ARRIVE) {
         tci_strbuf_printf(sb, ", %lld", (long long)s->mbarrier.value);
     }
     tci_strbuf_printf(sb, ")");

@@ -179,11 +179,13 @@ typedef struct TensorMap {
  * copies uses: a thread initializes it for `count` arrivals; the thread that issues a stage's
  * copies arrives announcing the bytes they will deliver (expect_tx); the copies complete
  * those bytes; every thread that reads the stage waits until the phase of parity `parity`
- * has completed. */
+ * has completed; once done reading it, each arrives on the stage's `empty` barrier, which the
+ * issuing thread waits for before it refills the stage. */
 typedef enum MbarrierOp {
     MBARRIER_INIT,      /* mbarrier.init(count) */
     MBARRIER_EXPECT_TX, /* mbarrier.arrive.expect_tx(bytes) */
     MBARRIER_WAIT,      /* mbarrier.try_wait.parity until it succeeds */
+    MBARRIER_ARRIVE,    /* mbarrier.arrive */
 } MbarrierOp;
 
 /* wgmma's products run asynchronously, reading their operands from shared memory through

@@ -489,7 +489,7 @@ static Stmt *parse_stmt(Parser *p)
     }
     if (tci_parse_word_is(at, n, "bulk_copy"))
         return tci_parse_bulk_copy(p);
-    for (int op = MBARRIER_INIT; op <= MBARRIER_WAIT; op++)
+    for (int op = MBARRIER_INIT; op <= MBARRIER_ARRIVE; op++)
         if (tci_parse_word_is(at, n, tci_mbarrier_op_name((MbarrierOp)op)))
             return tci_parse_mbarrier(p, (MbarrierOp)op);
     for (int op = WGMMA_FENCE; op <= WGMMA_PROXY_FENCE; op++)

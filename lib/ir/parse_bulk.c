@@ -172,6 +172,10 @@ Stmt *tci_parse_mbarrier(Parser *p, MbarrierOp op)
     int64_t value = 0;
     tci_parse_expect(p, "(", "after '%s'", name);
     tci_parse_address(p, "the barrier", &barrier, &index);
+    if (op == MBARRIER_ARRIVE) {
+        tci_parse_expect(p, ")", "after '%s'", name);
+        return tci_stmt_mbarrier(p->arena, op, barrier, index, 0, NULL);
+    }
     tci_parse_expect(p, ",", "after the barrier");
     if (op == MBARRIER_WAIT) {
         tci_parse_expect(p, "parity", "after the barrier");

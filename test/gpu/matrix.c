@@ -292,7 +292,7 @@ static bool is_wgmma_shape(const tcc_gemm_schedule *s)
 }
 
 /* wgmma's knobs: one MMA tile a warpgroup, steps of rows of at most 128 bytes (1, 2 or 4
- * passes), swizzled tiles. */
+ * passes), swizzled tiles, copies by the threads or chosen (bulk where the operands allow). */
 static void draw_wgmma_knobs(Rng *r, tcc_gemm_schedule *s)
 {
     static const int passes[4] = {0, 1, 2, 4};
@@ -301,6 +301,7 @@ static void draw_wgmma_knobs(Rng *r, tcc_gemm_schedule *s)
     s->intrinsic = TCC_GEMM_WGMMA;
     s->smem_layout = chance(r, 0.5) ? TCC_SMEM_AUTO : TCC_SMEM_SWIZZLED;
     s->wgmma_steps = (int)uniform(r, 0, 2);
+    s->copy = chance(r, 0.5) ? TCC_GEMM_COPY_AUTO : TCC_GEMM_COPY_THREADS;
 }
 
 /* A knob of 1..max, or (one time in eight) 0 for the library's choice. */
@@ -467,7 +468,8 @@ static void put_schedule(Text *t, const Config *c)
     put(t, " stages%d smem=%s intrinsic=%s split-k%d", s->stages, layouts[s->smem_layout],
         intrinsics[s->intrinsic], s->split_k);
     if (s->intrinsic == TCC_GEMM_WGMMA)
-        put(t, " wgmma-steps%d", s->wgmma_steps);
+        put(t, " wgmma-steps%d copy=%s", s->wgmma_steps,
+            s->copy == TCC_GEMM_COPY_THREADS ? "threads" : "auto");
 }
 
 static void put_epilogue(Text *t, const tcc_epilogue *e)
