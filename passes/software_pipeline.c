@@ -21,7 +21,13 @@
  * ahead instead, into the stage iteration k - F - 1 read, which the barrier tells every thread
  * is no longer read; the loop made keeps `in_flight(F)` for wgmma_sync. Where the target has
  * cp.async, commit and wait group the copies (inject_async_copy then makes them asynchronous);
- * elsewhere the copies stay synchronous and the barrier alone orders them. The loop made is marked
+ * elsewhere the copies stay synchronous and the barrier alone orders them. Bulk copies (the
+ * copy engine's, one thread issuing each stage's) need no barrier: each stage gets a `full`
+ * mbarrier, which the issuing thread arms with the bytes to come and the copies complete, and
+ * which every thread waits on (phase parity (k / S) % 2); and an `empty` one, on which every
+ * thread arrives once the products that read the stage are done (the ones of iteration
+ * k - F - 1, at the start of iteration k), and which the issuing thread waits on before it
+ * refills the stage. The loop made is marked
  * `pipelined`: thread_sync leaves its body alone. Assumes flattened accesses (one index) and runs
  * before unroll.
  */

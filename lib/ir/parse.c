@@ -414,6 +414,11 @@ static Stmt *parse_wmma(Parser *p, TensorFamily family, WmmaOp op, const char *n
 void tci_parse_address(Parser *p, const char *what, Buffer **buffer, Expr **index)
 {
     tci_parse_expect(p, "&", "before %s", what);
+    tci_parse_element(p, what, buffer, index);
+}
+
+void tci_parse_element(Parser *p, const char *what, Buffer **buffer, Expr **index)
+{
     const char *name = tci_parse_peek(p);
     *buffer = tci_parse_expect_access(p, what);
     const char *at = tci_parse_peek(p);

@@ -113,6 +113,8 @@ double tci_parse_read_double(Parser *p, const char *start, const char *end);
 
 /* `&A.shared[i]`: one flat index. */
 void tci_parse_address(Parser *p, const char *what, Buffer **buffer, Expr **index);
+/* `A.shared[i]`: the same without the '&'. */
+void tci_parse_element(Parser *p, const char *what, Buffer **buffer, Expr **index);
 
 /* ---- bulk copies (parse_bulk.c) -------------------------------------------------------- */
 

@@ -127,19 +127,6 @@ static void parse_list(Parser *p, const char *what, int n, Expr **out)
     tci_parse_expect(p, "}", "after %d %s", n, what);
 }
 
-/* `NAME[index]` without the '&'. */
-static void parse_element(Parser *p, const char *what, Buffer **buffer, Expr **index)
-{
-    const char *name = tci_parse_peek(p);
-    *buffer = tci_parse_expect_access(p, what);
-    const char *at = tci_parse_peek(p);
-    int count;
-    Expr **indices = tci_parse_indices(p, name, &count);
-    if (count != 1)
-        tci_parse_fail_at(p, at, "expected one (flat) index for %s, found %d", what, count);
-    *index = indices[0];
-}
-
 /* `bulk_copy(&A.shared[0], tensor_map0{c, w, h, n} offsets {s, r}, barrier full[0])` */
 Stmt *tci_parse_bulk_copy(Parser *p)
 {
@@ -156,7 +143,7 @@ Stmt *tci_parse_bulk_copy(Parser *p)
     }
     if (tci_parse_accept(p, ",")) {
         tci_parse_expect(p, "barrier", "after ', '");
-        parse_element(p, "the copy's barrier", &barrier, &barrier_index);
+        tci_parse_element(p, "the copy's barrier", &barrier, &barrier_index);
     }
     tci_parse_expect(p, ")", "after the copy");
     return tci_stmt_bulk_copy(p->arena, dst, dst_index, map, coords, offsets, barrier,

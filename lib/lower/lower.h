@@ -8,6 +8,7 @@
  *                   tensorize shares)
  *   loop_nest.c     the loop nest of each stage, stages attached at their loops
  *   tensorize.c     a loop nest replaced by one tensor-core operation
+ *   bulk_copy.c     a stage filled by the bulk tensor copy engine instead of a loop nest
  */
 #ifndef TCI_LOWER_LOWER_H
 #define TCI_LOWER_LOWER_H
