@@ -80,17 +80,20 @@ static void mark_kernel(Codegen *cg)
 /* The tensor maps after the buffers: 128-byte CUtensorMaps passed by value, 64-byte aligned,
  * and grid_constant, so that the copies address the parameter itself (cvta.param), as the
  * copy engine requires, instead of a copy in local memory. */
-static void add_tensor_map_params(Codegen *cg)
+static bool add_tensor_map_params(Codegen *cg)
 {
     const PrimFunc *k = cg->func;
     if (!k->ntensor_map)
-        return;
+        return true;
+    if (k->ntensor_map > TCI_CG_MAX_TENSOR_MAPS)
+        return tci_cg_fail(cg, TCC_ERROR_SCHEDULE, "kernel %s takes %d tensor maps; at most %d",
+                           k->name, k->ntensor_map, TCI_CG_MAX_TENSOR_MAPS);
     LLVMTypeRef map_type = LLVMArrayType2(LLVMInt8TypeInContext(cg->llctx), 128);
     unsigned byval = LLVMGetEnumAttributeKindForName("byval", strlen("byval"));
     unsigned align = LLVMGetEnumAttributeKindForName("align", strlen("align"));
     LLVMMetadataRef indices[TCI_CG_MAX_TENSOR_MAPS];
     int n = 0;
-    for (int i = 0; i < k->ntensor_map && n < TCI_CG_MAX_TENSOR_MAPS; i++, n++) {
+    for (int i = 0; i < k->ntensor_map; i++, n++) {
         unsigned at = (unsigned)(k->nparam + i) + 1; /* attribute index: parameters from 1 */
         LLVMAddAttributeAtIndex(cg->function, at,
                                 LLVMCreateTypeAttribute(cg->llctx, byval, map_type));
@@ -104,6 +107,7 @@ static void add_tensor_map_params(Codegen *cg)
                                         md_string(cg, "grid_constant"),
                                         LLVMMDNodeInContext2(cg->llctx, indices, (size_t)n)};
     add_annotation(cg, grid_constant, 3);
+    return true;
 }
 
 bool tci_cg_add_function(Codegen *cg)
@@ -125,7 +129,8 @@ bool tci_cg_add_function(Codegen *cg)
     tci_cg_symbol_name(k->name, name, sizeof name);
     cg->function = LLVMAddFunction(cg->module, name, type);
     mark_kernel(cg);
-    add_tensor_map_params(cg);
+    if (!add_tensor_map_params(cg))
+        return false;
     unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", strlen("noalias"));
     for (int i = 0; i < k->nparam; i++) {
         const Buffer *buffer = k->params[i];

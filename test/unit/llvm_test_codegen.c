@@ -531,6 +531,59 @@ START_TEST(test_null_descriptors_say_so)
 }
 END_TEST
 
+/* A convolution built for sm_90a records the tensor maps its launcher encodes: an im2col map
+ * of the NHWC input (channels, w, h, n; the padding as the window's first and last starts)
+ * and a tiled map of the KRSC filter (one row of R*S*C per output channel). */
+START_TEST(test_records_tensor_maps)
+{
+    tcc_conv2d_desc desc;
+    tcc_conv2d_desc_init(&desc);
+    desc.batch = 4, desc.height = desc.width = 9, desc.in_channels = 128;
+    desc.out_channels = 256, desc.kernel_h = desc.kernel_w = 3;
+    desc.pad_top = desc.pad_bottom = desc.pad_left = desc.pad_right = 1;
+    desc.stride_h = desc.stride_w = 2;
+    tcc_build_options options;
+    tcc_build_options_init(&options);
+    options.arch = TCC_SM_90A;
+    tcc_kernel *kernel = NULL;
+    tcc_gemm_schedule one_launch = {.split_k = 1};
+    ck_assert_int_eq(tcc_conv2d_compile(ctx, &desc, &one_launch, &options, &kernel), TCC_OK);
+    ck_assert_int_eq(tcc_kernel_launch_count(kernel), 1);
+    int main = 0;
+    ck_assert_int_eq(tcc_kernel_launch_tensor_map_count(kernel, main), 2);
+    tcc_tensor_map_encoding a, b;
+    ck_assert(tcc_kernel_launch_tensor_map(kernel, main, 0, &a));
+    ck_assert(tcc_kernel_launch_tensor_map(kernel, main, 1, &b));
+    ck_assert(!tcc_kernel_launch_tensor_map(kernel, main, 2, &b));
+    ck_assert_int_eq(a.mode, TCC_TENSOR_MAP_IM2COL);
+    ck_assert_int_eq(a.param, 0);
+    ck_assert_int_eq(a.rank, 4);
+    const int64_t a_dims[4] = {128, 9, 9, 4}, a_strides[4] = {2, 256, 2304, 20736};
+    for (int d = 0; d < 4; d++) {
+        ck_assert_int_eq(a.dims[d], a_dims[d]);
+        ck_assert_int_eq(a.strides[d], a_strides[d]);
+    }
+    ck_assert_int_eq(a.box[0], 64);
+    ck_assert_int_eq(a.element_strides[1], 2);
+    ck_assert_int_eq(a.lower_corner[0], -1);
+    ck_assert_int_eq(a.upper_corner[1], -1);
+    ck_assert_int_eq(a.swizzle_bytes, 128);
+    ck_assert_int_eq(b.mode, TCC_TENSOR_MAP_TILED);
+    ck_assert_int_eq(b.param, 1);
+    ck_assert_int_eq(b.dims[0], 9 * 128);
+    ck_assert_int_eq(b.dims[1], 256);
+    ck_assert_int_eq(b.strides[1], 9 * 128 * 2);
+    ck_assert_int_eq(b.box[0], 64);
+    tcc_kernel_destroy(kernel);
+    /* Threads' copies record none. */
+    tcc_gemm_schedule schedule = {.split_k = 1, .copy = TCC_GEMM_COPY_THREADS};
+    ck_assert_int_eq(tcc_conv2d_compile(ctx, &desc, &schedule, &options, &kernel), TCC_OK);
+    ck_assert_int_eq(
+        tcc_kernel_launch_tensor_map_count(kernel, tcc_kernel_launch_count(kernel) - 1), 0);
+    tcc_kernel_destroy(kernel);
+}
+END_TEST
+
 START_TEST(test_refuses_unsupported_arch)
 {
     /* f16 WMMA before Volta */
@@ -645,6 +698,7 @@ static Suite *codegen_suite(void)
     tcase_add_test(tc, test_refuses_unsupported_arch);
     tcase_add_test(tc, test_refuses_huge_schedule_knobs);
     tcase_add_test(tc, test_null_descriptors_say_so);
+    tcase_add_test(tc, test_records_tensor_maps);
     tcase_add_test(tc, test_bfloat16_needs_sm80);
     tcase_add_test(tc, test_two_threads);
     tcase_add_test(tc, test_build_options_init);
