@@ -46,6 +46,7 @@ typedef struct Pipeline {
     /* Bulk copies: one mbarrier a stage that its copies complete (full), and one that every
      * thread arrives on once done reading it (empty); else NULL. */
     Buffer *full, *empty;
+    int64_t copy_bytes; /* what an iteration's bulk copies deliver: 0 without any */
     bool failed;
     const char *loop_name;
 } Pipeline;
@@ -199,20 +200,6 @@ static Stmt *at_stage(const Pipeline *p, Stmt *s, Expr *stage)
 
 /* ---- bulk copies ------------------------------------------------------------------------ */
 
-static bool find_bulk_copy(Visitor *v, const Stmt *s)
-{
-    if (s->kind == STMT_BULK_COPY)
-        v->done = true;
-    return !v->done;
-}
-
-static bool has_bulk_copy(const Stmt *s)
-{
-    Visitor v = {.stmt = find_bulk_copy};
-    tci_visit_stmt(&v, s);
-    return v.done;
-}
-
 static bool add_copy_bytes(Visitor *v, const Stmt *s)
 {
     if (s->kind == STMT_BULK_COPY)
@@ -220,7 +207,7 @@ static bool add_copy_bytes(Visitor *v, const Stmt *s)
     return true;
 }
 
-/* The bytes an iteration's bulk copies deliver: what its barrier expects. */
+/* The bytes an iteration's bulk copies deliver (what its barrier expects); 0 without any. */
 static int64_t copy_bytes(const Stmt *copies)
 {
     int64_t bytes = 0;
@@ -291,7 +278,7 @@ static Stmt *issue(const Pipeline *p, const Stmt *loop, Stmt *copies, Expr *k, E
     if (p->full) {
         int stages = p->staged[0]->shape[0];
         Stmt *expect =
-            tci_stmt_mbarrier(a, MBARRIER_EXPECT_TX, p->full, stage, copy_bytes(copies), NULL);
+            tci_stmt_mbarrier(a, MBARRIER_EXPECT_TX, p->full, stage, p->copy_bytes, NULL);
         Stmt *wait = release ? tci_stmt_if(a, release,
                                            tci_stmt_mbarrier(a, MBARRIER_WAIT, p->empty, stage, 0,
                                                              phase_parity(a, released, stages)),
@@ -358,7 +345,8 @@ static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
     if (!copies)
         return NULL;
     p->full = p->empty = NULL;
-    if (has_bulk_copy(copies)) {
+    p->copy_bytes = copy_bytes(copies);
+    if (p->copy_bytes > 0) {
         int64_t words = (int64_t)stages * TCI_MBARRIER_WORDS;
         p->full = tci_ir_buffer(a, tci_arena_printf(a, "%s.full", p->loop_name), TCC_INT32,
                                 TCC_SCOPE_SHARED, 1, &words);

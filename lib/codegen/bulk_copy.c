@@ -7,7 +7,8 @@
  * (a byval parameter marked grid_constant, which the backend addresses in place with
  * cvta.param rather than copying it to local memory), its destination and its mbarrier by
  * 32-bit .shared addresses, and its coordinates as 32-bit integers; an im2col copy adds its
- * filter offsets as 16-bit ones.
+ * filter offsets as 16-bit ones. The pre-pass (codegen.c) has refused both on archs without
+ * the copy engine.
  */
 #include "codegen/internal.h"
 
@@ -26,14 +27,6 @@ static LLVMValueRef barrier_address(Codegen *cg, const Buffer *b, Expr *index)
 {
     Arena *a = cg->func->arena;
     return shared_u32(cg, b, tci_ir_binary(a, EXPR_MUL, index, tci_ir_int(a, TCI_MBARRIER_WORDS)));
-}
-
-static bool check_arch(Codegen *cg, const char *what)
-{
-    if (tci_target_arch(cg->arch)->bulk_copy)
-        return true;
-    return tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED, "%s needs sm_90a; the target is %s", what,
-                       tci_target_arch_label(cg->arch).text);
 }
 
 /* "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
@@ -57,8 +50,6 @@ static void copy_text(const TensorMap *map, char *text, size_t size)
 
 bool tci_cg_gen_bulk_copy(Codegen *cg, const Stmt *s)
 {
-    if (!check_arch(cg, "a bulk tensor copy"))
-        return false;
     const TensorMap *map = s->bulk.map;
     if (!s->bulk.barrier)
         return tci_cg_fail(cg, TCC_ERROR_SCHEDULE,
@@ -121,8 +112,6 @@ static bool gen_wait(Codegen *cg, LLVMValueRef barrier, LLVMValueRef parity)
 
 bool tci_cg_gen_mbarrier(Codegen *cg, const Stmt *s)
 {
-    if (!check_arch(cg, "an mbarrier"))
-        return false;
     LLVMValueRef barrier = barrier_address(cg, s->mbarrier.barrier, s->mbarrier.index);
     if (!barrier)
         return false;

@@ -65,7 +65,6 @@ static void parse_tensor_map(Parser *p)
     if (!im2col)
         tci_parse_expect(p, "tiled", "or 'im2col' after the tensor of a map");
     e->mode = im2col ? TCC_TENSOR_MAP_IM2COL : TCC_TENSOR_MAP_TILED;
-    e->rank = m.tensor->ndim < 2 ? 1 : m.tensor->ndim;
     tci_parse_expect(p, "dims", "in a tensor map");
     const char *dims_at = tci_parse_peek(p);
     int64_t dims[TCI_MAX_MAP_RANK + 1];

@@ -39,17 +39,6 @@ static TensorMap encoded_map(const tcc_tensor_map *spec, tcc_dtype type, int64_t
     return (TensorMap){.enc = e, .tensor = tensor};
 }
 
-/* Elements one copy delivers under the spec (all of them for the whole tile). */
-static int64_t spec_elements(const tcc_tensor_map *spec)
-{
-    if (spec->mode == TCC_TENSOR_MAP_IM2COL)
-        return spec->box[0] * spec->box[1];
-    int64_t n = 1;
-    for (int d = 0; d < spec->rank; d++)
-        n *= spec->box[d];
-    return n;
-}
-
 tcc_status tci_build_bulk_copy(Lowering *lw, const Stage *st, Stmt **out)
 {
     Arena *a = lw->arena;
@@ -63,12 +52,13 @@ tcc_status tci_build_bulk_copy(Lowering *lw, const Stage *st, Stmt **out)
         return fail(lw, st,
                     "the copy engine writes swizzled rows of 32, 64 or 128 bytes: lay the "
                     "tile out with storage_swizzle or storage_swizzle_blocks");
-    if (spec->box[0] % row || spec_elements(spec) != b->elements ||
-        (spec->mode == TCC_TENSOR_MAP_IM2COL && spec->box[0] != row))
-        return fail(lw, st, "the map's box is not the stage's tile");
     if (!spec->tensor->buffer)
         return fail(lw, st, "the map's tensor is not among the kernel's parameters");
     TensorMap encoded = encoded_map(spec, t->type, row);
+    int64_t copies = spec->box[0] / row;
+    if (spec->box[0] % row || (spec->mode == TCC_TENSOR_MAP_IM2COL && copies != 1) ||
+        copies * tci_tensor_map_copy_bytes(&encoded) != tci_buffer_bytes(b))
+        return fail(lw, st, "the map's box is not the stage's tile");
     const TensorMap *map = tci_prim_func_add_tensor_map(lw->prim, &encoded);
     if (!map)
         return tci_fail(lw->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory while lowering");
@@ -86,7 +76,7 @@ tcc_status tci_build_bulk_copy(Lowering *lw, const Stage *st, Stmt **out)
     for (int d = 0; spec->mode == TCC_TENSOR_MAP_IM2COL && d < spec->rank - 2; d++)
         offsets[d] = tci_expr_substitute(a, spec->offsets[d], t->ndim, roots, starts);
 
-    int64_t copies = spec->box[0] / row, per_copy = b->elements / copies;
+    int64_t per_copy = b->elements / copies;
     Stmt *s = NULL;
     Expr *first = coords[0];
     for (int64_t j = 0; j < copies; j++) {

@@ -305,9 +305,9 @@ static bool bulk_possible(const GemmOperator *op, tcc_arch arch, const tcc_gemm_
 {
     int64_t a[3], b[3];
     tci_gemm_operand_tiles(op, s, a, b);
-    int64_t k_row =
-        (int64_t)s->num_total_passes * s->mma_k * (int64_t)tcc_dtype_size(op->input_type);
-    int64_t steps = ceil_div(tci_gemm_split(op, s).slice, tci_gemm_tiles(s).bk);
+    Tiles t = tci_gemm_tiles(s);
+    int64_t k_row = t.bk * (int64_t)tcc_dtype_size(op->input_type);
+    int64_t steps = ceil_div(tci_gemm_split(op, s).slice, t.bk);
     return s->intrinsic == TCC_GEMM_WGMMA && tci_target_arch(arch)->bulk_copy && k_row == 128 &&
            s->stages >= 2 && steps >= 2 && op->a_tensor_map && op->b_tensor_map &&
            op->a_tensor_map(NULL, NULL, a, NULL, op->op) &&
