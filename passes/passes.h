@@ -19,7 +19,8 @@ tcc_status tci_pass_vectorize(const PassContext *pc, PrimFunc *func);
 /* software_pipeline.c: a loop marked stages(S) gets S buffers of each shared allocation of
  * its body, a prologue issuing the copies of its first S - 1 iterations, and a steady state
  * that waits for iteration k's copies, issues those of k + S - 1 and computes k; with cp.async
- * groups where the target has them. Assumes flattened accesses and a body that allocates,
+ * groups where the target has them, mbarriers for bulk copies, and a producer loop of its own
+ * for a warp_specialized loop. Assumes flattened accesses and a body that allocates,
  * copies, then reads; refuses any other. */
 tcc_status tci_pass_software_pipeline(const PassContext *pc, PrimFunc *func);
 /* inject_async_copy.c: the copies a cp.async group commits (stores to shared memory, of 4, 8
@@ -50,5 +51,12 @@ tcc_status tci_pass_plan_shared(const PassContext *pc, PrimFunc *func);
 /* wgmma_sync.c: wgmma's fences, commits and waits, and a proxy fence before every barrier,
  * waits, around the wgmma products. Assumes the barriers are placed (after thread_sync). */
 tcc_status tci_pass_wgmma_sync(const PassContext *pc, PrimFunc *func);
+/* warp_specialize.c: the producer loop of a warp-specialized pipeline goes to a warpgroup
+ * added to the block; the rest of the kernel's code to the others (the consumers), whose
+ * block barriers become a named barrier of theirs; setmaxnreg moves registers to them.
+ * Assumes it runs last (barriers placed, shared memory laid out), the consumer warpgroups
+ * along threadIdx.y or .z, and the producer loop under thread launches and allocations only;
+ * refuses any other. A function without a producer loop is left as it is. */
+tcc_status tci_pass_warp_specialize(const PassContext *pc, PrimFunc *func);
 
 #endif

@@ -25,6 +25,7 @@ typedef struct Life {
     int first, last; /* -1 until accessed */
     int open_loop;   /* the loop (by number) that must end before `last` is known, or -1 */
     int order;       /* position among the allocations */
+    bool pinned;     /* an mbarrier: its bytes are never reused */
 } Life;
 
 typedef struct Planner {
@@ -103,6 +104,8 @@ static void touch_exprs(Planner *p, const Stmt *s)
     case STMT_MBARRIER:
         tci_visit_stmt(&v, s);
         touch(p, s->mbarrier.barrier);
+        if (life_of(p, s->mbarrier.barrier))
+            life_of(p, s->mbarrier.barrier)->pinned = true;
         break;
     default:
         break;
@@ -136,7 +139,7 @@ static void walk(Planner *p, const Stmt *s)
                 p->lives = grown;
                 p->cap = cap;
             }
-            p->lives[p->count] = (Life){s->alloc.buffer, p->depth, -1, -1, -1, p->count};
+            p->lives[p->count] = (Life){s->alloc.buffer, p->depth, -1, -1, -1, p->count, false};
             p->count++;
         }
         walk(p, s->alloc.body);
@@ -223,9 +226,12 @@ tcc_status tci_pass_plan_shared(const PassContext *pc, PrimFunc *func)
         return tci_fail(pc->ctx, TCC_ERROR_OUT_OF_MEMORY,
                         "plan_shared: too many shared buffers or loops nested too deep");
     }
-    /* A buffer never accessed still gets bytes of its own: give it the whole function. */
+    /* A buffer never accessed still gets bytes of its own: give it the whole function. So
+     * does an mbarrier: a thread may still poll one after the others moved on (warp
+     * specialization's producer), and the PTX ISA asks for mbarrier.inval before its bytes
+     * serve anything else. */
     for (int i = 0; i < p.count; i++)
-        if (p.lives[i].first < 0) {
+        if (p.lives[i].first < 0 || p.lives[i].pinned) {
             p.lives[i].first = 0;
             p.lives[i].last = p.time;
         }

@@ -27,7 +27,10 @@
  * which every thread waits on (phase parity (k / S) % 2); and an `empty` one, on which every
  * thread arrives once the products that read the stage are done (the ones of iteration
  * k - F - 1, at the start of iteration k), and which the issuing thread waits on before it
- * refills the stage. The loop made is marked
+ * refills the stage. A loop marked `warp_specialized` (bulk copies only) gets no prologue and
+ * issues no copies: a `producer` loop in front of it fills stage i % S with iteration i once
+ * the stage's use S iterations before was released, for warp_specialize to give to a
+ * warpgroup of its own. The loop made is marked
  * `pipelined`: thread_sync leaves its body alone. Assumes flattened accesses (one index) and runs
  * before unroll.
  */
@@ -266,30 +269,55 @@ static Stmt *fail(Pipeline *p, const char *why)
     return NULL;
 }
 
+/* The bulk copies of iteration `k` into stage `stage`, announced to the stage's full barrier
+ * after waiting, where `release` is given, until every thread has released the stage:
+ * `release` holds when the stage was used before, `released` is that use. */
+static Stmt *fill_stage(const Pipeline *p, const Stmt *loop, Stmt *copies, Expr *k, Expr *stage,
+                        Expr *release, Expr *released)
+{
+    Arena *a = p->arena;
+    Stmt *body = at_stage(p, tci_stmt_substitute(a, copies, 1, &loop->loop.var, &k), stage);
+    int stages = p->staged[0]->shape[0];
+    Stmt *expect = tci_stmt_mbarrier(a, MBARRIER_EXPECT_TX, p->full, stage, p->copy_bytes, NULL);
+    Stmt *wait = release ? tci_stmt_if(a, release,
+                                       tci_stmt_mbarrier(a, MBARRIER_WAIT, p->empty, stage, 0,
+                                                         phase_parity(a, released, stages)),
+                                       NULL)
+                         : NULL;
+    Stmt *items[3] = {wait, expect, body};
+    return tci_stmt_seq(a, wait ? 3 : 2, items + (wait ? 0 : 1));
+}
+
 /* The copies of iteration `k` into stage `stage`, run when `guard` holds; then a commit (for
- * cp.async), or announced to the stage's barrier by the thread that issues them (for bulk
- * copies), which first waits, where `release` is given, until every thread has released the
- * stage: `release` holds when the stage was used before, `released` is that use. */
+ * cp.async), or, for bulk copies, issued by the elected thread (fill_stage). */
 static Stmt *issue(const Pipeline *p, const Stmt *loop, Stmt *copies, Expr *k, Expr *stage,
                    Expr *guard, bool async, Expr *release, Expr *released)
 {
     Arena *a = p->arena;
+    if (p->full)
+        return tci_stmt_if(a, tci_ir_binary(a, EXPR_AND, elected(p), guard),
+                           fill_stage(p, loop, copies, k, stage, release, released), NULL);
     Stmt *body = at_stage(p, tci_stmt_substitute(a, copies, 1, &loop->loop.var, &k), stage);
-    if (p->full) {
-        int stages = p->staged[0]->shape[0];
-        Stmt *expect =
-            tci_stmt_mbarrier(a, MBARRIER_EXPECT_TX, p->full, stage, p->copy_bytes, NULL);
-        Stmt *wait = release ? tci_stmt_if(a, release,
-                                           tci_stmt_mbarrier(a, MBARRIER_WAIT, p->empty, stage, 0,
-                                                             phase_parity(a, released, stages)),
-                                           NULL)
-                             : NULL;
-        Stmt *items[3] = {wait, expect, body};
-        guard = tci_ir_binary(a, EXPR_AND, elected(p), guard);
-        return tci_stmt_if(a, guard, tci_stmt_seq(a, wait ? 3 : 2, items + (wait ? 0 : 1)), NULL);
-    }
     body = tci_stmt_if(a, guard, body, NULL);
     return tci_stmt_seq2(a, body, async ? tci_stmt_async_commit(a) : NULL);
+}
+
+/* Warp specialization's producer: one loop that fills stage i % S with iteration i, once
+ * the consumers released the stage's use S iterations before. Unguarded: warp_specialize
+ * gives it to one thread of a warpgroup of its own. */
+static Stmt *producer_loop(const Pipeline *p, const Stmt *loop, Stmt *copies)
+{
+    Arena *a = p->arena;
+    int stages = p->staged[0]->shape[0];
+    Var *var = tci_prim_func_new_var(p->func, tci_arena_printf(a, "%s.producer", p->loop_name));
+    Expr *i = tci_ir_var(a, var), *s = tci_ir_int(a, stages);
+    Stmt *fill = fill_stage(p, loop, copies, tci_ir_binary(a, EXPR_ADD, loop->loop.min, i),
+                            tci_ir_binary(a, EXPR_MOD, i, s), tci_ir_binary(a, EXPR_LE, s, i),
+                            tci_ir_binary(a, EXPR_SUB, i, s));
+    Stmt *out = tci_stmt_for(a, var, tci_ir_int(a, 0), loop->loop.extent, FOR_SERIAL, fill);
+    out->loop.pipelined = true;
+    out->loop.producer = true;
+    return out;
 }
 
 /* What iteration i waits for before the barrier: its stage's copies (cp.async groups, or the
@@ -353,6 +381,9 @@ static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
         p->empty = tci_ir_buffer(a, tci_arena_printf(a, "%s.empty", p->loop_name), TCC_INT32,
                                  TCC_SCOPE_SHARED, 1, &words);
     }
+    bool specialized = loop->loop.warp_specialized;
+    if (specialized && !p->full)
+        return fail(p, "warp specialization needs stages filled by bulk copies");
     bool async =
         !p->full && tci_target_arch(p->pc->arch) && tci_target_arch(p->pc->arch)->async_copy;
     Expr *min = loop->loop.min, *extent = loop->loop.extent;
@@ -365,7 +396,8 @@ static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
     Expr *sv = tci_ir_var(a, s);
     Stmt *first = issue(p, loop, copies, tci_ir_binary(a, EXPR_ADD, min, sv), sv,
                         tci_ir_binary(a, EXPR_LT, sv, extent), async, NULL, NULL);
-    Stmt *prologue = tci_stmt_for(a, s, tci_ir_int(a, 0), ahead, FOR_UNROLLED, first);
+    Stmt *prologue = specialized ? producer_loop(p, loop, copies)
+                                 : tci_stmt_for(a, s, tci_ir_int(a, 0), ahead, FOR_UNROLLED, first);
     if (p->full)
         prologue = tci_stmt_seq2(a, init_barriers(p, stages), prologue);
 
@@ -392,9 +424,11 @@ static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
         wait_for_stage(p, i, stages, in_flight, async),
         sync,
         at_stage(p, work, tci_ir_binary(a, EXPR_MOD, i, mod)),
-        issue(p, loop, copies, tci_ir_binary(a, EXPR_ADD, tci_ir_var(a, loop->loop.var), ahead),
-              next_stage, tci_ir_binary(a, EXPR_LT, next, extent), async, p->full ? used : NULL,
-              use),
+        specialized
+            ? NULL
+            : issue(p, loop, copies,
+                    tci_ir_binary(a, EXPR_ADD, tci_ir_var(a, loop->loop.var), ahead), next_stage,
+                    tci_ir_binary(a, EXPR_LT, next, extent), async, p->full ? used : NULL, use),
     };
     bool waits = steady[0] != NULL;
     Stmt *main = tci_stmt_for(a, loop->loop.var, min, extent, FOR_SERIAL,

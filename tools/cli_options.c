@@ -268,6 +268,18 @@ static bool set_copy(const CliOpt *opt, const char *value, void *base, char *err
     return true;
 }
 
+static bool set_producer(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
+{
+    static const NamedValue names[] = {{"none", TCC_GEMM_PRODUCER_NONE},
+                                       {"warpgroup", TCC_GEMM_PRODUCER_WARPGROUP}};
+    CliCommon *c = base;
+    int producer;
+    if (!set_named(opt, value, names, COUNT(names), "producer", &producer, err, n))
+        return false;
+    c->schedule.producer = (tcc_gemm_producer)producer;
+    return true;
+}
+
 static bool set_emit(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
 {
     CliCommon *c = base;
@@ -387,6 +399,9 @@ static const CliOpt schedule_rows[] = {
     CUSTOM("--copy", schedule, set_copy,
            "threads|bulk: tiles copied by every thread (cp.async), or by the bulk tensor copy "
            "engine through tensor maps (wgmma, sm_90a)"),
+    CUSTOM("--producer", schedule, set_producer,
+           "none|warpgroup: bulk copies issued by a thread that also computes, or by a warpgroup "
+           "of their own that gives its registers to the others (warp specialization, sm_90a)"),
     INT("--split-k", schedule.split_k, 1,
         "N: slices of the reduction, summed by a second kernel in a fixed order (1: none)"),
 };
@@ -479,7 +494,7 @@ bool cli_gemm_knobs_given(const CliCommon *c)
     const tcc_gemm_schedule *s = &c->schedule;
     return s->mma_m || s->block_row_warps || s->warp_row_tiles || s->num_total_passes ||
            s->num_fused_passes || c->policy_given || c->block_order_given || s->stages ||
-           s->smem_layout || s->intrinsic || s->split_k || s->wgmma_steps || s->copy;
+           s->smem_layout || s->intrinsic || s->split_k || s->wgmma_steps || s->copy || s->producer;
 }
 
 int64_t cli_samples(const CliCommon *c, int64_t outputs)

@@ -202,5 +202,9 @@ void cli_print_gemm_schedule(const CliCommon *c, const tcc_gemm_schedule *chosen
             s->copy == TCC_GEMM_COPY_BULK      ? "bulk"
             : s->copy == TCC_GEMM_COPY_THREADS ? "threads"
                                                : "auto");
+    fprintf(stderr, " producer=%s",
+            s->producer == TCC_GEMM_PRODUCER_WARPGROUP ? "warpgroup"
+            : s->producer == TCC_GEMM_PRODUCER_NONE    ? "none"
+                                                       : "auto");
     fputc('\n', stderr);
 }

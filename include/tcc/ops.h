@@ -132,6 +132,19 @@ typedef enum tcc_gemm_copy {
     TCC_GEMM_COPY_BULK,
 } tcc_gemm_copy;
 
+/* Who issues the bulk copies. */
+typedef enum tcc_gemm_producer {
+    /* Chosen: none. On the H200 a producer warpgroup measured 1-4% slower than none for the
+     * default tiles (128 x 256, two warpgroups), faster for four warpgroups of 64 x 128;
+     * it is the tuner's knob until a persistent grid makes it pay. */
+    TCC_GEMM_PRODUCER_AUTO = 0,
+    TCC_GEMM_PRODUCER_NONE, /* one of the threads that compute, between its products */
+    /* Warp specialization (tcc_warp_specialize): a warpgroup added to the block issues them,
+     * running ahead as far as the stages allow, and gives its registers to the warpgroups
+     * that compute (setmaxnreg). Bulk copies; the block's warpgroups in one row or column. */
+    TCC_GEMM_PRODUCER_WARPGROUP,
+} tcc_gemm_producer;
+
 typedef struct tcc_gemm_schedule {
     int mma_m, mma_n, mma_k; /* m16n16k16, m32n8k16, m8n32k16; m16n16k8 for tf32; m64nNk16
                                 for wgmma (N 64, 128 or 256) */
@@ -156,6 +169,7 @@ typedef struct tcc_gemm_schedule {
      * it (the copies then run a step less far ahead; 3 stages or more); 0: chosen. */
     int wgmma_steps;
     tcc_gemm_copy copy;
+    tcc_gemm_producer producer;
 } tcc_gemm_schedule;
 
 #define TCC_MAX_GEMM_STAGES 5

@@ -138,6 +138,13 @@ tcc_status tcc_pipeline(tcc_stage *stage, tcc_iter_var *axis, int stages);
  * barrier): the copies run that many iterations less far ahead, into the stage the work of
  * iteration i - in_flight - 1 read. 0 is tcc_pipeline; at most stages - 2. */
 tcc_status tcc_pipeline_in_flight(tcc_stage *stage, tcc_iter_var *axis, int stages, int in_flight);
+/* Warp specialization (CUTLASS's TMA warp-specialized kernels): the bulk copies of the
+ * pipeline at `axis` (tcc_pipeline, its stages filled by tcc_storage_bulk_copy) are issued by
+ * a warpgroup added to the block for them, the producer, which runs ahead of the others as
+ * far as the stages allow and gives them most of its registers (setmaxnreg). The others, the
+ * consumers, then only wait for stages and compute; they synchronize among themselves with a
+ * named barrier. sm_90a; the consumer warpgroups must lie along one thread axis. */
+tcc_status tcc_warp_specialize(tcc_stage *stage, tcc_iter_var *axis);
 /* TVM's storage_align: pads the buffer of a stage so that the stride of its dimension
  * `axis` (one of the tensor's own axes) is a multiple of `factor` plus `offset`, e.g.
  * (32, 8) keeps the rows of a 32-wide float16 tile 80 bytes apart, on different banks. */

@@ -123,6 +123,12 @@ static bool analyze_stmt(Visitor *v, const Stmt *s)
                     tci_target_arch(cg->arch)->name);
         v->done = true;
     }
+    if (s->kind == STMT_SETMAXNREG && !tci_target_arch(cg->arch)->setmaxnreg) {
+        tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED, "setmaxnreg needs sm_90a; the target is %s",
+                    tci_target_arch(cg->arch)->name);
+        v->done = true;
+    }
+    cg->moves_registers = cg->moves_registers || s->kind == STMT_SETMAXNREG;
     if (async && !tci_target_arch(cg->arch)->async_copy) {
         tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED, "cp.async needs sm_80 or newer; the target is %s",
                     tci_target_arch(cg->arch)->name);
@@ -265,6 +271,16 @@ static bool gen_thread_loop(Codegen *cg, const Stmt *s)
     return true;
 }
 
+/* __syncthreads(), or bar.sync id, threads for part of the block. */
+static bool gen_barrier(Codegen *cg, const Stmt *s)
+{
+    if (!s->barrier.threads)
+        return tci_cg_call_intrinsic(cg, cg->builder, INTRINSIC_BARRIER, NULL, 0, NULL, 0) != NULL;
+    LLVMValueRef args[2] = {tci_cg_i32(cg, s->barrier.id), tci_cg_i32(cg, s->barrier.threads)};
+    return tci_cg_call_intrinsic(cg, cg->builder, INTRINSIC_NAMED_BARRIER, NULL, 0, args, 2) !=
+           NULL;
+}
+
 static bool gen_if(Codegen *cg, const Stmt *s)
 {
     LLVMValueRef cond = tci_cg_gen_expr(cg, s->branch.cond);
@@ -312,7 +328,13 @@ bool tci_cg_gen_stmt(Codegen *cg, const Stmt *s)
     case STMT_ALLOCATE:
         return tci_cg_gen_allocate(cg, s);
     case STMT_BARRIER:
-        return tci_cg_call_intrinsic(cg, cg->builder, INTRINSIC_BARRIER, NULL, 0, NULL, 0) != NULL;
+        return gen_barrier(cg, s);
+    case STMT_SETMAXNREG: {
+        LLVMValueRef registers = tci_cg_i32(cg, s->setmaxnreg.registers);
+        const char *name =
+            s->setmaxnreg.increase ? INTRINSIC_SETMAXNREG_INC : INTRINSIC_SETMAXNREG_DEC;
+        return tci_cg_call_intrinsic(cg, cg->builder, name, NULL, 0, &registers, 1) != NULL;
+    }
     case STMT_WMMA:
         return tci_cg_gen_wmma(cg, &s->wmma);
     case STMT_COPY_ASYNC:
@@ -425,6 +447,9 @@ tcc_status tci_codegen_check_intrinsics(tcc_context *ctx)
     for (int i = 0; i < 6; i++)
         check_name(special_register_names[i], &check);
     check_name(INTRINSIC_BARRIER, &check);
+    check_name(INTRINSIC_NAMED_BARRIER, &check);
+    check_name(INTRINSIC_SETMAXNREG_INC, &check);
+    check_name(INTRINSIC_SETMAXNREG_DEC, &check);
     check_name(INTRINSIC_TF32_ROUND, &check);
     check_name(INTRINSIC_FLOOR, &check);
     tci_cg_async_copy_intrinsic_names(check_name, &check);

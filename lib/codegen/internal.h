@@ -31,6 +31,9 @@
 #define INTRINSIC_FLOOR "llvm.floor"
 #define INTRINSIC_ASYNC_COMMIT "llvm.nvvm.cp.async.commit.group"
 #define INTRINSIC_ASYNC_WAIT "llvm.nvvm.cp.async.wait.group"
+#define INTRINSIC_NAMED_BARRIER "llvm.nvvm.barrier.sync.cnt"
+#define INTRINSIC_SETMAXNREG_INC "llvm.nvvm.setmaxnreg.inc.sync.aligned.u32"
+#define INTRINSIC_SETMAXNREG_DEC "llvm.nvvm.setmaxnreg.dec.sync.aligned.u32"
 
 /* The most tensor maps a kernel takes (each a 128-byte parameter). */
 enum { TCI_CG_MAX_TENSOR_MAPS = 16 };
@@ -76,7 +79,10 @@ typedef struct Codegen {
 
     FragUse *frags;
     int nfrag, frag_cap;
-    int64_t shared_bytes;        /* static: allocations plan_shared did not place */
+    int64_t shared_bytes; /* static: allocations plan_shared did not place */
+    /* Warpgroups move registers (setmaxnreg): the kernel then declares one block an SM, so
+     * that ptxas knows the registers a thread starts with. */
+    bool moves_registers;
     LLVMValueRef dynamic_shared; /* the extern shared array placed buffers live in */
 
     LLVMContextRef llctx;

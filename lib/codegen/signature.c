@@ -69,6 +69,10 @@ static void mark_kernel(Codegen *cg)
                                  md_string(cg, "maxntidz"),
                                  md_i32(cg, block[2])};
     add_annotation(cg, bounds, 7);
+    if (cg->moves_registers) {
+        LLVMMetadataRef one_block[3] = {fn, md_string(cg, "minctasm"), md_i32(cg, 1)};
+        add_annotation(cg, one_block, 3);
+    }
     char text[64];
     snprintf(text, sizeof text, "%lld,%lld,%lld", (long long)block[0], (long long)block[1],
              (long long)block[2]);

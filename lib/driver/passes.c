@@ -32,6 +32,8 @@ static const Pass passes[] = {
     {"thread_sync", tci_pass_thread_sync, "__syncthreads() where threads share memory"},
     {"wgmma_sync", tci_pass_wgmma_sync,
      "wgmma's fences, commits and waits around its products; a proxy fence before every barrier"},
+    {"warp_specialize", tci_pass_warp_specialize,
+     "a producer warpgroup issues the bulk copies; the consumers compute (setmaxnreg)"},
 };
 
 #define NPASS ((int)(sizeof passes / sizeof passes[0]))

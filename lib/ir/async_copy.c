@@ -1,6 +1,7 @@
 /*
  * The loop IR's asynchronous copies: cp.async's, and those of the bulk tensor copy engine
- * (sm_90) with their tensor maps and the mbarriers they complete on (ir.h says what each
+ * (sm_90) with their tensor maps and the mbarriers they complete on; and what warp
+ * specialization adds, barriers of part of the block and setmaxnreg (ir.h says what each
  * is): constructors and printing.
  */
 #include "ir/ir.h"
@@ -35,6 +36,23 @@ Stmt *tci_stmt_mbarrier(Arena *arena, MbarrierOp op, Buffer *barrier, Expr *inde
     s->mbarrier.index = index;
     s->mbarrier.value = op == MBARRIER_INIT || op == MBARRIER_EXPECT_TX ? value : 0;
     s->mbarrier.parity = op == MBARRIER_WAIT ? parity : NULL;
+    return s;
+}
+
+Stmt *tci_stmt_named_barrier(Arena *arena, int id, int threads)
+{
+    Stmt *s = tci_stmt_barrier(arena);
+    s->barrier.id = id;
+    s->barrier.threads = threads;
+    return s;
+}
+
+Stmt *tci_stmt_setmaxnreg(Arena *arena, bool increase, int registers)
+{
+    Stmt *s = tci_arena_alloc(arena, sizeof *s);
+    s->kind = STMT_SETMAXNREG;
+    s->setmaxnreg.increase = increase;
+    s->setmaxnreg.registers = registers;
     return s;
 }
 
@@ -138,6 +156,22 @@ void tci_print_mbarrier(StrBuf *sb, const Stmt *s)
         tci_strbuf_printf(sb, ", %lld", (long long)s->mbarrier.value);
     }
     tci_strbuf_printf(sb, ")");
+}
+
+/* `__syncthreads()`, or `barrier.sync(1, 256)` for part of the block. */
+void tci_print_barrier(StrBuf *sb, const Stmt *s)
+{
+    if (s->barrier.threads)
+        tci_strbuf_printf(sb, "barrier.sync(%d, %d)", s->barrier.id, s->barrier.threads);
+    else
+        tci_strbuf_printf(sb, "__syncthreads()");
+}
+
+/* `setmaxnreg.inc(232)`, `setmaxnreg.dec(40)` */
+void tci_print_setmaxnreg(StrBuf *sb, const Stmt *s)
+{
+    tci_strbuf_printf(sb, "setmaxnreg.%s(%d)", s->setmaxnreg.increase ? "inc" : "dec",
+                      s->setmaxnreg.registers);
 }
 
 static void print_ints(StrBuf *sb, const char *name, int n, const int64_t *values)

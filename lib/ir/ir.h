@@ -163,6 +163,7 @@ typedef enum StmtKind {
     STMT_WGMMA_SYNC,   /* one step of wgmma's protocol (WgmmaSync) */
     STMT_BULK_COPY,    /* cp.async.bulk.tensor: a tile from global to shared memory (TensorMap) */
     STMT_MBARRIER,     /* one operation on a shared-memory barrier (MbarrierOp) */
+    STMT_SETMAXNREG,   /* setmaxnreg: a warpgroup's registers a thread raised or lowered */
 } StmtKind;
 
 /* A tensor map (CUtensorMap): how the bulk tensor copy engine (sm_90) finds the tiles of a
@@ -257,6 +258,11 @@ struct Stmt {
             int stages;
             int in_flight; /* the work's reads of a stage outlive it this many iterations */
             bool pipelined;
+            /* Warp specialization: `warp_specialized` asks software_pipeline for a loop of
+             * its own that issues the bulk copies (`producer`), which warp_specialize gives
+             * to a warpgroup added to the block. */
+            bool warp_specialized;
+            bool producer;
             Stmt *body;
         } loop;
         struct {
@@ -304,6 +310,14 @@ struct Stmt {
             int64_t value;   /* INIT: arrivals; EXPECT_TX: bytes */
             Expr *parity;    /* WAIT */
         } mbarrier;
+        struct {
+            int id;      /* 0: __syncthreads() */
+            int threads; /* threads that meet there (a multiple of 32); 0: the whole block */
+        } barrier;
+        struct {
+            bool increase;
+            int registers; /* per thread: 24 to 256, a multiple of 8 */
+        } setmaxnreg;
     };
 };
 
@@ -360,6 +374,9 @@ Stmt *tci_stmt_store(Arena *arena, Buffer *buffer, int nindex, Expr *const *inde
 Stmt *tci_stmt_if(Arena *arena, Expr *cond, Stmt *then_body, Stmt *else_body);
 Stmt *tci_stmt_allocate(Arena *arena, Buffer *buffer, Stmt *body);
 Stmt *tci_stmt_barrier(Arena *arena);
+/* bar.sync id, threads: a barrier of named `id` (1 to 15) for `threads` of the block. */
+Stmt *tci_stmt_named_barrier(Arena *arena, int id, int threads);
+Stmt *tci_stmt_setmaxnreg(Arena *arena, bool increase, int registers);
 Stmt *tci_stmt_wmma(Arena *arena, const WmmaStmt *wmma);
 Stmt *tci_stmt_copy_async(Arena *arena, Buffer *dst, Expr *dst_index, Buffer *src, Expr *src_index,
                           int bytes, Expr *predicate);
@@ -473,8 +490,11 @@ const char *tci_scope_name(tcc_scope scope);
 void tci_print_expr(StrBuf *sb, const Expr *e);
 void tci_print_stmt(StrBuf *sb, const Stmt *s, int indent);
 void tci_print_prim_func(StrBuf *sb, const PrimFunc *func);
-/* Asynchronous copies, mbarriers and the function's tensor maps (async_copy.c). */
+/* Asynchronous copies, mbarriers, barriers, setmaxnreg and the function's tensor maps
+ * (async_copy.c). */
 void tci_print_copy_async(StrBuf *sb, const Stmt *s);
+void tci_print_barrier(StrBuf *sb, const Stmt *s);
+void tci_print_setmaxnreg(StrBuf *sb, const Stmt *s);
 void tci_print_bulk_copy(StrBuf *sb, const Stmt *s);
 void tci_print_mbarrier(StrBuf *sb, const Stmt *s);
 /* "mbarrier.init", "mbarrier.expect_tx", "mbarrier.wait". */

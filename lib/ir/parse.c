@@ -103,6 +103,8 @@ static Stmt *parse_loop(Parser *p, Stmt *s, Var *var, const char *name)
         s->loop.in_flight = (int)tci_parse_expect_count(p, "the iterations in flight", 1, 6);
         tci_parse_expect(p, ")", "after the iterations in flight");
     }
+    s->loop.warp_specialized = tci_parse_accept(p, "warp_specialized");
+    s->loop.producer = tci_parse_accept(p, "producer");
     s->loop.var = var ? var : tci_parse_new_var(p, name);
     int depth = p->vars.count;
     tci_parse_bind(p, &p->vars, name, s->loop.var);
@@ -478,6 +480,10 @@ static Stmt *parse_stmt(Parser *p)
         tci_parse_expect(p, ")", "after '__syncthreads('");
         return new_stmt(p, STMT_BARRIER);
     }
+    if (tci_parse_word_is(at, n, "barrier.sync"))
+        return tci_parse_named_barrier(p);
+    if (tci_parse_word_is(at, n, "setmaxnreg.inc") || tci_parse_word_is(at, n, "setmaxnreg.dec"))
+        return tci_parse_setmaxnreg(p, at[n - 3] == 'i');
     if (tci_parse_word_is(at, n, "cp.async"))
         return parse_copy_async(p);
     if (tci_parse_word_is(at, n, "cp.async.commit_group")) {

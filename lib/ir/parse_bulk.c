@@ -1,7 +1,7 @@
 /*
- * The loop-IR parser's part for the bulk tensor copy engine: the kernel's tensor maps (one
- * line each after the launch shape), bulk copies and mbarrier operations, read back as
- * bulk_copy.c prints them.
+ * The loop-IR parser's part for the bulk tensor copy engine and warp specialization: the
+ * kernel's tensor maps (one line each after the launch shape), bulk copies, mbarrier
+ * operations, named barriers and setmaxnreg, read back as async_copy.c prints them.
  */
 #include "ir/parse.h"
 
@@ -172,4 +172,31 @@ Stmt *tci_parse_mbarrier(Parser *p, MbarrierOp op)
     }
     tci_parse_expect(p, ")", "after '%s'", name);
     return tci_stmt_mbarrier(p->arena, op, barrier, index, value, parity);
+}
+
+/* `barrier.sync(1, 256)`: named barriers 1 to 15 (0 is __syncthreads), threads a multiple of a
+ * warp. */
+Stmt *tci_parse_named_barrier(Parser *p)
+{
+    tci_parse_expect(p, "(", "after 'barrier.sync'");
+    int id = (int)tci_parse_expect_count(p, "the barrier's number", 1, 15);
+    tci_parse_expect(p, ",", "after the barrier's number");
+    const char *at = p->pos;
+    int threads = (int)tci_parse_expect_count(p, "the threads", 32, 1024);
+    if (threads % 32)
+        tci_parse_fail_at(p, at, "a barrier's threads must be whole warps, not %d", threads);
+    tci_parse_expect(p, ")", "after the threads");
+    return tci_stmt_named_barrier(p->arena, id, threads);
+}
+
+/* `setmaxnreg.inc(232)`: 24 to 256 registers, a multiple of 8. */
+Stmt *tci_parse_setmaxnreg(Parser *p, bool increase)
+{
+    tci_parse_expect(p, "(", "after 'setmaxnreg'");
+    const char *at = p->pos;
+    int registers = (int)tci_parse_expect_count(p, "the registers", 24, 256);
+    if (registers % 8)
+        tci_parse_fail_at(p, at, "setmaxnreg takes a multiple of 8 registers, not %d", registers);
+    tci_parse_expect(p, ")", "after the registers");
+    return tci_stmt_setmaxnreg(p->arena, increase, registers);
 }

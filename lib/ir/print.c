@@ -418,6 +418,8 @@ static void print_for(StrBuf *sb, const Stmt *s, int indent)
         put(sb, " pipelined");
     if (s->loop.in_flight)
         tci_strbuf_printf(sb, " in_flight(%d)", s->loop.in_flight);
+    put(sb, s->loop.warp_specialized ? " warp_specialized" : "");
+    put(sb, s->loop.producer ? " producer" : "");
     print_block(sb, s->loop.body, indent);
 }
 
@@ -599,7 +601,10 @@ void tci_print_stmt(StrBuf *sb, const Stmt *s, int indent)
         print_allocate(sb, s, indent);
         break;
     case STMT_BARRIER:
-        put(sb, "__syncthreads()");
+        tci_print_barrier(sb, s);
+        break;
+    case STMT_SETMAXNREG:
+        tci_print_setmaxnreg(sb, s);
         break;
     case STMT_WMMA:
         print_wmma(sb, &s->wmma);

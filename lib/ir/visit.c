@@ -194,6 +194,7 @@ Stmt *tci_rewrite_stmt_children(Rewriter *rw, Stmt *s)
     case STMT_ASYNC_COMMIT:
     case STMT_ASYNC_WAIT:
     case STMT_WGMMA_SYNC:
+    case STMT_SETMAXNREG:
         return s;
     case STMT_WMMA:
         return rewrite_wmma(rw, s);
@@ -369,6 +370,7 @@ void tci_visit_stmt(Visitor *v, const Stmt *s)
     case STMT_ASYNC_COMMIT:
     case STMT_ASYNC_WAIT:
     case STMT_WGMMA_SYNC:
+    case STMT_SETMAXNREG:
         return;
     }
 }

@@ -76,6 +76,7 @@ static Stmt *make_loop(Lowering *lw, const IterVar *leaf, Var *var, Stmt *body)
         tci_stmt_for(a, var, tci_ir_int(a, 0), tci_ir_int(a, leaf->extent), leaf->for_kind, body);
     loop->loop.stages = leaf->pipeline_stages;
     loop->loop.in_flight = leaf->pipeline_in_flight;
+    loop->loop.warp_specialized = leaf->warp_specialized;
     return loop;
 }
 

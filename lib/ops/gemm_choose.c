@@ -314,6 +314,18 @@ static bool bulk_possible(const GemmOperator *op, tcc_arch arch, const tcc_gemm_
            op->b_tensor_map(NULL, NULL, b, NULL, op->op);
 }
 
+/* Whether a producer warpgroup can issue the copies: bulk ones, on a target whose warpgroups
+ * move registers, the consumer warpgroups in one row or column (warp_specialize adds the
+ * producer along that axis) and the block within its threads with it. */
+static bool producer_possible(tcc_arch arch, const tcc_gemm_schedule *s)
+{
+    int consumers = s->block_row_warps * s->block_col_warps;
+    return s->copy == TCC_GEMM_COPY_BULK && tci_target_arch(arch)->setmaxnreg &&
+           (s->block_row_warps == 1 || s->block_col_warps == 1) &&
+           (consumers + 1) * tci_target_family_threads(TENSOR_WGMMA) <=
+               tci_device_limits.threads_per_block;
+}
+
 static void choose_defaults(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s)
 {
     if (s->intrinsic == TCC_GEMM_INTRINSIC_AUTO && wgmma_default(op, arch, s))
@@ -322,10 +334,14 @@ static void choose_defaults(const GemmOperator *op, tcc_arch arch, tcc_gemm_sche
         choose_wgmma(op, arch, s);
         if (s->copy == TCC_GEMM_COPY_AUTO)
             s->copy = bulk_possible(op, arch, s) ? TCC_GEMM_COPY_BULK : TCC_GEMM_COPY_THREADS;
+        if (s->producer == TCC_GEMM_PRODUCER_AUTO)
+            s->producer = TCC_GEMM_PRODUCER_NONE;
         return;
     }
     if (s->copy == TCC_GEMM_COPY_AUTO)
         s->copy = TCC_GEMM_COPY_THREADS;
+    if (s->producer == TCC_GEMM_PRODUCER_AUTO)
+        s->producer = TCC_GEMM_PRODUCER_NONE;
     if (!s->mma_m || !s->mma_n || !s->mma_k) {
         s->mma_m = 16;
         s->mma_n = 16;
@@ -495,6 +511,13 @@ tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, 
                         "of 128 bytes and operands the copy engine can address (dense rows of a "
                         "multiple of 16 bytes; a channels-last input, a KRSC filter, channels a "
                         "multiple of the k step)");
+    if ((int)s->producer < TCC_GEMM_PRODUCER_NONE || s->producer > TCC_GEMM_PRODUCER_WARPGROUP)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: unknown producer %d",
+                        (int)s->producer);
+    if (s->producer == TCC_GEMM_PRODUCER_WARPGROUP && !producer_possible(arch, s))
+        return tci_fail(ctx, TCC_ERROR_SCHEDULE,
+                        "schedule: a producer warpgroup needs bulk copies (sm_90a) and the "
+                        "block's warpgroups in one row or column, with room for one more");
     char shape[32];
     if (s->intrinsic == TCC_GEMM_WMMA &&
         !tci_target_family_shape(TENSOR_WMMA, s->mma_m, s->mma_n, s->mma_k, op->input_type))

@@ -241,7 +241,9 @@ tcc_status tci_gemm_schedule_apply(tcc_func *f, const GemmOperator *op, const Ge
     TRY(lay_out(f, c, t.bn, s, true, false));
     /* wgmma's products may run on across the barrier, a step late (wgmma_steps). */
     int in_flight = t.intrinsic == TCC_GEMM_WGMMA ? s->wgmma_steps - 1 : 0;
-    return s->stages > 1 ? tcc_pipeline_in_flight(sf, step, s->stages, in_flight) : TCC_OK;
+    if (s->stages > 1)
+        TRY(tcc_pipeline_in_flight(sf, step, s->stages, in_flight));
+    return s->producer == TCC_GEMM_PRODUCER_WARPGROUP ? tcc_warp_specialize(sf, step) : TCC_OK;
 }
 
 /* ---- the elementwise kernels: split-K's reduction, staging copies ------------------------- */

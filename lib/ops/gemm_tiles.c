@@ -76,9 +76,11 @@ int64_t tci_gemm_shared_bytes(const GemmOperator *op, Tiles t, const tcc_gemm_sc
                                 : tile_bytes(t.bk, t.bn, in, s, false);
     int64_t c = tile_bytes(t.bm, t.bn, op->accumulate_type, s, true);
     int64_t stages = s->stages * (a + b);
+    int64_t tiles = stages > c ? stages : c;
+    /* Bulk copies: two mbarriers of 8 bytes a stage, in two buffers that nothing shares. */
     if (s->copy == TCC_GEMM_COPY_BULK)
-        stages += s->stages * 8; /* an mbarrier a stage */
-    return stages > c ? stages : c;
+        tiles += 2 * ((s->stages * 8 + 127) / 128 * 128);
+    return tiles;
 }
 
 void tci_gemm_operand_tiles(const GemmOperator *op, const tcc_gemm_schedule *s, int64_t a[3],

@@ -38,6 +38,9 @@ typedef struct TargetArch {
     /* The bulk tensor copy engine (cp.async.bulk.tensor) with its mbarriers: an sm_90
      * feature, emitted only for sm_90a, whose PTX ISA (8.0) has every form tcc uses. */
     bool bulk_copy;
+    /* Warpgroups raise and lower their registers (setmaxnreg, for warp specialization): sm_90a
+     * only. */
+    bool setmaxnreg;
 } TargetArch;
 
 /* The row of `arch`, or NULL when tcc does not compile for it. */

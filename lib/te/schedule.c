@@ -462,6 +462,20 @@ tcc_status tcc_pipeline_in_flight(tcc_stage *stage, tcc_iter_var *axis, int stag
     return status;
 }
 
+tcc_status tcc_warp_specialize(tcc_stage *stage, tcc_iter_var *axis)
+{
+    if (!stage)
+        return TCC_ERROR_INVALID_ARGUMENT;
+    if (tci_stage_leaf_index(stage, axis) < 0)
+        return not_a_leaf(stage, axis, "warp_specialize");
+    if (!axis->pipeline_stages)
+        return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
+                        "warp_specialize %s: %s is not pipelined (tcc_pipeline it first)",
+                        stage->tensor->name, axis->var->name);
+    axis->warp_specialized = true;
+    return TCC_OK;
+}
+
 tcc_status tcc_storage_align(tcc_stage *stage, tcc_iter_var *axis, int64_t factor, int64_t offset)
 {
     if (!stage)

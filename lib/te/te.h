@@ -31,9 +31,10 @@ struct tcc_iter_var {
     tcc_intrinsic intrinsic; /* the WMMA operation; `family` says how it is spelled */
     TensorFamily family;
     int mma_m, mma_n, mma_k;
-    bool col_major;      /* the tile in memory is column-major */
-    int pipeline_stages; /* tcc_pipeline: buffers of the stages attached here, 0 for none */
+    bool col_major;         /* the tile in memory is column-major */
+    int pipeline_stages;    /* tcc_pipeline: buffers of the stages attached here, 0 for none */
     int pipeline_in_flight; /* tcc_pipeline_in_flight: iterations the work's reads outlive */
+    bool warp_specialized;  /* tcc_warp_specialize: the copies issued by a warpgroup of their own */
     /* set by lowering: the axis takes values min + [0, extent) (min is 0 except for
      * root axes of attached stages); loop_var is the variable of its loop (the kernel's
      * thread variable when bound). */
@@ -87,7 +88,7 @@ struct tcc_stage {
     Relation *rel;
     /* tcc_storage_align, by dimension of the tensor: factor 0 leaves it dense. */
     int64_t align_factor[TCI_MAX_DIMS], align_offset[TCI_MAX_DIMS];
-    bool swizzle;      /* tcc_storage_swizzle */
+    bool swizzle;        /* tcc_storage_swizzle */
     bool swizzle_blocks; /* tcc_storage_swizzle_blocks */
     bool bulk_copy;      /* tcc_storage_bulk_copy, with its map */
     tcc_tensor_map map;

@@ -1,0 +1,232 @@
+/*
+ * warp_specialize: gives the `producer` loop that software_pipeline made of a warp-specialized
+ * pipeline (the bulk copies of every iteration, each stage refilled once the consumers
+ * released it) to a warpgroup of its own, added to the block after the others (CUTLASS's TMA
+ * warp-specialized kernels):
+ *
+ *   launch blocks {                         launch blocks {
+ *     ... allocate A.shared [S, ...] {        allocate A.shared, full, empty, ... {
+ *       setup (barriers' init; barrier)         setup
+ *       for i producer { fill stage i }   ->    if (threadIdx.y == W) {        (the producer)
+ *       for k pipelined { work k }                setmaxnreg.dec(40)
+ *       ... __syncthreads() ...                   if (threadIdx.x == 0) { for i producer ... }
+ *     }                                         } else {                       (the consumers)
+ *   }                                             setmaxnreg.inc(232)
+ *                                                 ... for k pipelined ...
+ *                                                 ... barrier.sync(1, 256) ...
+ *                                               }
+ *                                             }
+ *                                           }
+ *
+ * The shared buffers allocated around the producer loop, and the statements before it in its
+ * sequence (the mbarriers' initialization and the block barrier that publishes it), move in
+ * front of the branch: every thread of the block runs them. Past the branch the producer
+ * never meets the consumers at a barrier, so theirs become a named barrier of the consumer
+ * threads alone. One thread issues the copies; its warpgroup keeps few registers and the
+ * consumers share what it gives up (setmaxnreg; 232 each for two consumer warpgroups, 104 for
+ * four; none with one, where every thread already has all it can use).
+ *
+ * Runs last: thread_sync placed the barriers for the consumer threads, which were the whole
+ * block until now, and plan_shared laid out the buffers (it keeps the mbarriers' bytes for
+ * the whole kernel, since the producer may still poll one while the consumers move on).
+ * Assumes the consumer warpgroups lie along threadIdx.y or threadIdx.z (blockDim.x is one
+ * warpgroup), and the producer loop inside thread launches, allocations and sequences only.
+ */
+#include "passes/passes.h"
+
+#include "target/target.h"
+
+enum {
+    WARPGROUP = 128,
+    /* The producer's registers: its loop's addresses and barrier phases (CUTLASS's 40). */
+    PRODUCER_REGISTERS = 40,
+    CONSUMER_BARRIER = 1, /* the named barrier of the consumers (0 is __syncthreads) */
+    MAX_PATH = 64,
+};
+
+typedef struct Specializer {
+    const PassContext *pc;
+    PrimFunc *func;
+    Arena *arena;
+    const Stmt *producer;       /* the producer loop */
+    const Stmt *path[MAX_PATH]; /* the statements from the first below the block launches to it */
+    int depth;
+    int consumer_threads;
+} Specializer;
+
+static tcc_status fail(const Specializer *w, const char *why)
+{
+    return tci_fail(w->pc->ctx, TCC_ERROR_SCHEDULE, "warp_specialize: %s", why);
+}
+
+/* Finds the producer loop below `s`, recording the path to it; false when there is none. */
+static bool find_producer(Specializer *w, const Stmt *s)
+{
+    if (!s || w->depth == MAX_PATH)
+        return false;
+    w->path[w->depth++] = s;
+    if (s->kind == STMT_FOR && s->loop.producer) {
+        w->producer = s;
+        return true;
+    }
+    switch (s->kind) {
+    case STMT_SEQ:
+        for (int i = 0; i < s->seq.count; i++)
+            if (find_producer(w, s->seq.items[i]))
+                return true;
+        break;
+    case STMT_FOR:
+        if (find_producer(w, s->loop.body))
+            return true;
+        break;
+    case STMT_ALLOCATE:
+        if (find_producer(w, s->alloc.body))
+            return true;
+        break;
+    case STMT_IF:
+        if (find_producer(w, s->branch.then_body) || find_producer(w, s->branch.else_body))
+            return true;
+        break;
+    default:
+        break;
+    }
+    w->depth--;
+    return false;
+}
+
+static bool is_block_launch(const Stmt *s)
+{
+    return s->kind == STMT_FOR && s->loop.kind == FOR_THREAD && s->loop.tag <= TCC_BLOCK_Z;
+}
+
+static bool hoisted(const Specializer *w, const Buffer *b)
+{
+    for (int i = 0; i < w->depth; i++)
+        if (w->path[i]->kind == STMT_ALLOCATE && w->path[i]->alloc.buffer == b)
+            return b->scope == TCC_SCOPE_SHARED;
+    return false;
+}
+
+/* The sequence the producer loop is an item of, and its index there. */
+static const Stmt *producer_seq(const Specializer *w, int *index)
+{
+    const Stmt *seq = w->depth >= 2 ? w->path[w->depth - 2] : NULL;
+    if (!seq || seq->kind != STMT_SEQ)
+        return NULL;
+    for (*index = 0; seq->seq.items[*index] != w->producer; (*index)++)
+        ;
+    return seq;
+}
+
+/* The consumers' program: the code with the hoisted allocations unwrapped, the setup and the
+ * producer loop gone, and the block barriers made the consumers'. */
+static Stmt *consumer_stmt(Rewriter *rw, Stmt *s)
+{
+    Specializer *w = rw->user;
+    if (s->kind == STMT_ALLOCATE && hoisted(w, s->alloc.buffer))
+        return tci_rewrite_stmt(rw, s->alloc.body);
+    if (s->kind == STMT_BARRIER && !s->barrier.threads)
+        return tci_stmt_named_barrier(rw->arena, CONSUMER_BARRIER, w->consumer_threads);
+    int at;
+    if (s->kind == STMT_SEQ && s == producer_seq(w, &at)) {
+        Stmt **rest = tci_arena_alloc(rw->arena, sizeof(Stmt *) * (size_t)s->seq.count);
+        int n = 0;
+        for (int i = at + 1; i < s->seq.count; i++)
+            rest[n++] = tci_rewrite_stmt(rw, s->seq.items[i]);
+        return tci_stmt_seq(rw->arena, n, rest);
+    }
+    return NULL;
+}
+
+/* The registers every thread starts with: one block an SM (the kernel says so) shares the
+ * register file, in steps of 8 a thread, at most 255; ptxas gives a kernel with setmaxnreg
+ * exactly that. */
+static int entry_registers(int consumers)
+{
+    int64_t regs = tci_device_limits.registers_per_block / ((consumers + 1) * WARPGROUP) / 8 * 8;
+    return regs > 255 ? 255 : (int)regs;
+}
+
+/* What each consumer thread raises its count to: setmaxnreg.inc takes registers only from
+ * those the block's own setmaxnreg.dec released (it waits for them forever otherwise), so the
+ * consumers share what the producer gives up (a multiple of 8, at most 256). */
+static int consumer_registers(int consumers)
+{
+    int entry = entry_registers(consumers);
+    int regs = (entry + (entry - PRODUCER_REGISTERS) / consumers) / 8 * 8;
+    return regs > 256 ? 256 : regs;
+}
+
+static Expr *thread_is(Specializer *w, tcc_thread_tag tag, int64_t value)
+{
+    Var *v = w->func->thread_var[tag];
+    if (!v)
+        v = w->func->thread_var[tag] = tci_prim_func_new_var(w->func, tci_thread_tag_name(tag));
+    return tci_ir_binary(w->arena, EXPR_EQ, tci_ir_var(w->arena, v), tci_ir_int(w->arena, value));
+}
+
+/* `below` (the code under the block launches) split between the producer and the consumers,
+ * whose warpgroups number `consumers` along `axis`. */
+static Stmt *specialize(Specializer *w, Stmt *below, tcc_thread_tag axis, int consumers)
+{
+    Arena *a = w->arena;
+    int at;
+    const Stmt *seq = producer_seq(w, &at);
+    Stmt *setup = tci_stmt_seq(a, at, seq->seq.items);
+    Stmt *producer = tci_stmt_if(a, thread_is(w, TCC_THREAD_X, 0), (Stmt *)w->producer, NULL);
+    Rewriter rw = {.arena = a, .stmt = consumer_stmt, .user = w};
+    Stmt *consumer = tci_rewrite_stmt(&rw, below);
+    if (consumers >= 2 && consumer_registers(consumers) > entry_registers(consumers)) {
+        producer = tci_stmt_seq2(a, tci_stmt_setmaxnreg(a, false, PRODUCER_REGISTERS), producer);
+        consumer =
+            tci_stmt_seq2(a, tci_stmt_setmaxnreg(a, true, consumer_registers(consumers)), consumer);
+    }
+    Stmt *split =
+        tci_stmt_seq2(a, setup, tci_stmt_if(a, thread_is(w, axis, consumers), producer, consumer));
+    for (int i = w->depth - 1; i >= 0; i--)
+        if (w->path[i]->kind == STMT_ALLOCATE && hoisted(w, w->path[i]->alloc.buffer))
+            split = tci_stmt_allocate(a, w->path[i]->alloc.buffer, split);
+    return split;
+}
+
+/* The block launches around the code, with `below` rebuilt under them. */
+static Stmt *under_blocks(Specializer *w, Stmt *s, tcc_thread_tag axis, int consumers)
+{
+    if (!is_block_launch(s))
+        return specialize(w, s, axis, consumers);
+    Stmt *body = under_blocks(w, s->loop.body, axis, consumers);
+    Stmt *copy = tci_arena_alloc(w->arena, sizeof *copy);
+    *copy = *s;
+    copy->loop.body = body;
+    return copy;
+}
+
+tcc_status tci_pass_warp_specialize(const PassContext *pc, PrimFunc *func)
+{
+    Specializer w = {.pc = pc, .func = func, .arena = func->arena};
+    const Stmt *below = func->body;
+    while (is_block_launch(below))
+        below = below->loop.body;
+    if (!find_producer(&w, below))
+        return TCC_OK;
+    for (int i = 0; i < w.depth - 1; i++) {
+        const Stmt *s = w.path[i];
+        bool passes = s->kind == STMT_SEQ || s->kind == STMT_ALLOCATE ||
+                      (s->kind == STMT_FOR && s->loop.kind == FOR_THREAD);
+        if (!passes)
+            return fail(&w, "the producer loop is inside a loop or a condition");
+    }
+    int at;
+    if (!producer_seq(&w, &at))
+        return fail(&w, "the producer loop is not followed by the consumers' loop");
+    const int64_t *block = func->launch + 3;
+    if (block[0] != WARPGROUP || (block[1] > 1 && block[2] > 1))
+        return fail(&w, "the consumer warpgroups must be blockDim.x = 128 threads each, along "
+                        "threadIdx.y or threadIdx.z");
+    tcc_thread_tag axis = block[2] > 1 ? TCC_THREAD_Z : TCC_THREAD_Y;
+    int consumers = (int)(block[1] * block[2]);
+    w.consumer_threads = consumers * WARPGROUP;
+    func->body = under_blocks(&w, func->body, axis, consumers);
+    func->launch[axis] += 1;
+    return tci_target_validate_launch(pc->ctx, func->launch);
+}
