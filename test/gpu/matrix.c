@@ -11,6 +11,8 @@
  *     side, dilation 1-3, groups 1/2/3/depthwise; NHWC or NCHW with a KRSC or KCRS filter,
  *     or NHWCnc (N = 16, C and K multiples of 16, groups 1) with the blocked filter
  *   matmul (25%): m, n, k 1-150, batch 1-3, A and B row- or column-major
+ *   one in six (not blocked) shaped for bulk copies: 64 or 128 NHWC channels, KRSC; k a
+ *     multiple of 64, rows whole 16-byte units; half of them with a producer warpgroup
  *   types: f16->f32->f32 (most), f16 accumulation, f16 and bf16 outputs, bf16, tf32, s8->s32
  *   schedule: the default, or an MMA shape valid for the types, or random warps, warp tiles,
  *     passes, fused passes, policy and block order (a schedule the library refuses for its
@@ -302,6 +304,10 @@ static void draw_wgmma_knobs(Rng *r, tcc_gemm_schedule *s)
     s->smem_layout = chance(r, 0.5) ? TCC_SMEM_AUTO : TCC_SMEM_SWIZZLED;
     s->wgmma_steps = (int)uniform(r, 0, 2);
     s->copy = chance(r, 0.5) ? TCC_GEMM_COPY_AUTO : TCC_GEMM_COPY_THREADS;
+    /* A producer warpgroup where the copies may be bulk (refused, and drawn again, where
+     * they are not). */
+    bool bulk = s->copy == TCC_GEMM_COPY_AUTO;
+    s->producer = bulk && chance(r, 0.5) ? TCC_GEMM_PRODUCER_WARPGROUP : TCC_GEMM_PRODUCER_AUTO;
 }
 
 /* A knob of 1..max, or (one time in eight) 0 for the library's choice. */
@@ -370,6 +376,28 @@ static void set_types(Config *c, TypeCombo t)
     *in = t.input, *acc = t.accumulate, *out = t.output;
 }
 
+/* One configuration in six is shaped for the bulk copy engine (sm_90a): a channels-last
+ * convolution of 64 or 128 channels a group, KRSC, or a product whose k is a multiple of 64
+ * and whose rows are whole 16-byte units; half of those ask for a producer warpgroup (the
+ * library refuses it for types without wgmma, and the schedule is drawn again). */
+static void shape_for_bulk_copies(Rng *r, Config *c)
+{
+    if (c->matmul) {
+        c->mm.k = 64 * uniform(r, 2, 4);
+        c->mm.m = 8 * uniform(r, 1, 18);
+        c->mm.n = 8 * uniform(r, 1, 18);
+    } else {
+        c->conv.in_channels = 64 * uniform(r, 1, 2);
+        c->conv.groups = 1;
+        c->conv.layout = TCC_LAYOUT_NHWC;
+        c->conv.filter_layout = TCC_FILTER_KRSC;
+    }
+    if (chance(r, 0.5)) {
+        c->scheduled = true;
+        c->schedule = (tcc_gemm_schedule){.producer = TCC_GEMM_PRODUCER_WARPGROUP};
+    }
+}
+
 static Config draw_config(uint64_t seed, int index)
 {
     Config c = {.index = index, .rng = config_rng(seed, index)};
@@ -383,6 +411,9 @@ static Config draw_config(uint64_t seed, int index)
     set_types(&c, types);
     draw_epilogue(r, c.matmul ? &c.mm.epilogue : &c.conv.epilogue, types.output);
     draw_schedule(r, &c);
+    bool blocked = !c.matmul && c.conv.layout == TCC_LAYOUT_NHWCNC;
+    if (!blocked && chance(r, 1.0 / 6))
+        shape_for_bulk_copies(r, &c);
     c.data_seed = next_u64(r);
     return c;
 }
@@ -456,6 +487,8 @@ static void put_schedule(Text *t, const Config *c)
     }
     const tcc_gemm_schedule *s = &c->schedule;
     put(t, " mma%dx%dx%d", s->mma_m, s->mma_n, s->mma_k);
+    if (s->producer == TCC_GEMM_PRODUCER_WARPGROUP)
+        put(t, " producer=warpgroup");
     if (!s->block_row_warps && !s->block_col_warps && !s->warp_row_tiles && !s->warp_col_tiles &&
         !s->num_total_passes)
         return;

@@ -1,6 +1,6 @@
 #!/bin/sh
 # GPU test: compute-sanitizer's racecheck, memcheck and synccheck on the seed layer with the
-# default schedule (cp.async stages, dynamic shared memory, mma.sync) and on a run of the
+# default schedule (and, on sm_90a, with a producer warpgroup) and on a run of the
 # randomized matrix, which draws the schedule's knobs. Passes when every tool reports no
 # error. Without a driver it prints "SKIP: no GPU" and exits 77.
 #
@@ -33,15 +33,26 @@ if ! command -v compute-sanitizer >/dev/null 2>&1; then
 fi
 
 failed=0
-for tool in racecheck memcheck synccheck; do
-    echo "== $tool: seed layer"
+# The seed layer under one tool, with the default schedule and extra options ($3...).
+seed_layer() {
+    tool=$1 name=$2
+    shift 2
+    echo "== $tool: seed layer, $name"
     if ! compute-sanitizer --tool "$tool" --error-exitcode 3 "$tools/tcc-conv" \
-        --layer seed_tutorial --schedule default --run --check sampled --runs 1 --warmup 0 \
-        >"/tmp/sanitizer-$tool-seed.log" 2>&1; then
-        tail -20 "/tmp/sanitizer-$tool-seed.log"
+        --layer seed_tutorial --schedule default "$@" --run --check sampled --runs 1 \
+        --warmup 0 >"/tmp/sanitizer-$tool-$name.log" 2>&1; then
+        tail -20 "/tmp/sanitizer-$tool-$name.log"
         failed=1
     fi
-    grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "/tmp/sanitizer-$tool-seed.log"
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "/tmp/sanitizer-$tool-$name.log"
+}
+
+for tool in racecheck memcheck synccheck; do
+    seed_layer "$tool" default
+    # On compute capability 9.0 (sm_90a): bulk copies issued by a producer warpgroup.
+    if [ "$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1)" = 9.0 ]; then
+        seed_layer "$tool" producer --layout nhwc --producer warpgroup
+    fi
     echo "== $tool: $count matrix configurations, seed $seed"
     if ! compute-sanitizer --tool "$tool" --error-exitcode 3 "$tools/tcc-matrix" --seed "$seed" \
         --count "$count" >"/tmp/sanitizer-$tool-matrix.log" 2>&1; then
