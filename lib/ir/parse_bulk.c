@@ -174,18 +174,24 @@ Stmt *tci_parse_mbarrier(Parser *p, MbarrierOp op)
     return tci_stmt_mbarrier(p->arena, op, barrier, index, value, parity);
 }
 
-/* `barrier.sync(1, 256)`: named barriers 1 to 15 (0 is __syncthreads), threads a multiple of a
- * warp. */
+/* A count from min to max that is a multiple of `step`, then `)`. */
+static int expect_multiple(Parser *p, const char *what, int min, int max, int step)
+{
+    const char *at = p->pos;
+    int value = (int)tci_parse_expect_count(p, what, min, max);
+    if (value % step)
+        tci_parse_fail_at(p, at, "expected %s as a multiple of %d, found %d", what, step, value);
+    tci_parse_expect(p, ")", "after %s", what);
+    return value;
+}
+
+/* `barrier.sync(1, 256)`: named barriers 1 to 15 (0 is __syncthreads), whole warps. */
 Stmt *tci_parse_named_barrier(Parser *p)
 {
     tci_parse_expect(p, "(", "after 'barrier.sync'");
     int id = (int)tci_parse_expect_count(p, "the barrier's number", 1, 15);
     tci_parse_expect(p, ",", "after the barrier's number");
-    const char *at = p->pos;
-    int threads = (int)tci_parse_expect_count(p, "the threads", 32, 1024);
-    if (threads % 32)
-        tci_parse_fail_at(p, at, "a barrier's threads must be whole warps, not %d", threads);
-    tci_parse_expect(p, ")", "after the threads");
+    int threads = expect_multiple(p, "the barrier's threads", 32, 1024, 32);
     return tci_stmt_named_barrier(p->arena, id, threads);
 }
 
@@ -193,10 +199,6 @@ Stmt *tci_parse_named_barrier(Parser *p)
 Stmt *tci_parse_setmaxnreg(Parser *p, bool increase)
 {
     tci_parse_expect(p, "(", "after 'setmaxnreg'");
-    const char *at = p->pos;
-    int registers = (int)tci_parse_expect_count(p, "the registers", 24, 256);
-    if (registers % 8)
-        tci_parse_fail_at(p, at, "setmaxnreg takes a multiple of 8 registers, not %d", registers);
-    tci_parse_expect(p, ")", "after the registers");
+    int registers = expect_multiple(p, "setmaxnreg's registers", 24, 256, 8);
     return tci_stmt_setmaxnreg(p->arena, increase, registers);
 }
