@@ -30,7 +30,7 @@
  * block until now, and plan_shared laid out the buffers (it keeps the mbarriers' bytes for
  * the whole kernel, since the producer may still poll one while the consumers move on).
  * Assumes the consumer warpgroups lie along threadIdx.y or threadIdx.z (blockDim.x is one
- * warpgroup), and the producer loop inside thread launches, allocations and sequences only.
+ * warpgroup), and one producer loop, inside thread launches, allocations and sequences only.
  */
 #include "passes/passes.h"
 
@@ -92,6 +92,13 @@ static bool find_producer(Specializer *w, const Stmt *s)
     }
     w->depth--;
     return false;
+}
+
+static bool count_producer(Visitor *v, const Stmt *s)
+{
+    if (s->kind == STMT_FOR && s->loop.producer)
+        (*(int *)v->user)++;
+    return true;
 }
 
 static bool is_block_launch(const Stmt *s)
@@ -209,6 +216,11 @@ tcc_status tci_pass_warp_specialize(const PassContext *pc, PrimFunc *func)
         below = below->loop.body;
     if (!find_producer(&w, below))
         return TCC_OK;
+    int producers = 0;
+    Visitor count = {.stmt = count_producer, .user = &producers};
+    tci_visit_stmt(&count, func->body);
+    if (producers > 1)
+        return fail(&w, "the kernel has more than one producer loop");
     for (int i = 0; i < w.depth - 1; i++) {
         const Stmt *s = w.path[i];
         bool passes = s->kind == STMT_SEQ || s->kind == STMT_ALLOCATE ||
