@@ -24,10 +24,10 @@
  * elsewhere the copies stay synchronous and the barrier alone orders them. Bulk copies (the
  * copy engine's, one thread issuing each stage's) need no barrier: each stage gets a `full`
  * mbarrier, which the issuing thread arms with the bytes to come and the copies complete, and
- * which every thread waits on (phase parity (k / S) % 2); and an `empty` one, on which every
- * thread arrives once the products that read the stage are done (the ones of iteration
- * k - F - 1, at the start of iteration k), and which the issuing thread waits on before it
- * refills the stage. A loop marked `warp_specialized` (bulk copies only) gets no prologue and
+ * which every thread waits on (phase parity (k / S) % 2); and an `empty` one, on which each
+ * warp (its first thread) arrives once the products that read the stage are done (the ones of
+ * iteration k - F - 1, at the start of iteration k), and which the issuing thread waits on before
+ * it refills the stage. A loop marked `warp_specialized` (bulk copies only) gets no prologue and
  * issues no copies: a `producer` loop in front of it fills stage i % S with iteration i once
  * the stage's use S iterations before was released, for warp_specialize to give to a
  * warpgroup of its own. The loop made is marked
@@ -233,18 +233,32 @@ static Expr *elected(const Pipeline *p)
     return cond;
 }
 
+/* Who releases a stage on its empty barrier: the first thread of each warp (the wgmma wait
+ * before the release is warp-wide, so its warp is done with the stage), where the warps are
+ * whole rows of threadIdx.x; else every thread. */
+static bool warp_releases(const Pipeline *p)
+{
+    return p->func->thread_var[TCC_THREAD_X] &&
+           p->func->launch[TCC_THREAD_X] % tci_device_limits.warp_size == 0;
+}
+
+static int64_t releasers(const Pipeline *p)
+{
+    const int64_t *block = p->func->launch + 3;
+    int64_t threads = block[0] * block[1] * block[2];
+    return warp_releases(p) ? threads / tci_device_limits.warp_size : threads;
+}
+
 /* The barriers of the stages, initialized by one thread (full: for its one arrival, the
- * expect_tx; empty: for every thread's), then published to the block. */
+ * expect_tx; empty: for each releaser's), then published to the block. */
 static Stmt *init_barriers(const Pipeline *p, int stages)
 {
     Arena *a = p->arena;
-    const int64_t *block = p->func->launch + 3;
     Stmt *init = NULL;
     for (int s = 0; s < stages; s++) {
         Stmt *pair[2] = {
             tci_stmt_mbarrier(a, MBARRIER_INIT, p->full, tci_ir_int(a, s), 1, NULL),
-            tci_stmt_mbarrier(a, MBARRIER_INIT, p->empty, tci_ir_int(a, s),
-                              block[0] * block[1] * block[2], NULL),
+            tci_stmt_mbarrier(a, MBARRIER_INIT, p->empty, tci_ir_int(a, s), releasers(p), NULL),
         };
         init = tci_stmt_seq2(a, init, tci_stmt_seq(a, 2, pair));
     }
@@ -415,8 +429,15 @@ static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
      * waits for before refilling it in this one. */
     Expr *used = tci_ir_binary(a, EXPR_LE, tci_ir_int(a, in_flight + 1), i);
     Expr *use = tci_ir_binary(a, EXPR_SUB, i, tci_ir_int(a, in_flight + 1));
+    Expr *releases = used;
+    if (p->full && warp_releases(p)) {
+        Expr *lane = tci_ir_binary(a, EXPR_MOD, tci_ir_var(a, p->func->thread_var[TCC_THREAD_X]),
+                                   tci_ir_int(a, tci_device_limits.warp_size));
+        releases =
+            tci_ir_binary(a, EXPR_AND, used, tci_ir_binary(a, EXPR_EQ, lane, tci_ir_int(a, 0)));
+    }
     Stmt *sync =
-        p->full ? tci_stmt_if(a, used,
+        p->full ? tci_stmt_if(a, releases,
                               tci_stmt_mbarrier(a, MBARRIER_ARRIVE, p->empty, next_stage, 0, NULL),
                               NULL)
                 : tci_stmt_barrier(a);

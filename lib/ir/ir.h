@@ -180,7 +180,7 @@ typedef struct TensorMap {
  * copies uses: a thread initializes it for `count` arrivals; the thread that issues a stage's
  * copies arrives announcing the bytes they will deliver (expect_tx); the copies complete
  * those bytes; every thread that reads the stage waits until the phase of parity `parity`
- * has completed; once done reading it, each arrives on the stage's `empty` barrier, which the
+ * has completed; once done reading it, each warp arrives on the stage's `empty` barrier, which the
  * issuing thread waits for before it refills the stage. */
 typedef enum MbarrierOp {
     MBARRIER_INIT,      /* mbarrier.init(count) */
