@@ -103,10 +103,13 @@ static void touch_exprs(Planner *p, const Stmt *s)
         break;
     case STMT_MBARRIER:
         tci_visit_stmt(&v, s);
-        touch(p, s->mbarrier.barrier);
-        if (life_of(p, s->mbarrier.barrier))
-            life_of(p, s->mbarrier.barrier)->pinned = true;
-        break;
+        {
+            touch(p, s->mbarrier.barrier);
+            Life *l = life_of(p, s->mbarrier.barrier);
+            if (l)
+                l->pinned = true;
+            break;
+        }
     default:
         break;
     }

@@ -51,7 +51,10 @@ typedef struct Specializer {
     const Stmt *producer;       /* the producer loop */
     const Stmt *path[MAX_PATH]; /* the statements from the first below the block launches to it */
     int depth;
-    int consumer_threads;
+    const Stmt *seq; /* the sequence the producer loop is item `at` of */
+    int at;
+    tcc_thread_tag axis; /* the consumer warpgroups' thread index, `consumers` of them */
+    int consumers;
 } Specializer;
 
 static tcc_status fail(const Specializer *w, const char *why)
@@ -114,15 +117,17 @@ static bool hoisted(const Specializer *w, const Buffer *b)
     return false;
 }
 
-/* The sequence the producer loop is an item of, and its index there. */
-static const Stmt *producer_seq(const Specializer *w, int *index)
+/* Finds the sequence the producer loop is an item of, and its index there; false when its
+ * parent is no sequence. */
+static bool locate_in_seq(Specializer *w)
 {
     const Stmt *seq = w->depth >= 2 ? w->path[w->depth - 2] : NULL;
     if (!seq || seq->kind != STMT_SEQ)
-        return NULL;
-    for (*index = 0; seq->seq.items[*index] != w->producer; (*index)++)
+        return false;
+    for (w->at = 0; seq->seq.items[w->at] != w->producer; w->at++)
         ;
-    return seq;
+    w->seq = seq;
+    return true;
 }
 
 /* The consumers' program: the code with the hoisted allocations unwrapped, the setup and the
@@ -133,12 +138,11 @@ static Stmt *consumer_stmt(Rewriter *rw, Stmt *s)
     if (s->kind == STMT_ALLOCATE && hoisted(w, s->alloc.buffer))
         return tci_rewrite_stmt(rw, s->alloc.body);
     if (s->kind == STMT_BARRIER && !s->barrier.threads)
-        return tci_stmt_named_barrier(rw->arena, CONSUMER_BARRIER, w->consumer_threads);
-    int at;
-    if (s->kind == STMT_SEQ && s == producer_seq(w, &at)) {
+        return tci_stmt_named_barrier(rw->arena, CONSUMER_BARRIER, w->consumers * WARPGROUP);
+    if (s == w->seq) {
         Stmt **rest = tci_arena_alloc(rw->arena, sizeof(Stmt *) * (size_t)s->seq.count);
         int n = 0;
-        for (int i = at + 1; i < s->seq.count; i++)
+        for (int i = w->at + 1; i < s->seq.count; i++)
             rest[n++] = tci_rewrite_stmt(rw, s->seq.items[i]);
         return tci_stmt_seq(rw->arena, n, rest);
     }
@@ -172,14 +176,12 @@ static Expr *thread_is(Specializer *w, tcc_thread_tag tag, int64_t value)
     return tci_ir_binary(w->arena, EXPR_EQ, tci_ir_var(w->arena, v), tci_ir_int(w->arena, value));
 }
 
-/* `below` (the code under the block launches) split between the producer and the consumers,
- * whose warpgroups number `consumers` along `axis`. */
-static Stmt *specialize(Specializer *w, Stmt *below, tcc_thread_tag axis, int consumers)
+/* `below` (the code under the block launches) split between the producer and the consumers. */
+static Stmt *specialize(Specializer *w, Stmt *below)
 {
     Arena *a = w->arena;
-    int at;
-    const Stmt *seq = producer_seq(w, &at);
-    Stmt *setup = tci_stmt_seq(a, at, seq->seq.items);
+    int consumers = w->consumers;
+    Stmt *setup = tci_stmt_seq(a, w->at, w->seq->seq.items);
     Stmt *producer = tci_stmt_if(a, thread_is(w, TCC_THREAD_X, 0), (Stmt *)w->producer, NULL);
     Rewriter rw = {.arena = a, .stmt = consumer_stmt, .user = w};
     Stmt *consumer = tci_rewrite_stmt(&rw, below);
@@ -188,8 +190,8 @@ static Stmt *specialize(Specializer *w, Stmt *below, tcc_thread_tag axis, int co
         consumer =
             tci_stmt_seq2(a, tci_stmt_setmaxnreg(a, true, consumer_registers(consumers)), consumer);
     }
-    Stmt *split =
-        tci_stmt_seq2(a, setup, tci_stmt_if(a, thread_is(w, axis, consumers), producer, consumer));
+    Stmt *split = tci_stmt_seq2(
+        a, setup, tci_stmt_if(a, thread_is(w, w->axis, consumers), producer, consumer));
     for (int i = w->depth - 1; i >= 0; i--)
         if (w->path[i]->kind == STMT_ALLOCATE && hoisted(w, w->path[i]->alloc.buffer))
             split = tci_stmt_allocate(a, w->path[i]->alloc.buffer, split);
@@ -197,11 +199,11 @@ static Stmt *specialize(Specializer *w, Stmt *below, tcc_thread_tag axis, int co
 }
 
 /* The block launches around the code, with `below` rebuilt under them. */
-static Stmt *under_blocks(Specializer *w, Stmt *s, tcc_thread_tag axis, int consumers)
+static Stmt *under_blocks(Specializer *w, Stmt *s)
 {
     if (!is_block_launch(s))
-        return specialize(w, s, axis, consumers);
-    Stmt *body = under_blocks(w, s->loop.body, axis, consumers);
+        return specialize(w, s);
+    Stmt *body = under_blocks(w, s->loop.body);
     Stmt *copy = tci_arena_alloc(w->arena, sizeof *copy);
     *copy = *s;
     copy->loop.body = body;
@@ -228,17 +230,15 @@ tcc_status tci_pass_warp_specialize(const PassContext *pc, PrimFunc *func)
         if (!passes)
             return fail(&w, "the producer loop is inside a loop or a condition");
     }
-    int at;
-    if (!producer_seq(&w, &at))
+    if (!locate_in_seq(&w))
         return fail(&w, "the producer loop is not followed by the consumers' loop");
     const int64_t *block = func->launch + 3;
     if (block[0] != WARPGROUP || (block[1] > 1 && block[2] > 1))
         return fail(&w, "the consumer warpgroups must be blockDim.x = 128 threads each, along "
                         "threadIdx.y or threadIdx.z");
-    tcc_thread_tag axis = block[2] > 1 ? TCC_THREAD_Z : TCC_THREAD_Y;
-    int consumers = (int)(block[1] * block[2]);
-    w.consumer_threads = consumers * WARPGROUP;
-    func->body = under_blocks(&w, func->body, axis, consumers);
-    func->launch[axis] += 1;
+    w.axis = block[2] > 1 ? TCC_THREAD_Z : TCC_THREAD_Y;
+    w.consumers = (int)(block[1] * block[2]);
+    func->body = under_blocks(&w, func->body);
+    func->launch[w.axis] += 1;
     return tci_target_validate_launch(pc->ctx, func->launch);
 }

@@ -12,8 +12,7 @@ Stmt *tci_stmt_bulk_copy(Arena *arena, Buffer *dst, Expr *dst_index, const Tenso
                          Expr *const *coords, Expr *const *offsets, Buffer *barrier,
                          Expr *barrier_index)
 {
-    Stmt *s = tci_arena_alloc(arena, sizeof *s);
-    s->kind = STMT_BULK_COPY;
+    Stmt *s = tci_stmt_new(arena, STMT_BULK_COPY);
     s->bulk.dst = dst;
     s->bulk.dst_index = dst_index;
     s->bulk.map = map;
@@ -29,8 +28,7 @@ Stmt *tci_stmt_bulk_copy(Arena *arena, Buffer *dst, Expr *dst_index, const Tenso
 Stmt *tci_stmt_mbarrier(Arena *arena, MbarrierOp op, Buffer *barrier, Expr *index, int64_t value,
                         Expr *parity)
 {
-    Stmt *s = tci_arena_alloc(arena, sizeof *s);
-    s->kind = STMT_MBARRIER;
+    Stmt *s = tci_stmt_new(arena, STMT_MBARRIER);
     s->mbarrier.op = op;
     s->mbarrier.barrier = barrier;
     s->mbarrier.index = index;
@@ -49,8 +47,7 @@ Stmt *tci_stmt_named_barrier(Arena *arena, int id, int threads)
 
 Stmt *tci_stmt_setmaxnreg(Arena *arena, bool increase, int registers)
 {
-    Stmt *s = tci_arena_alloc(arena, sizeof *s);
-    s->kind = STMT_SETMAXNREG;
+    Stmt *s = tci_stmt_new(arena, STMT_SETMAXNREG);
     s->setmaxnreg.increase = increase;
     s->setmaxnreg.registers = registers;
     return s;

@@ -431,7 +431,7 @@ void tci_swizzle_split(Arena *a, const Buffer *b, Expr *index, Expr **aligned, E
         *rest = tci_ir_int(a, 0);
 }
 
-static Stmt *new_stmt(Arena *arena, StmtKind kind)
+Stmt *tci_stmt_new(Arena *arena, StmtKind kind)
 {
     Stmt *s = tci_arena_alloc(arena, sizeof *s);
     s->kind = kind;
@@ -444,7 +444,7 @@ Stmt *tci_stmt_seq(Arena *arena, int count, Stmt *const *items)
     for (int i = 0; i < count; i++)
         if (items[i])
             total += items[i]->kind == STMT_SEQ ? items[i]->seq.count : 1;
-    Stmt *s = new_stmt(arena, STMT_SEQ);
+    Stmt *s = tci_stmt_new(arena, STMT_SEQ);
     s->seq.items = tci_arena_alloc(arena, sizeof(Stmt *) * (size_t)(total ? total : 1));
     for (int i = 0; i < count; i++) {
         if (!items[i])
@@ -478,7 +478,7 @@ Stmt *tci_stmt_seq2(Arena *arena, Stmt *first, Stmt *second)
 
 Stmt *tci_stmt_for(Arena *arena, Var *var, Expr *min, Expr *extent, ForKind kind, Stmt *body)
 {
-    Stmt *s = new_stmt(arena, STMT_FOR);
+    Stmt *s = tci_stmt_new(arena, STMT_FOR);
     s->loop.var = var;
     s->loop.min = min;
     s->loop.extent = extent;
@@ -497,7 +497,7 @@ Stmt *tci_stmt_thread(Arena *arena, Var *var, tcc_thread_tag tag, int64_t extent
 
 Stmt *tci_stmt_store(Arena *arena, Buffer *buffer, int nindex, Expr *const *index, Expr *value)
 {
-    Stmt *s = new_stmt(arena, STMT_STORE);
+    Stmt *s = tci_stmt_new(arena, STMT_STORE);
     s->store.buffer = buffer;
     s->store.nindex = nindex;
     s->store.index = copy_exprs(arena, nindex, index);
@@ -507,7 +507,7 @@ Stmt *tci_stmt_store(Arena *arena, Buffer *buffer, int nindex, Expr *const *inde
 
 Stmt *tci_stmt_if(Arena *arena, Expr *cond, Stmt *then_body, Stmt *else_body)
 {
-    Stmt *s = new_stmt(arena, STMT_IF);
+    Stmt *s = tci_stmt_new(arena, STMT_IF);
     s->branch.cond = cond;
     s->branch.then_body = then_body;
     s->branch.else_body = else_body;
@@ -516,7 +516,7 @@ Stmt *tci_stmt_if(Arena *arena, Expr *cond, Stmt *then_body, Stmt *else_body)
 
 Stmt *tci_stmt_allocate(Arena *arena, Buffer *buffer, Stmt *body)
 {
-    Stmt *s = new_stmt(arena, STMT_ALLOCATE);
+    Stmt *s = tci_stmt_new(arena, STMT_ALLOCATE);
     s->alloc.buffer = buffer;
     s->alloc.body = body;
     return s;
@@ -524,12 +524,12 @@ Stmt *tci_stmt_allocate(Arena *arena, Buffer *buffer, Stmt *body)
 
 Stmt *tci_stmt_barrier(Arena *arena)
 {
-    return new_stmt(arena, STMT_BARRIER);
+    return tci_stmt_new(arena, STMT_BARRIER);
 }
 
 Stmt *tci_stmt_wmma(Arena *arena, const WmmaStmt *wmma)
 {
-    Stmt *s = new_stmt(arena, STMT_WMMA);
+    Stmt *s = tci_stmt_new(arena, STMT_WMMA);
     s->wmma = *wmma;
     if (wmma->nindex)
         s->wmma.memory_index = copy_exprs(arena, wmma->nindex, wmma->memory_index);
@@ -539,7 +539,7 @@ Stmt *tci_stmt_wmma(Arena *arena, const WmmaStmt *wmma)
 Stmt *tci_stmt_copy_async(Arena *arena, Buffer *dst, Expr *dst_index, Buffer *src, Expr *src_index,
                           int bytes, Expr *predicate)
 {
-    Stmt *s = new_stmt(arena, STMT_COPY_ASYNC);
+    Stmt *s = tci_stmt_new(arena, STMT_COPY_ASYNC);
     s->copy.dst = dst;
     s->copy.dst_index = dst_index;
     s->copy.src = src;
@@ -553,12 +553,12 @@ Stmt *tci_stmt_copy_async(Arena *arena, Buffer *dst, Expr *dst_index, Buffer *sr
 
 Stmt *tci_stmt_async_commit(Arena *arena)
 {
-    return new_stmt(arena, STMT_ASYNC_COMMIT);
+    return tci_stmt_new(arena, STMT_ASYNC_COMMIT);
 }
 
 Stmt *tci_stmt_async_wait(Arena *arena, int pending)
 {
-    Stmt *s = new_stmt(arena, STMT_ASYNC_WAIT);
+    Stmt *s = tci_stmt_new(arena, STMT_ASYNC_WAIT);
     s->wait.pending = pending;
     return s;
 }
@@ -576,7 +576,7 @@ Expr *tci_buffer_flat_index(Arena *a, const Buffer *b, int nindex, Expr *const *
 
 Stmt *tci_stmt_wgmma_sync(Arena *arena, WgmmaSync op, int pending)
 {
-    Stmt *s = new_stmt(arena, STMT_WGMMA_SYNC);
+    Stmt *s = tci_stmt_new(arena, STMT_WGMMA_SYNC);
     s->wgmma_sync.op = op;
     s->wgmma_sync.pending = op == WGMMA_WAIT ? pending : 0;
     return s;

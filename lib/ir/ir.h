@@ -368,6 +368,8 @@ Stmt *tci_stmt_seq(Arena *arena, int count, Stmt *const *items); /* flattens nes
 Stmt *tci_stmt_seq2(Arena *arena, Stmt *first, Stmt *second);    /* either may be NULL */
 /* The statements of *s in order: a seq's items, or *s alone. */
 Stmt *const *tci_stmt_items(Stmt *const *s, int *count);
+/* A statement of `kind`, every field zero, for the constructors to fill. */
+Stmt *tci_stmt_new(Arena *arena, StmtKind kind);
 Stmt *tci_stmt_for(Arena *arena, Var *var, Expr *min, Expr *extent, ForKind kind, Stmt *body);
 Stmt *tci_stmt_thread(Arena *arena, Var *var, tcc_thread_tag tag, int64_t extent, Stmt *body);
 Stmt *tci_stmt_store(Arena *arena, Buffer *buffer, int nindex, Expr *const *index, Expr *value);

@@ -328,20 +328,18 @@ static bool producer_possible(tcc_arch arch, const tcc_gemm_schedule *s)
 
 static void choose_defaults(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s)
 {
+    if (s->producer == TCC_GEMM_PRODUCER_AUTO)
+        s->producer = TCC_GEMM_PRODUCER_NONE;
     if (s->intrinsic == TCC_GEMM_INTRINSIC_AUTO && wgmma_default(op, arch, s))
         s->intrinsic = TCC_GEMM_WGMMA;
     if (s->intrinsic == TCC_GEMM_WGMMA) {
         choose_wgmma(op, arch, s);
         if (s->copy == TCC_GEMM_COPY_AUTO)
             s->copy = bulk_possible(op, arch, s) ? TCC_GEMM_COPY_BULK : TCC_GEMM_COPY_THREADS;
-        if (s->producer == TCC_GEMM_PRODUCER_AUTO)
-            s->producer = TCC_GEMM_PRODUCER_NONE;
         return;
     }
     if (s->copy == TCC_GEMM_COPY_AUTO)
         s->copy = TCC_GEMM_COPY_THREADS;
-    if (s->producer == TCC_GEMM_PRODUCER_AUTO)
-        s->producer = TCC_GEMM_PRODUCER_NONE;
     if (!s->mma_m || !s->mma_n || !s->mma_k) {
         s->mma_m = 16;
         s->mma_n = 16;
