@@ -8,7 +8,8 @@
  *   - the warpgroup waits for its products (wgmma.wait_group(0)) before the first barrier
  *     that follows the commit in the same sequence: past that barrier the step's tiles may be
  *     overwritten, and the accumulators read. With no barrier after it, at the sequence's end.
- *     The copies issued between the commit and the wait overlap the products. In a pipelined
+ *     The copies issued between the commit and the wait overlap the products. A statement
+ *     that reads the accumulators element by element waits for all before it. In a pipelined
  *     loop whose work stays `in_flight(F)` (software_pipeline then copies into stages F steps
  *     older), the wait leaves F groups running across the barrier, and the loop is followed
  *     by a wait for all;
@@ -33,6 +34,21 @@ static bool find_product(Visitor *v, const Stmt *s)
     if (is_wgmma_product(s))
         v->done = true;
     return !v->done;
+}
+
+static bool find_register_read(Visitor *v, const Expr *e)
+{
+    if (e->kind == EXPR_LOAD && e->load.buffer->scope == TCC_SCOPE_WMMA_ACCUMULATOR)
+        v->done = true;
+    return !v->done;
+}
+
+/* Whether `s` reads accumulators element by element (the epilogue from registers). */
+static bool reads_registers(const Stmt *s)
+{
+    Visitor v = {.expr = find_register_read};
+    tci_visit_stmt(&v, s);
+    return v.done;
 }
 
 typedef struct Placer {
@@ -64,6 +80,10 @@ static Stmt *place_in_seq(Rewriter *rw, Stmt *const *items, int count)
                 waiting = true;
             }
             continue;
+        }
+        if (waiting && reads_registers(s)) {
+            out[n++] = tci_stmt_wgmma_sync(a, WGMMA_WAIT, 0);
+            waiting = false;
         }
         if (s->kind == STMT_BARRIER) {
             if (waiting)

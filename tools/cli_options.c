@@ -280,6 +280,18 @@ static bool set_producer(const CliOpt *opt, const char *value, void *base, char 
     return true;
 }
 
+static bool set_store(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
+{
+    static const NamedValue names[] = {{"shared", TCC_GEMM_STORE_SHARED},
+                                       {"registers", TCC_GEMM_STORE_REGISTERS}};
+    CliCommon *c = base;
+    int store;
+    if (!set_named(opt, value, names, COUNT(names), "store", &store, err, n))
+        return false;
+    c->schedule.store = (tcc_gemm_store)store;
+    return true;
+}
+
 static bool set_emit(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
 {
     CliCommon *c = base;
@@ -402,6 +414,9 @@ static const CliOpt schedule_rows[] = {
     CUSTOM("--producer", schedule, set_producer,
            "none|warpgroup: bulk copies issued by a thread that also computes, or by a warpgroup "
            "of their own that gives its registers to the others (warp specialization, sm_90a)"),
+    CUSTOM("--store", schedule, set_store,
+           "shared|registers: accumulators staged through a C tile in shared memory, or stored "
+           "by each thread from its registers, the epilogue applied on the way (wgmma)"),
     INT("--split-k", schedule.split_k, 1,
         "N: slices of the reduction, summed by a second kernel in a fixed order (1: none)"),
 };
@@ -494,7 +509,8 @@ bool cli_gemm_knobs_given(const CliCommon *c)
     const tcc_gemm_schedule *s = &c->schedule;
     return s->mma_m || s->block_row_warps || s->warp_row_tiles || s->num_total_passes ||
            s->num_fused_passes || c->policy_given || c->block_order_given || s->stages ||
-           s->smem_layout || s->intrinsic || s->split_k || s->wgmma_steps || s->copy || s->producer;
+           s->smem_layout || s->intrinsic || s->split_k || s->wgmma_steps || s->copy ||
+           s->producer || s->store;
 }
 
 int64_t cli_samples(const CliCommon *c, int64_t outputs)

@@ -206,5 +206,9 @@ void cli_print_gemm_schedule(const CliCommon *c, const tcc_gemm_schedule *chosen
             s->producer == TCC_GEMM_PRODUCER_WARPGROUP ? "warpgroup"
             : s->producer == TCC_GEMM_PRODUCER_NONE    ? "none"
                                                        : "auto");
+    fprintf(stderr, " store=%s",
+            s->store == TCC_GEMM_STORE_REGISTERS ? "registers"
+            : s->store == TCC_GEMM_STORE_SHARED  ? "shared"
+                                                 : "auto");
     fputc('\n', stderr);
 }

@@ -145,6 +145,21 @@ typedef enum tcc_gemm_producer {
     TCC_GEMM_PRODUCER_WARPGROUP,
 } tcc_gemm_producer;
 
+/* How the accumulators reach the output. */
+typedef enum tcc_gemm_store {
+    /* Chosen: shared. On the H200 both ran the seed layer and the 8192^3 product alike
+     * with float32 outputs, and registers 11% slower with float16 outputs (4-byte stores); it
+     * is what a persistent grid will need, whose next tile's copies take the shared memory. */
+    TCC_GEMM_STORE_AUTO = 0,
+    /* Each warp stores its accumulator tiles into a C tile in shared memory; after a barrier
+     * every thread applies the epilogue to 16 bytes at a time of it and stores them. */
+    TCC_GEMM_STORE_SHARED,
+    /* Each thread applies the epilogue to the accumulators it holds and stores them straight
+     * to the output, two adjacent columns at a time (tcc_tensorize with TCC_WGMMA_ELEMENTS):
+     * no C tile, no barrier. wgmma, float32 accumulators and registers to spare. */
+    TCC_GEMM_STORE_REGISTERS,
+} tcc_gemm_store;
+
 typedef struct tcc_gemm_schedule {
     int mma_m, mma_n, mma_k; /* m16n16k16, m32n8k16, m8n32k16; m16n16k8 for tf32; m64nNk16
                                 for wgmma (N 64, 128 or 256) */
@@ -170,6 +185,7 @@ typedef struct tcc_gemm_schedule {
     int wgmma_steps;
     tcc_gemm_copy copy;
     tcc_gemm_producer producer;
+    tcc_gemm_store store;
 } tcc_gemm_schedule;
 
 #define TCC_MAX_GEMM_STAGES 5

@@ -103,6 +103,11 @@ typedef enum tcc_intrinsic {
      * read transposed; each thread stores the accumulators it holds. */
     TCC_WGMMA_MMA,
     TCC_WGMMA_STORE,
+    /* The epilogue from registers: an m x n nest that reads a wgmma accumulator tile element
+     * by element (any element-wise work, stored anywhere) becomes, in each thread, a loop over
+     * the accumulators it holds, at the rows and columns the instruction's layout gives them:
+     * no tile staged in memory, no barrier. */
+    TCC_WGMMA_ELEMENTS,
 } tcc_intrinsic;
 
 /* The schedule of a function whose outputs are `outputs`: one stage per tensor. */

@@ -171,6 +171,10 @@ bool tci_cg_load_fragment(Codegen *cg, const Buffer *buffer, const Expr *index, 
                           int *nargs);
 bool tci_cg_store_fragment(Codegen *cg, const Buffer *buffer, const Expr *index,
                            LLVMValueRef result);
+/* A load of a fragment buffer (the epilogue from registers, TCC_WGMMA_ELEMENTS): its flat
+ * index counts registers, fragment by fragment, and must be a constant (or a contiguous ramp
+ * from one) once the loops that read them are unrolled; one element a register. */
+LLVMValueRef tci_cg_load_accumulator(Codegen *cg, const BufferBinding *frag, const Expr *e);
 LLVMValueRef tci_cg_tile_ptr(Codegen *cg, const WmmaStmt *w, LLVMTypeRef *ptr_type);
 bool tci_cg_loaded_col_major(Codegen *cg, const Buffer *buffer);
 

@@ -63,6 +63,9 @@ static bool check_flat(Codegen *cg, const Buffer *buffer, int nindex)
 
 LLVMValueRef tci_cg_gen_load(Codegen *cg, const Expr *e)
 {
+    const BufferBinding *found = tci_cg_lookup_buffer(cg, e->load.buffer);
+    if (found && found->fragment)
+        return tci_cg_load_accumulator(cg, found, e);
     const BufferBinding *binding = tci_cg_lookup_memory(cg, e->load.buffer);
     if (!binding || !check_flat(cg, e->load.buffer, e->load.nindex))
         return NULL;

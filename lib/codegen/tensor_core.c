@@ -344,6 +344,47 @@ bool tci_cg_load_fragment(Codegen *cg, const Buffer *buffer, const Expr *index_e
     return true;
 }
 
+LLVMValueRef tci_cg_load_accumulator(Codegen *cg, const BufferBinding *frag, const Expr *e)
+{
+    const Expr *index = e->load.nindex == 1 ? e->load.index[0] : NULL;
+    int lanes = index ? index->lanes : 0;
+    const Expr *first =
+        index && index->kind == EXPR_RAMP && index->ramp.stride == 1 ? index->ramp.base : index;
+    if (!first || first->kind != EXPR_INT || (lanes > 1 && index->kind != EXPR_RAMP)) {
+        tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED,
+                    "codegen: fragment '%s' is read at a register that is not a constant "
+                    "(the loop over its registers must be unrolled)",
+                    e->load.buffer->name);
+        return NULL;
+    }
+    if (frag->frag.reg == FRAGMENT_F16X2 || e->type != e->load.buffer->type) {
+        tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED,
+                    "codegen: fragment '%s' is read element by element: it must hold one "
+                    "float32 or int32 element a register",
+                    e->load.buffer->name);
+        return NULL;
+    }
+    int64_t count = frag->buffer->elements / frag->frag.tile;
+    int64_t reg = first->int_value;
+    if (reg < 0 || reg + lanes > count * frag->frag.regs) {
+        tci_cg_fail(cg, TCC_ERROR_INVALID_ARGUMENT,
+                    "codegen: register %lld of fragment '%s' is out of range", (long long)reg,
+                    e->load.buffer->name);
+        return NULL;
+    }
+    LLVMTypeRef type = tci_cg_register_type(cg, frag->frag.reg);
+    LLVMValueRef value = lanes > 1 ? LLVMGetPoison(LLVMVectorType(type, (unsigned)lanes)) : NULL;
+    for (int i = 0; i < lanes; i++, reg++) {
+        LLVMValueRef ptr = tci_cg_fragment_reg_ptr(cg, frag, tci_cg_i32(cg, reg / frag->frag.regs),
+                                                   (int)(reg % frag->frag.regs));
+        LLVMValueRef element = LLVMBuildLoad2(cg->builder, type, ptr, "");
+        if (lanes == 1)
+            return element;
+        value = LLVMBuildInsertElement(cg->builder, value, element, tci_cg_i32(cg, i), "");
+    }
+    return value;
+}
+
 /* Stores an intrinsic's result (a struct of registers, or the one register itself) into
  * fragment `index_expr` of `buffer`. */
 /* A tf32 register loaded from float32 memory holds all 23 bits of its mantissa, and the

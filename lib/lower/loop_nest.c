@@ -271,7 +271,9 @@ tcc_status tci_build_stage(Lowering *lw, const Stage *st, Stmt **out)
                             leaf->var->name, st->tensor->name);
         if (tensorized >= 0 && i > tensorized)
             continue;
-        if (i == tensorized) {
+        if (i == tensorized && leaf->intrinsic == TCC_WGMMA_ELEMENTS) {
+            status = tci_tensorize_elements(lw, st, i, s, &s);
+        } else if (i == tensorized) {
             status = tci_tensorize_stage(lw, st, i, false, &s);
         } else {
             status = attach_children(lw, st, leaf, &s);

@@ -14,4 +14,9 @@ tcc_status tci_build_bulk_copy(Lowering *lw, const Stage *stage, Stmt **out);
  * `init` selects the initialization of a reduction (fill_fragment) over the update. */
 tcc_status tci_tensorize_stage(Lowering *lw, const Stage *stage, int at, bool init, Stmt **out);
 
+/* Replaces leaf `at` of `stage` and the loop inside it, an m x n nest around `body` that
+ * reads a wgmma accumulator element by element, by each thread's loop over the accumulator
+ * registers it holds (TCC_WGMMA_ELEMENTS). */
+tcc_status tci_tensorize_elements(Lowering *lw, const Stage *stage, int at, Stmt *body, Stmt **out);
+
 #endif

@@ -340,3 +340,141 @@ tcc_status tci_tensorize_stage(Lowering *lw, const Stage *st, int at, bool init,
     *out = tci_stmt_wmma(lw->arena, &w);
     return TCC_OK;
 }
+
+/* ---- the epilogue from registers ---------------------------------------------------------- */
+
+typedef struct AccumulatorRead {
+    const Tensor *tensor; /* the accumulator tensor the body reads; NULL until found */
+    const Expr *access;
+    bool several; /* it reads two tensors of accumulator scope, or one at two indices */
+} AccumulatorRead;
+
+static bool find_accumulator_read(Visitor *v, const Expr *e)
+{
+    AccumulatorRead *r = v->user;
+    if (e->kind != EXPR_ACCESS || e->access.tensor->stage->scope != TCC_SCOPE_WMMA_ACCUMULATOR)
+        return true;
+    if (r->access && !tci_expr_equal(r->access, e))
+        r->several = true;
+    r->tensor = e->access.tensor;
+    r->access = e;
+    return false;
+}
+
+/* Loads of the accumulator (at the element tensorize checked) become loads of one register,
+ * `index`: the fragment's number times its registers, plus the register. */
+typedef struct RegisterLoad {
+    const Buffer *fragment;
+    Expr *index;
+} RegisterLoad;
+
+static Expr *to_register(Rewriter *rw, Expr *e)
+{
+    const RegisterLoad *r = rw->user;
+    if (e->kind != EXPR_LOAD || e->load.buffer != r->fragment)
+        return NULL;
+    return tci_ir_load(rw->arena, e->load.buffer, 1, &r->index);
+}
+
+/* Whether index - start runs exactly along `var` (the tile's row or column loop). */
+static bool runs_along(Arena *a, Expr *index, Expr *start, Var *var)
+{
+    Expr *offset = tci_simplify(a, tci_ir_binary(a, EXPR_SUB, index, start), 0, NULL);
+    return offset->kind == EXPR_VAR && offset->var == var;
+}
+
+tcc_status tci_tensorize_elements(Lowering *lw, const Stage *st, int at, Stmt *body, Stmt **out)
+{
+    Arena *a = lw->arena;
+    const IterVar *leaf = st->leaf[at];
+    Relaxation relax;
+    int64_t extents[3];
+    bool reduce[3];
+    int count = 0;
+    TRY(tile_loops(lw, st, at, false, &relax, extents, reduce, &count));
+    TRY(check_loops(lw, st, count, extents, reduce, leaf->mma_m, leaf->mma_n, 0, false));
+    AccumulatorRead read = {0};
+    Visitor v = {.expr = find_accumulator_read, .user = &read};
+    tci_visit_expr(&v, st->tensor->lowered_body);
+    if (!read.tensor || read.several)
+        return fail(lw, st, "the element-wise epilogue must read one accumulator at one index");
+    Buffer *frag = read.tensor->buffer;
+    const TensorAccumulator *acc = tci_target_accumulator(frag->type);
+    if (!acc || acc->elements_per_reg != 1)
+        return tci_fail(lw->ctx, TCC_ERROR_SCHEDULE,
+                        "tensorize %s: the epilogue from registers reads one element a register "
+                        "(float32 or int32 accumulators), not %s",
+                        st->tensor->name, tcc_dtype_name(frag->type));
+    /* The body reads one whole fragment, its (row, column) at the loops' (row, column). */
+    Region r;
+    Tile tile = {leaf->mma_m, leaf->mma_n};
+    Expr *fragment;
+    int row_dim;
+    int64_t stride;
+    TRY(tci_access_region(lw, st, read.access->access.nindex, read.access->access.index, &relax,
+                          &r));
+    TRY(tile_region(lw, st, frag, &r, tile, &row_dim, &stride));
+    TRY(fragment_index(lw, st, frag, &r, tile, &fragment));
+    /* ... its rows along the first loop, its columns along the second, one to one. */
+    const Tensor *t = st->tensor;
+    Var *roots[TCI_MAX_DIMS];
+    Expr *values[TCI_MAX_DIMS];
+    for (int d = 0; d < t->ndim; d++) {
+        roots[d] = t->axis[d]->var;
+        values[d] = tci_axis_value(lw, st, t->axis[d]);
+    }
+    int last = frag->ndim - 1;
+    Var *row = st->leaf[at]->loop_var, *col = st->leaf[at + 1]->loop_var;
+    Expr *row_index =
+        tci_expr_substitute(a, read.access->access.index[row_dim], t->ndim, roots, values);
+    Expr *col_index =
+        tci_expr_substitute(a, read.access->access.index[last], t->ndim, roots, values);
+    if (!runs_along(a, row_index, r.min[row_dim], row) ||
+        !runs_along(a, col_index, r.min[last], col))
+        return fail(lw, st,
+                    "the element-wise epilogue must read the accumulator at its own "
+                    "row and column");
+    /* Thread x of the warpgroup holds register `reg` at row 16 (x / 32) + (x % 32) / 4 +
+     * row(reg), column 2 (x % 4) + col(reg) (tci_target_accumulator_element): pairs of
+     * adjacent columns, registers 2p and 2p + 1, whose place depends on p only through p % 2
+     * (the lower rows, as pair 1's) and p / 2 (the next m16n8 tile, as pair 2's). */
+    int lanes = tci_target_family_threads(leaf->family);
+    int regs = tci_target_accumulator_regs(acc, leaf->family, (int)tile.rows, (int)tile.cols);
+    Var *x = lw->prim->thread_var[TCC_THREAD_X];
+    if (!x)
+        x = lw->prim->thread_var[TCC_THREAD_X] = tci_prim_func_new_var(lw->prim, "threadIdx.x");
+    if (lw->prim->launch[TCC_THREAD_X] < lanes)
+        lw->prim->launch[TCC_THREAD_X] = lanes;
+    int lower_rows, tile_cols, unused;
+    tci_target_accumulator_element(2, &lower_rows, &unused);
+    tci_target_accumulator_element(4, &unused, &tile_cols);
+    Var *pair = tci_prim_func_new_var(lw->prim, tci_arena_printf(a, "%s.pair", t->name));
+    Var *lane2 = tci_prim_func_new_var(lw->prim, tci_arena_printf(a, "%s.column", t->name));
+    Expr *xv = tci_ir_var(a, x), *pv = tci_ir_var(a, pair), *jv = tci_ir_var(a, lane2);
+    Expr *two = tci_ir_int(a, 2), *four = tci_ir_int(a, 4), *warp_size = tci_ir_int(a, 32);
+    Expr *lane = tci_ir_binary(a, EXPR_MOD, xv, warp_size);
+    Expr *band = tci_ir_binary(a, EXPR_MUL,
+                               tci_ir_binary(a, EXPR_MOD, tci_ir_binary(a, EXPR_DIV, xv, warp_size),
+                                             tci_ir_int(a, lanes / 32)),
+                               tci_ir_int(a, 16));
+    Expr *row_value = tci_ir_binary(
+        a, EXPR_ADD, tci_ir_binary(a, EXPR_ADD, band, tci_ir_binary(a, EXPR_DIV, lane, four)),
+        tci_ir_binary(a, EXPR_MUL, tci_ir_binary(a, EXPR_MOD, pv, two), tci_ir_int(a, lower_rows)));
+    Expr *col_value = tci_ir_binary(
+        a, EXPR_ADD,
+        tci_ir_binary(a, EXPR_MUL, tci_ir_binary(a, EXPR_DIV, pv, two), tci_ir_int(a, tile_cols)),
+        tci_ir_binary(a, EXPR_ADD,
+                      tci_ir_binary(a, EXPR_MUL, tci_ir_binary(a, EXPR_MOD, lane, four), two), jv));
+    Var *tile_vars[2] = {row, col};
+    Expr *tile_values[2] = {row_value, col_value};
+    Stmt *element = tci_stmt_substitute(a, body, 2, tile_vars, tile_values);
+    Expr *reg = tci_ir_binary(a, EXPR_ADD, tci_ir_binary(a, EXPR_MUL, pv, two), jv);
+    RegisterLoad load = {
+        frag,
+        tci_ir_binary(a, EXPR_ADD, tci_ir_binary(a, EXPR_MUL, fragment, tci_ir_int(a, regs)), reg)};
+    Rewriter rw = {.arena = a, .expr = to_register, .user = &load};
+    element = tci_rewrite_stmt(&rw, element);
+    Stmt *columns = tci_stmt_for(a, lane2, tci_ir_int(a, 0), two, FOR_VECTORIZED, element);
+    *out = tci_stmt_for(a, pair, tci_ir_int(a, 0), tci_ir_int(a, regs / 2), FOR_UNROLLED, columns);
+    return TCC_OK;
+}

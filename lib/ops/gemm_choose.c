@@ -326,10 +326,32 @@ static bool producer_possible(tcc_arch arch, const tcc_gemm_schedule *s)
                tci_device_limits.threads_per_block;
 }
 
+/* Registers a thread needs beside its accumulators to store them with the epilogue (its
+ * addresses and the epilogue's operands): ptxas needed 154 for 128 accumulators of m64n256
+ * (and refused four warpgroups of those, at 128 registers a thread). */
+enum { STORE_REGISTERS_SPARE = 32 };
+
+/* Whether each thread can store the accumulators it holds: wgmma's, one element a register,
+ * with registers to spare for the stores. */
+static bool registers_possible(const GemmOperator *op, const tcc_gemm_schedule *s)
+{
+    const TensorAccumulator *acc = tci_target_accumulator(op->accumulate_type);
+    if (s->intrinsic != TCC_GEMM_WGMMA || !acc || acc->elements_per_reg != 1)
+        return false;
+    Tiles t = tci_gemm_tiles(s);
+    int64_t per_thread = tci_device_limits.registers_per_block / t.threads;
+    if (per_thread > tci_device_limits.registers_per_thread)
+        per_thread = tci_device_limits.registers_per_thread;
+    int held = tci_target_accumulator_regs(acc, TENSOR_WGMMA, s->mma_m, s->mma_n);
+    return held + STORE_REGISTERS_SPARE <= per_thread;
+}
+
 static void choose_defaults(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s)
 {
     if (s->producer == TCC_GEMM_PRODUCER_AUTO)
         s->producer = TCC_GEMM_PRODUCER_NONE;
+    if (s->store == TCC_GEMM_STORE_AUTO)
+        s->store = TCC_GEMM_STORE_SHARED;
     if (s->intrinsic == TCC_GEMM_INTRINSIC_AUTO && wgmma_default(op, arch, s))
         s->intrinsic = TCC_GEMM_WGMMA;
     if (s->intrinsic == TCC_GEMM_WGMMA) {
@@ -516,6 +538,13 @@ tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, 
         return tci_fail(ctx, TCC_ERROR_SCHEDULE,
                         "schedule: a producer warpgroup needs bulk copies (sm_90a) and the "
                         "block's warpgroups in one row or column, with room for one more");
+    if ((int)s->store < TCC_GEMM_STORE_SHARED || s->store > TCC_GEMM_STORE_REGISTERS)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: unknown store %d",
+                        (int)s->store);
+    if (s->store == TCC_GEMM_STORE_REGISTERS && !registers_possible(op, s))
+        return tci_fail(ctx, TCC_ERROR_SCHEDULE,
+                        "schedule: storing from registers needs wgmma, float32 accumulators and "
+                        "32 registers a thread to spare beside them");
     char shape[32];
     if (s->intrinsic == TCC_GEMM_WMMA &&
         !tci_target_family_shape(TENSOR_WMMA, s->mma_m, s->mma_n, s->mma_k, op->input_type))

@@ -11,7 +11,10 @@
  *         passes and the tiles of the warp
  *
  * The epilogue reads C from shared memory, so any output layout, any edge and any
- * element-wise work come after the tensor cores without constraining them.
+ * element-wise work come after the tensor cores without constraining them. With wgmma it may
+ * instead read the accumulators where they are (store = registers): C is inlined, and Out,
+ * split like the warpgroups' tiles, is tensorized into each thread's loop over the elements
+ * it holds.
  */
 #include "ops/gemm_tiles.h"
 
@@ -94,13 +97,43 @@ static tcc_status schedule_c(tcc_func *f, const Gemm *gemm, Tiles t, tcc_iter_va
     return TCC_OK;
 }
 
-/* The warp's accumulator and the reduction. Returns the step and fused-pass axes. */
-static tcc_status schedule_accumulator(tcc_func *f, tcc_tensor *acc, const Gemm *gemm,
+/* Out from registers: the block's warpgroups over its tile as its accumulators lie, each
+ * thread applying the epilogue to the elements it holds (TCC_WGMMA_ELEMENTS). Returns the
+ * warpgroup axis, where its accumulator is computed. */
+static tcc_status schedule_out_from_registers(tcc_func *f, const Gemm *gemm,
+                                              const tcc_gemm_schedule *s, Tiles t,
+                                              tcc_iter_var **warp_axis)
+{
+    tcc_stage *so = tcc_stage_of(f, gemm->out);
+    tcc_iter_var *g = tcc_tensor_axis(gemm->out, 0);
+    tcc_iter_var *mo, *mi, *no, *ni, *wy, *mr, *wz, *nr, *tm, *tmi, *tn, *tni;
+    TRY(tcc_split(so, tcc_tensor_axis(gemm->out, 1), t.bm, &mo, &mi));
+    TRY(tcc_split(so, tcc_tensor_axis(gemm->out, 2), t.bn, &no, &ni));
+    TRY(tcc_split_nparts(so, mi, t.warps_m, &wy, &mr));
+    TRY(tcc_split_nparts(so, ni, t.warps_n, &wz, &nr));
+    TRY(tcc_split(so, mr, t.mm, &tm, &tmi));
+    TRY(tcc_split(so, nr, t.mn, &tn, &tni));
+    tcc_iter_var *row_major[9] = {g, mo, no, wy, wz, tm, tn, tmi, tni};
+    tcc_iter_var *col_major[9] = {g, no, mo, wy, wz, tm, tn, tmi, tni};
+    TRY(tcc_reorder(so, 9, s->column_major_blocks ? col_major : row_major));
+    TRY(tcc_bind(so, g, TCC_BLOCK_Z));
+    TRY(tcc_bind(so, s->column_major_blocks ? no : mo, TCC_BLOCK_Y));
+    TRY(tcc_bind(so, s->column_major_blocks ? mo : no, TCC_BLOCK_X));
+    TRY(tcc_bind(so, wy, TCC_THREAD_Y));
+    TRY(tcc_bind(so, wz, TCC_THREAD_Z));
+    TRY(tcc_tensorize(so, tmi, TCC_WGMMA_ELEMENTS, (int)t.mm, (int)t.mn, (int)t.mk));
+    *warp_axis = wz;
+    return TCC_OK;
+}
+
+/* The warp's accumulator, computed at `warp_axis` of `parent` (C, or Out from registers), and
+ * the reduction. Returns the step and fused-pass axes. */
+static tcc_status schedule_accumulator(tcc_func *f, tcc_tensor *acc, tcc_stage *parent,
                                        const tcc_gemm_schedule *s, Tiles t, tcc_iter_var *warp_axis,
                                        tcc_iter_var **step, tcc_iter_var **group)
 {
     tcc_stage *sf = tcc_stage_of(f, acc);
-    TRY(tcc_compute_at(sf, tcc_stage_of(f, gemm->c), warp_axis));
+    TRY(tcc_compute_at(sf, parent, warp_axis));
     tcc_iter_var *ko, *ki, *kg, *kp, *pass, *kk, *tm, *tmi, *tn, *tni;
     TRY(tcc_split(sf, tcc_tensor_reduce_axis(acc, 0), t.bk, &ko, &ki));
     TRY(tcc_split(sf, ki, t.fk, &kg, &kp));
@@ -213,15 +246,24 @@ tcc_status tci_gemm_schedule_apply(tcc_func *f, const GemmOperator *op, const Ge
     bool fragments = t.intrinsic != TCC_GEMM_WGMMA;
     tcc_tensor *af = fragments ? tcc_cache_read(f, as, TCC_SCOPE_WMMA_MATRIX_A, 1, &c) : NULL;
     tcc_tensor *bf = fragments ? tcc_cache_read(f, bs, TCC_SCOPE_WMMA_MATRIX_B, 1, &c) : NULL;
-    TRY(tcc_set_scope(tcc_stage_of(f, c), TCC_SCOPE_SHARED));
+    bool from_registers = s->store == TCC_GEMM_STORE_REGISTERS;
+    if (!from_registers)
+        TRY(tcc_set_scope(tcc_stage_of(f, c), TCC_SCOPE_SHARED));
     tcc_tensor *acc = tcc_cache_write(f, c, TCC_SCOPE_WMMA_ACCUMULATOR);
     if (!as || !bs || (fragments && (!af || !bf)) || !acc)
         return tci_func_status(f);
 
     tcc_iter_var *block_axis, *warp_axis, *step, *group;
-    TRY(schedule_out(f, op, gemm, s, t, &block_axis));
-    TRY(schedule_c(f, gemm, t, block_axis, &warp_axis));
-    TRY(schedule_accumulator(f, acc, gemm, s, t, warp_axis, &step, &group));
+    if (from_registers) {
+        /* Out reads the accumulator itself. */
+        TRY(tcc_compute_inline(tcc_stage_of(f, c)));
+        TRY(schedule_out_from_registers(f, gemm, s, t, &warp_axis));
+    } else {
+        TRY(schedule_out(f, op, gemm, s, t, &block_axis));
+        TRY(schedule_c(f, gemm, t, block_axis, &warp_axis));
+    }
+    tcc_stage *parent = tcc_stage_of(f, from_registers ? gemm->out : c);
+    TRY(schedule_accumulator(f, acc, parent, s, t, warp_axis, &step, &group));
     tcc_stage *sf = tcc_stage_of(f, acc);
     TRY(tcc_compute_at(tcc_stage_of(f, as), sf, step));
     TRY(tcc_compute_at(tcc_stage_of(f, bs), sf, step));
@@ -238,7 +280,8 @@ tcc_status tci_gemm_schedule_apply(tcc_func *f, const GemmOperator *op, const Ge
     }
     TRY(lay_out(f, as, op->a_col_major ? t.bm : t.bk, s, false, !fragments && op->a_col_major));
     TRY(lay_out(f, bs, op->b_col_major ? t.bk : t.bn, s, false, !fragments && !op->b_col_major));
-    TRY(lay_out(f, c, t.bn, s, true, false));
+    if (!from_registers)
+        TRY(lay_out(f, c, t.bn, s, true, false));
     /* wgmma's products may run on across the barrier, a step late (wgmma_steps). */
     int in_flight = t.intrinsic == TCC_GEMM_WGMMA ? s->wgmma_steps - 1 : 0;
     if (s->stages > 1)

@@ -74,7 +74,9 @@ int64_t tci_gemm_shared_bytes(const GemmOperator *op, Tiles t, const tcc_gemm_sc
                                 : tile_bytes(t.bm, t.bk, in, s, false);
     int64_t b = op->b_col_major ? tile_bytes(t.bn, t.bk, in, s, false)
                                 : tile_bytes(t.bk, t.bn, in, s, false);
-    int64_t c = tile_bytes(t.bm, t.bn, op->accumulate_type, s, true);
+    int64_t c = s->store == TCC_GEMM_STORE_REGISTERS
+                    ? 0
+                    : tile_bytes(t.bm, t.bn, op->accumulate_type, s, true);
     int64_t stages = s->stages * (a + b);
     int64_t tiles = stages > c ? stages : c;
     /* Bulk copies: two mbarriers of 8 bytes a stage, in two buffers that nothing shares. */

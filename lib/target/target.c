@@ -318,6 +318,13 @@ int tci_target_accumulator_regs(const TensorAccumulator *acc, TensorFamily famil
     return m * n / tci_target_family_threads(family) / acc->elements_per_reg;
 }
 
+/* Registers 4b .. 4b + 3 are the b-th m16n8 tile: its rows r and r + 8, two columns each. */
+void tci_target_accumulator_element(int reg, int *row, int *col)
+{
+    *row = 8 * (reg / 2 % 2);
+    *col = 8 * (reg / 4) + reg % 2;
+}
+
 int tci_target_accumulator_min_arch(int m, int n, int k, tcc_dtype type)
 {
     int min_arch = 0;

@@ -145,6 +145,13 @@ bool tci_target_shape_takes(const TensorShape *shape, tcc_dtype accumulator);
 const TensorAccumulator *tci_target_accumulator(tcc_dtype type);
 /* Registers a thread holds of an m x n accumulator of `acc` in `family`. */
 int tci_target_accumulator_regs(const TensorAccumulator *acc, TensorFamily family, int m, int n);
+/* Where the accumulator element a thread holds in register `reg` lies, for the families
+ * whose accumulators are mma.sync's m16n8 tiles side by side (mma.sync; wgmma, one band of 16
+ * rows a warp): lane l of the warp holds it at row l / 4 + *row, column 2 (l % 4) + *col of
+ * its warp's band. One element a register (float32 or int32 accumulators). The epilogue from
+ * registers (tensorize) places elements by it; codegen's stores of whole tiles
+ * (tci_cg_store_accumulators) walk the same layout. */
+void tci_target_accumulator_element(int reg, int *row, int *col);
 /* The first arch with an m x n x k operation accumulating in `type`; 0 when there is none. */
 int tci_target_accumulator_min_arch(int m, int n, int k, tcc_dtype type);
 

@@ -581,11 +581,13 @@ tcc_status tcc_tensorize_layout(tcc_stage *stage, tcc_iter_var *axis, tcc_intrin
         return tci_fail(stage->func->ctx, TCC_ERROR_UNSUPPORTED, "tensorize: no MMA shape %s (%s)",
                         tci_target_shape_name(m, n, k, shape, sizeof shape), names);
     }
-    if ((int)intrinsic < TCC_WMMA_LOAD_A || intrinsic > TCC_WGMMA_STORE)
+    if ((int)intrinsic < TCC_WMMA_LOAD_A || intrinsic > TCC_WGMMA_ELEMENTS)
         return tci_fail(stage->func->ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "tensorize: unknown intrinsic %d", (int)intrinsic);
-    /* The operation (load A, load B, mma, store) and the family that spells it. */
-    if (intrinsic >= TCC_WGMMA_MMA) {
+    /* The operation (load A, load B, mma, store, elements) and the family that spells it. */
+    if (intrinsic == TCC_WGMMA_ELEMENTS) {
+        axis->family = TENSOR_WGMMA;
+    } else if (intrinsic >= TCC_WGMMA_MMA) {
         axis->family = TENSOR_WGMMA;
         intrinsic = intrinsic == TCC_WGMMA_MMA ? TCC_WMMA_MMA : TCC_WMMA_STORE;
     } else if (intrinsic >= TCC_MMA_SYNC_LOAD_A) {

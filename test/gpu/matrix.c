@@ -12,7 +12,8 @@
  *     or NHWCnc (N = 16, C and K multiples of 16, groups 1) with the blocked filter
  *   matmul (25%): m, n, k 1-150, batch 1-3, A and B row- or column-major
  *   one in six (not blocked) shaped for bulk copies: 64 or 128 NHWC channels, KRSC; k a
- *     multiple of 64, rows whole 16-byte units; half of them with a producer warpgroup
+ *     multiple of 64, rows whole 16-byte units; half of them with a producer warpgroup;
+ *     half of the wgmma schedules store from registers
  *   types: f16->f32->f32 (most), f16 accumulation, f16 and bf16 outputs, bf16, tf32, s8->s32
  *   schedule: the default, or an MMA shape valid for the types, or random warps, warp tiles,
  *     passes, fused passes, policy and block order (a schedule the library refuses for its
@@ -308,6 +309,9 @@ static void draw_wgmma_knobs(Rng *r, tcc_gemm_schedule *s)
      * they are not). */
     bool bulk = s->copy == TCC_GEMM_COPY_AUTO;
     s->producer = bulk && chance(r, 0.5) ? TCC_GEMM_PRODUCER_WARPGROUP : TCC_GEMM_PRODUCER_AUTO;
+    /* The epilogue from registers half the time (refused, and drawn again, for accumulators
+     * that are not float32 or leave too few registers). */
+    s->store = chance(r, 0.5) ? TCC_GEMM_STORE_REGISTERS : TCC_GEMM_STORE_AUTO;
 }
 
 /* A knob of 1..max, or (one time in eight) 0 for the library's choice. */
@@ -395,6 +399,9 @@ static void shape_for_bulk_copies(Rng *r, Config *c)
     if (chance(r, 0.5)) {
         c->scheduled = true;
         c->schedule = (tcc_gemm_schedule){.producer = TCC_GEMM_PRODUCER_WARPGROUP};
+        /* Storing from registers needs wgmma's float32 accumulators (redrawn where not). */
+        if (chance(r, 0.5))
+            c->schedule.store = TCC_GEMM_STORE_REGISTERS;
     }
 }
 
@@ -489,6 +496,8 @@ static void put_schedule(Text *t, const Config *c)
     put(t, " mma%dx%dx%d", s->mma_m, s->mma_n, s->mma_k);
     if (s->producer == TCC_GEMM_PRODUCER_WARPGROUP)
         put(t, " producer=warpgroup");
+    if (s->store == TCC_GEMM_STORE_REGISTERS)
+        put(t, " store=registers");
     if (!s->block_row_warps && !s->block_col_warps && !s->warp_row_tiles && !s->warp_col_tiles &&
         !s->num_total_passes)
         return;

@@ -1,8 +1,8 @@
 #!/bin/sh
 # GPU test: compute-sanitizer's racecheck, memcheck and synccheck on the seed layer with the
-# default schedule (and, on sm_90a, with a producer warpgroup) and on a run of the
-# randomized matrix, which draws the schedule's knobs. Passes when every tool reports no
-# error. Without a driver it prints "SKIP: no GPU" and exits 77.
+# default schedule (and, on sm_90a, with a producer warpgroup, and storing from registers) and
+# on a run of the randomized matrix, which draws the schedule's knobs. Passes when every tool
+# reports no error. Without a driver it prints "SKIP: no GPU" and exits 77.
 #
 # usage: run_sanitizer.sh TOOLDIR [--seed S] [--count N]
 #   TOOLDIR holds tcc-conv and tcc-matrix; N matrix configurations (default 20)
@@ -52,6 +52,7 @@ for tool in racecheck memcheck synccheck; do
     # On compute capability 9.0 (sm_90a): bulk copies issued by a producer warpgroup.
     if [ "$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1)" = 9.0 ]; then
         seed_layer "$tool" producer --layout nhwc --producer warpgroup
+        seed_layer "$tool" registers --layout nhwc --store registers
     fi
     echo "== $tool: $count matrix configurations, seed $seed"
     if ! compute-sanitizer --tool "$tool" --error-exitcode 3 "$tools/tcc-matrix" --seed "$seed" \
