@@ -654,6 +654,47 @@ static void *compile_in_thread(void *arg)
     return (void *)result;
 }
 
+/* Y (float32, two a thread) = registers `first` and first + 1 of a WMMA accumulator filled
+ * with zeros: the epilogue from registers reads a fragment by register number. */
+static PrimFunc *register_read_kernel(Expr *(*first)(Expr *tx))
+{
+    Buffer *Y = f32_buffer("Y", TCC_SCOPE_GLOBAL, 64);
+    Buffer *params[] = {Y};
+    PrimFunc *k = ir_kernel("register_read", 1, params);
+    Var *tx = ir_launch(k, TCC_THREAD_X, 32, tci_prim_func_new_var(k, "threadIdx.x"));
+    Buffer *acc = buffer1("c", TCC_FLOAT32, TCC_SCOPE_WMMA_ACCUMULATOR, 256);
+    Expr *t = tci_ir_var(arena, tx);
+    Expr *pair = tci_ir_ramp(arena, mul(t, 2), 1, 2);
+    Expr *reg = tci_ir_ramp(arena, first(t), 1, 2);
+    Stmt *read = store1(Y, pair, load1(acc, reg));
+    Stmt *body = tci_stmt_seq2(arena, wmma_zero(16, 16, 16, acc), read);
+    k->body = tci_stmt_thread(arena, tx, TCC_THREAD_X, 32, tci_stmt_allocate(arena, acc, body));
+    return k;
+}
+
+static Expr *register_two(Expr *tx)
+{
+    (void)tx;
+    return num(2);
+}
+
+static Expr *register_of_thread(Expr *tx)
+{
+    return tx;
+}
+
+START_TEST(test_reads_accumulator_registers)
+{
+    Output out = generated(register_read_kernel(register_two), TCC_SM_80);
+    ck_assert_msg(!strstr(out.llvm_ir, "alloca"), "an alloca survived:\n%s", out.llvm_ir);
+    assert_contains(out.ptx, "st.global.v2.f32");
+    output_free(&out);
+    Output refused = generate(ctx, register_read_kernel(register_of_thread), TCC_SM_80);
+    ck_assert_int_eq(refused.status, TCC_ERROR_UNSUPPORTED);
+    assert_contains(tcc_last_error(ctx), "is read at a register that is not a constant");
+}
+END_TEST
+
 START_TEST(test_two_threads)
 {
     tcc_arch archs[2] = {TCC_SM_80, TCC_SM_90};
@@ -700,6 +741,7 @@ static Suite *codegen_suite(void)
     tcase_add_test(tc, test_null_descriptors_say_so);
     tcase_add_test(tc, test_records_tensor_maps);
     tcase_add_test(tc, test_bfloat16_needs_sm80);
+    tcase_add_test(tc, test_reads_accumulator_registers);
     tcase_add_test(tc, test_two_threads);
     tcase_add_test(tc, test_build_options_init);
     return suite;
