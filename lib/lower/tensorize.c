@@ -435,7 +435,8 @@ tcc_status tci_tensorize_elements(Lowering *lw, const Stage *st, int at, Stmt *b
                     "the element-wise epilogue must read the accumulator at its own "
                     "row and column");
     /* Thread x of the warpgroup holds register `reg` at row 16 (x / 32) + (x % 32) / 4 +
-     * row(reg), column 2 (x % 4) + col(reg) (tci_target_accumulator_element): pairs of
+     * row(reg) (a warp's band: an m16n8 tile's 16 rows, twice the lower rows' offset),
+     * column 2 (x % 4) + col(reg) (tci_target_accumulator_element): pairs of
      * adjacent columns, registers 2p and 2p + 1, whose place depends on p only through p % 2
      * (the lower rows, as pair 1's) and p / 2 (the next m16n8 tile, as pair 2's). */
     int lanes = tci_target_family_threads(leaf->family);
@@ -451,12 +452,13 @@ tcc_status tci_tensorize_elements(Lowering *lw, const Stage *st, int at, Stmt *b
     Var *pair = tci_prim_func_new_var(lw->prim, tci_arena_printf(a, "%s.pair", t->name));
     Var *lane2 = tci_prim_func_new_var(lw->prim, tci_arena_printf(a, "%s.column", t->name));
     Expr *xv = tci_ir_var(a, x), *pv = tci_ir_var(a, pair), *jv = tci_ir_var(a, lane2);
-    Expr *two = tci_ir_int(a, 2), *four = tci_ir_int(a, 4), *warp_size = tci_ir_int(a, 32);
+    int warp = tci_device_limits.warp_size;
+    Expr *two = tci_ir_int(a, 2), *four = tci_ir_int(a, 4), *warp_size = tci_ir_int(a, warp);
     Expr *lane = tci_ir_binary(a, EXPR_MOD, xv, warp_size);
     Expr *band = tci_ir_binary(a, EXPR_MUL,
                                tci_ir_binary(a, EXPR_MOD, tci_ir_binary(a, EXPR_DIV, xv, warp_size),
-                                             tci_ir_int(a, lanes / 32)),
-                               tci_ir_int(a, 16));
+                                             tci_ir_int(a, lanes / warp)),
+                               tci_ir_int(a, 2 * lower_rows));
     Expr *row_value = tci_ir_binary(
         a, EXPR_ADD, tci_ir_binary(a, EXPR_ADD, band, tci_ir_binary(a, EXPR_DIV, lane, four)),
         tci_ir_binary(a, EXPR_MUL, tci_ir_binary(a, EXPR_MOD, pv, two), tci_ir_int(a, lower_rows)));

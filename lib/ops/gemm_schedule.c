@@ -34,6 +34,27 @@ static tcc_status spread_over_threads(tcc_stage *s, tcc_iter_var *axis, Tiles t)
     return tcc_bind(s, tx, TCC_THREAD_X);
 }
 
+/* Out's blocks over (g, m, n), in the schedule's block order. Returns the block's rows and
+ * columns (*mi, *ni) and the innermost block axis. */
+static tcc_status split_into_blocks(tcc_func *f, const Gemm *gemm, const tcc_gemm_schedule *s,
+                                    Tiles t, tcc_iter_var **mi, tcc_iter_var **ni,
+                                    tcc_iter_var **block_axis)
+{
+    tcc_stage *so = tcc_stage_of(f, gemm->out);
+    tcc_iter_var *g = tcc_tensor_axis(gemm->out, 0);
+    tcc_iter_var *mo, *no;
+    TRY(tcc_split(so, tcc_tensor_axis(gemm->out, 1), t.bm, &mo, mi));
+    TRY(tcc_split(so, tcc_tensor_axis(gemm->out, 2), t.bn, &no, ni));
+    tcc_iter_var *row_major[5] = {g, mo, no, *mi, *ni}, *col_major[5] = {g, no, mo, *mi, *ni};
+    TRY(tcc_reorder(so, 5, s->column_major_blocks ? col_major : row_major));
+    TRY(tcc_bind(so, g, TCC_BLOCK_Z));
+    /* blockIdx.x walks the blocks of the inner of the two block loops. */
+    TRY(tcc_bind(so, s->column_major_blocks ? no : mo, TCC_BLOCK_Y));
+    TRY(tcc_bind(so, s->column_major_blocks ? mo : no, TCC_BLOCK_X));
+    *block_axis = s->column_major_blocks ? mo : no;
+    return TCC_OK;
+}
+
 /* Out: blocks over (g, m, n), then the block's elements over its threads. Returns the
  * innermost block axis, where the block's C is computed. */
 static tcc_status schedule_out(tcc_func *f, const GemmOperator *op, const Gemm *gemm,
@@ -42,17 +63,8 @@ static tcc_status schedule_out(tcc_func *f, const GemmOperator *op, const Gemm *
     /* Split-K's partial sums lie n-contiguous whatever the output's layout. */
     bool m_contiguous = op->output_contiguous_in_m && !gemm->partial;
     tcc_stage *so = tcc_stage_of(f, gemm->out);
-    tcc_iter_var *g = tcc_tensor_axis(gemm->out, 0);
-    tcc_iter_var *mo, *mi, *no, *ni, *elements;
-    TRY(tcc_split(so, tcc_tensor_axis(gemm->out, 1), t.bm, &mo, &mi));
-    TRY(tcc_split(so, tcc_tensor_axis(gemm->out, 2), t.bn, &no, &ni));
-    tcc_iter_var *row_major[5] = {g, mo, no, mi, ni}, *col_major[5] = {g, no, mo, mi, ni};
-    TRY(tcc_reorder(so, 5, s->column_major_blocks ? col_major : row_major));
-    TRY(tcc_bind(so, g, TCC_BLOCK_Z));
-    /* blockIdx.x walks the blocks of the inner of the two block loops. */
-    TRY(tcc_bind(so, s->column_major_blocks ? no : mo, TCC_BLOCK_Y));
-    TRY(tcc_bind(so, s->column_major_blocks ? mo : no, TCC_BLOCK_X));
-    *block_axis = s->column_major_blocks ? mo : no;
+    tcc_iter_var *mi, *ni, *elements;
+    TRY(split_into_blocks(f, gemm, s, t, &mi, &ni, block_axis));
     /* Consecutive threads write consecutive addresses of the output. */
     if (m_contiguous) {
         tcc_iter_var *order[2] = {ni, mi};
@@ -105,20 +117,14 @@ static tcc_status schedule_out_from_registers(tcc_func *f, const Gemm *gemm,
                                               tcc_iter_var **warp_axis)
 {
     tcc_stage *so = tcc_stage_of(f, gemm->out);
-    tcc_iter_var *g = tcc_tensor_axis(gemm->out, 0);
-    tcc_iter_var *mo, *mi, *no, *ni, *wy, *mr, *wz, *nr, *tm, *tmi, *tn, *tni;
-    TRY(tcc_split(so, tcc_tensor_axis(gemm->out, 1), t.bm, &mo, &mi));
-    TRY(tcc_split(so, tcc_tensor_axis(gemm->out, 2), t.bn, &no, &ni));
+    tcc_iter_var *mi, *ni, *block_axis, *wy, *mr, *wz, *nr, *tm, *tmi, *tn, *tni;
+    TRY(split_into_blocks(f, gemm, s, t, &mi, &ni, &block_axis));
     TRY(tcc_split_nparts(so, mi, t.warps_m, &wy, &mr));
     TRY(tcc_split_nparts(so, ni, t.warps_n, &wz, &nr));
     TRY(tcc_split(so, mr, t.mm, &tm, &tmi));
     TRY(tcc_split(so, nr, t.mn, &tn, &tni));
-    tcc_iter_var *row_major[9] = {g, mo, no, wy, wz, tm, tn, tmi, tni};
-    tcc_iter_var *col_major[9] = {g, no, mo, wy, wz, tm, tn, tmi, tni};
-    TRY(tcc_reorder(so, 9, s->column_major_blocks ? col_major : row_major));
-    TRY(tcc_bind(so, g, TCC_BLOCK_Z));
-    TRY(tcc_bind(so, s->column_major_blocks ? no : mo, TCC_BLOCK_Y));
-    TRY(tcc_bind(so, s->column_major_blocks ? mo : no, TCC_BLOCK_X));
+    tcc_iter_var *order[6] = {wy, wz, tm, tn, tmi, tni};
+    TRY(tcc_reorder(so, 6, order));
     TRY(tcc_bind(so, wy, TCC_THREAD_Y));
     TRY(tcc_bind(so, wz, TCC_THREAD_Z));
     TRY(tcc_tensorize(so, tmi, TCC_WGMMA_ELEMENTS, (int)t.mm, (int)t.mn, (int)t.mk));
