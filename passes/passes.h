@@ -16,6 +16,12 @@ tcc_status tci_pass_simplify(const PassContext *pc, PrimFunc *func);
 /* vectorize.c: loops marked vectorized whose bodies copy contiguous runs become vector
  * accesses; anything else stays a scalar loop. Assumes flattened accesses. */
 tcc_status tci_pass_vectorize(const PassContext *pc, PrimFunc *func);
+/* persistent_grid.c: a pipelined loop marked persistent(P) runs the block's tiles on P blocks,
+ * carrying on from one tile into the next: one loop over every step of every tile of the
+ * block, the statements around it at each tile's first and last step. Assumes flattened
+ * accesses, launches, allocations and sequences around the loop, bulk copies first in it and
+ * no shared memory beside it; refuses any other. */
+tcc_status tci_pass_persistent_grid(const PassContext *pc, PrimFunc *func);
 /* software_pipeline.c: a loop marked stages(S) gets S buffers of each shared allocation of
  * its body, a prologue issuing the copies of its first S - 1 iterations, and a steady state
  * that waits for iteration k's copies, issues those of k + S - 1 and computes k; with cp.async

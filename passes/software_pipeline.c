@@ -346,8 +346,25 @@ static Stmt *wait_for_stage(const Pipeline *p, Expr *i, int stages, int in_fligh
     return async ? tci_stmt_async_wait(a, stages - 2 - in_flight) : NULL;
 }
 
-/* Splits the loop's body into its shared buffers, copies and work; NULL after a failure. */
-static Stmt *split_body(Pipeline *p, Stmt *loop, Stmt **work)
+static bool find_product(Visitor *v, const Stmt *s)
+{
+    v->done = v->done || s->kind == STMT_WMMA;
+    return !v->done;
+}
+
+/* Whether `s` neither touches the stages nor computes products: what may run after the next
+ * copies are issued (a persistent loop's epilogue, at a tile's last step). */
+static bool after_the_copies(const Pipeline *p, const Stmt *s)
+{
+    Touch t = touches(p, s);
+    Visitor v = {.stmt = find_product};
+    tci_visit_stmt(&v, s);
+    return !t.reads && !t.writes && !v.done;
+}
+
+/* Splits the loop's body into its shared buffers, copies, work and what follows the work
+ * without touching the stages (`tail`, or NULL); NULL after a failure. */
+static Stmt *split_body(Pipeline *p, Stmt *loop, Stmt **work, Stmt **tail)
 {
     Arena *a = p->arena;
     p->count = 0;
@@ -374,7 +391,11 @@ static Stmt *split_body(Pipeline *p, Stmt *loop, Stmt **work)
             return fail(p, "its body writes a pipelined buffer after reading one");
     if (p->count == 0 || producers == 0 || producers == count)
         return fail(p, "its body must allocate shared buffers, copy into them, then read them");
-    *work = tci_stmt_seq(a, count - producers, items + producers);
+    int end = count;
+    while (end > producers + 1 && after_the_copies(p, items[end - 1]))
+        end--;
+    *work = tci_stmt_seq(a, end - producers, items + producers);
+    *tail = end < count ? tci_stmt_seq(a, count - end, items + end) : NULL;
     return tci_stmt_seq(a, producers, items);
 }
 
@@ -383,7 +404,7 @@ static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
     Arena *a = p->arena;
     int stages = loop->loop.stages, in_flight = loop->loop.in_flight;
     p->loop_name = loop->loop.var->name;
-    Stmt *work, *copies = split_body(p, loop, &work);
+    Stmt *work, *tail, *copies = split_body(p, loop, &work, &tail);
     if (!copies)
         return NULL;
     p->full = p->empty = NULL;
@@ -415,7 +436,9 @@ static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
     if (p->full)
         prologue = tci_stmt_seq2(a, init_barriers(p, stages), prologue);
 
-    /* Steady state: iteration k waits for its stage, computes k, then issues k + S - 1 - F.
+    /* Steady state: iteration k waits for its stage, computes k, then issues k + S - 1 - F,
+     * then runs what follows the work without touching the stages (a persistent loop's
+     * epilogue, under whose stores the copies then fly).
      * Issuing after the products keeps the copies' address arithmetic and their register
      * reads (which a cp.async holds until the memory pipe takes it) out of the way of the
      * first fragment loads: on an H200 the 8192^3 product of 256x128 blocks ran 2.88 ms
@@ -441,7 +464,7 @@ static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
                               tci_stmt_mbarrier(a, MBARRIER_ARRIVE, p->empty, next_stage, 0, NULL),
                               NULL)
                 : tci_stmt_barrier(a);
-    Stmt *steady[4] = {
+    Stmt *steady[5] = {
         wait_for_stage(p, i, stages, in_flight, async),
         sync,
         at_stage(p, work, tci_ir_binary(a, EXPR_MOD, i, mod)),
@@ -450,10 +473,10 @@ static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
             : issue(p, loop, copies,
                     tci_ir_binary(a, EXPR_ADD, tci_ir_var(a, loop->loop.var), ahead), next_stage,
                     tci_ir_binary(a, EXPR_LT, next, extent), async, p->full ? used : NULL, use),
+        tail,
     };
-    bool waits = steady[0] != NULL;
     Stmt *main = tci_stmt_for(a, loop->loop.var, min, extent, FOR_SERIAL,
-                              tci_stmt_seq(a, waits ? 4 : 3, steady + (waits ? 0 : 1)));
+                              tci_stmt_seq(a, 5, steady)); /* without the NULL ones */
     main->loop.pipelined = true;
     main->loop.in_flight = in_flight;
 

@@ -9,7 +9,8 @@
  *     that follows the commit in the same sequence: past that barrier the step's tiles may be
  *     overwritten, and the accumulators read. With no barrier after it, at the sequence's end.
  *     The copies issued between the commit and the wait overlap the products. A statement
- *     that reads the accumulators element by element waits for all before it. In a pipelined
+ *     that reads the accumulators element by element waits for all before it (a branch,
+ *     inside it). In a pipelined
  *     loop whose work stays `in_flight(F)` (software_pipeline then copies into stages F steps
  *     older), the wait leaves F groups running across the barrier, and the loop is followed
  *     by a wait for all;
@@ -79,6 +80,14 @@ static Stmt *place_in_seq(Rewriter *rw, Stmt *const *items, int count)
                 out[n++] = tci_stmt_wgmma_sync(a, WGMMA_COMMIT, 0);
                 waiting = true;
             }
+            continue;
+        }
+        if (waiting && reads_registers(s) && s->kind == STMT_IF && !s->branch.else_body) {
+            /* Only where the branch is taken (a persistent loop's last step of a tile): the
+             * other steps leave their products running. */
+            Stmt *then = tci_stmt_seq2(a, tci_stmt_wgmma_sync(a, WGMMA_WAIT, 0),
+                                       tci_rewrite_stmt(rw, s->branch.then_body));
+            out[n++] = tci_stmt_if(a, s->branch.cond, then, NULL);
             continue;
         }
         if (waiting && reads_registers(s)) {

@@ -232,64 +232,53 @@ static bool set_block_order(const CliOpt *opt, const char *value, void *base, ch
     return true;
 }
 
-static bool set_smem(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
-{
-    static const NamedValue names[] = {
-        {"dense", TCC_SMEM_DENSE}, {"padded", TCC_SMEM_PADDED}, {"swizzled", TCC_SMEM_SWIZZLED}};
-    CliCommon *c = base;
-    int layout;
-    if (!set_named(opt, value, names, COUNT(names), "shared-memory layout", &layout, err, n))
-        return false;
-    c->schedule.smem_layout = (tcc_smem_layout)layout;
-    return true;
-}
+/* The schedule's enumerated knobs: each option's names for the values of its field. */
+typedef struct EnumKnob {
+    const char *option, *what;
+    const NamedValue *names;
+    size_t count;
+} EnumKnob;
 
-static bool set_intrinsic(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
-{
-    static const NamedValue names[] = {
-        {"wmma", TCC_GEMM_WMMA}, {"mma_sync", TCC_GEMM_MMA_SYNC}, {"wgmma", TCC_GEMM_WGMMA}};
-    CliCommon *c = base;
-    int intrinsic;
-    if (!set_named(opt, value, names, COUNT(names), "intrinsic", &intrinsic, err, n))
-        return false;
-    c->schedule.intrinsic = (tcc_gemm_intrinsic)intrinsic;
-    return true;
-}
+static const NamedValue smem_names[] = {
+    {"dense", TCC_SMEM_DENSE}, {"padded", TCC_SMEM_PADDED}, {"swizzled", TCC_SMEM_SWIZZLED}};
+static const NamedValue intrinsic_names[] = {
+    {"wmma", TCC_GEMM_WMMA}, {"mma_sync", TCC_GEMM_MMA_SYNC}, {"wgmma", TCC_GEMM_WGMMA}};
+static const NamedValue copy_names[] = {{"threads", TCC_GEMM_COPY_THREADS},
+                                        {"bulk", TCC_GEMM_COPY_BULK}};
+static const NamedValue producer_names[] = {{"none", TCC_GEMM_PRODUCER_NONE},
+                                            {"warpgroup", TCC_GEMM_PRODUCER_WARPGROUP}};
+static const NamedValue store_names[] = {{"shared", TCC_GEMM_STORE_SHARED},
+                                         {"registers", TCC_GEMM_STORE_REGISTERS}};
+static const NamedValue grid_names[] = {{"tiles", TCC_GEMM_GRID_TILES},
+                                        {"persistent", TCC_GEMM_GRID_PERSISTENT}};
 
-static bool set_copy(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
-{
-    static const NamedValue names[] = {{"threads", TCC_GEMM_COPY_THREADS},
-                                       {"bulk", TCC_GEMM_COPY_BULK}};
-    CliCommon *c = base;
-    int copy;
-    if (!set_named(opt, value, names, COUNT(names), "copy", &copy, err, n))
-        return false;
-    c->schedule.copy = (tcc_gemm_copy)copy;
-    return true;
-}
+#define ENUM_KNOB(option_, what_, names_)                                                          \
+    {                                                                                              \
+        option_, what_, names_, COUNT(names_)                                                      \
+    }
+static const EnumKnob enum_knobs[] = {
+    ENUM_KNOB("--smem", "shared-memory layout", smem_names),
+    ENUM_KNOB("--intrinsic", "intrinsic", intrinsic_names),
+    ENUM_KNOB("--copy", "copy", copy_names),
+    ENUM_KNOB("--producer", "producer", producer_names),
+    ENUM_KNOB("--store", "store", store_names),
+    ENUM_KNOB("--grid", "grid", grid_names),
+};
 
-static bool set_producer(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
+/* An enumerated knob: the value of the name given, into the row's field (an enum). */
+static bool set_enum(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
 {
-    static const NamedValue names[] = {{"none", TCC_GEMM_PRODUCER_NONE},
-                                       {"warpgroup", TCC_GEMM_PRODUCER_WARPGROUP}};
-    CliCommon *c = base;
-    int producer;
-    if (!set_named(opt, value, names, COUNT(names), "producer", &producer, err, n))
-        return false;
-    c->schedule.producer = (tcc_gemm_producer)producer;
-    return true;
-}
-
-static bool set_store(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
-{
-    static const NamedValue names[] = {{"shared", TCC_GEMM_STORE_SHARED},
-                                       {"registers", TCC_GEMM_STORE_REGISTERS}};
-    CliCommon *c = base;
-    int store;
-    if (!set_named(opt, value, names, COUNT(names), "store", &store, err, n))
-        return false;
-    c->schedule.store = (tcc_gemm_store)store;
-    return true;
+    for (size_t i = 0; i < COUNT(enum_knobs); i++) {
+        const EnumKnob *knob = &enum_knobs[i];
+        int chosen = 0;
+        if (strcmp(knob->option, opt->name) != 0)
+            continue;
+        if (!set_named(opt, value, knob->names, knob->count, knob->what, &chosen, err, n))
+            return false;
+        *(int *)cli_field(base, opt->offset) = chosen;
+        return true;
+    }
+    return cli_fail(err, n, "%s: no names for its values", opt->name);
 }
 
 static bool set_emit(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
@@ -401,22 +390,28 @@ static const CliOpt schedule_rows[] = {
            "row|col: blockIdx.x walks columns (row) or rows (col) of tiles"),
     INT("--stages", schedule.stages, 1,
         "N: shared-memory buffers the copies rotate through (1: none; 2-5: cp.async pipeline)"),
-    CUSTOM("--smem", schedule, set_smem, "dense|padded|swizzled: shared tiles as they are, rows padded by 16 bytes, or 16-byte chunks permuted by row (mma_sync, wgmma)"),
-    CUSTOM("--intrinsic", schedule, set_intrinsic,
+    CUSTOM("--smem", schedule.smem_layout, set_enum, "dense|padded|swizzled: shared tiles as they are, rows padded by 16 bytes, or 16-byte chunks permuted by row (mma_sync, wgmma)"),
+    CUSTOM("--intrinsic", schedule.intrinsic, set_enum,
            "wmma|mma_sync|wgmma: the tensor-core instructions (mma_sync: ldmatrix + mma.sync, "
            "sm_80; wgmma: warpgroups from shared memory, sm_90a)"),
     INT("--wgmma-steps", schedule.wgmma_steps, 1,
         "N: k steps whose wgmma products run at once (1: each waits for its own; 2: one runs "
         "across the barrier)"),
-    CUSTOM("--copy", schedule, set_copy,
+    CUSTOM("--copy", schedule.copy, set_enum,
            "threads|bulk: tiles copied by every thread (cp.async), or by the bulk tensor copy "
            "engine through tensor maps (wgmma, sm_90a)"),
-    CUSTOM("--producer", schedule, set_producer,
+    CUSTOM("--producer", schedule.producer, set_enum,
            "none|warpgroup: bulk copies issued by a thread that also computes, or by a warpgroup "
            "of their own that gives its registers to the others (warp specialization, sm_90a)"),
-    CUSTOM("--store", schedule, set_store,
+    CUSTOM("--store", schedule.store, set_enum,
            "shared|registers: accumulators staged through a C tile in shared memory, or stored "
            "by each thread from its registers, the epilogue applied on the way (wgmma)"),
+    CUSTOM("--grid", schedule.grid, set_enum,
+           "tiles|persistent: a block a tile, or a block a multiprocessor running every "
+           "--grid-blocks-th tile, its pipeline carried from tile to tile (bulk copies, "
+           "--store registers)"),
+    INT("--grid-blocks", schedule.grid_blocks, 1,
+        "N: a persistent grid's blocks (default: the target's multiprocessors)"),
     INT("--split-k", schedule.split_k, 1,
         "N: slices of the reduction, summed by a second kernel in a fixed order (1: none)"),
 };
@@ -510,7 +505,7 @@ bool cli_gemm_knobs_given(const CliCommon *c)
     return s->mma_m || s->block_row_warps || s->warp_row_tiles || s->num_total_passes ||
            s->num_fused_passes || c->policy_given || c->block_order_given || s->stages ||
            s->smem_layout || s->intrinsic || s->split_k || s->wgmma_steps || s->copy ||
-           s->producer || s->store;
+           s->producer || s->store || s->grid || s->grid_blocks;
 }
 
 int64_t cli_samples(const CliCommon *c, int64_t outputs)

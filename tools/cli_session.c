@@ -210,5 +210,11 @@ void cli_print_gemm_schedule(const CliCommon *c, const tcc_gemm_schedule *chosen
             s->store == TCC_GEMM_STORE_REGISTERS ? "registers"
             : s->store == TCC_GEMM_STORE_SHARED  ? "shared"
                                                  : "auto");
+    fprintf(stderr, " grid=%s",
+            s->grid == TCC_GEMM_GRID_PERSISTENT ? "persistent"
+            : s->grid == TCC_GEMM_GRID_TILES    ? "tiles"
+                                                : "auto");
+    if (s->grid == TCC_GEMM_GRID_PERSISTENT)
+        print_count("grid-blocks", s->grid_blocks);
     fputc('\n', stderr);
 }

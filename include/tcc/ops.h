@@ -135,8 +135,9 @@ typedef enum tcc_gemm_copy {
 /* Who issues the bulk copies. */
 typedef enum tcc_gemm_producer {
     /* Chosen: none. On the H200 a producer warpgroup measured 1-4% slower than none for the
-     * default tiles (128 x 256, two warpgroups), faster for four warpgroups of 64 x 128;
-     * it is the tuner's knob until a persistent grid makes it pay. */
+     * default tiles (128 x 256, two warpgroups), faster for four warpgroups of 64 x 128; in
+     * a persistent grid on an H100 the seed layer ran 0.7% faster with one, 8192^3 5% slower:
+     * it is the tuner's knob. */
     TCC_GEMM_PRODUCER_AUTO = 0,
     TCC_GEMM_PRODUCER_NONE, /* one of the threads that compute, between its products */
     /* Warp specialization (tcc_warp_specialize): a warpgroup added to the block issues them,
@@ -147,9 +148,10 @@ typedef enum tcc_gemm_producer {
 
 /* How the accumulators reach the output. */
 typedef enum tcc_gemm_store {
-    /* Chosen: shared. On the H200 both ran the seed layer and the 8192^3 product alike
-     * with float32 outputs, and registers 11% slower with float16 outputs (4-byte stores); it
-     * is what a persistent grid will need, whose next tile's copies take the shared memory. */
+    /* Chosen: registers in a persistent grid (which needs them: the next tile's copies take
+     * the shared memory), else shared. A block a tile ran the seed layer and the 8192^3
+     * product alike both ways with float32 outputs on the H200, and registers 11% slower with
+     * float16 outputs (4-byte stores, so those keep a block a tile). */
     TCC_GEMM_STORE_AUTO = 0,
     /* Each warp stores its accumulator tiles into a C tile in shared memory; after a barrier
      * every thread applies the epilogue to 16 bytes at a time of it and stores them. */
@@ -159,6 +161,19 @@ typedef enum tcc_gemm_store {
      * no C tile, no barrier. wgmma, float32 accumulators and registers to spare. */
     TCC_GEMM_STORE_REGISTERS,
 } tcc_gemm_store;
+
+/* How the blocks cover the output's tiles. */
+typedef enum tcc_gemm_grid {
+    /* Chosen: persistent where it can be (wgmma's bulk copies) and the stores from registers
+     * are 8-byte pairs (float32 outputs, rows along n); else a block a tile. */
+    TCC_GEMM_GRID_AUTO = 0,
+    TCC_GEMM_GRID_TILES, /* a block a tile, as many as there are tiles */
+    /* A persistent grid (tcc_persistent): a block a multiprocessor (grid_blocks), each running
+     * every grid_blocks-th tile, its pipeline carried on from one tile into the next, so that
+     * the next tile's first copies fly while this one stores. Bulk copies and the epilogue
+     * from registers. */
+    TCC_GEMM_GRID_PERSISTENT,
+} tcc_gemm_grid;
 
 typedef struct tcc_gemm_schedule {
     int mma_m, mma_n, mma_k; /* m16n16k16, m32n8k16, m8n32k16; m16n16k8 for tf32; m64nNk16
@@ -186,6 +201,10 @@ typedef struct tcc_gemm_schedule {
     tcc_gemm_copy copy;
     tcc_gemm_producer producer;
     tcc_gemm_store store;
+    tcc_gemm_grid grid;
+    /* A persistent grid's blocks: 0 for the target's multiprocessors (132 for sm_90a, an H100
+     * SXM's or an H200's; fewer run when there are fewer tiles). */
+    int grid_blocks;
 } tcc_gemm_schedule;
 
 #define TCC_MAX_GEMM_STAGES 5

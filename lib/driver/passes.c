@@ -18,6 +18,8 @@ static const Pass passes[] = {
     {"flatten", tci_pass_flatten, "multi-dimensional accesses become element offsets"},
     {"simplify", tci_pass_simplify, "arithmetic simplified in loop ranges; unit loops removed"},
     {"vectorize", tci_pass_vectorize, "vectorized loops become vector loads and stores"},
+    {"persistent_grid", tci_pass_persistent_grid,
+     "a loop marked persistent(P): P blocks run every tile, the loop carried across tiles"},
     {"software_pipeline", tci_pass_software_pipeline,
      "loops marked stages(S): S buffers, copies issued S - 1 iterations ahead"},
     {"inject_async_copy", tci_pass_inject_async_copy,

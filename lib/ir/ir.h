@@ -263,6 +263,9 @@ struct Stmt {
              * to a warpgroup added to the block. */
             bool warp_specialized;
             bool producer;
+            /* A persistent grid: > 0 asks persistent_grid to run the block's tiles on `persistent`
+             * blocks, this loop carrying on from one tile into the next. */
+            int64_t persistent;
             Stmt *body;
         } loop;
         struct {

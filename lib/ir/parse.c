@@ -105,6 +105,11 @@ static Stmt *parse_loop(Parser *p, Stmt *s, Var *var, const char *name)
     }
     s->loop.warp_specialized = tci_parse_accept(p, "warp_specialized");
     s->loop.producer = tci_parse_accept(p, "producer");
+    if (tci_parse_accept(p, "persistent")) {
+        tci_parse_expect(p, "(", "after 'persistent'");
+        s->loop.persistent = tci_parse_expect_count(p, "the persistent blocks", 1, INT32_MAX);
+        tci_parse_expect(p, ")", "after the persistent blocks");
+    }
     s->loop.var = var ? var : tci_parse_new_var(p, name);
     int depth = p->vars.count;
     tci_parse_bind(p, &p->vars, name, s->loop.var);

@@ -420,6 +420,8 @@ static void print_for(StrBuf *sb, const Stmt *s, int indent)
         tci_strbuf_printf(sb, " in_flight(%d)", s->loop.in_flight);
     put(sb, s->loop.warp_specialized ? " warp_specialized" : "");
     put(sb, s->loop.producer ? " producer" : "");
+    if (s->loop.persistent)
+        tci_strbuf_printf(sb, " persistent(%lld)", (long long)s->loop.persistent);
     print_block(sb, s->loop.body, indent);
 }
 

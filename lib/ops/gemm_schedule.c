@@ -292,6 +292,8 @@ tcc_status tci_gemm_schedule_apply(tcc_func *f, const GemmOperator *op, const Ge
     int in_flight = t.intrinsic == TCC_GEMM_WGMMA ? s->wgmma_steps - 1 : 0;
     if (s->stages > 1)
         TRY(tcc_pipeline_in_flight(sf, step, s->stages, in_flight));
+    if (s->grid == TCC_GEMM_GRID_PERSISTENT)
+        TRY(tcc_persistent(sf, step, s->grid_blocks));
     return s->producer == TCC_GEMM_PRODUCER_WARPGROUP ? tcc_warp_specialize(sf, step) : TCC_OK;
 }
 

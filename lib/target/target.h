@@ -33,6 +33,9 @@ typedef struct TargetArch {
     int64_t max_shared_per_block; /* bytes, dynamic shared memory opted in included */
     int64_t shared_per_sm;        /* bytes */
     int max_threads_per_sm;
+    /* The multiprocessors of the arch's data-center part (V100, T4, A100, A10, L40S, H100 SXM
+     * and H200): a persistent grid's blocks unless the schedule says. */
+    int multiprocessors;
     bool async_copy; /* cp.async from global to shared memory, with commit and wait groups */
     bool wgmma;      /* warpgroup products from shared memory (sm_90a's wgmma.mma_async) */
     /* The bulk tensor copy engine (cp.async.bulk.tensor) with its mbarriers: an sm_90

@@ -476,6 +476,22 @@ tcc_status tcc_warp_specialize(tcc_stage *stage, tcc_iter_var *axis)
     return TCC_OK;
 }
 
+tcc_status tcc_persistent(tcc_stage *stage, tcc_iter_var *axis, int64_t blocks)
+{
+    if (!stage)
+        return TCC_ERROR_INVALID_ARGUMENT;
+    if (tci_stage_leaf_index(stage, axis) < 0)
+        return not_a_leaf(stage, axis, "persistent");
+    if (!axis->pipeline_stages || blocks < 1 || blocks > tci_device_limits.grid_dim[0])
+        return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
+                        "persistent %s: %s must be pipelined (tcc_pipeline it first) and the "
+                        "blocks between 1 and %lld, not %lld",
+                        stage->tensor->name, axis->var->name,
+                        (long long)tci_device_limits.grid_dim[0], (long long)blocks);
+    axis->persistent_blocks = blocks;
+    return TCC_OK;
+}
+
 tcc_status tcc_storage_align(tcc_stage *stage, tcc_iter_var *axis, int64_t factor, int64_t offset)
 {
     if (!stage)

@@ -13,7 +13,9 @@
  *   matmul (25%): m, n, k 1-150, batch 1-3, A and B row- or column-major
  *   one in six (not blocked) shaped for bulk copies: 64 or 128 NHWC channels, KRSC; k a
  *     multiple of 64, rows whole 16-byte units; half of them with a producer warpgroup;
- *     half of the wgmma schedules store from registers
+ *     half of the wgmma schedules store from registers, half of those (with bulk copies) in
+ *     a persistent grid of 1 to 3 blocks or one a multiprocessor (the default for float32
+ *     outputs)
  *   types: f16->f32->f32 (most), f16 accumulation, f16 and bf16 outputs, bf16, tf32, s8->s32
  *   schedule: the default, or an MMA shape valid for the types, or random warps, warp tiles,
  *     passes, fused passes, policy and block order (a schedule the library refuses for its
@@ -294,6 +296,17 @@ static bool is_wgmma_shape(const tcc_gemm_schedule *s)
     return s->mma_m == 64;
 }
 
+/* Where the copies may be bulk and the accumulators go out from registers, half the time a
+ * persistent grid, mostly of 1 to 3 blocks so that each runs several tiles (refused, and drawn
+ * again, where the copies are not bulk). */
+static void draw_grid(Rng *r, tcc_gemm_schedule *s)
+{
+    if (s->copy != TCC_GEMM_COPY_AUTO || s->store != TCC_GEMM_STORE_REGISTERS || chance(r, 0.5))
+        return;
+    s->grid = TCC_GEMM_GRID_PERSISTENT;
+    s->grid_blocks = chance(r, 0.25) ? 0 : (int)uniform(r, 1, 3);
+}
+
 /* wgmma's knobs: one MMA tile a warpgroup, steps of rows of at most 128 bytes (1, 2 or 4
  * passes), swizzled tiles, copies by the threads or chosen (bulk where the operands allow). */
 static void draw_wgmma_knobs(Rng *r, tcc_gemm_schedule *s)
@@ -312,6 +325,7 @@ static void draw_wgmma_knobs(Rng *r, tcc_gemm_schedule *s)
     /* The epilogue from registers half the time (refused, and drawn again, for accumulators
      * that are not float32 or leave too few registers). */
     s->store = chance(r, 0.5) ? TCC_GEMM_STORE_REGISTERS : TCC_GEMM_STORE_AUTO;
+    draw_grid(r, s);
 }
 
 /* A knob of 1..max, or (one time in eight) 0 for the library's choice. */
@@ -402,6 +416,7 @@ static void shape_for_bulk_copies(Rng *r, Config *c)
         /* Storing from registers needs wgmma's float32 accumulators (redrawn where not). */
         if (chance(r, 0.5))
             c->schedule.store = TCC_GEMM_STORE_REGISTERS;
+        draw_grid(r, &c->schedule);
     }
 }
 
@@ -498,6 +513,8 @@ static void put_schedule(Text *t, const Config *c)
         put(t, " producer=warpgroup");
     if (s->store == TCC_GEMM_STORE_REGISTERS)
         put(t, " store=registers");
+    if (s->grid == TCC_GEMM_GRID_PERSISTENT)
+        put(t, " grid=persistent:%d", s->grid_blocks);
     if (!s->block_row_warps && !s->block_col_warps && !s->warp_row_tiles && !s->warp_col_tiles &&
         !s->num_total_passes)
         return;

@@ -1,0 +1,295 @@
+/*
+ * persistent_grid: a loop marked `persistent(P)` (tcc_persistent) is the pipelined loop of a
+ * block that computes one tile of the launch. The launch becomes P blocks that each compute
+ * every P-th tile, and the loop runs on from one tile into the next, so that software_pipeline
+ * pipelines the whole run: the next tile's first copies fly while this tile's last products
+ * and epilogue run, and the mbarriers' phases carry on across tiles.
+ *
+ *   launch blockIdx.y in 0..Gy {              launch blockIdx.x in 0..P {
+ *     launch blockIdx.x in 0..Gx {              allocate acc {
+ *       allocate acc {                            for t in 0..n * K stages(S) {
+ *         fill(acc)                                 allocate A [...] {
+ *         for k in 0..K stages(S)      ->             copies(k, tile)
+ *           persistent(P) {                           if (k == 0) { fill(acc) }
+ *           allocate A [...] {                        work(k)
+ *             copies(k, bx, by)                       if (k == K - 1) {
+ *             work(k)                                   if (tile < T) { epilogue(tile) }
+ *           }                                         }
+ *         }                                         }
+ *         epilogue(acc, bx, by)                   }
+ *       }                                       }
+ *     }                                       }
+ *   }
+ *
+ * where k = t % K and tile = blockIdx.x + (t / K) * P, the tile the launch's block tile % Gx,
+ * tile / Gx % Gy, ... computed (blockIdx.x fastest, as the hardware numbers blocks). The T
+ * tiles take n = ceil(T / P) rounds; P is then lowered to ceil(T / n), so that no round leaves
+ * more blocks idle than it must. The tiles of the last round past T compute in range (every
+ * block index wraps) and store nothing. The statements around the loop inside the block run
+ * at each tile's first iteration (those before it, outer ones first) and its last (those
+ * after, inner ones first); they must not touch shared memory, which the stages now hold for
+ * the whole run (the epilogue from registers). The loop's body must start with bulk copies,
+ * after which the fill goes.
+ *
+ * Runs before software_pipeline. Assumes flattened accesses, and block launches, thread
+ * launches, allocations and sequences between the kernel's top and the loop; refuses any
+ * other. A function without a persistent loop is left as it is.
+ */
+#include "passes/passes.h"
+
+#include "target/target.h"
+
+enum { MAX_LEVELS = 64 };
+
+/* The statements of one sequence on the way to the loop: those before it and after it. */
+typedef struct Level {
+    Stmt *const *items;
+    int at, count;
+} Level;
+
+typedef struct Persist {
+    const PassContext *pc;
+    PrimFunc *func;
+    Arena *arena;
+    const Stmt *loop; /* the persistent loop */
+    Var *block_var[3];
+    int64_t block_extent[3];
+    Level levels[MAX_LEVELS];
+    int nlevel;
+    const char *failure;
+} Persist;
+
+static bool find_persistent(Visitor *v, const Stmt *s)
+{
+    if (s->kind == STMT_FOR && s->loop.persistent > 0) {
+        const Stmt **found = v->user;
+        if (*found)
+            v->done = true; /* a second one: refused */
+        else
+            *found = s;
+    }
+    return !v->done;
+}
+
+static bool contains_stmt(Visitor *v, const Stmt *s)
+{
+    if (s == v->user)
+        v->done = true;
+    return !v->done;
+}
+
+static bool contains(const Stmt *s, const Stmt *target)
+{
+    Visitor v = {.stmt = contains_stmt, .user = (void *)target};
+    tci_visit_stmt(&v, s);
+    return v.done;
+}
+
+static bool is_shared(const Buffer *b)
+{
+    return b && b->scope == TCC_SCOPE_SHARED;
+}
+
+static bool find_shared_stmt(Visitor *v, const Stmt *s)
+{
+    bool shared = false;
+    switch (s->kind) {
+    case STMT_STORE:
+        shared = is_shared(s->store.buffer);
+        break;
+    case STMT_ALLOCATE:
+        shared = is_shared(s->alloc.buffer);
+        break;
+    case STMT_WMMA:
+        shared = is_shared(s->wmma.memory) || is_shared(s->wmma.a) || is_shared(s->wmma.b);
+        break;
+    case STMT_BARRIER:
+    case STMT_COPY_ASYNC:
+    case STMT_BULK_COPY:
+    case STMT_MBARRIER:
+        shared = true;
+        break;
+    default:
+        break;
+    }
+    v->done = v->done || shared;
+    return !v->done;
+}
+
+static bool find_shared_expr(Visitor *v, const Expr *e)
+{
+    v->done = v->done || (e->kind == EXPR_LOAD && is_shared(e->load.buffer));
+    return !v->done;
+}
+
+static bool uses_shared(const Stmt *s)
+{
+    Visitor v = {.stmt = find_shared_stmt, .expr = find_shared_expr};
+    tci_visit_stmt(&v, s);
+    return v.done;
+}
+
+static Stmt *refuse(Persist *p, const char *why)
+{
+    if (!p->failure)
+        p->failure = why;
+    return NULL;
+}
+
+/* `s` without its block launches, and with the statements beside the loop on the way to it
+ * taken out (into p->levels); the loop itself is replaced by `flat`, to be built. */
+static Stmt *strip(Persist *p, Stmt *s, Stmt *flat)
+{
+    if (s == p->loop)
+        return flat;
+    if (s->kind == STMT_FOR && s->loop.kind == FOR_THREAD) {
+        Stmt *body = strip(p, s->loop.body, flat);
+        if (!body || s->loop.tag > TCC_BLOCK_Z) {
+            Stmt *launch = tci_stmt_new(p->arena, STMT_FOR);
+            *launch = *s;
+            launch->loop.body = body;
+            return body ? launch : NULL;
+        }
+        p->block_var[s->loop.tag] = s->loop.var;
+        p->block_extent[s->loop.tag] = p->func->launch[s->loop.tag];
+        return body;
+    }
+    if (s->kind == STMT_ALLOCATE) {
+        Stmt *body = strip(p, s->alloc.body, flat);
+        return body ? tci_stmt_allocate(p->arena, s->alloc.buffer, body) : NULL;
+    }
+    if (s->kind != STMT_SEQ)
+        return refuse(p, "only launches, allocations and sequences may enclose the loop");
+    int at = 0;
+    while (at < s->seq.count && !contains(s->seq.items[at], p->loop))
+        at++;
+    if (p->nlevel == MAX_LEVELS)
+        return refuse(p, "the loop lies too deep");
+    for (int i = 0; i < s->seq.count; i++)
+        if (i != at && uses_shared(s->seq.items[i]))
+            return refuse(p, "the statements around the loop use shared memory, which its "
+                             "stages hold across tiles (store from registers)");
+    p->levels[p->nlevel++] = (Level){s->seq.items, at, s->seq.count};
+    return strip(p, s->seq.items[at], flat);
+}
+
+/* The statements taken out of the way to the loop: before it (outer ones first), or after
+ * it (inner ones first). */
+static Stmt *beside(const Persist *p, bool after)
+{
+    Stmt *out = NULL;
+    for (int l = 0; l < p->nlevel; l++) {
+        const Level *level = &p->levels[after ? p->nlevel - 1 - l : l];
+        int from = after ? level->at + 1 : 0, to = after ? level->count : level->at;
+        out = tci_stmt_seq2(p->arena, out, tci_stmt_seq(p->arena, to - from, level->items + from));
+    }
+    return out;
+}
+
+static Expr *binary(Persist *p, ExprKind kind, Expr *a, int64_t b)
+{
+    return tci_ir_binary(p->arena, kind, a, tci_ir_int(p->arena, b));
+}
+
+/* The loop's body with `first` after its leading bulk copies and `last` at its end. */
+static Stmt *body_around(Persist *p, Stmt *body, Stmt *first, Stmt *last)
+{
+    if (body->kind == STMT_ALLOCATE) {
+        Stmt *inner = body_around(p, body->alloc.body, first, last);
+        return inner ? tci_stmt_allocate(p->arena, body->alloc.buffer, inner) : NULL;
+    }
+    int count;
+    Stmt *const *items = tci_stmt_items(&body, &count);
+    int copies = 0;
+    while (copies < count && items[copies]->kind == STMT_BULK_COPY)
+        copies++;
+    if (copies == 0)
+        return refuse(p, "its stages must be filled by bulk copies");
+    Stmt *parts[4] = {tci_stmt_seq(p->arena, copies, items), first,
+                      tci_stmt_seq(p->arena, count - copies, items + copies), last};
+    return tci_stmt_seq(p->arena, 4, parts);
+}
+
+/* The loop over every iteration of every tile of the block, in place of `loop`. */
+static Stmt *carry_loop(Persist *p, Var *block, int64_t blocks, int64_t rounds, int64_t tiles)
+{
+    Arena *a = p->arena;
+    const Stmt *loop = p->loop;
+    int64_t steps;
+    if (!tci_expr_is_const(loop->loop.extent) || (steps = loop->loop.extent->int_value) < 1)
+        return refuse(p, "its extent must be a constant");
+    Var *t = tci_prim_func_new_var(p->func, tci_arena_printf(a, "%s.tiles", loop->loop.var->name));
+    Expr *step = binary(p, EXPR_MOD, tci_ir_var(a, t), steps);
+    Expr *tile =
+        tci_ir_binary(a, EXPR_ADD, tci_ir_var(a, block),
+                      binary(p, EXPR_MUL, binary(p, EXPR_DIV, tci_ir_var(a, t), steps), blocks));
+    /* The launch's block indices of the tile, x fastest; each wraps, so a tile past the
+     * last one computes in range. */
+    Var *vars[4] = {loop->loop.var};
+    Expr *map[4] = {tci_ir_binary(a, EXPR_ADD, loop->loop.min, step)};
+    int n = 1;
+    int64_t below = 1;
+    for (int d = 0; d < 3; d++) {
+        if (!p->block_var[d])
+            continue;
+        vars[n] = p->block_var[d];
+        map[n++] = binary(p, EXPR_MOD, binary(p, EXPR_DIV, tile, below), p->block_extent[d]);
+        below *= p->block_extent[d];
+    }
+    Stmt *first = beside(p, false), *last = beside(p, true);
+    if (last && rounds * blocks > tiles)
+        last = tci_stmt_if(a, binary(p, EXPR_LT, tile, tiles), last, NULL);
+    first = first ? tci_stmt_if(a, binary(p, EXPR_EQ, step, 0), first, NULL) : NULL;
+    last = last ? tci_stmt_if(a, binary(p, EXPR_EQ, step, steps - 1), last, NULL) : NULL;
+    Stmt *body = body_around(p, loop->loop.body, first, last);
+    if (!body)
+        return NULL;
+    body = tci_stmt_substitute(a, body, n, vars, map);
+    Stmt *out =
+        tci_stmt_for(a, t, tci_ir_int(a, 0), tci_ir_int(a, rounds * steps), loop->loop.kind, body);
+    out->loop.stages = loop->loop.stages;
+    out->loop.in_flight = loop->loop.in_flight;
+    out->loop.warp_specialized = loop->loop.warp_specialized;
+    return out;
+}
+
+static tcc_status persist(Persist *p)
+{
+    Arena *a = p->arena;
+    PrimFunc *f = p->func;
+    Stmt *flat = tci_stmt_new(a, STMT_SEQ);
+    Stmt *body = strip(p, f->body, flat);
+    if (!body)
+        return tci_fail(p->pc->ctx, TCC_ERROR_SCHEDULE, "persistent_grid: loop %s: %s",
+                        p->loop->loop.var->name, p->failure);
+    int64_t tiles = f->launch[0] * f->launch[1] * f->launch[2];
+    int64_t blocks = p->loop->loop.persistent < tiles ? p->loop->loop.persistent : tiles;
+    int64_t rounds = (tiles + blocks - 1) / blocks;
+    blocks = (tiles + rounds - 1) / rounds;
+    Var *block = tci_prim_func_new_var(f, tci_thread_tag_name(TCC_BLOCK_X));
+    Stmt *loop = carry_loop(p, block, blocks, rounds, tiles);
+    if (!loop)
+        return tci_fail(p->pc->ctx, TCC_ERROR_SCHEDULE, "persistent_grid: loop %s: %s",
+                        p->loop->loop.var->name, p->failure);
+    *flat = *loop;
+    f->body = tci_stmt_thread(a, block, TCC_BLOCK_X, blocks, body);
+    for (int d = 0; d < 3; d++) {
+        f->thread_var[d] = d == 0 ? block : NULL;
+        f->launch[d] = d == 0 ? blocks : 1;
+    }
+    return TCC_OK;
+}
+
+tcc_status tci_pass_persistent_grid(const PassContext *pc, PrimFunc *func)
+{
+    const Stmt *found = NULL;
+    Visitor v = {.stmt = find_persistent, .user = &found};
+    tci_visit_stmt(&v, func->body);
+    if (v.done)
+        return tci_fail(pc->ctx, TCC_ERROR_SCHEDULE,
+                        "persistent_grid: more than one loop is persistent");
+    if (!found)
+        return TCC_OK;
+    Persist p = {.pc = pc, .func = func, .arena = func->arena, .loop = found};
+    return persist(&p);
+}
