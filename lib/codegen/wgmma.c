@@ -75,24 +75,42 @@ static LLVMValueRef descriptor(Codegen *cg, const Buffer *b, Expr *index)
 
 /* ---- the product -------------------------------------------------------------------------- */
 
+/* How the instruction names the types of `input`, and the operands after scale-d: the
+ * scales of A and B (1) for floating types, and the transposes of 16-bit ones. */
+static const char *mma_types(const WmmaStmt *w, char *tail, size_t size)
+{
+    switch (w->a->type) {
+    case TCC_FLOAT32:
+        snprintf(tail, size, ", 1, 1");
+        return "f32.tf32.tf32";
+    case TCC_INT8:
+        snprintf(tail, size, "%s", "");
+        return "s32.s8.s8";
+    default:
+        snprintf(tail, size, ", 1, 1, %d, %d", mn_major(w->a), mn_major(w->b));
+        return w->a->type == TCC_BFLOAT16 ? "f32.bf16.bf16" : "f32.f16.f16";
+    }
+}
+
 /* "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {$0, ..., $63}, $64, $65, 1, 1, 1, 0, 1;"
  * and its constraints: the accumulators out and tied in, then the two descriptors. Scale-d
- * is 1 (the accumulators start filled with zeros); an MN-major operand is transposed. */
+ * is 1 (the accumulators start filled with zeros); an MN-major operand is transposed (16-bit
+ * types only: tf32 and int8 take neither transposes nor, for int8, scales). */
 static bool mma_asm(Codegen *cg, const WmmaStmt *w, int regs, char *text, size_t text_size,
                     char *constraints, size_t constraints_size)
 {
-    const char *input = w->a->type == TCC_BFLOAT16 ? "bf16" : "f16";
-    size_t t =
-        (size_t)snprintf(text, text_size, "wgmma.mma_async.sync.aligned.m%dn%dk%d.f32.%s.%s {",
-                         w->m, w->n, w->k, input, input);
+    char tail[32];
+    const char *types = mma_types(w, tail, sizeof tail);
+    const char *out = w->c->type == TCC_INT32 ? "=r," : "=f,";
+    size_t t = (size_t)snprintf(text, text_size, "wgmma.mma_async.sync.aligned.m%dn%dk%d.%s {",
+                                w->m, w->n, w->k, types);
     size_t c = 0;
     for (int r = 0; r < regs && t < text_size && c < constraints_size; r++) {
         t += (size_t)snprintf(text + t, text_size - t, "%s$%d", r ? ", " : "", r);
-        c += (size_t)snprintf(constraints + c, constraints_size - c, "=f,");
+        c += (size_t)snprintf(constraints + c, constraints_size - c, "%s", out);
     }
     if (t < text_size)
-        t += (size_t)snprintf(text + t, text_size - t, "}, $%d, $%d, 1, 1, 1, %d, %d;", regs,
-                              regs + 1, mn_major(w->a), mn_major(w->b));
+        t += (size_t)snprintf(text + t, text_size - t, "}, $%d, $%d, 1%s;", regs, regs + 1, tail);
     if (c < constraints_size)
         c += (size_t)snprintf(constraints + c, constraints_size - c, "l,l");
     for (int r = 0; r < regs && c < constraints_size; r++)
@@ -110,9 +128,11 @@ static bool gen_mma(Codegen *cg, const WmmaStmt *w)
     const BufferBinding *acc = tci_cg_lookup_fragment(cg, w->c);
     if (!acc)
         return false;
-    if (acc->frag.reg != FRAGMENT_F32)
+    bool integer = w->c->type == TCC_INT32;
+    if (acc->frag.reg != (integer ? FRAGMENT_B32 : FRAGMENT_F32))
         return tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED,
-                           "codegen: wgmma accumulates in float32 registers, not those of '%s'",
+                           "codegen: wgmma accumulates in float32 or int32 registers, not those "
+                           "of '%s'",
                            w->c->name);
     if (acc->frag.regs > TCI_CG_MAX_ACC_REGS)
         return tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED,
@@ -128,12 +148,13 @@ static bool gen_mma(Codegen *cg, const WmmaStmt *w)
     char text[4096], constraints[1024];
     if (!mma_asm(cg, w, nacc, text, sizeof text, constraints, sizeof constraints))
         return false;
-    LLVMTypeRef f32 = LLVMFloatTypeInContext(cg->llctx),
+    LLVMTypeRef element =
+                    integer ? LLVMInt32TypeInContext(cg->llctx) : LLVMFloatTypeInContext(cg->llctx),
                 i64_type = LLVMInt64TypeInContext(cg->llctx);
     LLVMTypeRef params[2 + TCI_CG_MAX_ACC_REGS], fields[TCI_CG_MAX_ACC_REGS];
     params[0] = params[1] = i64_type;
     for (int r = 0; r < nacc; r++)
-        params[2 + r] = fields[r] = f32;
+        params[2 + r] = fields[r] = element;
     LLVMTypeRef result = LLVMStructTypeInContext(cg->llctx, fields, (unsigned)nacc, false);
     LLVMValueRef out = tci_cg_call_asm(cg, result, params, args, nargs, text, constraints);
     return tci_cg_store_fragment(cg, w->fragment, w->fragment_index, out);

@@ -229,10 +229,10 @@ static int choose_stages(const GemmOperator *op, tcc_arch arch, const tcc_gemm_s
 enum { LONG_LOOP_STEPS = 16 };
 
 /* wgmma's blocks: warpgroups of m64 x N, two along m where m fills them; N the widest of 256,
- * 128 and 64 that fits the product and still makes ENOUGH_BLOCKS blocks, else 64, sliced
- * along the reduction where the blocks are still too few (split_for). Steps
- * of 64 (rows of 128 bytes, wgmma's widest swizzle) and as many stages as a block's shared
- * memory holds, up to 4. On an H200 the seed layer ran 0.204 ms in 128x256 blocks against
+ * 128 and 64 (that the type has) that fits the product and still makes ENOUGH_BLOCKS blocks,
+ * else 64, sliced along the reduction where the blocks are still too few (split_for). Steps
+ * of four k slices (rows of 128 bytes, wgmma's widest swizzle) and as many stages as a block's
+ * shared memory holds, up to 4. On an H200 the seed layer ran 0.204 ms in 128x256 blocks against
  * 0.262 in 128x128 and 0.274 in 64x128. */
 static void choose_wgmma(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s)
 {
@@ -251,12 +251,14 @@ static void choose_wgmma(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedul
     if (!s->num_fused_passes)
         s->num_fused_passes = s->num_total_passes;
     int64_t bm = (int64_t)s->block_row_warps * s->warp_row_tiles * 64;
+    int k = tci_target_wgmma_k(op->input_type);
     for (int i = 0; !shape_given && i < (int)(sizeof widths / sizeof widths[0]); i++) {
         int64_t bn = (int64_t)s->block_col_warps * s->warp_col_tiles * widths[i];
         int64_t blocks = blocks_of(op, bm, bn);
         bool last = i + 1 == (int)(sizeof widths / sizeof widths[0]);
-        if ((fits(op->n, widths[i]) && blocks >= ENOUGH_BLOCKS) || last) {
-            s->mma_m = 64, s->mma_n = widths[i], s->mma_k = 16;
+        bool exists = tci_target_family_shape(TENSOR_WGMMA, 64, widths[i], k, op->input_type);
+        if (exists && ((fits(op->n, widths[i]) && blocks >= ENOUGH_BLOCKS) || last)) {
+            s->mma_m = 64, s->mma_n = widths[i], s->mma_k = k;
             break;
         }
     }
@@ -283,18 +285,27 @@ static void choose_wgmma(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedul
     }
 }
 
+/* Whether wgmma reads the operands' tiles as they lie: k-major (A row-major, B column-major,
+ * a convolution's), or MN-major for the types it reads transposed. */
+static bool operands_readable(const GemmOperator *op)
+{
+    return tci_target_wgmma_transposes(op->input_type) || (!op->a_col_major && op->b_col_major);
+}
+
 /* Whether the default schedule takes wgmma: the target has it, it takes the types, and what
  * the schedule gives (a shape, warp tiles, passes, a layout) leaves it possible. */
 static bool wgmma_default(const GemmOperator *op, tcc_arch arch, const tcc_gemm_schedule *s)
 {
-    const TensorShape *row = tci_target_family_shape(TENSOR_WGMMA, 64, 128, 16, op->input_type);
+    int k = tci_target_wgmma_k(op->input_type);
+    const TensorShape *row = tci_target_family_shape(TENSOR_WGMMA, 64, 64, k, op->input_type);
     bool shape_open = !s->mma_m || s->mma_m == 64;
     bool tiles_open = s->warp_row_tiles <= 1 && s->warp_col_tiles <= 1;
     int64_t passes = s->num_total_passes ? s->num_total_passes : 4;
-    bool rows_fit = passes * 16 * (int64_t)tcc_dtype_size(op->input_type) <= 128;
+    bool rows_fit = passes * k * (int64_t)tcc_dtype_size(op->input_type) <= 128;
     return tci_target_arch_has_family(arch, TENSOR_WGMMA) && row &&
            tci_target_shape_takes(row, op->accumulate_type) && shape_open && tiles_open &&
-           rows_fit && (s->smem_layout == TCC_SMEM_AUTO || s->smem_layout == TCC_SMEM_SWIZZLED);
+           rows_fit && operands_readable(op) &&
+           (s->smem_layout == TCC_SMEM_AUTO || s->smem_layout == TCC_SMEM_SWIZZLED);
 }
 
 /* Whether the copy engine can fetch both operands' tiles: wgmma on a target with it, a
@@ -459,6 +470,11 @@ static tcc_status check_wgmma(tcc_context *ctx, const GemmOperator *op, tcc_arch
                         "schedule: wgmma has no %s for %s inputs and %s accumulation",
                         tci_target_shape_name(s->mma_m, s->mma_n, s->mma_k, shape, sizeof shape),
                         tcc_dtype_name(op->input_type), tcc_dtype_name(op->accumulate_type));
+    if (!operands_readable(op))
+        return tci_fail(ctx, TCC_ERROR_UNSUPPORTED,
+                        "schedule: wgmma reads %s operands k-major only: A row-major and B "
+                        "column-major",
+                        tcc_dtype_name(op->input_type));
     if (s->wgmma_steps < 1 || s->wgmma_steps > 2 || (s->wgmma_steps == 2 && s->stages < 3))
         return tci_fail(ctx, TCC_ERROR_SCHEDULE,
                         "schedule: wgmma_steps must be 1, or 2 with 3 stages or more; not %d with "
@@ -574,7 +590,7 @@ tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, 
                         (int)s->store);
     if (s->store == TCC_GEMM_STORE_REGISTERS && !registers_possible(op, s))
         return tci_fail(ctx, TCC_ERROR_SCHEDULE,
-                        "schedule: storing from registers needs wgmma, float32 accumulators and "
+                        "schedule: storing from registers needs wgmma, 32-bit accumulators and "
                         "32 registers a thread to spare beside them");
     if ((int)s->grid < TCC_GEMM_GRID_TILES || s->grid > TCC_GEMM_GRID_PERSISTENT)
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: unknown grid %d", (int)s->grid);

@@ -78,6 +78,13 @@ static const TensorShape shapes[] = {
     {TENSOR_WGMMA, 64, 64, 16, TCC_BFLOAT16, 90, {TCC_FLOAT32}, FRAGMENT_B32, 0, 0},
     {TENSOR_WGMMA, 64, 128, 16, TCC_BFLOAT16, 90, {TCC_FLOAT32}, FRAGMENT_B32, 0, 0},
     {TENSOR_WGMMA, 64, 256, 16, TCC_BFLOAT16, 90, {TCC_FLOAT32}, FRAGMENT_B32, 0, 0},
+    /* tf32 (float32 tensors) in k8 and int8 in k32 slices: 32 bytes of k, as above; int8 has
+     * no n of 256 (224 at most). */
+    {TENSOR_WGMMA, 64, 64, 8, TCC_FLOAT32, 90, {TCC_FLOAT32}, FRAGMENT_B32, 0, 0},
+    {TENSOR_WGMMA, 64, 128, 8, TCC_FLOAT32, 90, {TCC_FLOAT32}, FRAGMENT_B32, 0, 0},
+    {TENSOR_WGMMA, 64, 256, 8, TCC_FLOAT32, 90, {TCC_FLOAT32}, FRAGMENT_B32, 0, 0},
+    {TENSOR_WGMMA, 64, 64, 32, TCC_INT8, 90, {TCC_INT32}, FRAGMENT_B32, 0, 0},
+    {TENSOR_WGMMA, 64, 128, 32, TCC_INT8, 90, {TCC_INT32}, FRAGMENT_B32, 0, 0},
 };
 #undef F32_F16
 
@@ -258,6 +265,19 @@ const TensorShape *tci_target_family_shape(TensorFamily family, int m, int n, in
             shapes[i].input == input)
             return &shapes[i];
     return NULL;
+}
+
+int tci_target_wgmma_k(tcc_dtype input)
+{
+    for (int i = 0; i < COUNT(shapes); i++)
+        if (shapes[i].family == TENSOR_WGMMA && shapes[i].input == input)
+            return shapes[i].k;
+    return 0;
+}
+
+bool tci_target_wgmma_transposes(tcc_dtype input)
+{
+    return input == TCC_FLOAT16 || input == TCC_BFLOAT16;
 }
 
 const char *tci_target_family_name(TensorFamily family)

@@ -133,6 +133,13 @@ const TensorShape *tci_target_shape(int m, int n, int k, tcc_dtype input);
 /* The same, of one family. */
 const TensorShape *tci_target_family_shape(TensorFamily family, int m, int n, int k,
                                            tcc_dtype input);
+/* wgmma's k for `input` (16 for 16-bit types, 8 for tf32, 32 for int8: 32 bytes of k), or 0
+ * where wgmma does not take it. */
+int tci_target_wgmma_k(tcc_dtype input);
+/* Whether wgmma reads an operand of `input` transposed from shared memory (MN-major, rows
+ * along m or n): float16 and bfloat16 only (the PTX ISA's imm-trans-a/b); tf32's and int8's
+ * operands must be k-major. */
+bool tci_target_wgmma_transposes(tcc_dtype input);
 /* "WMMA", "mma.sync", "wgmma": how messages name a family. */
 const char *tci_target_family_name(TensorFamily family);
 /* The threads that issue one operation together: a warp, or a warpgroup for wgmma. */

@@ -17,6 +17,7 @@
  *     a persistent grid of 1 to 3 blocks or one a multiprocessor (the default for float32
  *     outputs)
  *   types: f16->f32->f32 (most), f16 accumulation, f16 and bf16 outputs, bf16, tf32, s8->s32
+ *     (on sm_90a wgmma for all but f16 accumulation, where the operands are k-major)
  *   schedule: the default, or an MMA shape valid for the types, or random warps, warp tiles,
  *     passes, fused passes, policy and block order (a schedule the library refuses for its
  *     size is drawn again: "redrawn", not a failure)
