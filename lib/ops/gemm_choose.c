@@ -364,19 +364,39 @@ static bool persistent_possible(const tcc_gemm_schedule *s)
     return s->copy == TCC_GEMM_COPY_BULK && s->store == TCC_GEMM_STORE_REGISTERS;
 }
 
-/* The grid, and with it the store: persistent where it can be and the stores from registers
- * are pairs of adjacent 4-byte elements. On an H100 the seed layer ran 0.1799 ms persistent
- * against 0.1868 (a block a tile, stored from registers) and 0.1869 (shared), 8192^3 1.642
- * against 1.737 ms (shared); with a float16 output (4-byte pairs) 0.1904 against 0.1731
- * (a block a tile, shared). */
+/* Blocks of the schedule a multiprocessor holds at once, as its shared memory and threads
+ * allow. */
+static int64_t resident_blocks(const GemmOperator *op, tcc_arch arch, const tcc_gemm_schedule *s)
+{
+    const TargetArch *target = tci_target_arch(arch);
+    Tiles t = tci_gemm_tiles(s);
+    int64_t by_memory = target->shared_per_sm / (tci_gemm_shared_bytes(op, t, s) + BLOCK_RESERVED);
+    int64_t by_threads = target->max_threads_per_sm / t.threads;
+    return by_memory < by_threads ? by_memory : by_threads;
+}
+
+/* The grid, and with it the store: persistent where it can be, the stores from registers are
+ * pairs of adjacent 4-byte elements, a multiprocessor holds one block (two or more hide each
+ * other's fill and epilogue already) and the tiles outnumber the multiprocessors. On an H100
+ * the seed layer ran 0.1799 ms persistent against 0.1868 (a block a tile, stored from
+ * registers) and 0.1869 (shared), r50_res3_3x3s2_b32 0.0269 against 0.0285, 8192^3 1.642
+ * against 1.737 ms (shared); but r50_res4_3x3_b32 (196 tiles of 96 KB, two an SM) 0.0361
+ * against 0.0269, and with a float16 output (4-byte pairs) the seed layer 0.1904 against
+ * 0.1731 (a block a tile, shared). */
 static void choose_grid(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s)
 {
     if (s->grid == TCC_GEMM_GRID_AUTO) {
+        tcc_gemm_schedule stored = *s;
+        stored.store = TCC_GEMM_STORE_REGISTERS;
+        Tiles t = tci_gemm_tiles(s);
+        int64_t tiles = blocks_of(op, t.bm, t.bn) * tci_gemm_split(op, s).splits;
         bool registers = s->store == TCC_GEMM_STORE_REGISTERS ||
                          (s->store == TCC_GEMM_STORE_AUTO && tcc_dtype_size(op->output_type) >= 4 &&
                           !op->output_contiguous_in_m && registers_possible(op, s));
-        s->grid = s->copy == TCC_GEMM_COPY_BULK && registers ? TCC_GEMM_GRID_PERSISTENT
-                                                             : TCC_GEMM_GRID_TILES;
+        bool pays = resident_blocks(op, arch, &stored) == 1 &&
+                    tiles > tci_target_arch(arch)->multiprocessors;
+        s->grid = s->copy == TCC_GEMM_COPY_BULK && registers && pays ? TCC_GEMM_GRID_PERSISTENT
+                                                                     : TCC_GEMM_GRID_TILES;
     }
     if (s->store == TCC_GEMM_STORE_AUTO)
         s->store =
