@@ -29,7 +29,8 @@
  * at each tile's first iteration (those before it, outer ones first) and its last (those
  * after, inner ones first); they must not touch shared memory, which the stages now hold for
  * the whole run (the epilogue from registers). The loop's body must start with bulk copies,
- * after which the fill goes.
+ * after which the fill goes, and write nothing to global memory (a tile past the last would
+ * write a tile again).
  *
  * Runs before software_pipeline. Assumes flattened accesses, and block launches, thread
  * launches, allocations and sequences between the kernel's top and the loop; refuses any
@@ -129,6 +130,24 @@ static bool uses_shared(const Stmt *s)
     return v.done;
 }
 
+static bool find_global_write(Visitor *v, const Stmt *s)
+{
+    const Buffer *b = s->kind == STMT_STORE                              ? s->store.buffer
+                      : s->kind == STMT_WMMA && s->wmma.op == WMMA_STORE ? s->wmma.memory
+                                                                         : NULL;
+    v->done = v->done || (b && b->scope == TCC_SCOPE_GLOBAL);
+    return !v->done;
+}
+
+/* Whether `s` writes global memory: a loop body that does would write a tile again in the
+ * rounds past the last tile, which compute in range. */
+static bool writes_global(const Stmt *s)
+{
+    Visitor v = {.stmt = find_global_write};
+    tci_visit_stmt(&v, s);
+    return v.done;
+}
+
 static Stmt *refuse(Persist *p, const char *why)
 {
     if (!p->failure)
@@ -163,6 +182,8 @@ static Stmt *strip(Persist *p, Stmt *s, Stmt *flat)
     int at = 0;
     while (at < s->seq.count && !contains(s->seq.items[at], p->loop))
         at++;
+    if (at == s->seq.count)
+        return refuse(p, "the loop is not where the launches lead");
     if (p->nlevel == MAX_LEVELS)
         return refuse(p, "the loop lies too deep");
     for (int i = 0; i < s->seq.count; i++)
@@ -174,14 +195,16 @@ static Stmt *strip(Persist *p, Stmt *s, Stmt *flat)
 }
 
 /* The statements taken out of the way to the loop: before it (outer ones first), or after
- * it (inner ones first). */
+ * it (inner ones first); NULL for none. */
 static Stmt *beside(const Persist *p, bool after)
 {
     Stmt *out = NULL;
     for (int l = 0; l < p->nlevel; l++) {
         const Level *level = &p->levels[after ? p->nlevel - 1 - l : l];
         int from = after ? level->at + 1 : 0, to = after ? level->count : level->at;
-        out = tci_stmt_seq2(p->arena, out, tci_stmt_seq(p->arena, to - from, level->items + from));
+        if (to > from)
+            out = tci_stmt_seq2(p->arena, out,
+                                tci_stmt_seq(p->arena, to - from, level->items + from));
     }
     return out;
 }
@@ -218,6 +241,9 @@ static Stmt *carry_loop(Persist *p, Var *block, int64_t blocks, int64_t rounds, 
     int64_t steps;
     if (!tci_expr_is_const(loop->loop.extent) || (steps = loop->loop.extent->int_value) < 1)
         return refuse(p, "its extent must be a constant");
+    if (writes_global(loop->loop.body))
+        return refuse(p, "its body writes global memory (a tile's results must wait for the "
+                         "statements after the loop)");
     Var *t = tci_prim_func_new_var(p->func, tci_arena_printf(a, "%s.tiles", loop->loop.var->name));
     Expr *step = binary(p, EXPR_MOD, tci_ir_var(a, t), steps);
     Expr *tile =
