@@ -411,7 +411,8 @@ static const CliOpt schedule_rows[] = {
            "--grid-blocks-th tile, its pipeline carried from tile to tile (bulk copies, "
            "--store registers)"),
     INT("--grid-blocks", schedule.grid_blocks, 1,
-        "N: a persistent grid's blocks (default: the target's multiprocessors)"),
+        "N: a persistent grid's blocks (default: the device's multiprocessors with --run, "
+        "else the target's)"),
     INT("--split-k", schedule.split_k, 1,
         "N: slices of the reduction, summed by a second kernel in a fixed order (1: none)"),
 };

@@ -166,6 +166,14 @@ static void print_count(const char *name, int value)
         fprintf(stderr, " %s=auto", name);
 }
 
+tcc_gemm_schedule cli_gemm_schedule(const CliSession *s, const CliCommon *c)
+{
+    tcc_gemm_schedule schedule = c->schedule;
+    if (s->device && !schedule.grid_blocks)
+        schedule.grid_blocks = tcc_device_multiprocessors(s->device);
+    return schedule;
+}
+
 void cli_print_gemm_schedule(const CliCommon *c, const tcc_gemm_schedule *chosen)
 {
     /* Without knobs the schedule is the library's default, every field known. With some,

@@ -31,7 +31,8 @@ static int compile(CliSession *s, const void *options)
             return cli_library_error(s);
         cli_print_gemm_schedule(&o->common, &chosen);
     }
-    if (tcc_matmul_compile(s->ctx, &o->desc, &o->common.schedule, &s->build, &s->kernel) != TCC_OK)
+    tcc_gemm_schedule schedule = cli_gemm_schedule(s, &o->common);
+    if (tcc_matmul_compile(s->ctx, &o->desc, &schedule, &s->build, &s->kernel) != TCC_OK)
         return cli_library_error(s);
     return 0;
 }

@@ -203,7 +203,9 @@ typedef struct tcc_gemm_schedule {
     tcc_gemm_store store;
     tcc_gemm_grid grid;
     /* A persistent grid's blocks: 0 for the target's multiprocessors (132 for sm_90a, an H100
-     * SXM's or an H200's; fewer run when there are fewer tiles). */
+     * SXM's or an H200's; fewer run when there are fewer tiles). A kernel for another part
+     * should say its own (tcc_device_multiprocessors): more blocks than it has run in two
+     * waves. */
     int grid_blocks;
 } tcc_gemm_schedule;
 

@@ -23,6 +23,9 @@ const char *tcc_device_name(const tcc_device *device);
 tcc_context *tcc_device_context(const tcc_device *device);
 /* Compute capability as major*10+minor, e.g. 90 */
 int tcc_device_arch(const tcc_device *device);
+/* Its multiprocessors (SMs): what a persistent grid's blocks should number on it
+ * (tcc_gemm_schedule.grid_blocks), 132 on an H100 SXM or H200, 114 on an H100 PCIe. */
+int tcc_device_multiprocessors(const tcc_device *device);
 
 typedef struct tcc_device_buffer tcc_device_buffer;
 tcc_status tcc_device_buffer_alloc(tcc_device *device, size_t bytes, tcc_device_buffer **out);

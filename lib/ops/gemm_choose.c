@@ -393,8 +393,8 @@ static void choose_grid(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule
         bool registers = s->store == TCC_GEMM_STORE_REGISTERS ||
                          (s->store == TCC_GEMM_STORE_AUTO && tcc_dtype_size(op->output_type) >= 4 &&
                           !op->output_contiguous_in_m && registers_possible(op, s));
-        bool pays = resident_blocks(op, arch, &stored) == 1 &&
-                    tiles > tci_target_arch(arch)->multiprocessors;
+        int sms = s->grid_blocks ? s->grid_blocks : tci_target_arch(arch)->multiprocessors;
+        bool pays = resident_blocks(op, arch, &stored) == 1 && tiles > sms;
         s->grid = s->copy == TCC_GEMM_COPY_BULK && registers && pays ? TCC_GEMM_GRID_PERSISTENT
                                                                      : TCC_GEMM_GRID_TILES;
     }

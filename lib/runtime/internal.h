@@ -21,6 +21,7 @@ struct tcc_device {
     CUcontext context; /* the retained primary context; NULL until retained */
     char name[256];
     int arch; /* major*10 + minor */
+    int multiprocessors;
 };
 
 struct tcc_device_buffer {

@@ -150,6 +150,9 @@ static tcc_status query_device(tcc_device *device, int ordinal)
     CUDA_CHECK(device, cuDeviceGetAttribute,
                (&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device->device));
     device->arch = major * 10 + minor;
+    CUDA_CHECK(
+        device, cuDeviceGetAttribute,
+        (&device->multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device->device));
     /* Only a retained context is recorded, so destroy_device releases only what it holds. */
     CUcontext context = NULL;
     CUDA_CHECK(device, cuDevicePrimaryCtxRetain, (&context, device->device));
@@ -196,6 +199,11 @@ const char *tcc_device_name(const tcc_device *device)
 int tcc_device_arch(const tcc_device *device)
 {
     return device ? device->arch : 0;
+}
+
+int tcc_device_multiprocessors(const tcc_device *device)
+{
+    return device ? device->multiprocessors : 0;
 }
 
 /* ---- buffers ----------------------------------------------------------------------------- */

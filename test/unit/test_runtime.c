@@ -133,6 +133,7 @@ START_TEST(test_null_handles)
     tcc_loaded_kernel_destroy(NULL);
     ck_assert_str_eq(tcc_device_name(NULL), "");
     ck_assert_int_eq(tcc_device_arch(NULL), 0);
+    ck_assert_int_eq(tcc_device_multiprocessors(NULL), 0);
     char host[4];
     ck_assert_int_eq(tcc_device_buffer_upload(NULL, host, 4), TCC_ERROR_INVALID_ARGUMENT);
     ck_assert_int_eq(tcc_device_buffer_download(NULL, host, 4), TCC_ERROR_INVALID_ARGUMENT);
@@ -222,6 +223,7 @@ START_TEST(test_device_info)
         return;
     ck_assert_int_gt((int)strlen(tcc_device_name(gpu.device)), 0);
     ck_assert_int_ge(tcc_device_arch(gpu.device), 70);
+    ck_assert_int_ge(tcc_device_multiprocessors(gpu.device), 1);
     close_gpu(&gpu);
     /* Opening again after a close works (the driver library is loaded afresh). */
     ck_assert(open_gpu(&gpu));
