@@ -263,6 +263,9 @@ static Stmt *carry_loop(Persist *p, Var *block, int64_t blocks, int64_t rounds, 
         below *= p->block_extent[d];
     }
     Stmt *first = beside(p, false), *last = beside(p, true);
+    if (first && writes_global(first))
+        return refuse(p, "the statements before it write global memory (the rounds past the "
+                         "last tile would write a tile again)");
     if (last && rounds * blocks > tiles)
         last = tci_stmt_if(a, binary(p, EXPR_LT, tile, tiles), last, NULL);
     first = first ? tci_stmt_if(a, binary(p, EXPR_EQ, step, 0), first, NULL) : NULL;

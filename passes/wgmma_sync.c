@@ -9,8 +9,8 @@
  *     that follows the commit in the same sequence: past that barrier the step's tiles may be
  *     overwritten, and the accumulators read. With no barrier after it, at the sequence's end.
  *     The copies issued between the commit and the wait overlap the products. A statement
- *     that reads the accumulators element by element waits for all before it (a branch,
- *     inside it). In a pipelined
+ *     that reads the accumulators element by element waits for all before it (inside a
+ *     branch that every thread takes alike). In a pipelined
  *     loop whose work stays `in_flight(F)` (software_pipeline then copies into stages F steps
  *     older), the wait leaves F groups running across the barrier, and the loop is followed
  *     by a wait for all;
@@ -53,9 +53,29 @@ static bool reads_registers(const Stmt *s)
 }
 
 typedef struct Placer {
+    const PrimFunc *func;
     bool failed; /* out of memory */
     int pending; /* groups a wait leaves in flight: the enclosing pipelined loop's in_flight */
 } Placer;
+
+static bool find_thread_index(Visitor *v, const Expr *e)
+{
+    const PrimFunc *f = v->user;
+    for (int tag = TCC_THREAD_X; e->kind == EXPR_VAR && tag <= TCC_THREAD_Z; tag++)
+        v->done = v->done || (f->thread_var[tag] && e->var == f->thread_var[tag]);
+    return !v->done;
+}
+
+/* Whether every thread of a warpgroup takes the branch alike (its condition reads no thread
+ * index): wgmma.wait_group is .aligned, so only such a branch may hold one. */
+static bool uniform_branch(const Placer *p, const Stmt *s)
+{
+    if (s->kind != STMT_IF || s->branch.else_body)
+        return false;
+    Visitor v = {.expr = find_thread_index, .user = (void *)p->func};
+    tci_visit_expr(&v, s->branch.cond);
+    return !v.done;
+}
 
 /* The items of a sequence with the protocol placed among them (and inside them). */
 static Stmt *place_in_seq(Rewriter *rw, Stmt *const *items, int count)
@@ -82,7 +102,7 @@ static Stmt *place_in_seq(Rewriter *rw, Stmt *const *items, int count)
             }
             continue;
         }
-        if (waiting && reads_registers(s) && s->kind == STMT_IF && !s->branch.else_body) {
+        if (waiting && reads_registers(s) && uniform_branch(rw->user, s)) {
             /* Only where the branch is taken (a persistent loop's last step of a tile): the
              * other steps leave their products running. */
             Stmt *then = tci_stmt_seq2(a, tci_stmt_wgmma_sync(a, WGMMA_WAIT, 0),
@@ -141,7 +161,7 @@ tcc_status tci_pass_wgmma_sync(const PassContext *pc, PrimFunc *func)
     tci_visit_stmt(&v, func->body);
     if (!v.done)
         return TCC_OK;
-    Placer p = {0};
+    Placer p = {.func = func};
     Rewriter rw = {.arena = func->arena, .stmt = place, .user = &p};
     Stmt *body = tci_rewrite_stmt(&rw, func->body);
     if (p.failed)

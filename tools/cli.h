@@ -179,7 +179,8 @@ int cli_emit(const CliSession *s, const CliCommon *common);
 /* --verbose: "schedule: implicit GEMM: ..." on stderr. `chosen` is the library's default
  * for the problem, printed whole when no knob was given; otherwise the knobs given are
  * printed and the fields the library completes for them show as "auto". */
-void cli_print_gemm_schedule(const CliCommon *common, const tcc_gemm_schedule *chosen);
+void cli_print_gemm_schedule(const CliSession *s, const CliCommon *common,
+                             const tcc_gemm_schedule *chosen);
 /* The knobs given, with --run a persistent grid's blocks (unless given) one a multiprocessor
  * of the device rather than of the target's largest part. */
 tcc_gemm_schedule cli_gemm_schedule(const CliSession *s, const CliCommon *common);

@@ -265,6 +265,14 @@ static const EnumKnob enum_knobs[] = {
     ENUM_KNOB("--grid", "grid", grid_names),
 };
 
+/* set_enum stores through an int: each knob's enum must be one. */
+_Static_assert(sizeof(tcc_smem_layout) == sizeof(int) &&
+                   sizeof(tcc_gemm_intrinsic) == sizeof(int) &&
+                   sizeof(tcc_gemm_copy) == sizeof(int) &&
+                   sizeof(tcc_gemm_producer) == sizeof(int) &&
+                   sizeof(tcc_gemm_store) == sizeof(int) && sizeof(tcc_gemm_grid) == sizeof(int),
+               "the schedule's enumerated knobs are int-sized");
+
 /* An enumerated knob: the value of the name given, into the row's field (an enum). */
 static bool set_enum(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
 {

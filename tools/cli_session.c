@@ -174,12 +174,18 @@ tcc_gemm_schedule cli_gemm_schedule(const CliSession *s, const CliCommon *c)
     return schedule;
 }
 
-void cli_print_gemm_schedule(const CliCommon *c, const tcc_gemm_schedule *chosen)
+void cli_print_gemm_schedule(const CliSession *session, const CliCommon *c,
+                             const tcc_gemm_schedule *chosen)
 {
-    /* Without knobs the schedule is the library's default, every field known. With some,
-     * the library completes the others for the knobs given, which this cannot see: they
-     * print as "auto". */
-    const tcc_gemm_schedule *s = cli_gemm_knobs_given(c) ? &c->schedule : chosen;
+    /* Without knobs the schedule is the library's default, every field known (a persistent
+     * grid's blocks the device's, as cli_gemm_schedule compiles it). With some, the library
+     * completes the others for the knobs given, which this cannot see: they print as
+     * "auto". */
+    tcc_gemm_schedule shown = *chosen;
+    int blocks = cli_gemm_schedule(session, c).grid_blocks;
+    if (shown.grid == TCC_GEMM_GRID_PERSISTENT && blocks)
+        shown.grid_blocks = blocks;
+    const tcc_gemm_schedule *s = cli_gemm_knobs_given(c) ? &c->schedule : &shown;
     fputs("schedule: implicit GEMM:", stderr);
     if (s->mma_m)
         fprintf(stderr, " mma=m%dn%dk%d", s->mma_m, s->mma_n, s->mma_k);

@@ -52,7 +52,7 @@ static int build_default(CliSession *s, const ConvOptions *o)
         tcc_gemm_schedule chosen;
         if (tcc_conv2d_default_schedule(s->ctx, &o->desc, s->build.arch, &chosen) != TCC_OK)
             return cli_library_error(s);
-        cli_print_gemm_schedule(&o->common, &chosen);
+        cli_print_gemm_schedule(s, &o->common, &chosen);
     }
     tcc_gemm_schedule schedule = cli_gemm_schedule(s, &o->common);
     if (tcc_conv2d_compile(s->ctx, &o->desc, &schedule, &s->build, &s->kernel) != TCC_OK)

@@ -164,8 +164,9 @@ typedef enum tcc_gemm_store {
 
 /* How the blocks cover the output's tiles. */
 typedef enum tcc_gemm_grid {
-    /* Chosen: persistent where it can be (wgmma's bulk copies) and the stores from registers
-     * are 8-byte pairs (float32 outputs, rows along n); else a block a tile. */
+    /* Chosen: persistent where it can be (wgmma's bulk copies), the stores from registers
+     * are 8-byte pairs (float32 outputs, rows along n), a multiprocessor holds one block and
+     * the tiles outnumber the multiprocessors; else a block a tile. */
     TCC_GEMM_GRID_AUTO = 0,
     TCC_GEMM_GRID_TILES, /* a block a tile, as many as there are tiles */
     /* A persistent grid (tcc_persistent): a block a multiprocessor (grid_blocks), each running

@@ -151,13 +151,14 @@ tcc_status tcc_pipeline_in_flight(tcc_stage *stage, tcc_iter_var *axis, int stag
  * named barrier. sm_90a; the consumer warpgroups must lie along one thread axis. */
 tcc_status tcc_warp_specialize(tcc_stage *stage, tcc_iter_var *axis);
 /* A persistent grid (CUTLASS's persistent tile scheduler): the kernel runs on `blocks` blocks
- * (one an SM), block b computing the tiles the launch's blocks b, b + blocks, b + 2 blocks ...
- * would have, in the order of their linear index (blockIdx.x fastest). The pipeline at `axis`
- * (tcc_pipeline) runs on from one tile into the next: the next tile's first copies fly while
- * this one's epilogue runs. The statements around the pipelined loop inside the block (its
- * accumulators' fill before, the epilogue after) run at its first and last iteration of each
- * tile, so they must not share memory with the stages (store from registers, sm_90a's bulk
- * copies whose reads past a tensor's edges are zeros). */
+ * (one an SM; fewer where the tiles are fewer, or where fewer spread the rounds evenly), block b
+ * computing the tiles the launch's blocks b, b + blocks, b + 2 blocks ... would have, in the order
+ * of their linear index (blockIdx.x fastest). The pipeline at `axis` (tcc_pipeline) runs on from
+ * one tile into the next: the next tile's first copies fly while this one's epilogue runs. The
+ * statements around the pipelined loop inside the block (its accumulators' fill before, the
+ * epilogue after) run at its first and last iteration of each tile, so they must not share memory
+ * with the stages (store from registers, sm_90a's bulk copies whose reads past a tensor's edges are
+ * zeros). */
 tcc_status tcc_persistent(tcc_stage *stage, tcc_iter_var *axis, int64_t blocks);
 /* TVM's storage_align: pads the buffer of a stage so that the stride of its dimension
  * `axis` (one of the tensor's own axes) is a multiple of `factor` plus `offset`, e.g.

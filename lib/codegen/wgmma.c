@@ -99,6 +99,11 @@ static const char *mma_types(const WmmaStmt *w, char *tail, size_t size)
 static bool mma_asm(Codegen *cg, const WmmaStmt *w, int regs, char *text, size_t text_size,
                     char *constraints, size_t constraints_size)
 {
+    if (!tci_target_wgmma_transposes(w->a->type) && (mn_major(w->a) || mn_major(w->b)))
+        return tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED,
+                           "codegen: wgmma reads %s operands k-major only; '%s' lies in column "
+                           "blocks",
+                           tcc_dtype_name(w->a->type), mn_major(w->a) ? w->a->name : w->b->name);
     char tail[32];
     const char *types = mma_types(w, tail, sizeof tail);
     const char *out = w->c->type == TCC_INT32 ? "=r," : "=f,";

@@ -252,7 +252,7 @@ static void choose_wgmma(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedul
         s->num_fused_passes = s->num_total_passes;
     int64_t bm = (int64_t)s->block_row_warps * s->warp_row_tiles * 64;
     int k = tci_target_wgmma_k(op->input_type);
-    for (int i = 0; !shape_given && i < (int)(sizeof widths / sizeof widths[0]); i++) {
+    for (int i = 0; !shape_given && k && i < (int)(sizeof widths / sizeof widths[0]); i++) {
         int64_t bn = (int64_t)s->block_col_warps * s->warp_col_tiles * widths[i];
         int64_t blocks = blocks_of(op, bm, bn);
         bool last = i + 1 == (int)(sizeof widths / sizeof widths[0]);

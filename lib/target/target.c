@@ -78,13 +78,13 @@ static const TensorShape shapes[] = {
     {TENSOR_WGMMA, 64, 64, 16, TCC_BFLOAT16, 90, {TCC_FLOAT32}, FRAGMENT_B32, 0, 0},
     {TENSOR_WGMMA, 64, 128, 16, TCC_BFLOAT16, 90, {TCC_FLOAT32}, FRAGMENT_B32, 0, 0},
     {TENSOR_WGMMA, 64, 256, 16, TCC_BFLOAT16, 90, {TCC_FLOAT32}, FRAGMENT_B32, 0, 0},
-    /* tf32 (float32 tensors) in k8 and int8 in k32 slices: 32 bytes of k, as above; int8 has
-     * no n of 256 (224 at most). */
+    /* tf32 (float32 tensors) in k8 and int8 in k32 slices: 32 bytes of k, as above. */
     {TENSOR_WGMMA, 64, 64, 8, TCC_FLOAT32, 90, {TCC_FLOAT32}, FRAGMENT_B32, 0, 0},
     {TENSOR_WGMMA, 64, 128, 8, TCC_FLOAT32, 90, {TCC_FLOAT32}, FRAGMENT_B32, 0, 0},
     {TENSOR_WGMMA, 64, 256, 8, TCC_FLOAT32, 90, {TCC_FLOAT32}, FRAGMENT_B32, 0, 0},
     {TENSOR_WGMMA, 64, 64, 32, TCC_INT8, 90, {TCC_INT32}, FRAGMENT_B32, 0, 0},
     {TENSOR_WGMMA, 64, 128, 32, TCC_INT8, 90, {TCC_INT32}, FRAGMENT_B32, 0, 0},
+    {TENSOR_WGMMA, 64, 256, 32, TCC_INT8, 90, {TCC_INT32}, FRAGMENT_B32, 0, 0},
 };
 #undef F32_F16
 
