@@ -58,23 +58,18 @@ typedef struct Placer {
     int pending; /* groups a wait leaves in flight: the enclosing pipelined loop's in_flight */
 } Placer;
 
-static bool find_thread_index(Visitor *v, const Expr *e)
-{
-    const PrimFunc *f = v->user;
-    for (int tag = TCC_THREAD_X; e->kind == EXPR_VAR && tag <= TCC_THREAD_Z; tag++)
-        v->done = v->done || (f->thread_var[tag] && e->var == f->thread_var[tag]);
-    return !v->done;
-}
-
 /* Whether every thread of a warpgroup takes the branch alike (its condition reads no thread
  * index): wgmma.wait_group is .aligned, so only such a branch may hold one. */
 static bool uniform_branch(const Placer *p, const Stmt *s)
 {
     if (s->kind != STMT_IF || s->branch.else_body)
         return false;
-    Visitor v = {.expr = find_thread_index, .user = (void *)p->func};
-    tci_visit_expr(&v, s->branch.cond);
-    return !v.done;
+    for (int tag = TCC_THREAD_X; tag <= TCC_THREAD_Z; tag++) {
+        const Var *index = p->func->thread_var[tag];
+        if (index && tci_expr_uses_var(s->branch.cond, index))
+            return false;
+    }
+    return true;
 }
 
 /* The items of a sequence with the protocol placed among them (and inside them). */

@@ -172,12 +172,16 @@ static const TensorShape *mma_sync_row(const GemmOperator *op, const tcc_gemm_sc
 
 enum { BLOCK_RESERVED = 1024 }; /* shared memory the driver reserves a block (CUDA 11+) */
 
-/* Whether one block of schedule `s`, with the driver's reserve, fits the target's shared
- * memory a block. */
+/* The shared memory a block of schedule `s` takes, the driver's reserve included. */
+static int64_t block_shared_bytes(const GemmOperator *op, const tcc_gemm_schedule *s)
+{
+    return tci_gemm_shared_bytes(op, tci_gemm_tiles(s), s) + BLOCK_RESERVED;
+}
+
+/* Whether one block of schedule `s` fits the target's shared memory a block. */
 static bool block_shared_fits(const GemmOperator *op, tcc_arch arch, const tcc_gemm_schedule *s)
 {
-    int64_t bytes = tci_gemm_shared_bytes(op, tci_gemm_tiles(s), s) + BLOCK_RESERVED;
-    return bytes <= tci_target_arch(arch)->max_shared_per_block;
+    return block_shared_bytes(op, s) <= tci_target_arch(arch)->max_shared_per_block;
 }
 
 /* Whether a multiprocessor's shared memory holds schedule `s` for as many blocks as its
@@ -188,8 +192,8 @@ static bool resident_blocks_fit(const GemmOperator *op, tcc_arch arch, const tcc
     enum { RESIDENT_WARPS = 8 };
     Tiles t = tci_gemm_tiles(s);
     int64_t blocks = RESIDENT_WARPS / (t.warps_m * t.warps_n);
-    int64_t bytes = tci_gemm_shared_bytes(op, t, s) + BLOCK_RESERVED;
-    return (blocks > 0 ? blocks : 1) * bytes <= tci_target_arch(arch)->shared_per_sm;
+    return (blocks > 0 ? blocks : 1) * block_shared_bytes(op, s) <=
+           tci_target_arch(arch)->shared_per_sm;
 }
 
 /* MMA passes per shared-memory step: a 64-deep step (4 passes of k16) halves the barriers
@@ -369,9 +373,8 @@ static bool persistent_possible(const tcc_gemm_schedule *s)
 static int64_t resident_blocks(const GemmOperator *op, tcc_arch arch, const tcc_gemm_schedule *s)
 {
     const TargetArch *target = tci_target_arch(arch);
-    Tiles t = tci_gemm_tiles(s);
-    int64_t by_memory = target->shared_per_sm / (tci_gemm_shared_bytes(op, t, s) + BLOCK_RESERVED);
-    int64_t by_threads = target->max_threads_per_sm / t.threads;
+    int64_t by_memory = target->shared_per_sm / block_shared_bytes(op, s);
+    int64_t by_threads = target->max_threads_per_sm / tci_gemm_tiles(s).threads;
     return by_memory < by_threads ? by_memory : by_threads;
 }
 
