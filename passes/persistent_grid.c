@@ -32,6 +32,11 @@
  * after which the fill goes, and write nothing to global memory (a tile past the last would
  * write a tile again).
  *
+ * In a grid of thread-block clusters of C blocks along one block index, the persistent blocks
+ * form clusters of C along blockIdx.x, and a cluster takes units of C tiles that differ along
+ * the clustered index only (block rank r = blockIdx.x % C taking the r-th), so that the blocks
+ * of a cluster always share what they multicast: P / C clusters take the T / C units.
+ *
  * Runs before software_pipeline. Assumes flattened accesses, and block launches, thread
  * launches, allocations and sequences between the kernel's top and the loop; refuses any
  * other. A function without a persistent loop is left as it is.
@@ -55,6 +60,10 @@ typedef struct Persist {
     const Stmt *loop; /* the persistent loop */
     Var *block_var[3];
     int64_t block_extent[3];
+    /* Thread-block clusters: the clustered launch dimension and its blocks a cluster (1 and
+     * -1 for none). A cluster's blocks take tiles that differ along that dimension only. */
+    int cluster_dim;
+    int64_t cluster;
     Level levels[MAX_LEVELS];
     int nlevel;
     const char *failure;
@@ -233,8 +242,23 @@ static Stmt *body_around(Persist *p, Stmt *body, Stmt *first, Stmt *last)
     return tci_stmt_seq(p->arena, 4, parts);
 }
 
-/* The loop over every iteration of every tile of the block, in place of `loop`. */
-static Stmt *carry_loop(Persist *p, Var *block, int64_t blocks, int64_t rounds, int64_t tiles)
+/* The block's cluster (`block` / C) and its rank in it (`block` % C); `block` and 0 without
+ * clusters. */
+static Expr *cluster_of(Persist *p, Var *block)
+{
+    Expr *b = tci_ir_var(p->arena, block);
+    return p->cluster > 1 ? binary(p, EXPR_DIV, b, p->cluster) : b;
+}
+
+static Expr *rank_in_cluster(Persist *p, Var *block)
+{
+    return binary(p, EXPR_MOD, tci_ir_var(p->arena, block), p->cluster);
+}
+
+/* The loop over every iteration of every tile of the block, in place of `loop`. `clusters`
+ * (blocks / C) take the `units` (tiles / C) in `rounds`; unit u is the C tiles that differ
+ * only along the clustered dimension, where block rank r of the cluster takes the r-th. */
+static Stmt *carry_loop(Persist *p, Var *block, int64_t clusters, int64_t rounds, int64_t units)
 {
     Arena *a = p->arena;
     const Stmt *loop = p->loop;
@@ -246,9 +270,9 @@ static Stmt *carry_loop(Persist *p, Var *block, int64_t blocks, int64_t rounds, 
                          "statements after the loop)");
     Var *t = tci_prim_func_new_var(p->func, tci_arena_printf(a, "%s.tiles", loop->loop.var->name));
     Expr *step = binary(p, EXPR_MOD, tci_ir_var(a, t), steps);
-    Expr *tile =
-        tci_ir_binary(a, EXPR_ADD, tci_ir_var(a, block),
-                      binary(p, EXPR_MUL, binary(p, EXPR_DIV, tci_ir_var(a, t), steps), blocks));
+    Expr *unit =
+        tci_ir_binary(a, EXPR_ADD, cluster_of(p, block),
+                      binary(p, EXPR_MUL, binary(p, EXPR_DIV, tci_ir_var(a, t), steps), clusters));
     /* The launch's block indices of the tile, x fastest; each wraps, so a tile past the
      * last one computes in range. */
     Var *vars[4] = {loop->loop.var};
@@ -258,16 +282,22 @@ static Stmt *carry_loop(Persist *p, Var *block, int64_t blocks, int64_t rounds, 
     for (int d = 0; d < 3; d++) {
         if (!p->block_var[d])
             continue;
+        bool clustered = d == p->cluster_dim;
+        int64_t extent = clustered ? p->block_extent[d] / p->cluster : p->block_extent[d];
         vars[n] = p->block_var[d];
-        map[n++] = binary(p, EXPR_MOD, binary(p, EXPR_DIV, tile, below), p->block_extent[d]);
-        below *= p->block_extent[d];
+        map[n] = binary(p, EXPR_MOD, binary(p, EXPR_DIV, unit, below), extent);
+        if (clustered)
+            map[n] = tci_ir_binary(a, EXPR_ADD, binary(p, EXPR_MUL, map[n], p->cluster),
+                                   rank_in_cluster(p, block));
+        n++;
+        below *= extent;
     }
     Stmt *first = beside(p, false), *last = beside(p, true);
     if (first && writes_global(first))
         return refuse(p, "the statements before it write global memory (the rounds past the "
                          "last tile would write a tile again)");
-    if (last && rounds * blocks > tiles)
-        last = tci_stmt_if(a, binary(p, EXPR_LT, tile, tiles), last, NULL);
+    if (last && rounds * clusters > units)
+        last = tci_stmt_if(a, binary(p, EXPR_LT, unit, units), last, NULL);
     first = first ? tci_stmt_if(a, binary(p, EXPR_EQ, step, 0), first, NULL) : NULL;
     last = last ? tci_stmt_if(a, binary(p, EXPR_EQ, step, steps - 1), last, NULL) : NULL;
     Stmt *body = body_around(p, loop->loop.body, first, last);
@@ -291,20 +321,28 @@ static tcc_status persist(Persist *p)
     if (!body)
         return tci_fail(p->pc->ctx, TCC_ERROR_SCHEDULE, "persistent_grid: loop %s: %s",
                         p->loop->loop.var->name, p->failure);
-    int64_t tiles = f->launch[0] * f->launch[1] * f->launch[2];
-    int64_t blocks = p->loop->loop.persistent < tiles ? p->loop->loop.persistent : tiles;
-    int64_t rounds = (tiles + blocks - 1) / blocks;
-    blocks = (tiles + rounds - 1) / rounds;
+    /* Clusters of C blocks take units of C tiles: P / C clusters, ceil(T / C / (P / C))
+     * rounds. */
+    int64_t units = f->launch[0] * f->launch[1] * f->launch[2] / p->cluster;
+    int64_t clusters = p->loop->loop.persistent / p->cluster;
+    if (clusters < 1)
+        clusters = 1;
+    if (clusters > units)
+        clusters = units;
+    int64_t rounds = (units + clusters - 1) / clusters;
+    clusters = (units + rounds - 1) / rounds;
     Var *block = tci_prim_func_new_var(f, tci_thread_tag_name(TCC_BLOCK_X));
-    Stmt *loop = carry_loop(p, block, blocks, rounds, tiles);
+    Stmt *loop = carry_loop(p, block, clusters, rounds, units);
     if (!loop)
         return tci_fail(p->pc->ctx, TCC_ERROR_SCHEDULE, "persistent_grid: loop %s: %s",
                         p->loop->loop.var->name, p->failure);
     *flat = *loop;
+    int64_t blocks = clusters * p->cluster;
     f->body = tci_stmt_thread(a, block, TCC_BLOCK_X, blocks, body);
     for (int d = 0; d < 3; d++) {
         f->thread_var[d] = d == 0 ? block : NULL;
         f->launch[d] = d == 0 ? blocks : 1;
+        f->cluster[d] = p->cluster == 1 ? 0 : d == 0 ? p->cluster : 1;
     }
     return TCC_OK;
 }
@@ -319,6 +357,14 @@ tcc_status tci_pass_persistent_grid(const PassContext *pc, PrimFunc *func)
                         "persistent_grid: more than one loop is persistent");
     if (!found)
         return TCC_OK;
-    Persist p = {.pc = pc, .func = func, .arena = func->arena, .loop = found};
+    Persist p = {.pc = pc,
+                 .func = func,
+                 .arena = func->arena,
+                 .loop = found,
+                 .cluster_dim = -1,
+                 .cluster = tci_cluster_blocks(func)};
+    for (int d = 0; d < 3; d++)
+        if (func->cluster[d] > 1)
+            p.cluster_dim = d;
     return persist(&p);
 }

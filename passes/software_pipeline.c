@@ -27,7 +27,12 @@
  * which every thread waits on (phase parity (k / S) % 2); and an `empty` one, on which each
  * warp (its first thread) arrives once the products that read the stage are done (the ones of
  * iteration k - F - 1, at the start of iteration k), and which the issuing thread waits on before
- * it refills the stage. A loop marked `warp_specialized` (bulk copies only) gets no prologue and
+ * it refills the stage. Where copies multicast into the blocks of a thread-block cluster (each
+ * block copying a slice of a tile all of them read), a stage's bytes are the slices of every
+ * block, each warp releases the stage in every block (whose copies fill its own), and the
+ * barriers are published, and the run ended, at the cluster's barrier, so that no block's
+ * copies or releases reach another before its barriers exist or after it exits. A loop marked
+ * `warp_specialized` (bulk copies only) gets no prologue and
  * issues no copies: a `producer` loop in front of it fills stage i % S with iteration i once
  * the stage's use S iterations before was released, for warp_specialize to give to a
  * warpgroup of its own. The loop made is marked
@@ -50,6 +55,9 @@ typedef struct Pipeline {
      * thread arrives on once done reading it (empty); else NULL. */
     Buffer *full, *empty;
     int64_t copy_bytes; /* what an iteration's bulk copies deliver: 0 without any */
+    /* The cluster's blocks some of the copies multicast to (> 1), else 0: each block's
+     * consumers then release a stage in every block of the cluster, whose copies fill it. */
+    int multicast;
     bool failed;
     const char *loop_name;
 } Pipeline;
@@ -187,8 +195,10 @@ static Stmt *restage_stmt(Rewriter *rw, Stmt *s)
         Expr *index = x->bulk.dst_index;
         Buffer *b = restaged(r, x->bulk.dst, &index);
         /* The stage's copies complete on the stage's barrier. */
-        return tci_stmt_bulk_copy(rw->arena, b, index, x->bulk.map, x->bulk.coords, x->bulk.offsets,
-                                  r->p->full, r->stage);
+        Stmt *copy = tci_stmt_bulk_copy(rw->arena, b, index, x->bulk.map, x->bulk.coords,
+                                        x->bulk.offsets, r->p->full, r->stage);
+        copy->bulk.multicast = x->bulk.multicast;
+        return copy;
     }
     return NULL;
 }
@@ -205,18 +215,32 @@ static Stmt *at_stage(const Pipeline *p, Stmt *s, Expr *stage)
 
 static bool add_copy_bytes(Visitor *v, const Stmt *s)
 {
-    if (s->kind == STMT_BULK_COPY)
-        *(int64_t *)v->user += tci_tensor_map_copy_bytes(s->bulk.map);
+    Pipeline *p = v->user;
+    if (s->kind == STMT_BULK_COPY) {
+        int receivers = s->bulk.multicast > 1 ? s->bulk.multicast : 1;
+        p->copy_bytes += tci_tensor_map_copy_bytes(s->bulk.map) * receivers;
+        if (s->bulk.multicast > p->multicast)
+            p->multicast = s->bulk.multicast;
+    }
     return true;
 }
 
-/* The bytes an iteration's bulk copies deliver (what its barrier expects); 0 without any. */
-static int64_t copy_bytes(const Stmt *copies)
+/* The bytes an iteration's bulk copies deliver to each block (what its barrier expects: a
+ * multicast slice from every block of the cluster), and the blocks they multicast to. */
+static void count_copies(Pipeline *p, const Stmt *copies)
 {
-    int64_t bytes = 0;
-    Visitor v = {.stmt = add_copy_bytes, .user = &bytes};
+    p->copy_bytes = 0;
+    p->multicast = 0;
+    Visitor v = {.stmt = add_copy_bytes, .user = p};
     tci_visit_stmt(&v, copies);
-    return bytes;
+}
+
+/* A barrier of the block, or of the cluster where copies multicast into its blocks: their
+ * barriers must be initialized before any block's copies arrive, and no block may exit while
+ * another's copies or releases still reach it. */
+static Stmt *block_barrier(const Pipeline *p)
+{
+    return p->multicast > 1 ? tci_stmt_cluster_barrier(p->arena) : tci_stmt_barrier(p->arena);
 }
 
 /* The one thread that issues bulk copies and initializes barriers: thread (0, 0, 0). */
@@ -250,19 +274,21 @@ static int64_t releasers(const Pipeline *p)
 }
 
 /* The barriers of the stages, initialized by one thread (full: for its one arrival, the
- * expect_tx; empty: for each releaser's), then published to the block. */
+ * expect_tx; empty: for each releaser's, of every block of the cluster where copies
+ * multicast), then published to the block (or cluster). */
 static Stmt *init_barriers(const Pipeline *p, int stages)
 {
     Arena *a = p->arena;
     Stmt *init = NULL;
+    int64_t releases = releasers(p) * (p->multicast > 1 ? p->multicast : 1);
     for (int s = 0; s < stages; s++) {
         Stmt *pair[2] = {
             tci_stmt_mbarrier(a, MBARRIER_INIT, p->full, tci_ir_int(a, s), 1, NULL),
-            tci_stmt_mbarrier(a, MBARRIER_INIT, p->empty, tci_ir_int(a, s), releasers(p), NULL),
+            tci_stmt_mbarrier(a, MBARRIER_INIT, p->empty, tci_ir_int(a, s), releases, NULL),
         };
         init = tci_stmt_seq2(a, init, tci_stmt_seq(a, 2, pair));
     }
-    return tci_stmt_seq2(a, tci_stmt_if(a, elected(p), init, NULL), tci_stmt_barrier(a));
+    return tci_stmt_seq2(a, tci_stmt_if(a, elected(p), init, NULL), block_barrier(p));
 }
 
 /* (x / S) % 2: the parity of the phase of a stage's barrier that use x / S of it completes. */
@@ -408,7 +434,7 @@ static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
     if (!copies)
         return NULL;
     p->full = p->empty = NULL;
-    p->copy_bytes = copy_bytes(copies);
+    count_copies(p, copies);
     if (p->copy_bytes > 0) {
         int64_t words = (int64_t)stages * TCI_MBARRIER_WORDS;
         p->full = tci_ir_buffer(a, tci_arena_printf(a, "%s.full", p->loop_name), TCC_INT32,
@@ -459,11 +485,11 @@ static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
         releases =
             tci_ir_binary(a, EXPR_AND, used, tci_ir_binary(a, EXPR_EQ, lane, tci_ir_int(a, 0)));
     }
-    Stmt *sync =
-        p->full ? tci_stmt_if(a, releases,
-                              tci_stmt_mbarrier(a, MBARRIER_ARRIVE, p->empty, next_stage, 0, NULL),
-                              NULL)
-                : tci_stmt_barrier(a);
+    Stmt *sync = p->full ? tci_stmt_if(a, releases,
+                                       tci_stmt_mbarrier(a, MBARRIER_ARRIVE, p->empty, next_stage,
+                                                         p->multicast, NULL),
+                                       NULL)
+                         : tci_stmt_barrier(a);
     Stmt *steady[5] = {
         wait_for_stage(p, i, stages, in_flight, async),
         sync,
@@ -482,7 +508,7 @@ static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
 
     /* The buffers may be reused once every copy has landed and every thread is done (every
      * bulk copy issued was waited for in the loop). */
-    Stmt *drain = tci_stmt_seq2(a, async ? tci_stmt_async_wait(a, 0) : NULL, tci_stmt_barrier(a));
+    Stmt *drain = tci_stmt_seq2(a, async ? tci_stmt_async_wait(a, 0) : NULL, block_barrier(p));
     Stmt *items_out[3] = {prologue, main, drain};
     Stmt *out = tci_simplify_stmt(a, tci_stmt_seq(a, 3, items_out));
     if (p->full)

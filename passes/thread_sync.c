@@ -7,10 +7,10 @@
  * thread launch narrower than the block; a conflict that would need one there is
  * refused. A loop body is checked against what its own previous iteration left pending.
  * Buffers plan_shared laid over the same bytes count as one; a cp.async or a bulk copy
- * writes its destination; mbarriers synchronize themselves and are not tracked; a `pipelined` loop is left as software_pipeline and prefetch_fragments
- * synchronized it.
- * Assumes the launch shape (func->launch) is the block's, so that a thread launch of a
- * smaller extent is known to leave threads out, and tracks only shared buffers.
+ * writes its destination; mbarriers synchronize themselves and are not tracked; a `pipelined` loop
+ * is left as software_pipeline and prefetch_fragments synchronized it. Assumes the launch shape
+ * (func->launch) is the block's, so that a thread launch of a smaller extent is known to leave
+ * threads out, and tracks only shared buffers.
  */
 #include "passes/passes.h"
 

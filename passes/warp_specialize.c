@@ -223,6 +223,9 @@ tcc_status tci_pass_warp_specialize(const PassContext *pc, PrimFunc *func)
     tci_visit_stmt(&count, func->body);
     if (producers > 1)
         return fail(&w, "the kernel has more than one producer loop");
+    if (tci_cluster_blocks(func) > 1)
+        return fail(&w, "the blocks run in clusters, whose barriers every thread must meet, and "
+                        "the producer meets none past its loop");
     for (int i = 0; i < w.depth - 1; i++) {
         const Stmt *s = w.path[i];
         bool passes = s->kind == STMT_SEQ || s->kind == STMT_ALLOCATE ||

@@ -397,7 +397,7 @@ static const CliOpt schedule_rows[] = {
     CUSTOM("--block-order", schedule, set_block_order,
            "row|col: blockIdx.x walks columns (row) or rows (col) of tiles"),
     INT("--stages", schedule.stages, 1,
-        "N: shared-memory buffers the copies rotate through (1: none; 2-5: cp.async pipeline)"),
+        "N: shared-memory buffers the copies rotate through (1: none; 2-8: a pipeline of copies)"),
     CUSTOM("--smem", schedule.smem_layout, set_enum, "dense|padded|swizzled: shared tiles as they are, rows padded by 16 bytes, or 16-byte chunks permuted by row (mma_sync, wgmma)"),
     CUSTOM("--intrinsic", schedule.intrinsic, set_enum,
            "wmma|mma_sync|wgmma: the tensor-core instructions (mma_sync: ldmatrix + mma.sync, "
@@ -421,6 +421,9 @@ static const CliOpt schedule_rows[] = {
     INT("--grid-blocks", schedule.grid_blocks, 1,
         "N: a persistent grid's blocks (default: the device's multiprocessors with --run, "
         "else the target's)"),
+    INT("--cluster", schedule.cluster, 1,
+        "N: blocks along m run as a thread-block cluster sharing their B tiles, each block "
+        "copying a slice into all (bulk copies, sm_90a; 1: none)"),
     INT("--split-k", schedule.split_k, 1,
         "N: slices of the reduction, summed by a second kernel in a fixed order (1: none)"),
 };
@@ -514,7 +517,7 @@ bool cli_gemm_knobs_given(const CliCommon *c)
     return s->mma_m || s->block_row_warps || s->warp_row_tiles || s->num_total_passes ||
            s->num_fused_passes || c->policy_given || c->block_order_given || s->stages ||
            s->smem_layout || s->intrinsic || s->split_k || s->wgmma_steps || s->copy ||
-           s->producer || s->store || s->grid || s->grid_blocks;
+           s->producer || s->store || s->grid || s->grid_blocks || s->cluster;
 }
 
 int64_t cli_samples(const CliCommon *c, int64_t outputs)

@@ -230,5 +230,7 @@ void cli_print_gemm_schedule(const CliSession *session, const CliCommon *c,
                                                 : "auto");
     if (s->grid == TCC_GEMM_GRID_PERSISTENT)
         print_count("grid-blocks", s->grid_blocks);
+    if (s->cluster > 1)
+        print_count("cluster", s->cluster);
     fputc('\n', stderr);
 }

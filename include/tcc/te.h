@@ -160,6 +160,16 @@ tcc_status tcc_warp_specialize(tcc_stage *stage, tcc_iter_var *axis);
  * with the stages (store from registers, sm_90a's bulk copies whose reads past a tensor's edges are
  * zeros). */
 tcc_status tcc_persistent(tcc_stage *stage, tcc_iter_var *axis, int64_t blocks);
+/* Thread-block clusters (sm_90): the blocks along `axis` (bound to a block index) run in
+ * clusters of `blocks` neighbours, which the GPU schedules together and whose shared memories
+ * are one another's. A stage filled by bulk copies whose tile is the same for every block of a
+ * cluster (it does not depend on `axis`: the filter's tile for blocks along the output pixels)
+ * is then fetched once for the cluster: each block copies a slice of it and the copy engine
+ * writes the slice into every block's stage (multicast), so the cluster reads each such tile
+ * from L2 once instead of `blocks` times. `blocks` divides the axis's extent (the build
+ * refuses it otherwise); 1 to TCC_MAX_CLUSTER_BLOCKS (1: none); one axis of a stage. */
+tcc_status tcc_cluster(tcc_stage *stage, tcc_iter_var *axis, int blocks);
+#define TCC_MAX_CLUSTER_BLOCKS 8 /* the portable cluster size */
 /* TVM's storage_align: pads the buffer of a stage so that the stride of its dimension
  * `axis` (one of the tensor's own axes) is a multiple of `factor` plus `offset`, e.g.
  * (32, 8) keeps the rows of a 32-wide float16 tile 80 bytes apart, on different banks. */
@@ -278,6 +288,9 @@ int tcc_kernel_launch_count(const tcc_kernel *kernel);
 const char *tcc_kernel_launch_name(const tcc_kernel *kernel, int index);
 void tcc_kernel_launch_grid(const tcc_kernel *kernel, int index, int64_t grid[3]);
 void tcc_kernel_launch_block(const tcc_kernel *kernel, int index, int64_t block[3]);
+/* Blocks of a thread-block cluster along x, y, z (1, 1, 1: none): a launch with clusters
+ * passes them as CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION (cuLaunchKernelEx). */
+void tcc_kernel_launch_cluster(const tcc_kernel *kernel, int index, int64_t cluster[3]);
 int64_t tcc_kernel_launch_shared_bytes(const tcc_kernel *kernel, int index);
 int64_t tcc_kernel_launch_dynamic_shared_bytes(const tcc_kernel *kernel, int index);
 /* The tensor maps a launch takes after its buffers and workspaces (bulk tensor copies),

@@ -117,6 +117,11 @@ static bool analyze_stmt(Visitor *v, const Stmt *s)
     bool async =
         s->kind == STMT_COPY_ASYNC || s->kind == STMT_ASYNC_COMMIT || s->kind == STMT_ASYNC_WAIT;
     bool bulk = s->kind == STMT_BULK_COPY || s->kind == STMT_MBARRIER;
+    if (s->kind == STMT_BARRIER && s->barrier.cluster && !tci_target_arch(cg->arch)->clusters) {
+        tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED, "thread-block clusters need sm_90; the target is %s",
+                    tci_target_arch(cg->arch)->name);
+        v->done = true;
+    }
     if (bulk && !tci_target_arch(cg->arch)->bulk_copy) {
         tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED,
                     "bulk tensor copies and mbarriers need sm_90a; the target is %s",
@@ -143,6 +148,10 @@ static bool analyze_func(Codegen *cg)
 {
     if (!tci_cg_ok(cg, tci_target_validate_launch(cg->ctx, cg->func->launch)))
         return false;
+    if (tci_cluster_blocks(cg->func) > 1 && !tci_target_arch(cg->arch)->clusters)
+        return tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED,
+                           "thread-block clusters need sm_90; the target is %s",
+                           tci_target_arch(cg->arch)->name);
     Visitor v = {.stmt = analyze_stmt, .user = cg};
     tci_visit_stmt(&v, cg->func->body);
     if (cg->status != TCC_OK)
@@ -271,9 +280,14 @@ static bool gen_thread_loop(Codegen *cg, const Stmt *s)
     return true;
 }
 
-/* __syncthreads(), or bar.sync id, threads for part of the block. */
+/* __syncthreads(), bar.sync id, threads for part of the block, or the cluster's barrier
+ * (arrive with release semantics, wait with acquire: mbarriers initialized before it are
+ * then the other blocks' to use). */
 static bool gen_barrier(Codegen *cg, const Stmt *s)
 {
+    if (s->barrier.cluster)
+        return tci_cg_call_intrinsic(cg, cg->builder, INTRINSIC_CLUSTER_ARRIVE, NULL, 0, NULL, 0) &&
+               tci_cg_call_intrinsic(cg, cg->builder, INTRINSIC_CLUSTER_WAIT, NULL, 0, NULL, 0);
     if (!s->barrier.threads)
         return tci_cg_call_intrinsic(cg, cg->builder, INTRINSIC_BARRIER, NULL, 0, NULL, 0) != NULL;
     LLVMValueRef args[2] = {tci_cg_i32(cg, s->barrier.id), tci_cg_i32(cg, s->barrier.threads)};
@@ -448,6 +462,8 @@ tcc_status tci_codegen_check_intrinsics(tcc_context *ctx)
         check_name(special_register_names[i], &check);
     check_name(INTRINSIC_BARRIER, &check);
     check_name(INTRINSIC_NAMED_BARRIER, &check);
+    check_name(INTRINSIC_CLUSTER_ARRIVE, &check);
+    check_name(INTRINSIC_CLUSTER_WAIT, &check);
     check_name(INTRINSIC_SETMAXNREG_INC, &check);
     check_name(INTRINSIC_SETMAXNREG_DEC, &check);
     check_name(INTRINSIC_TF32_ROUND, &check);

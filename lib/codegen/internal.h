@@ -32,6 +32,8 @@
 #define INTRINSIC_ASYNC_COMMIT "llvm.nvvm.cp.async.commit.group"
 #define INTRINSIC_ASYNC_WAIT "llvm.nvvm.cp.async.wait.group"
 #define INTRINSIC_NAMED_BARRIER "llvm.nvvm.barrier.sync.cnt"
+#define INTRINSIC_CLUSTER_ARRIVE "llvm.nvvm.barrier.cluster.arrive.aligned"
+#define INTRINSIC_CLUSTER_WAIT "llvm.nvvm.barrier.cluster.wait.aligned"
 #define INTRINSIC_SETMAXNREG_INC "llvm.nvvm.setmaxnreg.inc.sync.aligned.u32"
 #define INTRINSIC_SETMAXNREG_DEC "llvm.nvvm.setmaxnreg.dec.sync.aligned.u32"
 

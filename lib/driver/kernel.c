@@ -68,6 +68,13 @@ void tcc_kernel_launch_block(const tcc_kernel *kernel, int index, int64_t block[
         block[i] = l ? l->block[i] : 0;
 }
 
+void tcc_kernel_launch_cluster(const tcc_kernel *kernel, int index, int64_t cluster[3])
+{
+    const KernelLaunch *l = launch_at(kernel, index);
+    for (int i = 0; i < 3; i++)
+        cluster[i] = l ? l->cluster[i] : 0;
+}
+
 int64_t tcc_kernel_launch_shared_bytes(const tcc_kernel *kernel, int index)
 {
     const KernelLaunch *l = launch_at(kernel, index);

@@ -32,7 +32,7 @@ Stmt *tci_stmt_mbarrier(Arena *arena, MbarrierOp op, Buffer *barrier, Expr *inde
     s->mbarrier.op = op;
     s->mbarrier.barrier = barrier;
     s->mbarrier.index = index;
-    s->mbarrier.value = op == MBARRIER_INIT || op == MBARRIER_EXPECT_TX ? value : 0;
+    s->mbarrier.value = op != MBARRIER_WAIT ? value : 0;
     s->mbarrier.parity = op == MBARRIER_WAIT ? parity : NULL;
     return s;
 }
@@ -42,6 +42,13 @@ Stmt *tci_stmt_named_barrier(Arena *arena, int id, int threads)
     Stmt *s = tci_stmt_barrier(arena);
     s->barrier.id = id;
     s->barrier.threads = threads;
+    return s;
+}
+
+Stmt *tci_stmt_cluster_barrier(Arena *arena)
+{
+    Stmt *s = tci_stmt_barrier(arena);
+    s->barrier.cluster = true;
     return s;
 }
 
@@ -132,6 +139,8 @@ void tci_print_bulk_copy(StrBuf *sb, const Stmt *s)
         tci_strbuf_printf(sb, ", barrier ");
         print_element(sb, s->bulk.barrier, s->bulk.barrier_index);
     }
+    if (s->bulk.multicast > 1)
+        tci_strbuf_printf(sb, ", multicast %d", s->bulk.multicast);
     tci_strbuf_printf(sb, ")    // %lld bytes", (long long)tci_tensor_map_copy_bytes(map));
 }
 
@@ -151,14 +160,18 @@ void tci_print_mbarrier(StrBuf *sb, const Stmt *s)
         tci_print_expr(sb, s->mbarrier.parity);
     } else if (s->mbarrier.op != MBARRIER_ARRIVE) {
         tci_strbuf_printf(sb, ", %lld", (long long)s->mbarrier.value);
+    } else if (s->mbarrier.value > 1) {
+        tci_strbuf_printf(sb, ", blocks %lld", (long long)s->mbarrier.value);
     }
     tci_strbuf_printf(sb, ")");
 }
 
-/* `__syncthreads()`, or `barrier.sync(1, 256)` for part of the block. */
+/* `__syncthreads()`, `barrier.sync(1, 256)` for part of the block, or `cluster_sync()`. */
 void tci_print_barrier(StrBuf *sb, const Stmt *s)
 {
-    if (s->barrier.threads)
+    if (s->barrier.cluster)
+        tci_strbuf_printf(sb, "cluster_sync()");
+    else if (s->barrier.threads)
         tci_strbuf_printf(sb, "barrier.sync(%d, %d)", s->barrier.id, s->barrier.threads);
     else
         tci_strbuf_printf(sb, "__syncthreads()");

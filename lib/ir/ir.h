@@ -305,17 +305,26 @@ struct Stmt {
             Expr *offsets[3];               /* im2col: the filter offsets, rank - 2 of them */
             Buffer *barrier;                /* NULL until software_pipeline gives it one */
             Expr *barrier_index;
+            /* > 1: the first `multicast` blocks of the thread-block cluster each receive the
+             * box at dst and complete its bytes on their own barrier at barrier_index
+             * (multicast::cluster); 0: the issuing block only. */
+            int multicast;
         } bulk;
         struct {
             MbarrierOp op;
             Buffer *barrier; /* shared, TCI_MBARRIER_WORDS int32 words a barrier */
             Expr *index;     /* which barrier of the buffer */
-            int64_t value;   /* INIT: arrivals; EXPECT_TX: bytes */
-            Expr *parity;    /* WAIT */
+            /* INIT: arrivals; EXPECT_TX: bytes; ARRIVE: > 1 arrives on the barrier at the same
+             * offset in each of the cluster's first `value` blocks (mapa), 0 on its own */
+            int64_t value;
+            Expr *parity; /* WAIT */
         } mbarrier;
         struct {
             int id;      /* 0: __syncthreads() */
             int threads; /* threads that meet there (a multiple of 32); 0: the whole block */
+            /* barrier.cluster: every thread of every block of the thread-block cluster, which
+             * also makes mbarriers initialized before it visible to the others */
+            bool cluster;
         } barrier;
         struct {
             bool increase;
@@ -325,6 +334,8 @@ struct Stmt {
 };
 
 /* An mbarrier is 8 bytes: two int32 words of a shared buffer. */
+/* A cluster's blocks at most (a multicast mask's bits). */
+enum { TCI_MAX_CLUSTER_BLOCKS = TCC_MAX_CLUSTER_BLOCKS };
 enum { TCI_MBARRIER_WORDS = 2 };
 
 /* ---- functions ---------------------------------------------------------------------- */
@@ -337,12 +348,24 @@ struct PrimFunc {
     Buffer **params;    /* global tensors, in launch-argument order */
     Var *thread_var[6]; /* indexed by tcc_thread_tag; NULL if unused */
     int64_t launch[6];  /* grid x,y,z then block x,y,z; 1 where unused */
+    /* Thread-block clusters (tcc_cluster): blocks of a cluster along grid x, y, z, each
+     * dividing the launch's; 0 or 1 where the grid is not clustered. */
+    int64_t cluster[3];
     Stmt *body;
     int next_var_id;
     int64_t shared_bytes; /* dynamic shared memory plan_shared laid out; 0 before */
     int ntensor_map;
     TensorMap **tensor_maps; /* parameters after params, in this order */
 };
+
+/* The blocks of one thread-block cluster of `func`: 1 without clusters. */
+static inline int64_t tci_cluster_blocks(const PrimFunc *func)
+{
+    int64_t blocks = 1;
+    for (int d = 0; d < 3; d++)
+        blocks *= func->cluster[d] > 1 ? func->cluster[d] : 1;
+    return blocks;
+}
 
 /* ---- constructors (ir.c) ------------------------------------------------------------ */
 
@@ -381,6 +404,8 @@ Stmt *tci_stmt_allocate(Arena *arena, Buffer *buffer, Stmt *body);
 Stmt *tci_stmt_barrier(Arena *arena);
 /* bar.sync id, threads: a barrier of named `id` (1 to 15) for `threads` of the block. */
 Stmt *tci_stmt_named_barrier(Arena *arena, int id, int threads);
+/* barrier.cluster: every thread of every block of the thread-block cluster. */
+Stmt *tci_stmt_cluster_barrier(Arena *arena);
 Stmt *tci_stmt_setmaxnreg(Arena *arena, bool increase, int registers);
 Stmt *tci_stmt_wmma(Arena *arena, const WmmaStmt *wmma);
 Stmt *tci_stmt_copy_async(Arena *arena, Buffer *dst, Expr *dst_index, Buffer *src, Expr *src_index,

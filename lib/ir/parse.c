@@ -485,6 +485,11 @@ static Stmt *parse_stmt(Parser *p)
         tci_parse_expect(p, ")", "after '__syncthreads('");
         return new_stmt(p, STMT_BARRIER);
     }
+    if (tci_parse_word_is(at, n, "cluster_sync")) {
+        tci_parse_expect(p, "(", "after 'cluster_sync'");
+        tci_parse_expect(p, ")", "after 'cluster_sync('");
+        return tci_stmt_cluster_barrier(p->arena);
+    }
     if (tci_parse_word_is(at, n, "barrier.sync"))
         return tci_parse_named_barrier(p);
     if (tci_parse_word_is(at, n, "setmaxnreg.inc") || tci_parse_word_is(at, n, "setmaxnreg.dec"))
@@ -567,6 +572,8 @@ static PrimFunc *parse_kernel(Parser *p)
     if (!k->params)
         k->params = tci_parse_alloc(p, sizeof *k->params);
     parse_launch_shape(p, "grid", k->launch);
+    if (tci_parse_word_is(tci_parse_peek(p), tci_parse_name_length(tci_parse_peek(p)), "cluster"))
+        parse_launch_shape(p, "cluster", k->cluster);
     parse_launch_shape(p, "block", k->launch + 3);
     if (tci_parse_accept(p, "shared")) {
         tci_parse_expect(p, "(", "after 'shared'");

@@ -126,7 +126,8 @@ static void parse_list(Parser *p, const char *what, int n, Expr **out)
     tci_parse_expect(p, "}", "after %d %s", n, what);
 }
 
-/* `bulk_copy(&A.shared[0], tensor_map0{c, w, h, n} offsets {s, r}, barrier full[0])` */
+/* `bulk_copy(&A.shared[0], tensor_map0{c, w, h, n} offsets {s, r}, barrier full[0])`, and
+ * `, multicast 2` after the barrier for a copy into every block of the cluster */
 Stmt *tci_parse_bulk_copy(Parser *p)
 {
     Buffer *dst, *barrier = NULL;
@@ -140,16 +141,27 @@ Stmt *tci_parse_bulk_copy(Parser *p)
         tci_parse_expect(p, "offsets", "after an im2col copy's coordinates");
         parse_list(p, "offsets", map->enc.rank - 2, offsets);
     }
-    if (tci_parse_accept(p, ",")) {
-        tci_parse_expect(p, "barrier", "after ', '");
+    int multicast = 0;
+    bool more = tci_parse_accept(p, ",");
+    if (more && !tci_parse_accept(p, "multicast")) {
+        tci_parse_expect(p, "barrier", "or 'multicast' after ', '");
         tci_parse_element(p, "the copy's barrier", &barrier, &barrier_index);
+        more = tci_parse_accept(p, ",");
+        if (more)
+            tci_parse_expect(p, "multicast", "after the copy's barrier");
     }
+    if (more)
+        multicast = (int)tci_parse_expect_count(p, "the blocks a copy multicasts to", 2,
+                                                TCI_MAX_CLUSTER_BLOCKS);
     tci_parse_expect(p, ")", "after the copy");
-    return tci_stmt_bulk_copy(p->arena, dst, dst_index, map, coords, offsets, barrier,
-                              barrier_index);
+    Stmt *s =
+        tci_stmt_bulk_copy(p->arena, dst, dst_index, map, coords, offsets, barrier, barrier_index);
+    s->bulk.multicast = multicast;
+    return s;
 }
 
-/* `mbarrier.init(&full[0], 1)`, `mbarrier.wait(&full[k % 4], parity k / 4 % 2)` */
+/* `mbarrier.init(&full[0], 1)`, `mbarrier.wait(&full[k % 4], parity k / 4 % 2)`,
+ * `mbarrier.arrive(&empty[k % 4], blocks 2)` */
 Stmt *tci_parse_mbarrier(Parser *p, MbarrierOp op)
 {
     const char *name = tci_mbarrier_op_name(op);
@@ -159,8 +171,13 @@ Stmt *tci_parse_mbarrier(Parser *p, MbarrierOp op)
     tci_parse_expect(p, "(", "after '%s'", name);
     tci_parse_address(p, "the barrier", &barrier, &index);
     if (op == MBARRIER_ARRIVE) {
+        if (tci_parse_accept(p, ",")) {
+            tci_parse_expect(p, "blocks", "after the barrier");
+            value = tci_parse_expect_count(p, "the cluster's blocks to arrive at", 2,
+                                           TCI_MAX_CLUSTER_BLOCKS);
+        }
         tci_parse_expect(p, ")", "after '%s'", name);
-        return tci_stmt_mbarrier(p->arena, op, barrier, index, 0, NULL);
+        return tci_stmt_mbarrier(p->arena, op, barrier, index, value, NULL);
     }
     tci_parse_expect(p, ",", "after the barrier");
     if (op == MBARRIER_WAIT) {

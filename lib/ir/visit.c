@@ -118,8 +118,10 @@ static Stmt *rewrite_bulk_copy(Rewriter *rw, Stmt *s)
     Expr *barrier = rewrite_optional(rw, s->bulk.barrier_index, &changed);
     if (!changed)
         return s;
-    return tci_stmt_bulk_copy(rw->arena, s->bulk.dst, dst, s->bulk.map, coords, offsets,
-                              s->bulk.barrier, barrier);
+    Stmt *out = tci_stmt_bulk_copy(rw->arena, s->bulk.dst, dst, s->bulk.map, coords, offsets,
+                                   s->bulk.barrier, barrier);
+    out->bulk.multicast = s->bulk.multicast;
+    return out;
 }
 
 static Stmt *rewrite_wmma(Rewriter *rw, Stmt *s)

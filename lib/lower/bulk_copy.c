@@ -6,6 +6,11 @@
  * block, each one block further along dimension 0 of the map; a k-major tile of 128-byte rows
  * takes one. The map becomes a parameter of the kernel; software_pipeline gives the copies
  * their barrier.
+ *
+ * In a grid of thread-block clusters (tcc_cluster), a tiled copy whose coordinates do not
+ * depend on the clustered block index fetches the same box in every block of a cluster: each
+ * block then copies 1/C of it (a slice of its outermost dimension, whole swizzle periods) and
+ * multicasts the slice into every block's stage, at the same offset.
  */
 #include "lower/loop_nest.h"
 
@@ -39,6 +44,45 @@ static TensorMap encoded_map(const tcc_tensor_map *spec, tcc_dtype type, int64_t
     return (TensorMap){.enc = e, .tensor = tensor};
 }
 
+/* The copy engine's swizzle of N-byte rows repeats every 8 rows (it permutes 16-byte chunks
+ * by the row's low three bits): a slice that starts a period lands as the whole box would. */
+enum { SWIZZLE_PERIOD_ROWS = 8 };
+
+/* The clustered block index and the cluster's blocks along it (1 and NULL for none). */
+static int cluster_along(const Lowering *lw, Var **var)
+{
+    for (int d = 0; d < 3; d++)
+        if (lw->prim->cluster[d] > 1) {
+            *var = lw->prim->thread_var[d];
+            return (int)lw->prim->cluster[d];
+        }
+    *var = NULL;
+    return 1;
+}
+
+static bool uses_any(Expr *const *exprs, int n, const Var *var)
+{
+    for (int i = 0; i < n; i++)
+        if (exprs[i] && tci_expr_uses_var(exprs[i], var))
+            return true;
+    return false;
+}
+
+/* The dimension of `map`'s box that a cluster of `blocks` slices for a multicast copy: the
+ * outermost of more than one element, if it splits into whole swizzle periods; else -1. */
+static int multicast_dim(const TensorMap *map, int blocks)
+{
+    const tcc_tensor_map_encoding *e = &map->enc;
+    if (e->mode != TCC_TENSOR_MAP_TILED)
+        return -1;
+    int d = e->rank - 1;
+    while (d > 0 && e->box[d] == 1)
+        d--;
+    int64_t slice = tci_tensor_map_copy_bytes(map) / blocks;
+    int64_t period = (int64_t)e->swizzle_bytes * SWIZZLE_PERIOD_ROWS;
+    return d > 0 && e->box[d] % blocks == 0 && slice % period == 0 ? d : -1;
+}
+
 tcc_status tci_build_bulk_copy(Lowering *lw, const Stage *st, Stmt **out)
 {
     Arena *a = lw->arena;
@@ -59,9 +103,6 @@ tcc_status tci_build_bulk_copy(Lowering *lw, const Stage *st, Stmt **out)
     if (spec->box[0] % row || (spec->mode == TCC_TENSOR_MAP_IM2COL && copies != 1) ||
         copies * tci_tensor_map_copy_bytes(&encoded) != tci_buffer_bytes(b))
         return fail(lw, st, "the map's box is not the stage's tile");
-    const TensorMap *map = tci_prim_func_add_tensor_map(lw->prim, &encoded);
-    if (!map)
-        return tci_fail(lw->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory while lowering");
 
     /* The coordinates at the tile's start: each root axis of the stage at its region's min. */
     Var *roots[TCI_MAX_DIMS];
@@ -76,13 +117,37 @@ tcc_status tci_build_bulk_copy(Lowering *lw, const Stage *st, Stmt **out)
     for (int d = 0; spec->mode == TCC_TENSOR_MAP_IM2COL && d < spec->rank - 2; d++)
         offsets[d] = tci_expr_substitute(a, spec->offsets[d], t->ndim, roots, starts);
 
+    /* A box the same for a cluster's blocks: each copies its slice of dimension `sliced` (the
+     * rank's), and the copy engine writes it into all of them. */
+    Var *clustered;
+    int blocks = cluster_along(lw, &clustered);
+    int sliced =
+        blocks > 1 && !uses_any(coords, spec->rank, clustered) && !uses_any(offsets, 3, clustered)
+            ? multicast_dim(&encoded, blocks)
+            : -1;
+    Expr *rank = tci_ir_int(a, 0);
+    if (sliced > 0) {
+        encoded.enc.box[sliced] /= blocks;
+        rank = tci_ir_binary(a, EXPR_MOD, tci_ir_var(a, clustered), tci_ir_int(a, blocks));
+        coords[sliced] =
+            tci_ir_binary(a, EXPR_ADD, coords[sliced],
+                          tci_ir_binary(a, EXPR_MUL, rank, tci_ir_int(a, encoded.enc.box[sliced])));
+    }
+    const TensorMap *map = tci_prim_func_add_tensor_map(lw->prim, &encoded);
+    if (!map)
+        return tci_fail(lw->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory while lowering");
+
     int64_t per_copy = b->elements / copies;
+    int64_t per_slice = sliced > 0 ? per_copy / blocks : 0;
     Stmt *s = NULL;
     Expr *first = coords[0];
     for (int64_t j = 0; j < copies; j++) {
         coords[0] = tci_ir_binary(a, EXPR_ADD, first, tci_ir_int(a, j * row));
-        Stmt *copy =
-            tci_stmt_bulk_copy(a, b, tci_ir_int(a, j * per_copy), map, coords, offsets, NULL, NULL);
+        Expr *dst = tci_ir_binary(a, EXPR_ADD, tci_ir_int(a, j * per_copy),
+                                  tci_ir_binary(a, EXPR_MUL, rank, tci_ir_int(a, per_slice)));
+        Stmt *copy = tci_stmt_bulk_copy(a, b, tci_simplify(a, dst, 0, NULL), map, coords, offsets,
+                                        NULL, NULL);
+        copy->bulk.multicast = sliced > 0 ? blocks : 0;
         s = tci_stmt_seq2(a, s, copy);
     }
     *out = s;

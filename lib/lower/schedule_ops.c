@@ -78,6 +78,8 @@ static void bind_thread_vars(Lowering *lw, bool extents_known)
             leaf->loop_var = k->thread_var[leaf->tag];
             if (extents_known && leaf->extent > k->launch[leaf->tag])
                 k->launch[leaf->tag] = leaf->extent;
+            if (leaf->cluster_blocks > 1)
+                k->cluster[leaf->tag] = leaf->cluster_blocks;
         }
     }
 }
@@ -107,5 +109,12 @@ tcc_status tci_pass_schedule_ops(const PassContext *pc, PrimFunc *func)
     bind_thread_vars(&lw, true);
     if ((status = tci_target_validate_launch(pc->ctx, func->launch)) != TCC_OK)
         return status;
+    for (int d = 0; d < 3; d++)
+        if (func->cluster[d] > 1 && func->launch[d] % func->cluster[d])
+            return tci_fail(pc->ctx, TCC_ERROR_SCHEDULE,
+                            "cluster: the %lld blocks along %s are not a multiple of the "
+                            "cluster's %lld",
+                            (long long)func->launch[d], tci_thread_tag_name((tcc_thread_tag)d),
+                            (long long)func->cluster[d]);
     return tci_lower_loop_nest(&lw);
 }

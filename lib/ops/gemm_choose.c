@@ -1,10 +1,11 @@
 /*
  * The implicit GEMM's default schedule: the zero fields of a tcc_gemm_schedule chosen from
- * the product's shape, types and the target arch, and the whole schedule checked.
+ * the product's shape, types and the target arch; and what a schedule may be, which choosing
+ * asks and gemm_check.c checks.
  */
 #include "ops/gemm_tiles.h"
 
-/* ---- choosing and checking a schedule -------------------------------------------------- */
+/* ---- choosing a schedule ---------------------------------------------------------------- */
 
 /* Enough blocks to give every multiprocessor of a large GPU (108 on an A100, 132 on an
  * H100) at least one: below that, smaller blocks finish sooner than idle ones. */
@@ -163,7 +164,7 @@ static void choose_block(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedul
 
 /* The mma.sync operation of the schedule's shape for the product's input and accumulator
  * types, or NULL when that family has none. */
-static const TensorShape *mma_sync_row(const GemmOperator *op, const tcc_gemm_schedule *s)
+const TensorShape *tci_gemm_mma_sync_row(const GemmOperator *op, const tcc_gemm_schedule *s)
 {
     const TensorShape *row =
         tci_target_family_shape(TENSOR_MMA_SYNC, s->mma_m, s->mma_n, s->mma_k, op->input_type);
@@ -291,7 +292,7 @@ static void choose_wgmma(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedul
 
 /* Whether wgmma reads the operands' tiles as they lie: k-major (A row-major, B column-major,
  * a convolution's), or MN-major for the types it reads transposed. */
-static bool operands_readable(const GemmOperator *op)
+bool tci_gemm_operands_readable(const GemmOperator *op)
 {
     return tci_target_wgmma_transposes(op->input_type) || (!op->a_col_major && op->b_col_major);
 }
@@ -308,7 +309,7 @@ static bool wgmma_default(const GemmOperator *op, tcc_arch arch, const tcc_gemm_
     bool rows_fit = passes * k * (int64_t)tcc_dtype_size(op->input_type) <= 128;
     return tci_target_arch_has_family(arch, TENSOR_WGMMA) && row &&
            tci_target_shape_takes(row, op->accumulate_type) && shape_open && tiles_open &&
-           rows_fit && operands_readable(op) &&
+           rows_fit && tci_gemm_operands_readable(op) &&
            (s->smem_layout == TCC_SMEM_AUTO || s->smem_layout == TCC_SMEM_SWIZZLED);
 }
 
@@ -316,23 +317,23 @@ static bool wgmma_default(const GemmOperator *op, tcc_arch arch, const tcc_gemm_
  * pipelined loop of two k steps or more (its barriers are the copies'), k steps of one
  * swizzle row (a box's first dimension is at most 128 bytes; wider column blocks take a copy
  * each), tensor maps for A and B. */
-static bool bulk_possible(const GemmOperator *op, tcc_arch arch, const tcc_gemm_schedule *s)
+bool tci_gemm_bulk_possible(const GemmOperator *op, tcc_arch arch, const tcc_gemm_schedule *s)
 {
     int64_t a[3], b[3];
     tci_gemm_operand_tiles(op, s, a, b);
     Tiles t = tci_gemm_tiles(s);
     int64_t k_row = t.bk * (int64_t)tcc_dtype_size(op->input_type);
     int64_t steps = ceil_div(tci_gemm_split(op, s).slice, t.bk);
-    return s->intrinsic == TCC_GEMM_WGMMA && tci_target_arch(arch)->bulk_copy && k_row == 128 &&
-           s->stages >= 2 && steps >= 2 && op->a_tensor_map && op->b_tensor_map &&
-           op->a_tensor_map(NULL, NULL, a, NULL, op->op) &&
+    return s->intrinsic == TCC_GEMM_WGMMA && tci_target_arch(arch)->bulk_copy &&
+           (k_row == 64 || k_row == 128) && s->stages >= 2 && steps >= 2 && op->a_tensor_map &&
+           op->b_tensor_map && op->a_tensor_map(NULL, NULL, a, NULL, op->op) &&
            op->b_tensor_map(NULL, NULL, b, NULL, op->op);
 }
 
 /* Whether a producer warpgroup can issue the copies: bulk ones, on a target whose warpgroups
  * move registers, the consumer warpgroups in one row or column (warp_specialize adds the
  * producer along that axis) and the block within its threads with it. */
-static bool producer_possible(tcc_arch arch, const tcc_gemm_schedule *s)
+bool tci_gemm_producer_possible(tcc_arch arch, const tcc_gemm_schedule *s)
 {
     int consumers = s->block_row_warps * s->block_col_warps;
     return s->copy == TCC_GEMM_COPY_BULK && tci_target_arch(arch)->setmaxnreg &&
@@ -348,7 +349,7 @@ enum { STORE_REGISTERS_SPARE = 32 };
 
 /* Whether each thread can store the accumulators it holds: wgmma's, one element a register,
  * with registers to spare for the stores. */
-static bool registers_possible(const GemmOperator *op, const tcc_gemm_schedule *s)
+bool tci_gemm_registers_possible(const GemmOperator *op, const tcc_gemm_schedule *s)
 {
     const TensorAccumulator *acc = tci_target_accumulator(op->accumulate_type);
     if (s->intrinsic != TCC_GEMM_WGMMA || !acc || acc->elements_per_reg != 1)
@@ -363,7 +364,7 @@ static bool registers_possible(const GemmOperator *op, const tcc_gemm_schedule *
 
 /* Whether the blocks can run the tiles in a persistent grid: its pipeline's stages filled by
  * bulk copies, and nothing else in shared memory (the accumulators stored from registers). */
-static bool persistent_possible(const tcc_gemm_schedule *s)
+bool tci_gemm_persistent_possible(const tcc_gemm_schedule *s)
 {
     return s->copy == TCC_GEMM_COPY_BULK && s->store == TCC_GEMM_STORE_REGISTERS;
 }
@@ -395,7 +396,7 @@ static void choose_grid(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule
         int64_t tiles = blocks_of(op, t.bm, t.bn) * tci_gemm_split(op, s).splits;
         bool registers = s->store == TCC_GEMM_STORE_REGISTERS ||
                          (s->store == TCC_GEMM_STORE_AUTO && tcc_dtype_size(op->output_type) >= 4 &&
-                          !op->output_contiguous_in_m && registers_possible(op, s));
+                          !op->output_contiguous_in_m && tci_gemm_registers_possible(op, s));
         int sms = s->grid_blocks ? s->grid_blocks : tci_target_arch(arch)->multiprocessors;
         bool pays = resident_blocks(op, arch, &stored) == 1 && tiles > sms;
         s->grid = s->copy == TCC_GEMM_COPY_BULK && registers && pays ? TCC_GEMM_GRID_PERSISTENT
@@ -408,7 +409,30 @@ static void choose_grid(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule
         s->grid_blocks = tci_target_arch(arch)->multiprocessors;
 }
 
-static void choose_defaults(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s)
+/* Whether blocks can run in clusters of `blocks` along m, sharing their B tiles: bulk copies
+ * on a target with clusters, issued by a thread of the consumers (a producer warpgroup meets
+ * no barrier past its loop, and a cluster's must be met by every thread), the blocks along m
+ * a multiple of it. */
+bool tci_gemm_cluster_possible(const GemmOperator *op, tcc_arch arch, const tcc_gemm_schedule *s,
+                               int blocks)
+{
+    Tiles t = tci_gemm_tiles(s);
+    return s->copy == TCC_GEMM_COPY_BULK && tci_target_arch(arch)->clusters &&
+           s->producer != TCC_GEMM_PRODUCER_WARPGROUP && ceil_div(op->m, t.bm) % blocks == 0;
+}
+
+/* No clusters unless asked for: on an H100 sharing B between two blocks (each fetching
+ * half) ran the seed layer 0.1926 ms against 0.1811 (persistent), 0.1927 against 0.1879 (a
+ * block a tile), and the 8192^3 product 1.636 ms against 1.657; clusters of 4 0.35 and
+ * 2.90 ms. A block's copies then wait for the other's consumers too, and this kernel is not
+ * short of L2 bandwidth (ncu: 57%). */
+static void choose_cluster(tcc_gemm_schedule *s)
+{
+    if (!s->cluster)
+        s->cluster = 1;
+}
+
+void tci_gemm_choose_defaults(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s)
 {
     if (s->producer == TCC_GEMM_PRODUCER_AUTO)
         s->producer = TCC_GEMM_PRODUCER_NONE;
@@ -417,10 +441,13 @@ static void choose_defaults(const GemmOperator *op, tcc_arch arch, tcc_gemm_sche
     if (s->intrinsic == TCC_GEMM_WGMMA) {
         choose_wgmma(op, arch, s);
         if (s->copy == TCC_GEMM_COPY_AUTO)
-            s->copy = bulk_possible(op, arch, s) ? TCC_GEMM_COPY_BULK : TCC_GEMM_COPY_THREADS;
+            s->copy =
+                tci_gemm_bulk_possible(op, arch, s) ? TCC_GEMM_COPY_BULK : TCC_GEMM_COPY_THREADS;
         choose_grid(op, arch, s);
+        choose_cluster(s);
         return;
     }
+    choose_cluster(s);
     if (s->grid == TCC_GEMM_GRID_AUTO)
         s->grid = TCC_GEMM_GRID_TILES;
     if (s->store == TCC_GEMM_STORE_AUTO)
@@ -449,7 +476,7 @@ static void choose_defaults(const GemmOperator *op, tcc_arch arch, tcc_gemm_sche
     if (!s->stages)
         s->stages = choose_stages(op, arch, s);
     if (s->intrinsic == TCC_GEMM_INTRINSIC_AUTO) {
-        const TensorShape *row = mma_sync_row(op, s);
+        const TensorShape *row = tci_gemm_mma_sync_row(op, s);
         s->intrinsic = row && (int)arch >= row->min_arch ? TCC_GEMM_MMA_SYNC : TCC_GEMM_WMMA;
     }
     if (!s->split_k)
@@ -475,51 +502,6 @@ static void choose_defaults(const GemmOperator *op, tcc_arch arch, tcc_gemm_sche
     }
 }
 
-/* What wgmma needs of a schedule (tcc_gemm_intrinsic): sm_90a, one of its shapes, one MMA
- * tile a warpgroup, and swizzled operand tiles: k steps of 32, 64 or 128 bytes (its
- * descriptors' swizzle modes). */
-static tcc_status check_wgmma(tcc_context *ctx, const GemmOperator *op, tcc_arch arch,
-                              const tcc_gemm_schedule *s)
-{
-    char shape[32];
-    const TensorShape *row =
-        tci_target_family_shape(TENSOR_WGMMA, s->mma_m, s->mma_n, s->mma_k, op->input_type);
-    if (!tci_target_arch_has_family(arch, TENSOR_WGMMA))
-        return tci_fail(ctx, TCC_ERROR_UNSUPPORTED,
-                        "schedule: wgmma needs sm_90a; the target is %s",
-                        tci_target_arch_label(arch).text);
-    if (!row || !tci_target_shape_takes(row, op->accumulate_type))
-        return tci_fail(ctx, TCC_ERROR_UNSUPPORTED,
-                        "schedule: wgmma has no %s for %s inputs and %s accumulation",
-                        tci_target_shape_name(s->mma_m, s->mma_n, s->mma_k, shape, sizeof shape),
-                        tcc_dtype_name(op->input_type), tcc_dtype_name(op->accumulate_type));
-    if (!operands_readable(op))
-        return tci_fail(ctx, TCC_ERROR_UNSUPPORTED,
-                        "schedule: wgmma reads %s operands k-major only: A row-major and B "
-                        "column-major",
-                        tcc_dtype_name(op->input_type));
-    if (s->wgmma_steps < 1 || s->wgmma_steps > 2 || (s->wgmma_steps == 2 && s->stages < 3))
-        return tci_fail(ctx, TCC_ERROR_SCHEDULE,
-                        "schedule: wgmma_steps must be 1, or 2 with 3 stages or more; not %d with "
-                        "%d stages",
-                        s->wgmma_steps, s->stages);
-    if (s->warp_row_tiles != 1 || s->warp_col_tiles != 1)
-        return tci_fail(ctx, TCC_ERROR_SCHEDULE,
-                        "schedule: under wgmma a warpgroup computes one MMA tile: warp tiles must "
-                        "be 1x1, not %dx%d",
-                        s->warp_row_tiles, s->warp_col_tiles);
-    /* A k-major tile's rows are the k step; an MN-major one lies in 128-byte column blocks. */
-    int64_t size = (int64_t)tcc_dtype_size(op->input_type);
-    int64_t k_row = (int64_t)s->num_total_passes * s->mma_k * size;
-    if (s->smem_layout != TCC_SMEM_SWIZZLED || !tci_swizzle_takes_rows(k_row) || k_row > 128)
-        return tci_fail(ctx, TCC_ERROR_SCHEDULE,
-                        "schedule: wgmma needs swizzled tiles whose k step is 32, 64 or 128 "
-                        "bytes; it is %lld bytes%s",
-                        (long long)k_row,
-                        s->smem_layout != TCC_SMEM_SWIZZLED ? ", not swizzled" : "");
-    return TCC_OK;
-}
-
 GemmSplit tci_gemm_split(const GemmOperator *op, const tcc_gemm_schedule *s)
 {
     int64_t step = (int64_t)s->num_total_passes * s->mma_k;
@@ -528,143 +510,4 @@ GemmSplit tci_gemm_split(const GemmOperator *op, const tcc_gemm_schedule *s)
     /* Whole k steps per slice; the last slice may run past K, where A and B read zeros. */
     int64_t slice = ceil_div(ceil_div(op->k, s->split_k), step) * step;
     return (GemmSplit){ceil_div(op->k, slice), slice};
-}
-
-/* Warps, tiles and passes between `least` and 64. */
-static tcc_status check_knobs(tcc_context *ctx, const tcc_gemm_schedule *s, int least)
-{
-    const int knobs[6] = {s->block_row_warps, s->block_col_warps,  s->warp_row_tiles,
-                          s->warp_col_tiles,  s->num_total_passes, s->num_fused_passes};
-    for (int i = 0; i < 6; i++)
-        if (knobs[i] < least || knobs[i] > 64)
-            return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
-                            "schedule: warps, tiles and passes must be between 1 and 64");
-    return TCC_OK;
-}
-
-tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, tcc_arch arch,
-                                      tcc_gemm_schedule *s)
-{
-    /* The knobs given are bounded before choosing the rest multiplies them (0: not given). */
-    tcc_status status = check_knobs(ctx, s, 0);
-    if (status != TCC_OK)
-        return status;
-    choose_defaults(op, arch, s);
-    status = tci_target_validate_shape(ctx, op->input_type, s->mma_m, s->mma_n, s->mma_k);
-    if (status == TCC_OK)
-        status = check_knobs(ctx, s, 1);
-    if (status != TCC_OK)
-        return status;
-    if (s->num_total_passes % s->num_fused_passes != 0)
-        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
-                        "schedule: num_fused_passes (%d) must divide num_total_passes (%d)",
-                        s->num_fused_passes, s->num_total_passes);
-    if ((int)s->policy < TCC_MMA_PASS_ORDER || s->policy > TCC_MMA_BLOCK_ORDER)
-        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: unknown MMA policy");
-    if (s->stages < 1 || s->stages > TCC_MAX_GEMM_STAGES)
-        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: stages must be 1 to %d, not %d",
-                        TCC_MAX_GEMM_STAGES, s->stages);
-    if ((int)s->smem_layout < TCC_SMEM_DENSE || s->smem_layout > TCC_SMEM_SWIZZLED)
-        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: unknown shared-memory layout");
-    if (s->smem_layout == TCC_SMEM_SWIZZLED) {
-        int64_t a_row, b_row;
-        bool rows = tci_gemm_operands_swizzle(op, s, &a_row, &b_row);
-        if (s->intrinsic == TCC_GEMM_WMMA)
-            return tci_fail(ctx, TCC_ERROR_SCHEDULE,
-                            "schedule: swizzled tiles are read by ldmatrix or wgmma: they need the "
-                            "mma_sync or wgmma intrinsic, not WMMA");
-        if (!rows)
-            return tci_fail(ctx, TCC_ERROR_SCHEDULE,
-                            "schedule: swizzled tiles need rows of a power of two of at least 32 "
-                            "bytes; A's are %lld and B's %lld",
-                            (long long)a_row, (long long)b_row);
-    }
-    if ((int)s->intrinsic < TCC_GEMM_WMMA || s->intrinsic > TCC_GEMM_WGMMA)
-        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: unknown intrinsic");
-    if (s->intrinsic != TCC_GEMM_WGMMA && s->wgmma_steps)
-        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
-                        "schedule: wgmma_steps applies to the wgmma intrinsic only");
-    if (s->intrinsic == TCC_GEMM_WGMMA) {
-        tcc_status status = check_wgmma(ctx, op, arch, s);
-        if (status != TCC_OK)
-            return status;
-    }
-    if ((int)s->copy < TCC_GEMM_COPY_THREADS || s->copy > TCC_GEMM_COPY_BULK)
-        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: unknown copy %d", (int)s->copy);
-    if (s->copy == TCC_GEMM_COPY_BULK && !tci_target_arch(arch)->bulk_copy)
-        return tci_fail(ctx, TCC_ERROR_UNSUPPORTED,
-                        "schedule: bulk tensor copies need sm_90a; the target is %s",
-                        tci_target_arch_label(arch).text);
-    if (s->copy == TCC_GEMM_COPY_BULK && !bulk_possible(op, arch, s))
-        return tci_fail(ctx, TCC_ERROR_SCHEDULE,
-                        "schedule: bulk copies need wgmma, 2 stages and 2 k steps or more, k steps "
-                        "of 128 bytes and operands the copy engine can address (dense rows of a "
-                        "multiple of 16 bytes; a channels-last input, a KRSC filter, channels a "
-                        "multiple of the k step)");
-    if ((int)s->producer < TCC_GEMM_PRODUCER_NONE || s->producer > TCC_GEMM_PRODUCER_WARPGROUP)
-        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: unknown producer %d",
-                        (int)s->producer);
-    if (s->producer == TCC_GEMM_PRODUCER_WARPGROUP && !producer_possible(arch, s))
-        return tci_fail(ctx, TCC_ERROR_SCHEDULE,
-                        "schedule: a producer warpgroup needs bulk copies (sm_90a) and the "
-                        "block's warpgroups in one row or column, with room for one more");
-    if ((int)s->store < TCC_GEMM_STORE_SHARED || s->store > TCC_GEMM_STORE_REGISTERS)
-        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: unknown store %d",
-                        (int)s->store);
-    if (s->store == TCC_GEMM_STORE_REGISTERS && !registers_possible(op, s))
-        return tci_fail(ctx, TCC_ERROR_SCHEDULE,
-                        "schedule: storing from registers needs wgmma, 32-bit accumulators and "
-                        "32 registers a thread to spare beside them");
-    if ((int)s->grid < TCC_GEMM_GRID_TILES || s->grid > TCC_GEMM_GRID_PERSISTENT)
-        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: unknown grid %d", (int)s->grid);
-    if (s->grid == TCC_GEMM_GRID_PERSISTENT && !persistent_possible(s))
-        return tci_fail(ctx, TCC_ERROR_SCHEDULE,
-                        "schedule: a persistent grid needs bulk copies (sm_90a) and the epilogue "
-                        "from registers (store registers)");
-    if (s->grid == TCC_GEMM_GRID_PERSISTENT &&
-        (s->grid_blocks < 1 || s->grid_blocks > tci_device_limits.grid_dim[0]))
-        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
-                        "schedule: a persistent grid's blocks must be 1 to %lld, not %d",
-                        (long long)tci_device_limits.grid_dim[0], s->grid_blocks);
-    char shape[32];
-    if (s->intrinsic == TCC_GEMM_WMMA &&
-        !tci_target_family_shape(TENSOR_WMMA, s->mma_m, s->mma_n, s->mma_k, op->input_type))
-        return tci_fail(ctx, TCC_ERROR_UNSUPPORTED, "schedule: WMMA has no %s for %s inputs",
-                        tci_target_shape_name(s->mma_m, s->mma_n, s->mma_k, shape, sizeof shape),
-                        tcc_dtype_name(op->input_type));
-    if (s->split_k < 1 || s->split_k > TCC_MAX_SPLIT_K)
-        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
-                        "schedule: split_k must be 1 to %d, not %d", TCC_MAX_SPLIT_K, s->split_k);
-    if (s->intrinsic == TCC_GEMM_MMA_SYNC) {
-        const TensorShape *row = mma_sync_row(op, s);
-        char shape[32];
-        if (!row)
-            return tci_fail(
-                ctx, TCC_ERROR_UNSUPPORTED,
-                "schedule: mma.sync has no %s for %s inputs and %s accumulation",
-                tci_target_shape_name(s->mma_m, s->mma_n, s->mma_k, shape, sizeof shape),
-                tcc_dtype_name(op->input_type), tcc_dtype_name(op->accumulate_type));
-        if ((int)arch < row->min_arch)
-            return tci_fail(ctx, TCC_ERROR_UNSUPPORTED,
-                            "schedule: mma.sync needs sm_%d or newer; the target is %s",
-                            row->min_arch, tci_target_arch_label(arch).text);
-    }
-    Tiles t = tci_gemm_tiles(s);
-    const DeviceLimits *limits = &tci_device_limits;
-    if (t.threads > limits->threads_per_block)
-        return tci_fail(ctx, TCC_ERROR_SCHEDULE,
-                        "schedule needs %lld threads per block (%d x %d warps); the limit is %lld",
-                        (long long)t.threads, s->block_row_warps, s->block_col_warps,
-                        (long long)limits->threads_per_block);
-    int64_t bytes = tci_gemm_shared_bytes(op, t, s);
-    const TargetArch *target = tci_target_arch(arch);
-    if (bytes > target->max_shared_per_block)
-        return tci_fail(ctx, TCC_ERROR_SCHEDULE,
-                        "schedule needs %lld bytes of shared memory (a %lldx%lld block, k step "
-                        "%lld, %d stages); %s allows %lld a block",
-                        (long long)bytes, (long long)t.bm, (long long)t.bn, (long long)t.bk,
-                        s->stages, target->name, (long long)target->max_shared_per_block);
-    /* The slices there really are: whole k steps each, so a shallow product has fewer. */
-    s->split_k = (int)tci_gemm_split(op, s).splits;
-    return TCC_OK;
 }

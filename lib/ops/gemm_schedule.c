@@ -51,6 +51,8 @@ static tcc_status split_into_blocks(tcc_func *f, const Gemm *gemm, const tcc_gem
     /* blockIdx.x walks the blocks of the inner of the two block loops. */
     TRY(tcc_bind(so, s->column_major_blocks ? no : mo, TCC_BLOCK_Y));
     TRY(tcc_bind(so, s->column_major_blocks ? mo : no, TCC_BLOCK_X));
+    if (s->cluster > 1)
+        TRY(tcc_cluster(so, mo, s->cluster));
     *block_axis = s->column_major_blocks ? mo : no;
     return TCC_OK;
 }

@@ -1,7 +1,8 @@
 /*
  * The implicit GEMM's tiles (what a tcc_gemm_schedule makes of the block, the warps and the
  * k step) and the shared memory they take: what choosing a schedule (gemm_choose.c) and
- * applying it (gemm_schedule.c) both ask.
+ * applying it (gemm_schedule.c) both ask; and what a schedule may be, which choosing asks and
+ * checking (gemm_check.c) enforces (gemm_choose.c says why of each).
  */
 #ifndef TCI_OPS_GEMM_TILES_H
 #define TCI_OPS_GEMM_TILES_H
@@ -28,5 +29,18 @@ bool tci_gemm_operands_swizzle(const GemmOperator *op, const tcc_gemm_schedule *
                                int64_t *b);
 /* Shared memory a block takes: the stages of A and B, or C where it is larger. */
 int64_t tci_gemm_shared_bytes(const GemmOperator *op, Tiles t, const tcc_gemm_schedule *s);
+
+/* ---- what a schedule may be (gemm_choose.c) ------------------------------------------- */
+
+const TensorShape *tci_gemm_mma_sync_row(const GemmOperator *op, const tcc_gemm_schedule *s);
+bool tci_gemm_operands_readable(const GemmOperator *op);
+bool tci_gemm_bulk_possible(const GemmOperator *op, tcc_arch arch, const tcc_gemm_schedule *s);
+bool tci_gemm_producer_possible(tcc_arch arch, const tcc_gemm_schedule *s);
+bool tci_gemm_registers_possible(const GemmOperator *op, const tcc_gemm_schedule *s);
+bool tci_gemm_persistent_possible(const tcc_gemm_schedule *s);
+bool tci_gemm_cluster_possible(const GemmOperator *op, tcc_arch arch, const tcc_gemm_schedule *s,
+                               int blocks);
+/* Fills the zero fields of a schedule whose given knobs are in range. */
+void tci_gemm_choose_defaults(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s);
 
 #endif

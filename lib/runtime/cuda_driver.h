@@ -71,6 +71,32 @@ enum {
     CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3,
 };
 
+/* A launch's attributes (cuLaunchKernelEx): only the cluster dimension is set; the value is
+ * a 64-byte union in the ABI. */
+enum {
+    CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
+};
+typedef struct CUlaunchAttribute {
+    int id; /* CUlaunchAttributeID */
+    char pad[8 - sizeof(int)];
+    union {
+        char pad[64];
+        struct {
+            unsigned int x, y, z;
+        } clusterDim;
+    } value;
+} CUlaunchAttribute;
+typedef struct CUlaunchConfig {
+    unsigned int gridDimX, gridDimY, gridDimZ;
+    unsigned int blockDimX, blockDimY, blockDimZ;
+    unsigned int sharedMemBytes;
+    CUstream hStream;
+    CUlaunchAttribute *attrs;
+    unsigned int numAttrs;
+} CUlaunchConfig;
+
+_Static_assert(sizeof(CUlaunchAttribute) == 72, "CUlaunchAttribute is 72 bytes in the ABI");
+
 /* CUevent_flags */
 enum {
     CU_EVENT_DEFAULT = 0,
@@ -106,6 +132,8 @@ typedef CUresult (*PFN_cuLaunchKernel)(CUfunction function, unsigned int grid_x,
                                        unsigned int block_x, unsigned int block_y,
                                        unsigned int block_z, unsigned int shared_bytes,
                                        CUstream stream, void **params, void **extra);
+typedef CUresult (*PFN_cuLaunchKernelEx)(const CUlaunchConfig *config, CUfunction function,
+                                         void **params, void **extra);
 typedef CUresult (*PFN_cuTensorMapEncodeTiled)(CUtensorMap *map, int type, unsigned int rank,
                                                void *address, const unsigned long long *dims,
                                                const unsigned long long *strides,
@@ -147,6 +175,7 @@ typedef struct CudaDriver {
     PFN_cuModuleGetFunction cuModuleGetFunction;
     PFN_cuFuncSetAttribute cuFuncSetAttribute;
     PFN_cuLaunchKernel cuLaunchKernel;
+    PFN_cuLaunchKernelEx cuLaunchKernelEx;
     PFN_cuTensorMapEncodeTiled cuTensorMapEncodeTiled;
     PFN_cuTensorMapEncodeIm2col cuTensorMapEncodeIm2col;
     PFN_cuEventCreate cuEventCreate;

@@ -34,6 +34,7 @@ struct tcc_device_buffer {
 typedef struct LoadedLaunch {
     CUfunction function;
     unsigned int grid[3], block[3];
+    unsigned int cluster[3];     /* 1, 1, 1: launched without clusters */
     int64_t shared_bytes;        /* static and dynamic */
     unsigned int dynamic_shared; /* bytes of dynamic shared memory each launch passes */
     char name[256];

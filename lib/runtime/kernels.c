@@ -53,7 +53,7 @@ static tcc_status launch_dims(tcc_context *ctx, const char *what, const int64_t 
 static tcc_status describe_launch(tcc_device *device, const tcc_kernel *kernel, int index,
                                   LoadedLaunch *launch)
 {
-    int64_t grid[3], block[3];
+    int64_t grid[3], block[3], cluster[3];
     const char *name = tcc_kernel_launch_name(kernel, index);
     if (!name || !*name)
         return tci_fail(device->ctx, TCC_ERROR_INVALID_ARGUMENT, "tcc_kernel_load: unnamed kernel");
@@ -63,9 +63,12 @@ static tcc_status describe_launch(tcc_device *device, const tcc_kernel *kernel, 
     strcpy(launch->name, name);
     tcc_kernel_launch_grid(kernel, index, grid);
     tcc_kernel_launch_block(kernel, index, block);
+    tcc_kernel_launch_cluster(kernel, index, cluster);
     tcc_status status = launch_dims(device->ctx, "grid", grid, launch->grid);
     if (status == TCC_OK)
         status = launch_dims(device->ctx, "block", block, launch->block);
+    if (status == TCC_OK)
+        status = launch_dims(device->ctx, "cluster", cluster, launch->cluster);
     launch->shared_bytes = tcc_kernel_launch_shared_bytes(kernel, index);
     launch->dynamic_shared = (unsigned int)tcc_kernel_launch_dynamic_shared_bytes(kernel, index);
     int maps = tcc_kernel_launch_tensor_map_count(kernel, index);
@@ -324,20 +327,36 @@ static tcc_status make_args(tcc_loaded_kernel *loaded, int nbuffer,
     return status;
 }
 
+/* One launch of `l` on the default stream: through cuLaunchKernelEx with the cluster
+ * dimension where its blocks run in clusters, else cuLaunchKernel. */
+static CUresult launch_entry(const CudaDriver *cu, const LoadedLaunch *l, void **params)
+{
+    const unsigned int *g = l->grid, *b = l->block, *c = l->cluster;
+    if (c[0] * c[1] * c[2] == 1)
+        return cu->cuLaunchKernel(l->function, g[0], g[1], g[2], b[0], b[1], b[2],
+                                  l->dynamic_shared, NULL, params, NULL);
+    CUlaunchAttribute cluster = {.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
+    cluster.value.clusterDim.x = c[0];
+    cluster.value.clusterDim.y = c[1];
+    cluster.value.clusterDim.z = c[2];
+    CUlaunchConfig config = {g[0], g[1],     g[2], b[0], b[1], b[2], l->dynamic_shared,
+                             NULL, &cluster, 1};
+    return cu->cuLaunchKernelEx(&config, l->function, params, NULL);
+}
+
 /* One launch of each entry point, in order, on the default stream; only the launches
  * themselves are checked. */
 static tcc_status launch_once(tcc_loaded_kernel *loaded, const LaunchArgs *args)
 {
     for (int i = 0; i < loaded->nlaunch; i++) {
         const LoadedLaunch *l = &loaded->launches[i];
-        const unsigned int *g = l->grid, *b = l->block;
-        CUresult result =
-            loaded->device->cu.cuLaunchKernel(l->function, g[0], g[1], g[2], b[0], b[1], b[2],
-                                              l->dynamic_shared, NULL, args->params[i], NULL);
+        CUresult result = launch_entry(&loaded->device->cu, l, args->params[i]);
         if (result != CUDA_SUCCESS) {
+            const unsigned int *g = l->grid, *b = l->block, *c = l->cluster;
             char detail[400];
-            snprintf(detail, sizeof detail, " for kernel '%s' (grid %ux%ux%u, block %ux%ux%u)",
-                     l->name, g[0], g[1], g[2], b[0], b[1], b[2]);
+            snprintf(detail, sizeof detail,
+                     " for kernel '%s' (grid %ux%ux%u, block %ux%ux%u, cluster %ux%ux%u)", l->name,
+                     g[0], g[1], g[2], b[0], b[1], b[2], c[0], c[1], c[2]);
             return tci_cuda_fail(loaded->device, result, "cuLaunchKernel", detail);
         }
     }

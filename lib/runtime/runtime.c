@@ -86,6 +86,7 @@ static const DriverSymbol driver_symbols[] = {
     SYMBOL(cuModuleGetFunction, "cuModuleGetFunction", NULL),
     SYMBOL(cuFuncSetAttribute, "cuFuncSetAttribute", NULL),
     SYMBOL(cuLaunchKernel, "cuLaunchKernel", NULL),
+    SYMBOL(cuLaunchKernelEx, "cuLaunchKernelEx", NULL),
     SYMBOL(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled", NULL),
     SYMBOL(cuTensorMapEncodeIm2col, "cuTensorMapEncodeIm2col", NULL),
     SYMBOL(cuEventCreate, "cuEventCreate", NULL),

@@ -29,14 +29,14 @@ static void append_listed(char *out, size_t size, const char *name, int index, i
  * "Technical Specifications per Compute Capability". */
 static const TargetArch archs[] = {
     /* arch      name     PTX  shared/block  shared/SM  threads/SM SMs cp.async wgmma bulk
-     * setmaxnreg */
-    {TCC_SM_70, "sm_70", 61, 96 * 1024, 96 * 1024, 2048, 80, false, false, false, false},
-    {TCC_SM_75, "sm_75", 63, 64 * 1024, 64 * 1024, 1024, 40, false, false, false, false},
-    {TCC_SM_80, "sm_80", 70, 163 * 1024, 164 * 1024, 2048, 108, true, false, false, false},
-    {TCC_SM_86, "sm_86", 71, 99 * 1024, 100 * 1024, 1536, 72, true, false, false, false},
-    {TCC_SM_89, "sm_89", 78, 99 * 1024, 100 * 1024, 1536, 142, true, false, false, false},
-    {TCC_SM_90, "sm_90", 78, 227 * 1024, 228 * 1024, 2048, 132, true, false, false, false},
-    {TCC_SM_90A, "sm_90a", 80, 227 * 1024, 228 * 1024, 2048, 132, true, true, true, true},
+     * setmaxnreg clusters */
+    {TCC_SM_70, "sm_70", 61, 96 * 1024, 96 * 1024, 2048, 80, false, false, false, false, false},
+    {TCC_SM_75, "sm_75", 63, 64 * 1024, 64 * 1024, 1024, 40, false, false, false, false, false},
+    {TCC_SM_80, "sm_80", 70, 163 * 1024, 164 * 1024, 2048, 108, true, false, false, false, false},
+    {TCC_SM_86, "sm_86", 71, 99 * 1024, 100 * 1024, 1536, 72, true, false, false, false, false},
+    {TCC_SM_89, "sm_89", 78, 99 * 1024, 100 * 1024, 1536, 142, true, false, false, false, false},
+    {TCC_SM_90, "sm_90", 78, 227 * 1024, 228 * 1024, 2048, 132, true, false, false, false, true},
+    {TCC_SM_90A, "sm_90a", 80, 227 * 1024, 228 * 1024, 2048, 132, true, true, true, true, true},
 };
 
 const DeviceLimits tci_device_limits = {

@@ -44,6 +44,8 @@ typedef struct TargetArch {
     /* Warpgroups raise and lower their registers (setmaxnreg, for warp specialization): sm_90a
      * only. */
     bool setmaxnreg;
+    /* Thread-block clusters (barrier.cluster, mapa, a cluster's shared memory): sm_90. */
+    bool clusters;
 } TargetArch;
 
 /* The row of `arch`, or NULL when tcc does not compile for it. */

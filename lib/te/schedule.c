@@ -492,6 +492,26 @@ tcc_status tcc_persistent(tcc_stage *stage, tcc_iter_var *axis, int64_t blocks)
     return TCC_OK;
 }
 
+tcc_status tcc_cluster(tcc_stage *stage, tcc_iter_var *axis, int blocks)
+{
+    if (!stage)
+        return TCC_ERROR_INVALID_ARGUMENT;
+    if (tci_stage_leaf_index(stage, axis) < 0)
+        return not_a_leaf(stage, axis, "cluster");
+    if (!axis->bound || axis->tag > TCC_BLOCK_Z || blocks < 1 || blocks > TCC_MAX_CLUSTER_BLOCKS)
+        return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
+                        "cluster %s: %s must be bound to a block index and the cluster's blocks "
+                        "1 to %d, not %d",
+                        stage->tensor->name, axis->var->name, TCC_MAX_CLUSTER_BLOCKS, blocks);
+    for (int i = 0; i < stage->nleaf; i++)
+        if (stage->leaf[i] != axis && stage->leaf[i]->cluster_blocks > 1 && blocks > 1)
+            return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
+                            "cluster %s: %s is clustered already; clusters lie along one axis",
+                            stage->tensor->name, stage->leaf[i]->var->name);
+    axis->cluster_blocks = blocks;
+    return TCC_OK;
+}
+
 tcc_status tcc_storage_align(tcc_stage *stage, tcc_iter_var *axis, int64_t factor, int64_t offset)
 {
     if (!stage)

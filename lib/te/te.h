@@ -36,6 +36,7 @@ struct tcc_iter_var {
     int pipeline_in_flight; /* tcc_pipeline_in_flight: iterations the work's reads outlive */
     bool warp_specialized;  /* tcc_warp_specialize: the copies issued by a warpgroup of their own */
     int64_t persistent_blocks; /* tcc_persistent: the blocks of a persistent grid, 0 for none */
+    int cluster_blocks;        /* tcc_cluster: blocks of a thread-block cluster along it, 0 */
     /* set by lowering: the axis takes values min + [0, extent) (min is 0 except for
      * root axes of attached stages); loop_var is the variable of its loop (the kernel's
      * thread variable when bound). */

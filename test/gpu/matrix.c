@@ -12,7 +12,8 @@
  *     or NHWCnc (N = 16, C and K multiples of 16, groups 1) with the blocked filter
  *   matmul (25%): m, n, k 1-150, batch 1-3, A and B row- or column-major
  *   one in six (not blocked) shaped for bulk copies: 64 or 128 NHWC channels, KRSC; k a
- *     multiple of 64, rows whole 16-byte units; half of them with a producer warpgroup;
+ *     multiple of 64, rows whole 16-byte units; half of them with a producer warpgroup, a
+ *     quarter in clusters of two blocks along m (m = 256);
  *     half of the wgmma schedules store from registers, half of those (with bulk copies) in
  *     a persistent grid of 1 to 3 blocks or one a multiprocessor (the default for float32
  *     outputs)
@@ -395,6 +396,27 @@ static void set_types(Config *c, TypeCombo t)
     *in = t.input, *acc = t.accumulate, *out = t.output;
 }
 
+/* Clusters of two blocks along m sharing B's tiles: m made 256 (two or four blocks of 128 or
+ * 64 rows; a convolution of 4 images of 8x8 outputs), the grid persistent half the time. */
+static void draw_cluster(Rng *r, Config *c)
+{
+    if (c->matmul) {
+        c->mm.m = 256;
+    } else {
+        c->conv.batch = 4;
+        c->conv.height = c->conv.width = 8;
+        c->conv.kernel_h = c->conv.kernel_w = 3;
+        c->conv.stride_h = c->conv.stride_w = 1;
+        c->conv.dilation_h = c->conv.dilation_w = 1;
+        c->conv.pad_top = c->conv.pad_bottom = c->conv.pad_left = c->conv.pad_right = 1;
+    }
+    c->scheduled = true;
+    c->schedule = (tcc_gemm_schedule){.cluster = 2};
+    if (chance(r, 0.5))
+        c->schedule.store = TCC_GEMM_STORE_REGISTERS;
+    draw_grid(r, &c->schedule);
+}
+
 /* One configuration in six is shaped for the bulk copy engine (sm_90a): a channels-last
  * convolution of 64 or 128 channels a group, KRSC, or a product whose k is a multiple of 64
  * and whose rows are whole 16-byte units; half of those ask for a producer warpgroup (the
@@ -418,6 +440,8 @@ static void shape_for_bulk_copies(Rng *r, Config *c)
         if (chance(r, 0.5))
             c->schedule.store = TCC_GEMM_STORE_REGISTERS;
         draw_grid(r, &c->schedule);
+    } else if (chance(r, 0.5)) {
+        draw_cluster(r, c);
     }
 }
 
@@ -516,6 +540,8 @@ static void put_schedule(Text *t, const Config *c)
         put(t, " store=registers");
     if (s->grid == TCC_GEMM_GRID_PERSISTENT)
         put(t, " grid=persistent:%d", s->grid_blocks);
+    if (s->cluster > 1)
+        put(t, " cluster=%d", s->cluster);
     if (!s->block_row_warps && !s->block_col_warps && !s->warp_row_tiles && !s->warp_col_tiles &&
         !s->num_total_passes)
         return;

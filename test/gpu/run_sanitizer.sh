@@ -1,7 +1,7 @@
 #!/bin/sh
 # GPU test: compute-sanitizer's racecheck, memcheck and synccheck on the seed layer with the
-# default schedule (on sm_90a a persistent grid; also with a producer warpgroup, and a block a
-# tile storing from registers) and
+# default schedule (on sm_90a a persistent grid; also with a producer warpgroup, a block a
+# tile storing from registers, and clusters of two blocks sharing B's tiles) and
 # on a run of the randomized matrix, which draws the schedule's knobs. Passes when every tool
 # reports no error. Without a driver it prints "SKIP: no GPU" and exits 77.
 #
@@ -54,6 +54,7 @@ for tool in racecheck memcheck synccheck; do
     if [ "$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1)" = 9.0 ]; then
         seed_layer "$tool" producer --layout nhwc --producer warpgroup
         seed_layer "$tool" registers --layout nhwc --store registers --grid tiles
+        seed_layer "$tool" cluster --layout nhwc --cluster 2
     fi
     echo "== $tool: $count matrix configurations, seed $seed"
     if ! compute-sanitizer --tool "$tool" --error-exitcode 3 "$tools/tcc-matrix" --seed "$seed" \

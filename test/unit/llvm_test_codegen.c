@@ -584,6 +584,43 @@ START_TEST(test_records_tensor_maps)
 }
 END_TEST
 
+/* Clusters of two blocks along m: the launch records them, and the filter's map fetches half
+ * its tile (each block's share of the multicast). */
+START_TEST(test_records_clusters)
+{
+    tcc_conv2d_desc desc;
+    tcc_conv2d_desc_init(&desc);
+    desc.batch = 4, desc.height = desc.width = 8, desc.in_channels = 128;
+    desc.out_channels = 256, desc.kernel_h = desc.kernel_w = 3;
+    desc.pad_top = desc.pad_bottom = desc.pad_left = desc.pad_right = 1;
+    tcc_build_options options;
+    tcc_build_options_init(&options);
+    options.arch = TCC_SM_90A;
+    tcc_kernel *kernel = NULL;
+    tcc_gemm_schedule schedule = {
+        .mma_m = 64, .mma_n = 256, .mma_k = 16, .split_k = 1, .cluster = 2};
+    ck_assert_int_eq(tcc_conv2d_compile(ctx, &desc, &schedule, &options, &kernel), TCC_OK);
+    int64_t grid[3], cluster[3];
+    tcc_kernel_launch_grid(kernel, 0, grid);
+    tcc_kernel_launch_cluster(kernel, 0, cluster);
+    ck_assert_int_eq(grid[1], 2); /* 256 output pixels in blocks of 128 */
+    ck_assert_int_eq(cluster[0], 1);
+    ck_assert_int_eq(cluster[1], 2);
+    ck_assert_int_eq(cluster[2], 1);
+    tcc_tensor_map_encoding b;
+    ck_assert(tcc_kernel_launch_tensor_map(kernel, 0, 1, &b));
+    ck_assert_int_eq(b.box[1], 128); /* half of a block's 256 filter rows */
+    tcc_kernel_destroy(kernel);
+    tcc_gemm_schedule none = {.split_k = 1};
+    ck_assert_int_eq(tcc_conv2d_compile(ctx, &desc, &none, &options, &kernel), TCC_OK);
+    tcc_kernel_launch_cluster(kernel, 0, cluster);
+    ck_assert_int_eq(cluster[0] * cluster[1] * cluster[2], 1);
+    tcc_kernel_launch_cluster(NULL, 0, cluster);
+    ck_assert_int_eq(cluster[0], 0);
+    tcc_kernel_destroy(kernel);
+}
+END_TEST
+
 START_TEST(test_refuses_unsupported_arch)
 {
     /* f16 WMMA before Volta */
@@ -740,6 +777,7 @@ static Suite *codegen_suite(void)
     tcase_add_test(tc, test_refuses_huge_schedule_knobs);
     tcase_add_test(tc, test_null_descriptors_say_so);
     tcase_add_test(tc, test_records_tensor_maps);
+    tcase_add_test(tc, test_records_clusters);
     tcase_add_test(tc, test_bfloat16_needs_sm80);
     tcase_add_test(tc, test_reads_accumulator_registers);
     tcase_add_test(tc, test_two_threads);

@@ -905,6 +905,23 @@ START_TEST(error_pipeline_in_flight_past_the_stages)
 }
 END_TEST
 
+START_TEST(error_cluster_of_an_unbound_axis)
+{
+    Elementwise e = elementwise(times_two);
+    assert_error(tcc_cluster(e.stage, e.i, 2), TCC_ERROR_SCHEDULE,
+                 "cluster B: i must be bound to a block index and the cluster's blocks 1 to 8, "
+                 "not 2");
+    ck_assert_int_eq(tcc_bind(e.stage, e.i, TCC_BLOCK_Y), TCC_OK);
+    ck_assert_int_eq(tcc_bind(e.stage, e.j, TCC_BLOCK_X), TCC_OK);
+    assert_error(tcc_cluster(e.stage, e.i, 9), TCC_ERROR_SCHEDULE,
+                 "cluster B: i must be bound to a block index and the cluster's blocks 1 to 8, "
+                 "not 9");
+    ck_assert_int_eq(tcc_cluster(e.stage, e.i, 2), TCC_OK);
+    assert_error(tcc_cluster(e.stage, e.j, 2), TCC_ERROR_SCHEDULE,
+                 "cluster B: i is clustered already; clusters lie along one axis");
+}
+END_TEST
+
 static tcc_expr *double_c(tcc_func *f, tcc_expr *const *ax, void *user)
 {
     return tcc_mul(f, tcc_access(f, user, 2, ax), tcc_float(f, 2, TCC_FLOAT32));
@@ -1211,6 +1228,7 @@ static Suite *schedule_suite(void)
     tcase_add_test(misuse, error_bind_of_a_reduce_axis);
     tcase_add_test(misuse, error_split_factor_zero);
     tcase_add_test(misuse, error_pipeline_in_flight_past_the_stages);
+    tcase_add_test(misuse, error_cluster_of_an_unbound_axis);
     tcase_add_test(misuse, error_null_arguments);
     tcase_add_test(misuse, error_compute_inline_of_a_reduction);
     tcase_add_test(misuse, error_tensorize_of_a_non_matching_nest);
