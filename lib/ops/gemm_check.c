@@ -122,7 +122,7 @@ tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, 
     if (s->copy == TCC_GEMM_COPY_BULK && !tci_gemm_bulk_possible(op, arch, s))
         return tci_fail(ctx, TCC_ERROR_SCHEDULE,
                         "schedule: bulk copies need wgmma, 2 stages and 2 k steps or more, k steps "
-                        "of 128 bytes and operands the copy engine can address (dense rows of a "
+                        "of 64 or 128 bytes and operands the copy engine can address (dense rows of a "
                         "multiple of 16 bytes; a channels-last input, a KRSC filter, channels a "
                         "multiple of the k step)");
     if ((int)s->producer < TCC_GEMM_PRODUCER_NONE || s->producer > TCC_GEMM_PRODUCER_WARPGROUP)

@@ -315,8 +315,9 @@ static bool wgmma_default(const GemmOperator *op, tcc_arch arch, const tcc_gemm_
 
 /* Whether the copy engine can fetch both operands' tiles: wgmma on a target with it, a
  * pipelined loop of two k steps or more (its barriers are the copies'), k steps of one
- * swizzle row (a box's first dimension is at most 128 bytes; wider column blocks take a copy
- * each), tensor maps for A and B. */
+ * swizzle row of 64 or 128 bytes (a box's first dimension is at most 128 bytes; wider column
+ * blocks take a copy each; on an H100 64-byte steps in 8 stages ran the seed layer 0.243 ms
+ * against 0.180: twice the copies' rows), tensor maps for A and B. */
 bool tci_gemm_bulk_possible(const GemmOperator *op, tcc_arch arch, const tcc_gemm_schedule *s)
 {
     int64_t a[3], b[3];
