@@ -231,38 +231,74 @@ static int choose_stages(const GemmOperator *op, tcc_arch arch, const tcc_gemm_s
 }
 
 /* Reductions of at least this many k steps keep one step's wgmma products in flight. */
-enum { LONG_LOOP_STEPS = 16 };
+enum { LONG_LOOP_STEPS = 24 };
 
-/* wgmma's blocks: warpgroups of m64 x N, two along m where m fills them; N the widest of 256,
- * 128 and 64 (that the type has) that fits the product and still makes ENOUGH_BLOCKS blocks,
- * else 64, sliced along the reduction where the blocks are still too few (split_for). Steps
- * of four k slices (rows of 128 bytes, wgmma's widest swizzle) and as many stages as a block's
- * shared memory holds, up to 4. On an H200 the seed layer ran 0.204 ms in 128x256 blocks against
- * 0.262 in 128x128 and 0.274 in 64x128. */
+/* wgmma's tiles: below WGMMA_FEW_BLOCKS blocks (half an H100's multiprocessors) the reduction
+ * is sliced towards WGMMA_SPLIT_BLOCKS; two warpgroups along m (128-row blocks) only where
+ * those still make WGMMA_MANY_BLOCKS blocks of 4 k steps or more, else one (64-row blocks,
+ * several of which share a multiprocessor and hide each other's waits). */
+enum { WGMMA_FEW_BLOCKS = 66, WGMMA_SPLIT_BLOCKS = 100, WGMMA_MANY_BLOCKS = 512 };
+
+/* The widest of 256, 128 and 64 (that the type has) that fits n. */
+static int widest_wgmma_n(const GemmOperator *op, int k)
+{
+    static const int widths[] = {256, 128, 64};
+    for (int i = 0; i < 2; i++)
+        if (fits(op->n, widths[i]) &&
+            tci_target_family_shape(TENSOR_WGMMA, 64, widths[i], k, op->input_type))
+            return widths[i];
+    return 64;
+}
+
+/* Slices of `steps` k steps that give `blocks` blocks WGMMA_SPLIT_BLOCKS in all, where they are
+ * fewer than WGMMA_FEW_BLOCKS (1: none). */
+static int wgmma_split(int64_t blocks, int64_t steps)
+{
+    if (blocks >= WGMMA_FEW_BLOCKS)
+        return 1;
+    int64_t split = ceil_div(WGMMA_SPLIT_BLOCKS, blocks), most = steps / MIN_SLICE_STEPS;
+    most = most < TCC_MAX_SPLIT_K ? most : TCC_MAX_SPLIT_K;
+    return (int)(split < most ? split : most > 1 ? most : 1);
+}
+
+/* wgmma's blocks: warpgroups of m64 x N, N the widest of 256, 128 and 64 that fits the product
+ * and, with the reduction sliced (wgmma_split), still makes WGMMA_FEW_BLOCKS blocks, else the
+ * narrowest; two warpgroups along m where they make WGMMA_MANY_BLOCKS. Steps of four k slices
+ * (rows of 128 bytes, wgmma's widest swizzle) and as many stages as a block's shared memory
+ * holds, up to 4. On an H100 (one run): r50_res5_3x3_b32 ran 0.0243 ms in 64x256 blocks
+ * sliced twice against 0.0406 in 128x64 blocks sliced thrice, r50_res4_3x3_b32 0.0204 in 64x256
+ * against 0.0269 in 128x64, r50_res4_3x3_b1 0.0092 in 64x64 against 0.0119 in 128x64, but
+ * r50_res2_3x3_b32 (784 blocks of 128x64) 0.0314 against 0.0338 in 64x64; on an H200 the seed
+ * layer 0.204 ms in 128x256 blocks against 0.262 in 128x128 and 0.274 in 64x128. */
 static void choose_wgmma(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s)
 {
     static const int widths[] = {256, 128, 64};
     bool shape_given = s->mma_m && s->mma_n && s->mma_k;
+    int k = tci_target_wgmma_k(op->input_type);
     if (!s->warp_row_tiles)
         s->warp_row_tiles = 1;
     if (!s->warp_col_tiles)
         s->warp_col_tiles = 1;
-    if (!s->block_row_warps)
-        s->block_row_warps = op->m > 64 && fits(op->m, 128) ? 2 : 1;
-    if (!s->block_col_warps)
-        s->block_col_warps = 1;
     if (!s->num_total_passes)
         s->num_total_passes = 4;
     if (!s->num_fused_passes)
         s->num_fused_passes = s->num_total_passes;
+    int64_t steps = k ? ceil_div(op->k, (int64_t)s->num_total_passes * k) : 1;
+    if (!s->block_row_warps) {
+        int64_t wide = k ? widest_wgmma_n(op, k) : 64;
+        bool many = blocks_of(op, 128, wide) >= WGMMA_MANY_BLOCKS && steps >= 4;
+        s->block_row_warps = op->m > 64 && fits(op->m, 128) && many ? 2 : 1;
+    }
+    if (!s->block_col_warps)
+        s->block_col_warps = 1;
     int64_t bm = (int64_t)s->block_row_warps * s->warp_row_tiles * 64;
-    int k = tci_target_wgmma_k(op->input_type);
     for (int i = 0; !shape_given && k && i < (int)(sizeof widths / sizeof widths[0]); i++) {
         int64_t bn = (int64_t)s->block_col_warps * s->warp_col_tiles * widths[i];
         int64_t blocks = blocks_of(op, bm, bn);
+        int64_t sliced = blocks * (s->split_k ? s->split_k : wgmma_split(blocks, steps));
         bool last = i + 1 == (int)(sizeof widths / sizeof widths[0]);
         bool exists = tci_target_family_shape(TENSOR_WGMMA, 64, widths[i], k, op->input_type);
-        if (exists && ((fits(op->n, widths[i]) && blocks >= ENOUGH_BLOCKS) || last)) {
+        if (exists && ((fits(op->n, widths[i]) && sliced >= WGMMA_FEW_BLOCKS) || last)) {
             s->mma_m = 64, s->mma_n = widths[i], s->mma_k = k;
             break;
         }
@@ -271,8 +307,7 @@ static void choose_wgmma(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedul
         s->smem_layout = TCC_SMEM_SWIZZLED;
     if (!s->split_k) {
         Tiles t = tci_gemm_tiles(s);
-        int64_t blocks = blocks_of(op, t.bm, t.bn);
-        s->split_k = blocks >= ENOUGH_BLOCKS ? 1 : split_for(blocks, ceil_div(op->k, t.bk));
+        s->split_k = wgmma_split(blocks_of(op, t.bm, t.bn), ceil_div(op->k, t.bk));
     }
     for (int stages = 4; !s->stages && stages >= 2; stages--) {
         tcc_gemm_schedule try = *s;
@@ -283,7 +318,8 @@ static void choose_wgmma(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedul
     /* One step's products run on across the barrier where the stages leave the copies two
      * steps ahead and the loop is long: on an H200 the seed layer (36 steps) ran 0.1999 ms
      * against 0.2052, the 8192^3 product 1.777 against 1.883; r50_res3_1x1_b256 (8 steps)
-     * 0.1177 against 0.1064. */
+     * 0.1177 against 0.1064; on an H100 r50_res3_3x3s2_b32 (18 steps, 64x128 blocks) 0.0246
+     * with one step at once against 0.0256 or more with two. */
     if (!s->wgmma_steps) {
         int64_t steps = ceil_div(tci_gemm_split(op, s).slice, tci_gemm_tiles(s).bk);
         s->wgmma_steps = s->stages >= 4 && steps >= LONG_LOOP_STEPS ? 2 : 1;

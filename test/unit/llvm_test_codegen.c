@@ -597,8 +597,13 @@ START_TEST(test_records_clusters)
     tcc_build_options_init(&options);
     options.arch = TCC_SM_90A;
     tcc_kernel *kernel = NULL;
-    tcc_gemm_schedule schedule = {
-        .mma_m = 64, .mma_n = 256, .mma_k = 16, .split_k = 1, .cluster = 2};
+    tcc_gemm_schedule schedule = {.mma_m = 64,
+                                  .mma_n = 256,
+                                  .mma_k = 16,
+                                  .block_row_warps = 2,
+                                  .block_col_warps = 1,
+                                  .split_k = 1,
+                                  .cluster = 2};
     ck_assert_int_eq(tcc_conv2d_compile(ctx, &desc, &schedule, &options, &kernel), TCC_OK);
     int64_t grid[3], cluster[3];
     tcc_kernel_launch_grid(kernel, 0, grid);
