@@ -238,7 +238,9 @@ def markdown(rows, results, args):
         "(PyTorch has no float32 output for float16 inputs), channels_last tensors for NHWC, "
         "contiguous for NCHW.",
         f"- Times: median of {args.runs} launches after {args.warmup} warm-up launches, CUDA "
-        "events around each launch; tcc/cuDNN below 1 means tcc is faster.",
+        "events around each launch, the launches queued back to back (cuDNN's behind a sleep "
+        "kernel, so that no host time falls inside its events); tcc/cuDNN below 1 means tcc "
+        "is faster.",
         "",
         "| " + " | ".join(HEADER) + " |",
         "|" + "|".join(["---"] * 2 + ["---:"] * (len(HEADER) - 2)) + "|",
