@@ -366,5 +366,11 @@ tcc_status tci_pass_persistent_grid(const PassContext *pc, PrimFunc *func)
     for (int d = 0; d < 3; d++)
         if (func->cluster[d] > 1)
             p.cluster_dim = d;
+    if (p.cluster > 1 && (p.cluster != tci_cluster_dim(func, p.cluster_dim) ||
+                          func->launch[p.cluster_dim] % p.cluster))
+        return tci_fail(pc->ctx, TCC_ERROR_SCHEDULE,
+                        "persistent_grid: loop %s: its clusters must lie along one block index "
+                        "and divide its blocks",
+                        found->loop.var->name);
     return persist(&p);
 }

@@ -137,7 +137,7 @@ static Stmt *consumer_stmt(Rewriter *rw, Stmt *s)
     Specializer *w = rw->user;
     if (s->kind == STMT_ALLOCATE && hoisted(w, s->alloc.buffer))
         return tci_rewrite_stmt(rw, s->alloc.body);
-    if (s->kind == STMT_BARRIER && !s->barrier.threads)
+    if (s->kind == STMT_BARRIER && !s->barrier.threads && !s->barrier.cluster)
         return tci_stmt_named_barrier(rw->arena, CONSUMER_BARRIER, w->consumers * WARPGROUP);
     if (s == w->seq) {
         Stmt **rest = tci_arena_alloc(rw->arena, sizeof(Stmt *) * (size_t)s->seq.count);

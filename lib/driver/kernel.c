@@ -71,8 +71,8 @@ void tcc_kernel_launch_block(const tcc_kernel *kernel, int index, int64_t block[
 void tcc_kernel_launch_cluster(const tcc_kernel *kernel, int index, int64_t cluster[3])
 {
     const KernelLaunch *l = launch_at(kernel, index);
-    for (int i = 0; i < 3; i++)
-        cluster[i] = l ? l->cluster[i] : 0;
+    for (int i = 0; i < 3; i++) /* 0, as in a kernel described by hand: no cluster */
+        cluster[i] = !l ? 0 : l->cluster[i] > 1 ? l->cluster[i] : 1;
 }
 
 int64_t tcc_kernel_launch_shared_bytes(const tcc_kernel *kernel, int index)

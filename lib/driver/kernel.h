@@ -17,7 +17,7 @@ enum { TCI_MAX_LAUNCHES = 4, TCI_MAX_WORKSPACES = 4, TCI_MAX_LAUNCH_MAPS = 8 };
 typedef struct KernelLaunch {
     char *name; /* the PTX entry symbol */
     int64_t grid[3], block[3];
-    int64_t cluster[3];           /* blocks of a thread-block cluster; 1, 1, 1 for none */
+    int64_t cluster[3];           /* blocks of a thread-block cluster; 0 or 1 where none */
     int64_t shared_bytes;         /* static and dynamic */
     int64_t dynamic_shared_bytes; /* passed at launch */
     /* The tensor maps the launcher encodes and passes after the buffers and workspaces. */

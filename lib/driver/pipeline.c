@@ -38,7 +38,7 @@ static tcc_status describe(tcc_context *ctx, const PrimFunc *prim, StrBuf *loop_
     for (int i = 0; i < 3; i++) {
         launch->grid[i] = prim->launch[i];
         launch->block[i] = prim->launch[3 + i];
-        launch->cluster[i] = prim->cluster[i] > 1 ? prim->cluster[i] : 1;
+        launch->cluster[i] = prim->cluster[i];
     }
     launch->dynamic_shared_bytes = prim->shared_bytes;
     if (prim->ntensor_map > TCI_MAX_LAUNCH_MAPS)

@@ -333,9 +333,9 @@ struct Stmt {
     };
 };
 
-/* An mbarrier is 8 bytes: two int32 words of a shared buffer. */
 /* A cluster's blocks at most (a multicast mask's bits). */
 enum { TCI_MAX_CLUSTER_BLOCKS = TCC_MAX_CLUSTER_BLOCKS };
+/* An mbarrier is 8 bytes: two int32 words of a shared buffer. */
 enum { TCI_MBARRIER_WORDS = 2 };
 
 /* ---- functions ---------------------------------------------------------------------- */
@@ -358,13 +358,16 @@ struct PrimFunc {
     TensorMap **tensor_maps; /* parameters after params, in this order */
 };
 
+/* The blocks of `func`'s thread-block clusters along grid dimension d: 1 where not clustered. */
+static inline int64_t tci_cluster_dim(const PrimFunc *func, int d)
+{
+    return func->cluster[d] > 1 ? func->cluster[d] : 1;
+}
+
 /* The blocks of one thread-block cluster of `func`: 1 without clusters. */
 static inline int64_t tci_cluster_blocks(const PrimFunc *func)
 {
-    int64_t blocks = 1;
-    for (int d = 0; d < 3; d++)
-        blocks *= func->cluster[d] > 1 ? func->cluster[d] : 1;
-    return blocks;
+    return tci_cluster_dim(func, 0) * tci_cluster_dim(func, 1) * tci_cluster_dim(func, 2);
 }
 
 /* ---- constructors (ir.c) ------------------------------------------------------------ */

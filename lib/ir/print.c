@@ -653,11 +653,6 @@ static void print_param(StrBuf *sb, const Buffer *b)
     print_shape(sb, b->ndim, b->shape);
 }
 
-static int64_t cluster_size(const PrimFunc *func, int d)
-{
-    return func->cluster[d] > 1 ? func->cluster[d] : 1;
-}
-
 void tci_print_prim_func(StrBuf *sb, const PrimFunc *func)
 {
     if (!func) {
@@ -675,8 +670,8 @@ void tci_print_prim_func(StrBuf *sb, const PrimFunc *func)
     tci_strbuf_printf(sb, ")\n  grid(%lld, %lld, %lld)", (long long)l[0], (long long)l[1],
                       (long long)l[2]);
     if (tci_cluster_blocks(func) > 1)
-        tci_strbuf_printf(sb, " cluster(%lld, %lld, %lld)", (long long)cluster_size(func, 0),
-                          (long long)cluster_size(func, 1), (long long)cluster_size(func, 2));
+        tci_strbuf_printf(sb, " cluster(%lld, %lld, %lld)", (long long)tci_cluster_dim(func, 0),
+                          (long long)tci_cluster_dim(func, 1), (long long)tci_cluster_dim(func, 2));
     tci_strbuf_printf(sb, " block(%lld, %lld, %lld)", (long long)l[3], (long long)l[4],
                       (long long)l[5]);
     if (func->shared_bytes)

@@ -109,6 +109,8 @@ tcc_status tci_pass_schedule_ops(const PassContext *pc, PrimFunc *func)
     bind_thread_vars(&lw, true);
     if ((status = tci_target_validate_launch(pc->ctx, func->launch)) != TCC_OK)
         return status;
+    if ((func->cluster[0] > 1) + (func->cluster[1] > 1) + (func->cluster[2] > 1) > 1)
+        return tci_fail(pc->ctx, TCC_ERROR_SCHEDULE, "cluster: clusters lie along one block index");
     for (int d = 0; d < 3; d++)
         if (func->cluster[d] > 1 && func->launch[d] % func->cluster[d])
             return tci_fail(pc->ctx, TCC_ERROR_SCHEDULE,

@@ -285,7 +285,8 @@ static void choose_wgmma(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedul
         s->num_fused_passes = s->num_total_passes;
     int64_t steps = k ? ceil_div(op->k, (int64_t)s->num_total_passes * k) : 1;
     if (!s->block_row_warps) {
-        int64_t wide = k ? widest_wgmma_n(op, k) : 64;
+        int64_t n = shape_given ? s->mma_n : k ? widest_wgmma_n(op, k) : 64;
+        int64_t wide = n * (s->block_col_warps ? s->block_col_warps : 1);
         bool many = blocks_of(op, 128, wide) >= WGMMA_MANY_BLOCKS && steps >= 4;
         s->block_row_warps = op->m > 64 && fits(op->m, 128) && many ? 2 : 1;
     }

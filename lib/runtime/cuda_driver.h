@@ -81,6 +81,7 @@ typedef struct CUlaunchAttribute {
     char pad[8 - sizeof(int)];
     union {
         char pad[64];
+        unsigned long long align; /* the union holds 8-byte members in cuda.h */
         struct {
             unsigned int x, y, z;
         } clusterDim;
@@ -95,7 +96,12 @@ typedef struct CUlaunchConfig {
     unsigned int numAttrs;
 } CUlaunchConfig;
 
-_Static_assert(sizeof(CUlaunchAttribute) == 72, "CUlaunchAttribute is 72 bytes in the ABI");
+_Static_assert(sizeof(CUlaunchAttribute) == 72 && offsetof(CUlaunchAttribute, value) == 8 &&
+                   _Alignof(CUlaunchAttribute) == 8,
+               "CUlaunchAttribute as cuda.h lays it out");
+_Static_assert(sizeof(CUlaunchConfig) == 56 && offsetof(CUlaunchConfig, hStream) == 32 &&
+                   offsetof(CUlaunchConfig, numAttrs) == 48,
+               "CUlaunchConfig as cuda.h lays it out");
 
 /* CUevent_flags */
 enum {

@@ -353,11 +353,14 @@ static tcc_status launch_once(tcc_loaded_kernel *loaded, const LaunchArgs *args)
         CUresult result = launch_entry(&loaded->device->cu, l, args->params[i]);
         if (result != CUDA_SUCCESS) {
             const unsigned int *g = l->grid, *b = l->block, *c = l->cluster;
-            char detail[400];
-            snprintf(detail, sizeof detail,
-                     " for kernel '%s' (grid %ux%ux%u, block %ux%ux%u, cluster %ux%ux%u)", l->name,
-                     g[0], g[1], g[2], b[0], b[1], b[2], c[0], c[1], c[2]);
-            return tci_cuda_fail(loaded->device, result, "cuLaunchKernel", detail);
+            bool clustered = c[0] * c[1] * c[2] > 1;
+            char detail[400], cluster[64] = "";
+            if (clustered)
+                snprintf(cluster, sizeof cluster, ", cluster %ux%ux%u", c[0], c[1], c[2]);
+            snprintf(detail, sizeof detail, " for kernel '%s' (grid %ux%ux%u, block %ux%ux%u%s)",
+                     l->name, g[0], g[1], g[2], b[0], b[1], b[2], cluster);
+            return tci_cuda_fail(loaded->device, result,
+                                 clustered ? "cuLaunchKernelEx" : "cuLaunchKernel", detail);
         }
     }
     return TCC_OK;
