@@ -361,11 +361,8 @@ tcc_status tci_pass_persistent_grid(const PassContext *pc, PrimFunc *func)
                  .func = func,
                  .arena = func->arena,
                  .loop = found,
-                 .cluster_dim = -1,
+                 .cluster_dim = tci_cluster_axis(func),
                  .cluster = tci_cluster_blocks(func)};
-    for (int d = 0; d < 3; d++)
-        if (func->cluster[d] > 1)
-            p.cluster_dim = d;
     if (p.cluster > 1 && (p.cluster != tci_cluster_dim(func, p.cluster_dim) ||
                           func->launch[p.cluster_dim] % p.cluster))
         return tci_fail(pc->ctx, TCC_ERROR_SCHEDULE,

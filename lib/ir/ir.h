@@ -364,6 +364,16 @@ static inline int64_t tci_cluster_dim(const PrimFunc *func, int d)
     return func->cluster[d] > 1 ? func->cluster[d] : 1;
 }
 
+/* The grid dimension `func`'s clusters lie along (the first, where lowering refused more than
+ * one), or -1 without clusters. */
+static inline int tci_cluster_axis(const PrimFunc *func)
+{
+    for (int d = 0; d < 3; d++)
+        if (func->cluster[d] > 1)
+            return d;
+    return -1;
+}
+
 /* The blocks of one thread-block cluster of `func`: 1 without clusters. */
 static inline int64_t tci_cluster_blocks(const PrimFunc *func)
 {

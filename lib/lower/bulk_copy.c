@@ -48,18 +48,6 @@ static TensorMap encoded_map(const tcc_tensor_map *spec, tcc_dtype type, int64_t
  * by the row's low three bits): a slice that starts a period lands as the whole box would. */
 enum { SWIZZLE_PERIOD_ROWS = 8 };
 
-/* The clustered block index and the cluster's blocks along it (1 and NULL for none). */
-static int cluster_along(const Lowering *lw, Var **var)
-{
-    for (int d = 0; d < 3; d++)
-        if (lw->prim->cluster[d] > 1) {
-            *var = lw->prim->thread_var[d];
-            return (int)lw->prim->cluster[d];
-        }
-    *var = NULL;
-    return 1;
-}
-
 static bool uses_any(Expr *const *exprs, int n, const Var *var)
 {
     for (int i = 0; i < n; i++)
@@ -119,8 +107,9 @@ tcc_status tci_build_bulk_copy(Lowering *lw, const Stage *st, Stmt **out)
 
     /* A box the same for a cluster's blocks: each copies its slice of dimension `sliced` (the
      * rank's), and the copy engine writes it into all of them. */
-    Var *clustered;
-    int blocks = cluster_along(lw, &clustered);
+    int axis = tci_cluster_axis(lw->prim);
+    Var *clustered = axis >= 0 ? lw->prim->thread_var[axis] : NULL;
+    int blocks = axis >= 0 ? (int)lw->prim->cluster[axis] : 1;
     int sliced =
         blocks > 1 && !uses_any(coords, spec->rank, clustered) && !uses_any(offsets, 3, clustered)
             ? multicast_dim(&encoded, blocks)

@@ -4,11 +4,6 @@
  */
 #include "ops/gemm_tiles.h"
 
-static int64_t ceil_div(int64_t a, int64_t b)
-{
-    return (a + b - 1) / b;
-}
-
 /* What wgmma needs of a schedule (tcc_gemm_intrinsic): sm_90a, one of its shapes, one MMA
  * tile a warpgroup, and swizzled operand tiles: k steps of 32, 64 or 128 bytes (its
  * descriptors' swizzle modes). */
@@ -120,11 +115,12 @@ tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, 
                         "schedule: bulk tensor copies need sm_90a; the target is %s",
                         tci_target_arch_label(arch).text);
     if (s->copy == TCC_GEMM_COPY_BULK && !tci_gemm_bulk_possible(op, arch, s))
-        return tci_fail(ctx, TCC_ERROR_SCHEDULE,
-                        "schedule: bulk copies need wgmma, 2 stages and 2 k steps or more, k steps "
-                        "of 64 or 128 bytes and operands the copy engine can address (dense rows of a "
-                        "multiple of 16 bytes; a channels-last input, a KRSC filter, channels a "
-                        "multiple of the k step)");
+        return tci_fail(
+            ctx, TCC_ERROR_SCHEDULE,
+            "schedule: bulk copies need wgmma, 2 stages and 2 k steps or more, k steps "
+            "of 64 or 128 bytes and operands the copy engine can address (dense rows of a "
+            "multiple of 16 bytes; a channels-last input, a KRSC filter, channels a "
+            "multiple of the k step)");
     if ((int)s->producer < TCC_GEMM_PRODUCER_NONE || s->producer > TCC_GEMM_PRODUCER_WARPGROUP)
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: unknown producer %d",
                         (int)s->producer);
@@ -158,7 +154,7 @@ tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, 
         return tci_fail(ctx, TCC_ERROR_SCHEDULE,
                         "schedule: clusters of %d blocks need bulk copies (sm_90a) without a "
                         "producer warpgroup, and the %lld blocks along m a multiple of it",
-                        s->cluster, (long long)ceil_div(op->m, tci_gemm_tiles(s).bm));
+                        s->cluster, (long long)tci_ceil_div(op->m, tci_gemm_tiles(s).bm));
     char shape[32];
     if (s->intrinsic == TCC_GEMM_WMMA &&
         !tci_target_family_shape(TENSOR_WMMA, s->mma_m, s->mma_n, s->mma_k, op->input_type))

@@ -11,15 +11,10 @@
  * H100) at least one: below that, smaller blocks finish sooner than idle ones. */
 enum { ENOUGH_BLOCKS = 128 };
 
-static int64_t ceil_div(int64_t a, int64_t b)
-{
-    return (a + b - 1) / b;
-}
-
 /* Blocks of bm x bn the product takes. */
 static int64_t blocks_of(const GemmOperator *op, int64_t bm, int64_t bn)
 {
-    return op->groups * ceil_div(op->m, bm) * ceil_div(op->n, bn);
+    return op->groups * tci_ceil_div(op->m, bm) * tci_ceil_div(op->n, bn);
 }
 
 /* Whether a block of `size` along a dimension of `extent` computes at most a third more
@@ -27,7 +22,7 @@ static int64_t blocks_of(const GemmOperator *op, int64_t bm, int64_t bn)
  * 49 rows of a batch-1 7x7 map in a 64-row block measured faster than in 16-row ones). */
 static bool fits(int64_t extent, int64_t size)
 {
-    return ceil_div(extent, size) * size * 3 <= extent * 4 || size <= 16;
+    return tci_ceil_div(extent, size) * size * 3 <= extent * 4 || size <= 16;
 }
 
 /* A split-K slice keeps at least this many k steps: the pipeline's prologue and the
@@ -57,7 +52,7 @@ typedef struct BlockChoice {
  * (1: no split). */
 static int split_for(int64_t blocks, int64_t steps)
 {
-    int64_t split = ceil_div(SPLIT_BLOCKS, blocks);
+    int64_t split = tci_ceil_div(SPLIT_BLOCKS, blocks);
     int64_t most = steps / MIN_SLICE_STEPS;
     if (most > TCC_MAX_SPLIT_K)
         most = TCC_MAX_SPLIT_K;
@@ -149,7 +144,7 @@ static void choose_block(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedul
             s->split_k = 1;
         return;
     }
-    const int64_t steps = ceil_div(op->k, (int64_t)passes * s->mma_k);
+    const int64_t steps = tci_ceil_div(op->k, (int64_t)passes * s->mma_k);
     const int given = s->split_k;
     BlockChoice choice = first_enough(op, arch, s, NLARGE, given ? given : 1, passes, steps);
     if (choice.candidate < 0 && !given)
@@ -239,15 +234,18 @@ enum { LONG_LOOP_STEPS = 24 };
  * several of which share a multiprocessor and hide each other's waits). */
 enum { WGMMA_FEW_BLOCKS = 66, WGMMA_SPLIT_BLOCKS = 100, WGMMA_MANY_BLOCKS = 512 };
 
-/* The widest of 256, 128 and 64 (that the type has) that fits n. */
+/* wgmma's widths of N that the default schedule takes, widest first. */
+static const int wgmma_widths[] = {256, 128, 64};
+enum { NWGMMA_WIDTH = (int)(sizeof wgmma_widths / sizeof wgmma_widths[0]) };
+
+/* The widest of wgmma_widths (that the type has) that fits n, else the narrowest. */
 static int widest_wgmma_n(const GemmOperator *op, int k)
 {
-    static const int widths[] = {256, 128, 64};
-    for (int i = 0; i < 2; i++)
-        if (fits(op->n, widths[i]) &&
-            tci_target_family_shape(TENSOR_WGMMA, 64, widths[i], k, op->input_type))
-            return widths[i];
-    return 64;
+    for (int i = 0; i < NWGMMA_WIDTH - 1; i++)
+        if (fits(op->n, wgmma_widths[i]) &&
+            tci_target_family_shape(TENSOR_WGMMA, 64, wgmma_widths[i], k, op->input_type))
+            return wgmma_widths[i];
+    return wgmma_widths[NWGMMA_WIDTH - 1];
 }
 
 /* Slices of `steps` k steps that give `blocks` blocks WGMMA_SPLIT_BLOCKS in all, where they are
@@ -256,7 +254,7 @@ static int wgmma_split(int64_t blocks, int64_t steps)
 {
     if (blocks >= WGMMA_FEW_BLOCKS)
         return 1;
-    int64_t split = ceil_div(WGMMA_SPLIT_BLOCKS, blocks), most = steps / MIN_SLICE_STEPS;
+    int64_t split = tci_ceil_div(WGMMA_SPLIT_BLOCKS, blocks), most = steps / MIN_SLICE_STEPS;
     most = most < TCC_MAX_SPLIT_K ? most : TCC_MAX_SPLIT_K;
     return (int)(split < most ? split : most > 1 ? most : 1);
 }
@@ -272,7 +270,6 @@ static int wgmma_split(int64_t blocks, int64_t steps)
  * layer 0.204 ms in 128x256 blocks against 0.262 in 128x128 and 0.274 in 64x128. */
 static void choose_wgmma(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s)
 {
-    static const int widths[] = {256, 128, 64};
     bool shape_given = s->mma_m && s->mma_n && s->mma_k;
     int k = tci_target_wgmma_k(op->input_type);
     if (!s->warp_row_tiles)
@@ -283,7 +280,7 @@ static void choose_wgmma(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedul
         s->num_total_passes = 4;
     if (!s->num_fused_passes)
         s->num_fused_passes = s->num_total_passes;
-    int64_t steps = k ? ceil_div(op->k, (int64_t)s->num_total_passes * k) : 1;
+    int64_t steps = k ? tci_ceil_div(op->k, (int64_t)s->num_total_passes * k) : 1;
     if (!s->block_row_warps) {
         int64_t n = shape_given ? s->mma_n : k ? widest_wgmma_n(op, k) : 64;
         int64_t wide = n * (s->block_col_warps ? s->block_col_warps : 1);
@@ -293,14 +290,14 @@ static void choose_wgmma(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedul
     if (!s->block_col_warps)
         s->block_col_warps = 1;
     int64_t bm = (int64_t)s->block_row_warps * s->warp_row_tiles * 64;
-    for (int i = 0; !shape_given && k && i < (int)(sizeof widths / sizeof widths[0]); i++) {
-        int64_t bn = (int64_t)s->block_col_warps * s->warp_col_tiles * widths[i];
+    for (int i = 0; !shape_given && k && i < NWGMMA_WIDTH; i++) {
+        int64_t bn = (int64_t)s->block_col_warps * s->warp_col_tiles * wgmma_widths[i];
         int64_t blocks = blocks_of(op, bm, bn);
         int64_t sliced = blocks * (s->split_k ? s->split_k : wgmma_split(blocks, steps));
-        bool last = i + 1 == (int)(sizeof widths / sizeof widths[0]);
-        bool exists = tci_target_family_shape(TENSOR_WGMMA, 64, widths[i], k, op->input_type);
-        if (exists && ((fits(op->n, widths[i]) && sliced >= WGMMA_FEW_BLOCKS) || last)) {
-            s->mma_m = 64, s->mma_n = widths[i], s->mma_k = k;
+        bool last = i + 1 == NWGMMA_WIDTH;
+        bool exists = tci_target_family_shape(TENSOR_WGMMA, 64, wgmma_widths[i], k, op->input_type);
+        if (exists && ((fits(op->n, wgmma_widths[i]) && sliced >= WGMMA_FEW_BLOCKS) || last)) {
+            s->mma_m = 64, s->mma_n = wgmma_widths[i], s->mma_k = k;
             break;
         }
     }
@@ -308,7 +305,7 @@ static void choose_wgmma(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedul
         s->smem_layout = TCC_SMEM_SWIZZLED;
     if (!s->split_k) {
         Tiles t = tci_gemm_tiles(s);
-        s->split_k = wgmma_split(blocks_of(op, t.bm, t.bn), ceil_div(op->k, t.bk));
+        s->split_k = wgmma_split(blocks_of(op, t.bm, t.bn), tci_ceil_div(op->k, t.bk));
     }
     for (int stages = 4; !s->stages && stages >= 2; stages--) {
         tcc_gemm_schedule try = *s;
@@ -322,7 +319,7 @@ static void choose_wgmma(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedul
      * 0.1177 against 0.1064; on an H100 r50_res3_3x3s2_b32 (18 steps, 64x128 blocks) 0.0246
      * with one step at once against 0.0256 or more with two. */
     if (!s->wgmma_steps) {
-        int64_t steps = ceil_div(tci_gemm_split(op, s).slice, tci_gemm_tiles(s).bk);
+        int64_t steps = tci_ceil_div(tci_gemm_split(op, s).slice, tci_gemm_tiles(s).bk);
         s->wgmma_steps = s->stages >= 4 && steps >= LONG_LOOP_STEPS ? 2 : 1;
     }
 }
@@ -361,7 +358,7 @@ bool tci_gemm_bulk_possible(const GemmOperator *op, tcc_arch arch, const tcc_gem
     tci_gemm_operand_tiles(op, s, a, b);
     Tiles t = tci_gemm_tiles(s);
     int64_t k_row = t.bk * (int64_t)tcc_dtype_size(op->input_type);
-    int64_t steps = ceil_div(tci_gemm_split(op, s).slice, t.bk);
+    int64_t steps = tci_ceil_div(tci_gemm_split(op, s).slice, t.bk);
     return s->intrinsic == TCC_GEMM_WGMMA && tci_target_arch(arch)->bulk_copy &&
            (k_row == 64 || k_row == 128) && s->stages >= 2 && steps >= 2 && op->a_tensor_map &&
            op->b_tensor_map && op->a_tensor_map(NULL, NULL, a, NULL, op->op) &&
@@ -456,7 +453,7 @@ bool tci_gemm_cluster_possible(const GemmOperator *op, tcc_arch arch, const tcc_
 {
     Tiles t = tci_gemm_tiles(s);
     return s->copy == TCC_GEMM_COPY_BULK && tci_target_arch(arch)->clusters &&
-           s->producer != TCC_GEMM_PRODUCER_WARPGROUP && ceil_div(op->m, t.bm) % blocks == 0;
+           s->producer != TCC_GEMM_PRODUCER_WARPGROUP && tci_ceil_div(op->m, t.bm) % blocks == 0;
 }
 
 /* No clusters unless asked for: on an H100 sharing B between two blocks (each fetching
@@ -546,6 +543,6 @@ GemmSplit tci_gemm_split(const GemmOperator *op, const tcc_gemm_schedule *s)
     if (s->split_k <= 1)
         return (GemmSplit){1, op->k};
     /* Whole k steps per slice; the last slice may run past K, where A and B read zeros. */
-    int64_t slice = ceil_div(ceil_div(op->k, s->split_k), step) * step;
-    return (GemmSplit){ceil_div(op->k, slice), slice};
+    int64_t slice = tci_ceil_div(tci_ceil_div(op->k, s->split_k), step) * step;
+    return (GemmSplit){tci_ceil_div(op->k, slice), slice};
 }

@@ -18,6 +18,12 @@ typedef struct Tiles {
     tcc_gemm_intrinsic intrinsic;
 } Tiles;
 
+/* ceil(a / b) for positive b. */
+static inline int64_t tci_ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
 Tiles tci_gemm_tiles(const tcc_gemm_schedule *s);
 /* A WMMA operation (TCC_WMMA_*), or its twin of the schedule's family. */
 tcc_intrinsic tci_gemm_op(Tiles t, tcc_intrinsic wmma);
