@@ -531,20 +531,33 @@ START_TEST(test_null_descriptors_say_so)
 }
 END_TEST
 
+/* A 3x3 convolution padded by 1 of `batch` NHWC images of size x size, 128 -> 256 channels. */
+static tcc_conv2d_desc conv3x3(int64_t batch, int64_t size, int64_t stride)
+{
+    tcc_conv2d_desc desc;
+    tcc_conv2d_desc_init(&desc);
+    desc.batch = batch, desc.height = desc.width = size, desc.in_channels = 128;
+    desc.out_channels = 256, desc.kernel_h = desc.kernel_w = 3;
+    desc.pad_top = desc.pad_bottom = desc.pad_left = desc.pad_right = 1;
+    desc.stride_h = desc.stride_w = stride;
+    return desc;
+}
+
+static tcc_build_options sm90a_options(void)
+{
+    tcc_build_options options;
+    tcc_build_options_init(&options);
+    options.arch = TCC_SM_90A;
+    return options;
+}
+
 /* A convolution built for sm_90a records the tensor maps its launcher encodes: an im2col map
  * of the NHWC input (channels, w, h, n; the padding as the window's first and last starts)
  * and a tiled map of the KRSC filter (one row of R*S*C per output channel). */
 START_TEST(test_records_tensor_maps)
 {
-    tcc_conv2d_desc desc;
-    tcc_conv2d_desc_init(&desc);
-    desc.batch = 4, desc.height = desc.width = 9, desc.in_channels = 128;
-    desc.out_channels = 256, desc.kernel_h = desc.kernel_w = 3;
-    desc.pad_top = desc.pad_bottom = desc.pad_left = desc.pad_right = 1;
-    desc.stride_h = desc.stride_w = 2;
-    tcc_build_options options;
-    tcc_build_options_init(&options);
-    options.arch = TCC_SM_90A;
+    tcc_conv2d_desc desc = conv3x3(4, 9, 2);
+    tcc_build_options options = sm90a_options();
     tcc_kernel *kernel = NULL;
     tcc_gemm_schedule one_launch = {.split_k = 1};
     ck_assert_int_eq(tcc_conv2d_compile(ctx, &desc, &one_launch, &options, &kernel), TCC_OK);
@@ -588,14 +601,8 @@ END_TEST
  * its tile (each block's share of the multicast). */
 START_TEST(test_records_clusters)
 {
-    tcc_conv2d_desc desc;
-    tcc_conv2d_desc_init(&desc);
-    desc.batch = 4, desc.height = desc.width = 8, desc.in_channels = 128;
-    desc.out_channels = 256, desc.kernel_h = desc.kernel_w = 3;
-    desc.pad_top = desc.pad_bottom = desc.pad_left = desc.pad_right = 1;
-    tcc_build_options options;
-    tcc_build_options_init(&options);
-    options.arch = TCC_SM_90A;
+    tcc_conv2d_desc desc = conv3x3(4, 8, 1);
+    tcc_build_options options = sm90a_options();
     tcc_kernel *kernel = NULL;
     tcc_gemm_schedule schedule = {.mma_m = 64,
                                   .mma_n = 256,
