@@ -260,6 +260,28 @@ bool conv_resolve(ConvOptions *o, char *error, size_t error_size)
     return true;
 }
 
+/* Here rather than in tcc_conv.c so that the fuzz target of the command line (test/fuzz) runs
+ * the same check. */
+int conv_schedule_kind(const ConvOptions *o)
+{
+    bool knobs = cli_gemm_knobs_given(&o->common);
+    CliScheduleKind kind = o->common.schedule_kind;
+    if (kind == CLI_SCHEDULE_AUTO && (knobs || o->tiles_given))
+        kind = o->tiles_given ? CLI_SCHEDULE_TUTORIAL : CLI_SCHEDULE_DEFAULT;
+    if (kind == CLI_SCHEDULE_TUTORIAL && knobs) {
+        cli_error("--mma, --block-warps, --warp-tiles, --passes, --fused-passes, --policy, "
+                  "--block-order, --stages, --smem and --intrinsic tune the implicit-GEMM "
+                  "schedule, not the tutorial's");
+        return -1;
+    }
+    if (kind == CLI_SCHEDULE_DEFAULT && o->tiles_given) {
+        cli_error("--block-row-warps, --block-col-warps, --warp-row-tiles, --warp-col-tiles "
+                  "and --chunk tune the tutorial's schedule, not the implicit GEMM's");
+        return -1;
+    }
+    return (int)kind;
+}
+
 void conv_usage(FILE *out)
 {
     ConvOptions o;

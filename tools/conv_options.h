@@ -31,6 +31,10 @@ bool conv_parse(int argc, char **argv, ConvOptions *options, char *error, size_t
  * NHWCnc layout; with one, NHWC unless --layout says otherwise, and the filter layout that
  * goes with the layout. Returns false with a message (an unknown layer). */
 bool conv_resolve(ConvOptions *options, char *error, size_t error_size);
+/* --schedule, made definite by the options given (a CliScheduleKind): tutorial tiles ask for
+ * the tutorial's schedule, implicit-GEMM knobs for the default one. Returns -1 after printing
+ * the error when both are given, or one against the --schedule named. */
+int conv_schedule_kind(const ConvOptions *options);
 void conv_usage(FILE *out);
 
 /* ---- the named layers of ../shared/layers.csv (conv_layers.c) --------------------------- */

@@ -60,28 +60,6 @@ static int build_default(CliSession *s, const ConvOptions *o)
     return 0;
 }
 
-/* --schedule, made definite by the options given: tutorial tiles ask for the tutorial's
- * schedule, implicit-GEMM knobs for the default one. Returns -1 after an error. */
-static int schedule_kind(const ConvOptions *o)
-{
-    bool knobs = cli_gemm_knobs_given(&o->common);
-    CliScheduleKind kind = o->common.schedule_kind;
-    if (kind == CLI_SCHEDULE_AUTO && (knobs || o->tiles_given))
-        kind = o->tiles_given ? CLI_SCHEDULE_TUTORIAL : CLI_SCHEDULE_DEFAULT;
-    if (kind == CLI_SCHEDULE_TUTORIAL && knobs) {
-        cli_error("--mma, --block-warps, --warp-tiles, --passes, --fused-passes, --policy, "
-                  "--block-order, --stages, --smem and --intrinsic tune the implicit-GEMM "
-                  "schedule, not the tutorial's");
-        return -1;
-    }
-    if (kind == CLI_SCHEDULE_DEFAULT && o->tiles_given) {
-        cli_error("--block-row-warps, --block-col-warps, --warp-row-tiles, --warp-col-tiles "
-                  "and --chunk tune the tutorial's schedule, not the implicit GEMM's");
-        return -1;
-    }
-    return (int)kind;
-}
-
 /* The tutorial pads each side of an axis alike. */
 static bool symmetric_pads(const tcc_conv2d_desc *d)
 {
@@ -91,7 +69,7 @@ static bool symmetric_pads(const tcc_conv2d_desc *d)
 static int compile(CliSession *s, const void *options)
 {
     const ConvOptions *o = options;
-    int kind = schedule_kind(o);
+    int kind = conv_schedule_kind(o);
     if (kind < 0)
         return 1;
     if (kind == CLI_SCHEDULE_TUTORIAL || (kind == CLI_SCHEDULE_AUTO && symmetric_pads(&o->desc))) {

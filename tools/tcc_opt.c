@@ -8,58 +8,13 @@
  * syntax. This file only parses options, reads and writes files, and calls the public API
  * (tcc_loop_ir_transform, tcc.h).
  */
-#include "cli.h"
+#include "opt_options.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 const char cli_program[] = "tcc-opt";
-
-typedef struct OptOptions {
-    CliCommon common;   /* -o, --print-after, --list-passes, --help, --version */
-    const char *input;  /* NULL or "-": standard input */
-    const char *passes; /* "a,b,c" */
-    int auto_unroll_max_step;
-} OptOptions;
-
-/* clang-format off */
-#define F(member) offsetof(OptOptions, member)
-static const CliOpt rows[] = {
-    {.name = "", .kind = CLI_STRING, .offset = F(input)},
-    CLI_HEADING_ROW("passes"),
-    {.name = "--passes", .kind = CLI_STRING, .offset = F(passes),
-     .help = "A,B,...: the passes to run, in this order (default: none; -passes works too)"},
-    {.name = "--auto-unroll-max-step", .kind = CLI_INT, .offset = F(auto_unroll_max_step),
-     .help = "N: unroll's budget for loops not marked unrolled (default 16)"},
-    {.name = "--arch", .kind = CLI_STRING, .offset = F(common.arch_name),
-     .describe = cli_describe_arch},
-    {.name = "--list-passes", .kind = CLI_FLAG, .offset = F(common.list_passes),
-     .help = "list the passes and exit"},
-    CLI_HEADING_ROW("output"),
-    {.name = "-o", .kind = CLI_STRING, .offset = F(common.output_path),
-     .help = "FILE: write the loop IR to FILE (default stdout)"},
-    {.name = "--print-after", .kind = CLI_STRING, .offset = F(common.print_after),
-     .help = "PASS|all: print the loop IR after PASS to stderr"},
-    CLI_HEADING_ROW("general"),
-    {.name = "--help", .kind = CLI_FLAG, .offset = F(common.help), .help = "print this help and exit"},
-    {.name = "--version", .kind = CLI_FLAG, .offset = F(common.version),
-     .help = "print the version and exit"},
-};
-#undef F
-/* clang-format on */
-
-static void usage(FILE *out)
-{
-    fprintf(out, "usage: tcc-opt [options] [FILE]\n\n"
-                 "Reads loop IR (as tcc-conv --emit=loops prints it) from FILE or standard\n"
-                 "input, runs the passes named, in order, and prints the result. A malformed\n"
-                 "input is one error naming FILE:LINE:COLUMN.\n\n"
-                 "options (VALUE as --name=VALUE or --name VALUE):\n");
-    CliTable table = {rows, sizeof rows / sizeof rows[0], NULL};
-    cli_print_options(out, &table, 1);
-    fprintf(out, "\nexit status: 0 on success, 1 on any error.\n");
-}
 
 /* The whole input as a NUL-terminated string (malloc'd), or NULL after printing why. */
 static char *read_input(const char *path)
@@ -138,15 +93,13 @@ static int transform(const OptOptions *o, const char *text)
 
 int main(int argc, char **argv)
 {
-    OptOptions o = {.auto_unroll_max_step = 16};
-    cli_common_defaults(&o.common);
-    CliTable table = {rows, sizeof rows / sizeof rows[0], &o};
+    OptOptions o;
     char error[512];
-    if (!cli_parse(argc, argv, &table, 1, error, sizeof error)) {
+    if (!opt_parse(argc, argv, &o, error, sizeof error)) {
         cli_error("%s", error);
         return 1;
     }
-    int rc = cli_early_exit(&o.common, usage);
+    int rc = cli_early_exit(&o.common, opt_usage);
     if (rc >= 0)
         return rc;
     char *text = read_input(o.input);
