@@ -68,6 +68,15 @@ void matmul_resolve(MatmulOptions *o)
     o->desc.epilogue = o->common.epilogue;
 }
 
+int64_t matmul_outputs(const tcc_matmul_desc *d)
+{
+    int64_t rows, outputs;
+    if (__builtin_mul_overflow(d->batch, d->m, &rows) ||
+        __builtin_mul_overflow(rows, d->n, &outputs))
+        return INT64_MAX;
+    return outputs;
+}
+
 void matmul_usage(FILE *out)
 {
     MatmulOptions o;

@@ -17,6 +17,9 @@ typedef struct MatmulOptions {
 bool matmul_parse(int argc, char **argv, MatmulOptions *options, char *error, size_t error_size);
 /* After parsing: the types, the epilogue and the seed. */
 void matmul_resolve(MatmulOptions *options);
+/* The elements of C, batch * m * n, saturated at INT64_MAX: the sizes are not validated yet
+ * when main computes it, and three of up to 2^31 - 1 overflow int64. */
+int64_t matmul_outputs(const tcc_matmul_desc *desc);
 void matmul_usage(FILE *out);
 
 #endif

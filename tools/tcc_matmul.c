@@ -50,7 +50,7 @@ int main(int argc, char **argv)
         return rc;
     matmul_resolve(&options);
     const tcc_matmul_desc *d = &options.desc;
-    CliRunTarget target = {check_matmul, d, tcc_matmul_flops(d), d->batch * d->m * d->n};
+    CliRunTarget target = {check_matmul, d, tcc_matmul_flops(d), matmul_outputs(d)};
     CliSession session = {0};
     rc = cli_compile_and_run(&session, &options.common, compile, &options, &target);
     cli_session_close(&session);
