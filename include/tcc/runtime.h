@@ -26,6 +26,12 @@ int tcc_device_arch(const tcc_device *device);
 /* Its multiprocessors (SMs): what a persistent grid's blocks should number on it
  * (tcc_gemm_schedule.grid_blocks), 132 on an H100 SXM or H200, 114 on an H100 PCIe. */
 int tcc_device_multiprocessors(const tcc_device *device);
+/* The CUDA version the driver supports, as cuDriverGetVersion says: 1000 * major + 10 * minor
+ * (12040 for CUDA 12.4). It bounds the PTX the driver loads (PTX ISA 8.4 for 12.4; a kernel
+ * for a newer one is refused at tcc_kernel_load, naming both), and a driver before CUDA 12.0
+ * lacks what bulk tensor copies and clusters need: such kernels are refused at load, naming
+ * the driver's missing entry point, while the others run. */
+int tcc_device_driver_version(const tcc_device *device);
 
 typedef struct tcc_device_buffer tcc_device_buffer;
 tcc_status tcc_device_buffer_alloc(tcc_device *device, size_t bytes, tcc_device_buffer **out);
@@ -36,7 +42,15 @@ tcc_status tcc_device_buffer_download(tcc_device_buffer *buffer, void *host, siz
 tcc_status tcc_device_buffer_fill_bytes(tcc_device_buffer *buffer, unsigned char byte);
 
 typedef struct tcc_loaded_kernel tcc_loaded_kernel;
-/* cuModuleLoadDataEx on the kernel's PTX; a rejected module's JIT log is in the error. */
+/* cuModuleLoadDataEx on the kernel's PTX; a rejected module's JIT log is in the error. A
+ * kernel the device or the driver cannot run is refused here, before any launch, in one line
+ * naming the limit and the value: a block or grid larger than the device allows, more
+ * threads a block than the kernel's registers leave room for, more shared memory than a block
+ * may opt into, clusters on a device before compute capability 9.0, PTX for another arch or
+ * newer than the driver, an entry point the driver lacks. Any failure here, or of a buffer
+ * allocation (out of device memory: the error says how much is free) or a launch, leaves the
+ * device as usable as before; only a fault inside a running kernel (cuCtxSynchronize's error)
+ * spoils its context, as it does every CUDA context. */
 tcc_status tcc_kernel_load(tcc_device *device, const tcc_kernel *kernel, tcc_loaded_kernel **out);
 void tcc_loaded_kernel_destroy(tcc_loaded_kernel *loaded);
 tcc_status tcc_kernel_launch(tcc_loaded_kernel *loaded, int nbuffer,

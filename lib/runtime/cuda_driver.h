@@ -27,8 +27,11 @@ typedef int CUdevice_attribute;
 
 /* ---- values -------------------------------------------------------------------------- */
 
+/* CUresult: the failures the runtime explains beyond the driver's own description */
 enum {
     CUDA_SUCCESS = 0,
+    CUDA_ERROR_OUT_OF_MEMORY = 2,
+    CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222,
 };
 
 /* CUjit_option */
@@ -42,6 +45,10 @@ enum {
 
 /* CUdevice_attribute */
 enum {
+    CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1,
+    CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X = 2, /* _Y = 3, _Z = 4 */
+    CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X = 5,  /* _Y = 6, _Z = 7 */
+    CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK = 12,
     CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
@@ -50,6 +57,9 @@ enum {
 
 /* CUfunction_attribute */
 enum {
+    CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0, /* what its registers and .maxntid allow here */
+    CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,     /* static shared memory */
+    CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
     CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
 };
 
@@ -110,6 +120,7 @@ enum {
 
 /* ---- functions ----------------------------------------------------------------------- */
 
+typedef CUresult (*PFN_cuDriverGetVersion)(int *version);
 typedef CUresult (*PFN_cuInit)(unsigned int flags);
 typedef CUresult (*PFN_cuGetErrorName)(CUresult error, const char **text);
 typedef CUresult (*PFN_cuGetErrorString)(CUresult error, const char **text);
@@ -121,6 +132,7 @@ typedef CUresult (*PFN_cuDevicePrimaryCtxRetain)(CUcontext *context, CUdevice de
 typedef CUresult (*PFN_cuDevicePrimaryCtxRelease)(CUdevice device);
 typedef CUresult (*PFN_cuCtxSetCurrent)(CUcontext context);
 typedef CUresult (*PFN_cuCtxSynchronize)(void);
+typedef CUresult (*PFN_cuMemGetInfo)(size_t *free_bytes, size_t *total_bytes);
 typedef CUresult (*PFN_cuMemAlloc)(CUdeviceptr *pointer, size_t bytes);
 typedef CUresult (*PFN_cuMemFree)(CUdeviceptr pointer);
 typedef CUresult (*PFN_cuMemcpyHtoD)(CUdeviceptr dst, const void *src, size_t bytes);
@@ -132,6 +144,7 @@ typedef CUresult (*PFN_cuModuleLoadDataEx)(CUmodule *module, const void *image,
 typedef CUresult (*PFN_cuModuleUnload)(CUmodule module);
 typedef CUresult (*PFN_cuModuleGetFunction)(CUfunction *function, CUmodule module,
                                             const char *name);
+typedef CUresult (*PFN_cuFuncGetAttribute)(int *value, int attribute, CUfunction function);
 typedef CUresult (*PFN_cuFuncSetAttribute)(CUfunction function, int attribute, int value);
 typedef CUresult (*PFN_cuLaunchKernel)(CUfunction function, unsigned int grid_x,
                                        unsigned int grid_y, unsigned int grid_z,
@@ -159,8 +172,11 @@ typedef CUresult (*PFN_cuEventRecord)(CUevent event, CUstream stream);
 typedef CUresult (*PFN_cuEventSynchronize)(CUevent event);
 typedef CUresult (*PFN_cuEventElapsedTime)(float *ms, CUevent start, CUevent end);
 
-/* The resolved entry points; runtime.c fills it from the symbols named in its table. */
+/* The resolved entry points; runtime.c fills it from the symbols named in its table. The
+ * optional ones (cuLaunchKernelEx, the tensor-map encoders) are NULL where the driver is too
+ * old to have them: only the kernels that need them are refused (limits.c). */
 typedef struct CudaDriver {
+    PFN_cuDriverGetVersion cuDriverGetVersion;
     PFN_cuInit cuInit;
     PFN_cuGetErrorName cuGetErrorName;
     PFN_cuGetErrorString cuGetErrorString;
@@ -171,6 +187,7 @@ typedef struct CudaDriver {
     PFN_cuDevicePrimaryCtxRelease cuDevicePrimaryCtxRelease;
     PFN_cuCtxSetCurrent cuCtxSetCurrent;
     PFN_cuCtxSynchronize cuCtxSynchronize;
+    PFN_cuMemGetInfo cuMemGetInfo;
     PFN_cuMemAlloc cuMemAlloc;
     PFN_cuMemFree cuMemFree;
     PFN_cuMemcpyHtoD cuMemcpyHtoD;
@@ -179,11 +196,12 @@ typedef struct CudaDriver {
     PFN_cuModuleLoadDataEx cuModuleLoadDataEx;
     PFN_cuModuleUnload cuModuleUnload;
     PFN_cuModuleGetFunction cuModuleGetFunction;
+    PFN_cuFuncGetAttribute cuFuncGetAttribute;
     PFN_cuFuncSetAttribute cuFuncSetAttribute;
     PFN_cuLaunchKernel cuLaunchKernel;
-    PFN_cuLaunchKernelEx cuLaunchKernelEx;
-    PFN_cuTensorMapEncodeTiled cuTensorMapEncodeTiled;
-    PFN_cuTensorMapEncodeIm2col cuTensorMapEncodeIm2col;
+    PFN_cuLaunchKernelEx cuLaunchKernelEx;               /* optional: clusters */
+    PFN_cuTensorMapEncodeTiled cuTensorMapEncodeTiled;   /* optional: bulk tensor copies */
+    PFN_cuTensorMapEncodeIm2col cuTensorMapEncodeIm2col; /* optional: their im2col form */
     PFN_cuEventCreate cuEventCreate;
     PFN_cuEventDestroy cuEventDestroy;
     PFN_cuEventRecord cuEventRecord;

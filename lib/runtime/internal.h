@@ -1,7 +1,8 @@
 /*
  * What the runtime's files share (runtime.c: the driver, devices and buffers; kernels.c:
- * loading, launching and timing kernels): the objects behind the public handles and the
- * checked-call helpers.
+ * loading, launching and timing kernels; limits.c: what the device and the driver allow a
+ * kernel, checked before it loads; tensor_maps.c): the objects behind the public handles and
+ * the checked-call helpers.
  */
 #ifndef TCI_RUNTIME_INTERNAL_H
 #define TCI_RUNTIME_INTERNAL_H
@@ -13,15 +14,25 @@
 
 #include <stddef.h>
 
+/* What the device allows one launch, read when it opens (limits.c checks each launch). */
+typedef struct DeviceLimits {
+    int threads_per_block;
+    int block[3], grid[3]; /* the largest block and grid dimensions */
+    int registers_per_block;
+    int shared_per_block; /* bytes a block may opt into (static and dynamic) */
+} DeviceLimits;
+
 struct tcc_device {
     tcc_context *ctx; /* receives the errors of this device, its buffers and kernels */
-    void *library;    /* dlopen handle of libcuda.so.1 */
+    void *library;    /* dlopen handle of libcuda.so.1; NULL for a driver given by lookup */
     CudaDriver cu;
+    int driver_version; /* cuDriverGetVersion: 1000 * major + 10 * minor of CUDA */
     CUdevice device;
     CUcontext context; /* the retained primary context; NULL until retained */
     char name[256];
     int arch; /* major*10 + minor */
     int multiprocessors;
+    DeviceLimits limits;
 };
 
 struct tcc_device_buffer {
@@ -51,6 +62,36 @@ struct tcc_loaded_kernel {
     int nworkspace;
     tcc_device_buffer *workspaces[TCI_MAX_WORKSPACES]; /* passed after the caller's buffers */
 };
+
+/* Finds a driver entry point by name: dlsym on libcuda.so.1, or a test's fake driver. */
+typedef void *(*tci_driver_lookup)(void *handle, const char *name);
+
+/* tcc_device_open with the driver's entry points found through lookup(handle, name) instead
+ * of in libcuda.so.1, which is not opened: how the unit tests run the runtime's failure paths
+ * on a fake driver. The device does not own handle. */
+tcc_status tci_device_open_with(tcc_context *ctx, int ordinal, tci_driver_lookup lookup,
+                                void *handle, tcc_device **out);
+
+/* ---- limits.c ---- */
+
+/* Reads the device's limits (device->limits). */
+tcc_status tci_query_limits(tcc_device *device);
+/* Refuses, before its module loads, a kernel the device or the driver cannot run: PTX built
+ * for another arch, an entry point the driver lacks (clusters, tensor maps). */
+tcc_status tci_check_loadable(tcc_device *device, const char *ptx, const tcc_loaded_kernel *loaded);
+/* The driver entry points one launch needs (cuLaunchKernelEx for clusters, the tensor-map
+ * encoders), which older drivers lack. */
+tcc_status tci_check_entries(tcc_device *device, const LoadedLaunch *launch);
+/* Refuses a launch the device would refuse, once its function is found: block, grid,
+ * threads for the function's registers, shared memory, clusters; each in one line naming the
+ * limit and the value. */
+tcc_status tci_check_launch(tcc_device *device, const LoadedLaunch *launch);
+/* The error of a module the driver rejected for its PTX version: the kernel's version and
+ * the driver's. */
+tcc_status tci_fail_ptx_version(tcc_device *device, const char *ptx, const char *kernel,
+                                const char *driver_text);
+/* "12.4" for cuDriverGetVersion's 12040. */
+void tci_cuda_version_text(int version, char *text, size_t size);
 
 /* Encodes the tensor maps of `launch` (tensor_maps.c) for buffers at `pointers` (one per
  * kernel parameter) into maps[0 .. launch->ntensor_map). */

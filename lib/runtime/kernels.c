@@ -134,6 +134,9 @@ static tcc_status load_module(tcc_device *device, const char *ptx, tcc_loaded_ke
     error_log[sizeof error_log - 1] = info_log[sizeof info_log - 1] = '\0';
     char text[512], log[900], detail[300];
     tci_cuda_describe(device, result, text, sizeof text);
+    /* Older drivers say INVALID_PTX with ptxas's "Unsupported .version" line. */
+    if (result == CUDA_ERROR_UNSUPPORTED_PTX_VERSION || strstr(error_log, "Unsupported .version"))
+        return tci_fail_ptx_version(device, ptx, loaded->launches[loaded->main_launch].name, text);
     flatten_log(*error_log ? error_log : info_log, log, sizeof log);
     snprintf(detail, sizeof detail, " for kernel '%s'", loaded->launches[loaded->main_launch].name);
     return tci_fail(device->ctx, TCC_ERROR_CUDA, "cuModuleLoadDataEx failed%s: %s: %s", detail,
@@ -150,23 +153,21 @@ static tcc_status find_function(tcc_device *device, CUmodule module, LoadedLaunc
     return tci_cuda_fail(device, result, "cuModuleGetFunction", detail);
 }
 
-/* Shared memory past the default 48 KB is there only when the kernel opts in, up to what
- * the device allows a block: read from the device, refused in one line when exceeded. */
+/* Shared memory past the default 48 KB is there only when the kernel opts in (up to what the
+ * device allows a block, which tci_check_launch has checked). */
 static tcc_status allow_shared_memory(tcc_device *device, LoadedLaunch *launch)
 {
     if (launch->dynamic_shared == 0)
         return TCC_OK;
-    int limit = 0;
-    CUDA_CHECK(device, cuDeviceGetAttribute,
-               (&limit, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, device->device));
-    if (launch->shared_bytes > limit)
-        return tci_fail(device->ctx, TCC_ERROR_SCHEDULE,
-                        "kernel '%s' needs %lld bytes of shared memory; %s allows %d a block",
-                        launch->name, (long long)launch->shared_bytes, device->name, limit);
-    CUDA_CHECK(device, cuFuncSetAttribute,
-               (launch->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                (int)launch->dynamic_shared));
-    return TCC_OK;
+    CUresult result = device->cu.cuFuncSetAttribute(launch->function,
+                                                    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                                    (int)launch->dynamic_shared);
+    if (result == CUDA_SUCCESS)
+        return TCC_OK;
+    char detail[320];
+    snprintf(detail, sizeof detail, " for kernel '%s' (%u bytes of dynamic shared memory)",
+             launch->name, launch->dynamic_shared);
+    return tci_cuda_fail(device, result, "cuFuncSetAttribute", detail);
 }
 
 /* Every launch of the kernel: described, found in the module, allowed its shared memory. */
@@ -185,11 +186,15 @@ static tcc_status load_launches(tcc_device *device, const tcc_kernel *kernel,
     loaded->main_launch = main_ok ? kernel->main_launch : 0;
     loaded->nparam = kernel->nparam;
     if (status == TCC_OK)
+        status = tci_check_loadable(device, tcc_kernel_ptx(kernel), loaded);
+    if (status == TCC_OK)
         status = tci_bind_context(device);
     if (status == TCC_OK)
         status = load_module(device, tcc_kernel_ptx(kernel), loaded);
     for (int i = 0; i < count && status == TCC_OK; i++) {
         status = find_function(device, loaded->module, &loaded->launches[i]);
+        if (status == TCC_OK)
+            status = tci_check_launch(device, &loaded->launches[i]);
         if (status == TCC_OK)
             status = allow_shared_memory(device, &loaded->launches[i]);
     }
@@ -350,6 +355,9 @@ static tcc_status launch_once(tcc_loaded_kernel *loaded, const LaunchArgs *args)
 {
     for (int i = 0; i < loaded->nlaunch; i++) {
         const LoadedLaunch *l = &loaded->launches[i];
+        tcc_status status = tci_check_entries(loaded->device, l); /* checked at load too */
+        if (status != TCC_OK)
+            return status;
         CUresult result = launch_entry(&loaded->device->cu, l, args->params[i]);
         if (result != CUDA_SUCCESS) {
             const unsigned int *g = l->grid, *b = l->block, *c = l->cluster;

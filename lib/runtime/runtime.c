@@ -13,6 +13,7 @@
 
 #include <dlfcn.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -53,19 +54,28 @@ tcc_status tci_bind_context(tcc_device *device)
 /* ---- loading the driver ------------------------------------------------------------------ */
 
 /* The symbols to resolve: the _v2 names are the current ABI of the calls whose first
- * version took 32-bit sizes or had other problems; `fallback` serves older drivers. */
+ * version took 32-bit sizes or had other problems; `fallback` serves older drivers. An
+ * optional symbol is one only some kernels need (limits.c refuses those where it is
+ * missing), so that a driver older than it still runs the others. */
 typedef struct DriverSymbol {
     const char *name;
     const char *fallback; /* or NULL */
     size_t offset;        /* of the pointer in CudaDriver */
+    bool optional;
 } DriverSymbol;
 
 #define SYMBOL(field, name, fallback)                                                              \
     {                                                                                              \
-        name, fallback, offsetof(CudaDriver, field)                                                \
+        name, fallback, offsetof(CudaDriver, field), false                                         \
+    }
+#define OPTIONAL_SYMBOL(field, name)                                                               \
+    {                                                                                              \
+        name, NULL, offsetof(CudaDriver, field), true                                              \
     }
 
 static const DriverSymbol driver_symbols[] = {
+    /* First, so that a missing symbol after it can be reported with the driver's version. */
+    SYMBOL(cuDriverGetVersion, "cuDriverGetVersion", NULL),
     SYMBOL(cuInit, "cuInit", NULL),
     SYMBOL(cuGetErrorName, "cuGetErrorName", NULL),
     SYMBOL(cuGetErrorString, "cuGetErrorString", NULL),
@@ -76,6 +86,7 @@ static const DriverSymbol driver_symbols[] = {
     SYMBOL(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"),
     SYMBOL(cuCtxSetCurrent, "cuCtxSetCurrent", NULL),
     SYMBOL(cuCtxSynchronize, "cuCtxSynchronize", NULL),
+    SYMBOL(cuMemGetInfo, "cuMemGetInfo_v2", NULL),
     SYMBOL(cuMemAlloc, "cuMemAlloc_v2", NULL),
     SYMBOL(cuMemFree, "cuMemFree_v2", NULL),
     SYMBOL(cuMemcpyHtoD, "cuMemcpyHtoD_v2", NULL),
@@ -84,11 +95,12 @@ static const DriverSymbol driver_symbols[] = {
     SYMBOL(cuModuleLoadDataEx, "cuModuleLoadDataEx", NULL),
     SYMBOL(cuModuleUnload, "cuModuleUnload", NULL),
     SYMBOL(cuModuleGetFunction, "cuModuleGetFunction", NULL),
+    SYMBOL(cuFuncGetAttribute, "cuFuncGetAttribute", NULL),
     SYMBOL(cuFuncSetAttribute, "cuFuncSetAttribute", NULL),
     SYMBOL(cuLaunchKernel, "cuLaunchKernel", NULL),
-    SYMBOL(cuLaunchKernelEx, "cuLaunchKernelEx", NULL),
-    SYMBOL(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled", NULL),
-    SYMBOL(cuTensorMapEncodeIm2col, "cuTensorMapEncodeIm2col", NULL),
+    OPTIONAL_SYMBOL(cuLaunchKernelEx, "cuLaunchKernelEx"),
+    OPTIONAL_SYMBOL(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled"),
+    OPTIONAL_SYMBOL(cuTensorMapEncodeIm2col, "cuTensorMapEncodeIm2col"),
     SYMBOL(cuEventCreate, "cuEventCreate", NULL),
     SYMBOL(cuEventDestroy, "cuEventDestroy_v2", "cuEventDestroy"),
     SYMBOL(cuEventRecord, "cuEventRecord", NULL),
@@ -96,24 +108,37 @@ static const DriverSymbol driver_symbols[] = {
     SYMBOL(cuEventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime"),
 };
 
-static tcc_status load_driver(tcc_device *device)
+static void *dlsym_lookup(void *library, const char *name)
 {
-    device->library = dlopen(LIBCUDA, RTLD_NOW | RTLD_LOCAL);
-    if (!device->library) {
-        const char *why = dlerror();
-        return tci_fail(device->ctx, TCC_ERROR_CUDA,
-                        "cannot load " LIBCUDA ": no NVIDIA driver on this machine (%s)",
-                        why ? why : "unknown dlopen error");
-    }
+    return dlsym(library, name);
+}
+
+void tci_cuda_version_text(int version, char *text, size_t size)
+{
+    if (version > 0)
+        snprintf(text, size, "%d.%d", version / 1000, version % 1000 / 10);
+    else
+        snprintf(text, size, "unknown");
+}
+
+static tcc_status resolve_driver(tcc_device *device, tci_driver_lookup lookup, void *handle)
+{
     for (size_t i = 0; i < sizeof driver_symbols / sizeof driver_symbols[0]; i++) {
         const DriverSymbol *symbol = &driver_symbols[i];
-        void *address = dlsym(device->library, symbol->name);
+        void *address = lookup(handle, symbol->name);
         if (!address && symbol->fallback)
-            address = dlsym(device->library, symbol->fallback);
-        if (!address)
+            address = lookup(handle, symbol->fallback);
+        if (!address && !symbol->optional) {
+            char version[32];
+            int number = 0;
+            if (device->cu.cuDriverGetVersion &&
+                device->cu.cuDriverGetVersion(&number) != CUDA_SUCCESS)
+                number = 0;
+            tci_cuda_version_text(number, version, sizeof version);
             return tci_fail(device->ctx, TCC_ERROR_CUDA,
-                            LIBCUDA " has no symbol %s: the NVIDIA driver is too old",
-                            symbol->name);
+                            LIBCUDA " has no symbol %s: the NVIDIA driver (CUDA %s) is too old",
+                            symbol->name, version);
+        }
         /* POSIX guarantees that a data pointer can hold a function address. */
         memcpy((char *)&device->cu + symbol->offset, &address, sizeof address);
     }
@@ -122,7 +147,7 @@ static tcc_status load_driver(tcc_device *device)
 
 /* ---- devices ----------------------------------------------------------------------------- */
 
-/* Frees whatever part of a device open_device made. */
+/* Frees whatever part of a device tci_device_open_with made (and the library it was given). */
 static void destroy_device(tcc_device *device)
 {
     if (device->context) {
@@ -137,6 +162,7 @@ static void destroy_device(tcc_device *device)
 static tcc_status query_device(tcc_device *device, int ordinal)
 {
     int major = 0, minor = 0;
+    CUDA_CHECK(device, cuDriverGetVersion, (&device->driver_version));
     CUDA_CHECK(device, cuInit, (0));
     CUresult result = device->cu.cuDeviceGet(&device->device, ordinal);
     if (result != CUDA_SUCCESS) {
@@ -154,6 +180,9 @@ static tcc_status query_device(tcc_device *device, int ordinal)
     CUDA_CHECK(
         device, cuDeviceGetAttribute,
         (&device->multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device->device));
+    tcc_status status = tci_query_limits(device);
+    if (status != TCC_OK)
+        return status;
     /* Only a retained context is recorded, so destroy_device releases only what it holds. */
     CUcontext context = NULL;
     CUDA_CHECK(device, cuDevicePrimaryCtxRetain, (&context, device->device));
@@ -161,16 +190,18 @@ static tcc_status query_device(tcc_device *device, int ordinal)
     return tci_bind_context(device);
 }
 
-tcc_status tcc_device_open(tcc_context *ctx, int ordinal, tcc_device **out)
+tcc_status tci_device_open_with(tcc_context *ctx, int ordinal, tci_driver_lookup lookup,
+                                void *handle, tcc_device **out)
 {
-    if (!out)
-        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "tcc_device_open: out is NULL");
+    if (!out || !lookup)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+                        "tcc_device_open: out or the driver's lookup is NULL");
     *out = NULL;
     tcc_device *device = calloc(1, sizeof *device);
     if (!device)
         return tci_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory opening a device");
     device->ctx = ctx;
-    tcc_status status = load_driver(device);
+    tcc_status status = resolve_driver(device, lookup, handle);
     if (status == TCC_OK)
         status = query_device(device, ordinal);
     if (status != TCC_OK) {
@@ -178,6 +209,28 @@ tcc_status tcc_device_open(tcc_context *ctx, int ordinal, tcc_device **out)
         return status;
     }
     *out = device;
+    return TCC_OK;
+}
+
+tcc_status tcc_device_open(tcc_context *ctx, int ordinal, tcc_device **out)
+{
+    if (!out)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "tcc_device_open: out is NULL");
+    *out = NULL;
+    void *library = dlopen(LIBCUDA, RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        const char *why = dlerror();
+        return tci_fail(ctx, TCC_ERROR_CUDA,
+                        "cannot load " LIBCUDA ": no NVIDIA driver on this machine (%s)",
+                        why ? why : "unknown dlopen error");
+    }
+    tcc_status status = tci_device_open_with(ctx, ordinal, dlsym_lookup, library, out);
+    if (status != TCC_OK) {
+        dlclose(library);
+        return status;
+    }
+    /* Closed with the device, after its context is released. */
+    (*out)->library = library;
     return TCC_OK;
 }
 
@@ -207,7 +260,32 @@ int tcc_device_multiprocessors(const tcc_device *device)
     return device ? device->multiprocessors : 0;
 }
 
+int tcc_device_driver_version(const tcc_device *device)
+{
+    return device ? device->driver_version : 0;
+}
+
 /* ---- buffers ----------------------------------------------------------------------------- */
+
+/* A failed cuMemAlloc; out of memory, it says what the device has free (cuMemGetInfo), so
+ * that the caller can tell a request larger than the device from one that others' buffers
+ * crowd out. */
+static tcc_status alloc_failure(tcc_device *device, CUresult result, size_t bytes)
+{
+    char text[512];
+    tci_cuda_describe(device, result, text, sizeof text);
+    size_t free_bytes = 0, total_bytes = 0;
+    if (result != CUDA_ERROR_OUT_OF_MEMORY ||
+        device->cu.cuMemGetInfo(&free_bytes, &total_bytes) != CUDA_SUCCESS)
+        return tci_fail(device->ctx, TCC_ERROR_CUDA, "cuMemAlloc failed for %zu bytes: %s", bytes,
+                        text);
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    return tci_fail(device->ctx, TCC_ERROR_CUDA,
+                    "cuMemAlloc failed for %zu bytes: %s; %s has %zu bytes free of %zu (%.2f of "
+                    "%.2f GiB)",
+                    bytes, text, device->name, free_bytes, total_bytes, (double)free_bytes / gib,
+                    (double)total_bytes / gib);
+}
 
 tcc_status tcc_device_buffer_alloc(tcc_device *device, size_t bytes, tcc_device_buffer **out)
 {
@@ -227,9 +305,7 @@ tcc_status tcc_device_buffer_alloc(tcc_device *device, size_t bytes, tcc_device_
     CUresult result = device->cu.cuMemAlloc(&buffer->pointer, bytes);
     if (result != CUDA_SUCCESS) {
         free(buffer);
-        char detail[64];
-        snprintf(detail, sizeof detail, " for %zu bytes", bytes);
-        return tci_cuda_fail(device, result, "cuMemAlloc", detail);
+        return alloc_failure(device, result, bytes);
     }
     buffer->device = device;
     buffer->bytes = bytes;

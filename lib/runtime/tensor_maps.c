@@ -68,13 +68,17 @@ static tcc_status encode(tcc_device *device, const LoadedLaunch *launch, int ind
 tcc_status tci_encode_tensor_maps(tcc_device *device, const LoadedLaunch *launch,
                                   const CUdeviceptr *pointers, int npointer, CUtensorMap *maps)
 {
+    /* The encoders are optional entry points (CUDA 12.0); tcc_kernel_load checked this too. */
+    tcc_status status = tci_check_entries(device, launch);
+    if (status != TCC_OK)
+        return status;
     for (int i = 0; i < launch->ntensor_map; i++) {
         const tcc_tensor_map_encoding *e = &launch->tensor_maps[i];
         if (e->param < 0 || e->param >= npointer)
             return tci_fail(device->ctx, TCC_ERROR_INVALID_ARGUMENT,
                             "kernel '%s': tensor map %d describes parameter %d of %d", launch->name,
                             i, e->param, npointer);
-        tcc_status status = encode(device, launch, i, e, pointers[e->param], &maps[i]);
+        status = encode(device, launch, i, e, pointers[e->param], &maps[i]);
         if (status != TCC_OK)
             return status;
     }
