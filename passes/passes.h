@@ -22,6 +22,10 @@ tcc_status tci_pass_vectorize(const PassContext *pc, PrimFunc *func);
  * accesses, launches, allocations and sequences around the loop, bulk copies first in it and
  * no shared memory beside it; refuses any other. */
 tcc_status tci_pass_persistent_grid(const PassContext *pc, PrimFunc *func);
+/* fold_grid.c: a grid of more blocks along blockIdx.y or .z than the device launches runs
+ * along blockIdx.x, each block's indices recovered from its number (x fastest). Assumes the
+ * block launches enclose every use of their indices; refuses clusters along y or z. */
+tcc_status tci_pass_fold_grid(const PassContext *pc, PrimFunc *func);
 /* software_pipeline.c: a loop marked stages(S) gets S buffers of each shared allocation of
  * its body, a prologue issuing the copies of its first S - 1 iterations, and a steady state
  * that waits for iteration k's copies, issues those of k + S - 1 and computes k; with cp.async

@@ -20,6 +20,8 @@ static const Pass passes[] = {
     {"vectorize", tci_pass_vectorize, "vectorized loops become vector loads and stores"},
     {"persistent_grid", tci_pass_persistent_grid,
      "a loop marked persistent(P): P blocks run every tile, the loop carried across tiles"},
+    {"fold_grid", tci_pass_fold_grid,
+     "a grid past blockIdx.y's or .z's limit runs along blockIdx.x, its indices recovered"},
     {"software_pipeline", tci_pass_software_pipeline,
      "loops marked stages(S): S buffers, copies issued S - 1 iterations ahead"},
     {"inject_async_copy", tci_pass_inject_async_copy,

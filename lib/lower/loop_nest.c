@@ -305,6 +305,8 @@ static tcc_status realize_buffers(Lowering *lw)
         int64_t shape[TCI_MAX_DIMS];
         for (int d = 0; d < t->ndim; d++)
             shape[d] = t->axis[d]->extent;
+        if (tci_indexable_elements(t->ndim, shape) < 0)
+            return tci_lower_too_large(lw, t->name);
         t->buffer = tci_ir_buffer(lw->arena, t->name, t->type, st->scope, t->ndim, shape);
         for (int d = t->ndim - 1; d >= 0; d--) {
             t->buffer->min[d] = t->axis[d]->min;

@@ -30,6 +30,9 @@ typedef struct Lowering {
     VarRange *ranges;
 } Lowering;
 
+/* Refuses a tensor given a buffer of more than 2^31 elements (kernels index memory with
+ * 32-bit offsets), naming it (schedule_ops.c). */
+tcc_status tci_lower_too_large(Lowering *lw, const char *tensor);
 /* inline.c: substitutes compute_inline stages into their readers. */
 tcc_status tci_lower_inline(Lowering *lw);
 /* bound_infer.c: the range of every axis of every stage. */

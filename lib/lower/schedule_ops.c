@@ -33,6 +33,12 @@ static void reset_lowering_state(Func *func)
     }
 }
 
+tcc_status tci_lower_too_large(Lowering *lw, const char *tensor)
+{
+    return tci_fail(lw->ctx, TCC_ERROR_UNSUPPORTED,
+                    "tensor %s has more than 2^31 elements (32-bit indexing)", tensor);
+}
+
 static tcc_status bind_params(Lowering *lw, int nparam, tcc_tensor *const *params)
 {
     PrimFunc *k = lw->prim;
@@ -47,6 +53,8 @@ static tcc_status bind_params(Lowering *lw, int nparam, tcc_tensor *const *param
         if (t->buffer)
             return tci_fail(lw->ctx, TCC_ERROR_INVALID_ARGUMENT, "parameter %s is listed twice",
                             t->name);
+        if (tci_indexable_elements(t->ndim, t->shape) < 0)
+            return tci_lower_too_large(lw, t->name);
         t->buffer = tci_ir_buffer(lw->arena, t->name, t->type, TCC_SCOPE_GLOBAL, t->ndim, t->shape);
         t->buffer->param_index = i;
         k->params[i] = t->buffer;
@@ -107,7 +115,10 @@ tcc_status tci_pass_schedule_ops(const PassContext *pc, PrimFunc *func)
     if ((status = tci_lower_bound_infer(&lw)) != TCC_OK)
         return status;
     bind_thread_vars(&lw, true);
-    if ((status = tci_target_validate_launch(pc->ctx, func->launch)) != TCC_OK)
+    /* A grid past blockIdx.y's or .z's limit is checked as fold_grid will launch it. */
+    int64_t folded[6];
+    bool fold = tci_target_fold_launch(func->launch, folded);
+    if ((status = tci_target_validate_launch(pc->ctx, fold ? folded : func->launch)) != TCC_OK)
         return status;
     if ((func->cluster[0] > 1) + (func->cluster[1] > 1) + (func->cluster[2] > 1) > 1)
         return tci_fail(pc->ctx, TCC_ERROR_SCHEDULE, "cluster: clusters lie along one block index");

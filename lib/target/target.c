@@ -232,6 +232,22 @@ tcc_status tci_target_validate_launch(tcc_context *ctx, const int64_t launch[6])
     return TCC_OK;
 }
 
+bool tci_target_fold_launch(const int64_t launch[6], int64_t folded[6])
+{
+    const DeviceLimits *limits = &tci_device_limits;
+    if (launch[1] <= limits->grid_dim[1] && launch[2] <= limits->grid_dim[2])
+        return false;
+    int64_t blocks;
+    if (__builtin_mul_overflow(launch[0], launch[1], &blocks) ||
+        __builtin_mul_overflow(blocks, launch[2], &blocks) || blocks > limits->grid_dim[0])
+        return false;
+    folded[0] = blocks;
+    folded[1] = folded[2] = 1;
+    for (int i = 3; i < 6; i++)
+        folded[i] = launch[i];
+    return true;
+}
+
 /* ---- tensor shapes ----------------------------------------------------------------------- */
 
 int tci_target_shape_count(void)

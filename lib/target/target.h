@@ -84,6 +84,11 @@ const char *tci_thread_tag_name(tcc_thread_tag tag);
 /* Refuses a launch (grid x, y, z then block x, y, z) the device cannot run: each size at
  * least 1, the block's threads and each dimension within the limits. */
 tcc_status tci_target_validate_launch(tcc_context *ctx, const int64_t launch[6]);
+/* Whether a grid of more blocks along blockIdx.y or .z than the device allows runs folded
+ * onto blockIdx.x (fold_grid): true, with `folded` the launch it becomes (Gx * Gy * Gz blocks
+ * along x, the threads as they were), when it exceeds y's or z's limit but its blocks fit x's.
+ * False for a grid within the limits, or one too large to fold. */
+bool tci_target_fold_launch(const int64_t launch[6], int64_t folded[6]);
 
 /* ---- tensor-core operations -------------------------------------------------------------- */
 

@@ -76,14 +76,26 @@ IterVar *tci_iter_var_new(Func *func, const char *name, int64_t extent, bool red
     return iv;
 }
 
-static bool valid_shape(Func *func, const char *name, int ndim, const int64_t *shape)
+int64_t tci_indexable_elements(int ndim, const int64_t *shape)
+{
+    int64_t elements = 1;
+    for (int i = 0; i < ndim; i++)
+        if (__builtin_mul_overflow(elements, shape[i], &elements) || elements > INT32_MAX)
+            return -1;
+    return elements;
+}
+
+/* A placeholder is memory the kernel indexes, so its elements must fit 32-bit offsets; a
+ * computed tensor only as much as its axes (int32 loop counters) until lowering gives it a
+ * buffer (an im2col view of billions of elements that is only ever inlined is fine). */
+static bool valid_shape(Func *func, const char *name, bool is_compute, int ndim,
+                        const int64_t *shape)
 {
     if (ndim < 1 || ndim > TCI_MAX_DIMS) {
         tci_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
                       "tensor %s: %d dimensions (1 to %d allowed)", name, ndim, TCI_MAX_DIMS);
         return false;
     }
-    int64_t elements = 1;
     for (int i = 0; i < ndim; i++) {
         if (shape[i] < 1) {
             tci_func_fail(func, TCC_ERROR_INVALID_ARGUMENT,
@@ -91,12 +103,17 @@ static bool valid_shape(Func *func, const char *name, int ndim, const int64_t *s
                           (long long)shape[i]);
             return false;
         }
-        elements *= shape[i];
-        if (elements > INT32_MAX) {
+        if (shape[i] > INT32_MAX) {
             tci_func_fail(func, TCC_ERROR_UNSUPPORTED,
-                          "tensor %s has more than 2^31 elements (32-bit indexing)", name);
+                          "tensor %s: dimension %d has size %lld (32-bit loop counters)", name, i,
+                          (long long)shape[i]);
             return false;
         }
+    }
+    if (!is_compute && tci_indexable_elements(ndim, shape) < 0) {
+        tci_func_fail(func, TCC_ERROR_UNSUPPORTED,
+                      "tensor %s has more than 2^31 elements (32-bit indexing)", name);
+        return false;
     }
     return true;
 }
@@ -108,7 +125,7 @@ Tensor *tci_tensor_new(Func *func, const char *name, bool is_compute, int ndim,
         return NULL;
     if (!name || !shape)
         return tci_func_fail(func, TCC_ERROR_INVALID_ARGUMENT, "a tensor needs a name and a shape");
-    if (!valid_shape(func, name, ndim, shape))
+    if (!valid_shape(func, name, is_compute, ndim, shape))
         return NULL;
     Tensor *t = tci_arena_alloc(func->arena, sizeof *t);
     t->func = func;

@@ -123,6 +123,9 @@ struct tcc_func {
 IterVar *tci_iter_var_new(Func *func, const char *name, int64_t extent, bool reduce);
 Expr *tci_ir_access(Arena *arena, Tensor *tensor, int nindex, Expr *const *index);
 Expr *tci_ir_reduce(Arena *arena, Expr *source, int naxis, IterVar *const *axis);
+/* The elements of a shape, or -1 past INT32_MAX: kernels index memory with 32-bit offsets,
+ * so a placeholder (at creation) and every tensor lowering gives a buffer must fit. */
+int64_t tci_indexable_elements(int ndim, const int64_t *shape);
 Tensor *tci_tensor_new(Func *func, const char *name, bool is_compute, int ndim,
                        const int64_t *shape, tcc_dtype type);
 /* Appends to an arena-backed growable array of pointers. */
