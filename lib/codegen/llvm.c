@@ -3,10 +3,12 @@
 #include "codegen/codegen.h"
 
 #include <llvm-c/Analysis.h>
+#include <llvm-c/ErrorHandling.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include <pthread.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +31,33 @@ static int arch_slot(tcc_arch arch)
     return -1;
 }
 
-/* LLVM's target registry is process-wide; registering once under pthread_once keeps two
- * contexts created from two threads from racing on it. */
+/*
+ * LLVM's fatal errors ("Cannot select: intrinsic ...") call a handler and then exit the
+ * process, which would take an embedder down with a build. Everything tcc knows to reach
+ * one is refused before codegen (the target table); for the rest, the handler jumps back to
+ * the guarded call on the same thread (run_guarded), which fails the build with LLVM's
+ * reason. What LLVM held on the abandoned frames is leaked, and the context's LLVM state is
+ * dropped unfreed (it may be mid-update) for a fresh one at the next build. A fatal error
+ * outside a guarded call still exits, as LLVM would.
+ */
+typedef struct FatalGuard {
+    jmp_buf *recover; /* the guarded call in progress on this thread; NULL outside one */
+    char reason[256];
+} FatalGuard;
+
+static _Thread_local FatalGuard fatal_guard;
+
+static void on_llvm_fatal_error(const char *reason)
+{
+    if (!fatal_guard.recover)
+        return;
+    snprintf(fatal_guard.reason, sizeof fatal_guard.reason, "%.*s", (int)strcspn(reason, "\n"),
+             reason);
+    longjmp(*fatal_guard.recover, 1);
+}
+
+/* LLVM's target registry and its fatal-error handler are process-wide; setting them up once
+ * under pthread_once keeps two contexts created from two threads from racing on them. */
 static pthread_once_t nvptx_once = PTHREAD_ONCE_INIT;
 
 static void init_nvptx(void)
@@ -39,6 +66,7 @@ static void init_nvptx(void)
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
+    LLVMInstallFatalErrorHandler(on_llvm_fatal_error);
 }
 
 static tcc_status get_state(tcc_context *ctx, LlvmState **out)
@@ -142,17 +170,55 @@ tcc_status tci_llvm_verify(tcc_context *ctx, LLVMModuleRef module)
     return TCC_OK;
 }
 
+/* One LLVM step that may end in a fatal error: its inputs, and what it returns. */
+typedef struct LlvmStep {
+    LLVMTargetMachineRef machine;
+    LLVMModuleRef module;
+    LLVMErrorRef error;         /* optimize */
+    char *message;              /* emit */
+    LLVMMemoryBufferRef buffer; /* emit */
+    LLVMBool failed;            /* emit */
+} LlvmStep;
+
+static void run_optimize(LlvmStep *step)
+{
+    LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
+    step->error = LLVMRunPasses(step->module, "default<O3>", step->machine, options);
+    LLVMDisposePassBuilderOptions(options);
+}
+
+static void run_emit(LlvmStep *step)
+{
+    step->failed = LLVMTargetMachineEmitToMemoryBuffer(
+        step->machine, step->module, LLVMAssemblyFile, &step->message, &step->buffer);
+}
+
+/* Runs `run(step)`; a fatal error inside it fails the build instead of exiting (see
+ * FatalGuard), dropping the context's LLVM state. */
+static tcc_status run_guarded(tcc_context *ctx, const char *what, void (*run)(LlvmStep *),
+                              LlvmStep *step)
+{
+    jmp_buf recover;
+    jmp_buf *outer = fatal_guard.recover;
+    if (setjmp(recover)) {
+        fatal_guard.recover = outer;
+        ctx->llvm = NULL; /* leaked on purpose: LLVM left it mid-operation */
+        return tci_fail(ctx, TCC_ERROR_LLVM, "%s: LLVM fatal error: %s", what, fatal_guard.reason);
+    }
+    fatal_guard.recover = &recover;
+    run(step);
+    fatal_guard.recover = outer;
+    return TCC_OK;
+}
+
 tcc_status tci_llvm_optimize(tcc_context *ctx, LLVMModuleRef module, tcc_arch arch)
 {
-    LLVMTargetMachineRef machine = NULL;
-    tcc_status status = tci_llvm_target_machine(ctx, arch, &machine);
-    if (status != TCC_OK)
+    LlvmStep step = {.module = module};
+    tcc_status status = tci_llvm_target_machine(ctx, arch, &step.machine);
+    if (status != TCC_OK || (status = run_guarded(ctx, "default<O3>", run_optimize, &step)))
         return status;
-    LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
-    LLVMErrorRef error = LLVMRunPasses(module, "default<O3>", machine, options);
-    LLVMDisposePassBuilderOptions(options);
-    if (error)
-        return fail_llvm_message(ctx, "default<O3> failed", LLVMGetErrorMessage(error),
+    if (step.error)
+        return fail_llvm_message(ctx, "default<O3> failed", LLVMGetErrorMessage(step.error),
                                  LLVMDisposeErrorMessage);
     return TCC_OK;
 }
@@ -171,18 +237,16 @@ static char *copy_text(const char *data, size_t len)
 tcc_status tci_llvm_emit_ptx(tcc_context *ctx, LLVMModuleRef module, tcc_arch arch, char **ptx)
 {
     *ptx = NULL;
-    LLVMTargetMachineRef machine = NULL;
-    tcc_status status = tci_llvm_target_machine(ctx, arch, &machine);
-    if (status != TCC_OK)
+    LlvmStep step = {.module = module};
+    tcc_status status = tci_llvm_target_machine(ctx, arch, &step.machine);
+    if (status != TCC_OK || (status = run_guarded(ctx, "PTX emission", run_emit, &step)))
         return status;
-    char *message = NULL;
-    LLVMMemoryBufferRef buffer = NULL;
-    if (LLVMTargetMachineEmitToMemoryBuffer(machine, module, LLVMAssemblyFile, &message, &buffer))
-        return fail_llvm_message(ctx, "PTX emission failed", message, LLVMDisposeMessage);
-    if (message)
-        LLVMDisposeMessage(message);
-    *ptx = copy_text(LLVMGetBufferStart(buffer), LLVMGetBufferSize(buffer));
-    LLVMDisposeMemoryBuffer(buffer);
+    if (step.failed)
+        return fail_llvm_message(ctx, "PTX emission failed", step.message, LLVMDisposeMessage);
+    if (step.message)
+        LLVMDisposeMessage(step.message);
+    *ptx = copy_text(LLVMGetBufferStart(step.buffer), LLVMGetBufferSize(step.buffer));
+    LLVMDisposeMemoryBuffer(step.buffer);
     if (!*ptx)
         return tci_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory copying the PTX");
     return TCC_OK;
