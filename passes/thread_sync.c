@@ -140,6 +140,8 @@ static void all_accesses(const Stmt *s, Accesses *acc)
 static void exposed(const Stmt *s, Accesses *acc, bool *barrier)
 {
     *barrier = false;
+    if (!s)
+        return;
     switch (s->kind) {
     case STMT_BARRIER:
         *barrier = true;
@@ -236,6 +238,8 @@ static Stmt *sync_divergent(Sync *y, Stmt *s, Accesses *pending, bool divergent)
 static Stmt *sync(Sync *y, Stmt *s, Accesses *pending)
 {
     Arena *a = y->arena;
+    if (!s) /* an empty body (loop IR read from text has them) */
+        return NULL;
     switch (s->kind) {
     case STMT_SEQ:
         return sync_list(y, s->seq.count, s->seq.items, pending);

@@ -52,6 +52,10 @@ static Stmt *unroll_loop(Unroller *u, Stmt *s, int64_t *steps)
 
 static Stmt *unroll(Unroller *u, Stmt *s, int64_t *steps)
 {
+    if (!s) { /* an empty body: nothing to run, nothing to copy */
+        *steps = 0;
+        return NULL;
+    }
     switch (s->kind) {
     case STMT_FOR:
         if (s->loop.kind == FOR_THREAD || s->loop.kind == FOR_VECTORIZED) {

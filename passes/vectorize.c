@@ -65,7 +65,9 @@ static Expr *vectorize_expr(Rewriter *rw, Expr *e)
 static Stmt *vectorize_loop(Arena *a, Stmt *loop)
 {
     Stmt *body = loop->loop.body;
-    if (loop->loop.extent->kind != EXPR_INT || body->kind != STMT_STORE || body->store.nindex != 1)
+    /* An empty body (NULL) has nothing to vectorize; the loop stays, made serial. */
+    if (!body || loop->loop.extent->kind != EXPR_INT || body->kind != STMT_STORE ||
+        body->store.nindex != 1)
         return NULL;
     Vectorizer v = {a, loop->loop.var, (int)loop->loop.extent->int_value, true};
     Expr *base = contiguous_base(&v, body->store.index[0]);

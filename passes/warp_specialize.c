@@ -106,7 +106,7 @@ static bool count_producer(Visitor *v, const Stmt *s)
 
 static bool is_block_launch(const Stmt *s)
 {
-    return s->kind == STMT_FOR && s->loop.kind == FOR_THREAD && s->loop.tag <= TCC_BLOCK_Z;
+    return s && s->kind == STMT_FOR && s->loop.kind == FOR_THREAD && s->loop.tag <= TCC_BLOCK_Z;
 }
 
 static bool hoisted(const Specializer *w, const Buffer *b)
