@@ -46,7 +46,6 @@ typedef struct LoadedLaunch {
     CUfunction function;
     unsigned int grid[3], block[3];
     unsigned int cluster[3];     /* 1, 1, 1: launched without clusters */
-    int64_t shared_bytes;        /* static and dynamic */
     unsigned int dynamic_shared; /* bytes of dynamic shared memory each launch passes */
     char name[256];
     int ntensor_map; /* passed after the buffers, encoded for each launch's buffers */

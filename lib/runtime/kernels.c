@@ -1,8 +1,8 @@
 /*
- * Kernels on a device: loading a built kernel's module (every launch's entry point, its
- * shared memory opt-in, its workspaces), launching it and timing it. A kernel of several
- * launches runs them in order on the default stream, each with the caller's buffers and
- * then the workspaces.
+ * Kernels on a device: loading a built kernel's module (every launch's entry point, checked
+ * against what the device and the driver allow (limits.c), its shared memory opt-in, its
+ * workspaces), launching it and timing it. A kernel of several launches runs them in order
+ * on the default stream, each with the caller's buffers and then the workspaces.
  */
 #include "runtime/internal.h"
 
@@ -69,7 +69,6 @@ static tcc_status describe_launch(tcc_device *device, const tcc_kernel *kernel, 
         status = launch_dims(device->ctx, "block", block, launch->block);
     if (status == TCC_OK)
         status = launch_dims(device->ctx, "cluster", cluster, launch->cluster);
-    launch->shared_bytes = tcc_kernel_launch_shared_bytes(kernel, index);
     launch->dynamic_shared = (unsigned int)tcc_kernel_launch_dynamic_shared_bytes(kernel, index);
     int maps = tcc_kernel_launch_tensor_map_count(kernel, index);
     if (maps < 0 || maps > TCI_MAX_LAUNCH_MAPS)
