@@ -548,7 +548,8 @@ static void parse_launch_shape(Parser *p, const char *word, int64_t *sizes)
     for (int d = 0; d < 3; d++) {
         if (d)
             tci_parse_expect(p, ",", "between the sizes of '%s'", word);
-        sizes[d] = tci_parse_expect_int(p, "a size");
+        /* A launch of no blocks or threads is none: passes divide by these sizes. */
+        sizes[d] = tci_parse_expect_count(p, "a size", 1, INT32_MAX);
     }
     tci_parse_expect(p, ")", "after the sizes of '%s'", word);
 }
