@@ -226,6 +226,8 @@ static Expr *binary(Persist *p, ExprKind kind, Expr *a, int64_t b)
 /* The loop's body with `first` after its leading bulk copies and `last` at its end. */
 static Stmt *body_around(Persist *p, Stmt *body, Stmt *first, Stmt *last)
 {
+    if (!body) /* empty (loop IR read from text) */
+        return refuse(p, "its stages must be filled by bulk copies");
     if (body->kind == STMT_ALLOCATE) {
         Stmt *inner = body_around(p, body->alloc.body, first, last);
         return inner ? tci_stmt_allocate(p->arena, body->alloc.buffer, inner) : NULL;
