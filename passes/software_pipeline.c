@@ -395,7 +395,7 @@ static Stmt *split_body(Pipeline *p, Stmt *loop, Stmt **work, Stmt **tail)
     Arena *a = p->arena;
     p->count = 0;
     Stmt *body = loop->loop.body;
-    for (; body->kind == STMT_ALLOCATE && body->alloc.buffer->scope == TCC_SCOPE_SHARED;
+    for (; body && body->kind == STMT_ALLOCATE && body->alloc.buffer->scope == TCC_SCOPE_SHARED;
          body = body->alloc.body) {
         if (p->count == MAX_PIPELINED)
             return fail(p, "more shared buffers than the pass pipelines");
@@ -403,6 +403,8 @@ static Stmt *split_body(Pipeline *p, Stmt *loop, Stmt **work, Stmt **tail)
         p->staged[p->count] = staged_buffer(a, body->alloc.buffer, loop->loop.stages);
         p->count++;
     }
+    if (!body) /* an empty body, or empty allocations */
+        return fail(p, "its body must allocate shared buffers, copy into them, then read them");
     int count;
     Stmt *const *items = tci_stmt_items(&body, &count);
     int producers = 0;
