@@ -47,6 +47,8 @@ mkdir -p "$artifacts"
 # reported (detect_leaks is on by default with AddressSanitizer).
 declare -A max_len=([conv_cli]=512 [matmul_cli]=512 [opt_cli]=512 [loop_ir]=4096 [compile]=256)
 declare -A timeout=([conv_cli]=10 [matmul_cli]=10 [opt_cli]=10 [loop_ir]=20 [compile]=60)
+# compile runs a few inputs a second: too few for libFuzzer to grow their length step by step.
+declare -A extra=([compile]=-len_control=0)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
@@ -61,7 +63,7 @@ for target in "${targets[@]}"; do
     "$build_dir/test/fuzz/tcc_fuzz_$target" "$corpus/$target" "$seeds/$target" \
         -max_total_time="$seconds" -max_len="${max_len[$target]}" \
         -timeout="${timeout[$target]}" -rss_limit_mb=4096 -close_fd_mask=3 \
-        -artifact_prefix="$artifacts/$target-" -print_final_stats=1 \
+        -artifact_prefix="$artifacts/$target-" -print_final_stats=1 ${extra[$target]:-} \
         ${TCC_FUZZ_ARGS:-} > "$log" 2>&1 || status=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     size=$(find "$corpus/$target" -type f | wc -l)

@@ -177,6 +177,39 @@ static tcc_matmul_desc fuzz_matmul(FuzzBytes *in)
     return d;
 }
 
+/* Runs ptxas on `ptx` for `arch`; returns its exit status (0 when the file cannot be written:
+ * not the PTX's fault). */
+static int run_ptxas(const char *ptxas, const char *ptx, const char *arch, char *command,
+                     size_t size)
+{
+    char path[] = "/tmp/tcc-fuzz-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return 0;
+    size_t len = strlen(ptx);
+    bool written = write(fd, ptx, len) == (ssize_t)len;
+    close(fd);
+    snprintf(command, size, "'%s' -arch=%s '%s' -o /dev/null 2>&1", ptxas, arch, path);
+    int rc = written ? system(command) : 0;
+    unlink(path);
+    return rc;
+}
+
+/* Whether this ptxas assembles for `arch` at all: newer toolkits drop old archs (CUDA 13 has
+ * no sm_70). Asked once an arch, with a module that declares nothing. */
+static bool ptxas_knows(const char *ptxas, tcc_arch arch)
+{
+    static signed char known[TCC_SM_90A + 1];
+    if (!known[arch]) {
+        char ptx[128], command[512];
+        snprintf(ptx, sizeof ptx, ".version 8.0\n.target %s\n.address_size 64\n",
+                 tcc_arch_name(arch));
+        known[arch] =
+            run_ptxas(ptxas, ptx, tcc_arch_name(arch), command, sizeof command) == 0 ? 1 : -1;
+    }
+    return known[arch] > 0;
+}
+
 /* TCC_FUZZ_PTXAS: assembles the kernel's PTX for its arch; a refusal traps. */
 static void assemble(const tcc_kernel *kernel, tcc_arch arch)
 {
@@ -186,23 +219,11 @@ static void assemble(const tcc_kernel *kernel, tcc_arch arch)
         ptxas = getenv("TCC_FUZZ_PTXAS");
         looked = true;
     }
-    if (!ptxas || !*ptxas)
+    if (!ptxas || !*ptxas || !ptxas_knows(ptxas, arch))
         return;
-    char path[] = "/tmp/tcc-fuzz-XXXXXX";
-    int fd = mkstemp(path);
-    if (fd < 0)
-        return;
-    const char *ptx = tcc_kernel_ptx(kernel);
-    size_t len = strlen(ptx);
-    bool written = write(fd, ptx, len) == (ssize_t)len;
-    close(fd);
     char command[512];
-    const char *name = tcc_arch_name(arch);
-    snprintf(command, sizeof command, "'%s' -arch=%s '%s' -o /dev/null", ptxas, name, path);
-    int rc = written ? system(command) : 0;
-    unlink(path);
-    if (rc != 0) {
-        fprintf(stderr, "fuzz: ptxas refused the PTX (%s)\n", command);
+    if (run_ptxas(ptxas, tcc_kernel_ptx(kernel), tcc_arch_name(arch), command, sizeof command)) {
+        fprintf(stderr, "fuzz: ptxas refused the PTX (%s)\n%s", command, tcc_kernel_ptx(kernel));
         __builtin_trap();
     }
 }

@@ -5,13 +5,15 @@
                                  line (what fuzz_cli.c splits an input into)
   loop_ir                        test/lit's .tir files, with a first line "// passes: A,B"
                                  taken from the RUN line that runs them
-  compile                        a few byte strings that start each of fuzz_compile.c's
-                                 operators on each arch (its fields read 0 past the end)
+  compile                        byte strings that start each of fuzz_compile.c's operators
+                                 on each arch (its fields read 0 past the end), and random
+                                 ones from a fixed seed
 
 usage: make_corpus.py OUT_DIR   (test/lit is found next to this script)
 """
 import hashlib
 import os
+import random
 import re
 import shlex
 import sys
@@ -86,6 +88,11 @@ def main():
         for arch in range(8):
             write(out_dir, "compile", bytes([op, arch]))
             counts["compile"] = counts.get("compile", 0) + 1
+    # And longer ones, drawn from a fixed seed, whose fields are not all zero: the shapes,
+    # schedules and epilogues that a short run would take long to grow into.
+    draw = random.Random(20251125)
+    for _ in range(60):
+        write(out_dir, "compile", bytes(draw.randrange(256) for _ in range(96)))
     for target in sorted(counts):
         print("%-12s %d seeds" % (target, len(os.listdir(os.path.join(out_dir, target)))))
 
