@@ -4,8 +4,9 @@
  * the PTX that the same compile gives on one thread; a context may move from one thread to
  * another; a built tcc_kernel, which keeps no pointer to its context, is read by several
  * threads at once after its context is gone (and loaded on each thread's own device when a
- * GPU is present). test/run_all.sh runs this under ThreadSanitizer (TCC_SANITIZE=thread),
- * where any race in tcc's own code fails it.
+ * GPU is present); CPU references, which run threads of their own, run several at once.
+ * test/run_all.sh runs this under ThreadSanitizer (TCC_SANITIZE=thread), where any race
+ * in tcc's own code fails it.
  */
 #include "support.h"
 
@@ -328,6 +329,63 @@ START_TEST(test_kernel_shared_read_only)
 }
 END_TEST
 
+/* ---- CPU references at once -------------------------------------------------------------- */
+
+/* The references run on threads of their own (tcc_matmul_reference's `threads`): several
+ * at once, each splitting its outputs over three threads, must give the one-thread result. */
+enum { REF_M = 48, REF_N = 40, REF_K = 32 };
+
+typedef struct Reference {
+    const tcc_matmul_desc *desc;
+    const tcc_reference_tensors *tensors;
+    const double *want;
+    bool matched;
+} Reference;
+
+static void *reference_worker(void *arg)
+{
+    Reference *r = arg;
+    double out[REF_M * REF_N];
+    tcc_context *ctx = NULL;
+    r->matched =
+        tcc_context_create(&ctx) == TCC_OK &&
+        tcc_matmul_reference(ctx, r->desc, r->tensors, NULL, REF_M * REF_N, 3, out) == TCC_OK &&
+        memcmp(out, r->want, sizeof out) == 0;
+    tcc_context_destroy(ctx);
+    return NULL;
+}
+
+START_TEST(test_references_at_once)
+{
+    tcc_matmul_desc desc;
+    tcc_matmul_desc_init(&desc);
+    desc.m = REF_M, desc.n = REF_N, desc.k = REF_K;
+    static uint16_t a[REF_M * REF_K], b[REF_K * REF_N];
+    for (int i = 0; i < REF_M * REF_K; i++)
+        a[i] = tcc_f32_to_f16((float)(i % 7) - 3.0f);
+    for (int i = 0; i < REF_K * REF_N; i++)
+        b[i] = tcc_f32_to_f16((float)(i % 5) * 0.5f);
+    tcc_reference_tensors tensors = {.input = a, .filter = b};
+    static double want[REF_M * REF_N];
+    tcc_context *ctx = test_context();
+    ck_assert_int_eq(tcc_matmul_reference(ctx, &desc, &tensors, NULL, REF_M * REF_N, 1, want),
+                     TCC_OK);
+    tcc_context_destroy(ctx);
+
+    enum { NREF = 4 };
+    Reference refs[NREF];
+    pthread_t threads[NREF];
+    for (int i = 0; i < NREF; i++) {
+        refs[i] = (Reference){.desc = &desc, .tensors = &tensors, .want = want};
+        ck_assert_int_eq(pthread_create(&threads[i], NULL, reference_worker, &refs[i]), 0);
+    }
+    for (int i = 0; i < NREF; i++) {
+        ck_assert_int_eq(pthread_join(threads[i], NULL), 0);
+        ck_assert_msg(refs[i].matched, "reference %d differs from the one-thread result", i);
+    }
+}
+END_TEST
+
 static Suite *threads_suite(void)
 {
     Suite *suite = suite_create("threads");
@@ -338,6 +396,7 @@ static Suite *threads_suite(void)
     tcase_add_test(tc, test_separate_contexts_at_once);
     tcase_add_test(tc, test_context_moves_between_threads);
     tcase_add_test(tc, test_kernel_shared_read_only);
+    tcase_add_test(tc, test_references_at_once);
     return suite;
 }
 
