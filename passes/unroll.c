@@ -31,7 +31,8 @@ static Stmt *unroll_loop(Unroller *u, Stmt *s, int64_t *steps)
     int64_t body_steps;
     Stmt *body = unroll(u, s->loop.body, &body_steps);
     bool constant = s->loop.extent->kind == EXPR_INT;
-    int64_t extent = constant ? s->loop.extent->int_value : 0;
+    /* A loop of a negative extent (loop IR read from text may have one) runs no iteration. */
+    int64_t extent = constant && s->loop.extent->int_value > 0 ? s->loop.extent->int_value : 0;
     bool marked = s->loop.kind == FOR_UNROLLED && constant;
     bool automatic = s->loop.kind == FOR_SERIAL && !s->loop.pipelined && constant &&
                      body_steps < NOT_UNROLLABLE && extent * body_steps <= u->max_step;

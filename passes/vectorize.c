@@ -69,6 +69,10 @@ static Stmt *vectorize_loop(Arena *a, Stmt *loop)
     if (!body || loop->loop.extent->kind != EXPR_INT || body->kind != STMT_STORE ||
         body->store.nindex != 1)
         return NULL;
+    /* Vectors of 1 to 2^16 lanes, as the loop-IR reader takes them: an extent of 0 or below
+     * (read from text) runs no iteration, not a vector of no lanes. */
+    if (loop->loop.extent->int_value < 1 || loop->loop.extent->int_value > 1 << 16)
+        return NULL;
     Vectorizer v = {a, loop->loop.var, (int)loop->loop.extent->int_value, true};
     Expr *base = contiguous_base(&v, body->store.index[0]);
     Rewriter rw = {.arena = a, .expr = vectorize_expr, .user = &v};
