@@ -227,7 +227,8 @@ Expr *tci_ir_cast(Arena *arena, tcc_dtype type, Expr *value)
 static Expr **copy_exprs(Arena *arena, int n, Expr *const *items)
 {
     Expr **copy = tci_arena_alloc(arena, sizeof(Expr *) * (size_t)(n ? n : 1));
-    memcpy(copy, items, sizeof(Expr *) * (size_t)n);
+    if (n) /* no indices (`B[]`, as loop IR read from text may write) may come as NULL */
+        memcpy(copy, items, sizeof(Expr *) * (size_t)n);
     return copy;
 }
 
