@@ -70,7 +70,26 @@ LLVMValueRef tci_cg_call_intrinsic(Codegen *cg, LLVMBuilderRef builder, const ch
     }
     LLVMValueRef fn = LLVMGetIntrinsicDeclaration(cg->module, id, overloads, (size_t)noverload);
     /* Calls returning void must be unnamed. */
-    return LLVMBuildCall2(builder, LLVMGlobalGetValueType(fn), fn, args, (unsigned)nargs, "");
+    LLVMValueRef call =
+        LLVMBuildCall2(builder, LLVMGlobalGetValueType(fn), fn, args, (unsigned)nargs, "");
+    if (strncmp(name, "llvm.nvvm.", strlen("llvm.nvvm.")) == 0 &&
+        strncmp(name, SPECIAL_REGISTER_PREFIX, strlen(SPECIAL_REGISTER_PREFIX)) != 0)
+        tci_cg_mark_convergent(cg, call);
+    return call;
+}
+
+/*
+ * What a thread computes through ldmatrix, mma.sync, wmma, shfl, barriers or wgmma depends on
+ * the other threads of its warp (or block) running the same instruction at the same time
+ * (.sync.aligned). LLVM 19 does not mark those intrinsics convergent, and a call that is not
+ * may be moved or duplicated into control flow that some of the warp's threads skip. Like
+ * clang for CUDA, every NVVM call but the special registers' is convergent.
+ */
+void tci_cg_mark_convergent(Codegen *cg, LLVMValueRef call)
+{
+    unsigned kind = LLVMGetEnumAttributeKindForName("convergent", strlen("convergent"));
+    LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
+                             LLVMCreateEnumAttribute(cg->llctx, kind, 0));
 }
 
 /* A vector of `lanes` copies of a scalar (scalars pass through when lanes is 1). */

@@ -27,6 +27,8 @@
 /* The intrinsics emitted by name outside tensor_core.c, named once here so that the
  * start-up check (tci_codegen_check_intrinsics) looks up exactly what is emitted. */
 #define INTRINSIC_BARRIER "llvm.nvvm.barrier0"
+/* blockIdx, threadIdx, laneid: read anywhere, never convergent. */
+#define SPECIAL_REGISTER_PREFIX "llvm.nvvm.read.ptx.sreg."
 #define INTRINSIC_TF32_ROUND "llvm.nvvm.f2tf32.rna"
 #define INTRINSIC_FLOOR "llvm.floor"
 #define INTRINSIC_ASYNC_COMMIT "llvm.nvvm.cp.async.commit.group"
@@ -124,6 +126,9 @@ LLVMValueRef tci_cg_i32(Codegen *cg, int64_t value);
 /* The LLVM type of a value of `type`; NULL (failed) for bfloat16 on an arch without it. */
 LLVMTypeRef tci_cg_scalar_type(Codegen *cg, tcc_dtype type);
 /* A call of an intrinsic looked up by name (a name LLVM lacks fails, never an .extern). */
+/* Marks a call convergent: LLVM may not make it depend on more of the control flow (the
+ * .sync.aligned instructions need every thread of the warp at the same instruction). */
+void tci_cg_mark_convergent(Codegen *cg, LLVMValueRef call);
 LLVMValueRef tci_cg_call_intrinsic(Codegen *cg, LLVMBuilderRef builder, const char *name,
                                    LLVMTypeRef *overloads, int noverload, LLVMValueRef *args,
                                    int nargs);

@@ -322,5 +322,8 @@ LLVMValueRef tci_cg_call_asm(Codegen *cg, LLVMTypeRef result, LLVMTypeRef *param
     LLVMTypeRef type = LLVMFunctionType(result, params, (unsigned)nargs, false);
     LLVMValueRef fn = LLVMGetInlineAsm(type, text, strlen(text), constraints, strlen(constraints),
                                        true, false, LLVMInlineAsmDialectATT, false);
-    return LLVMBuildCall2(cg->builder, type, fn, args, (unsigned)nargs, "");
+    LLVMValueRef call = LLVMBuildCall2(cg->builder, type, fn, args, (unsigned)nargs, "");
+    /* wgmma, fences, mbarrier waits, elect: warp- or warpgroup-wide (tci_cg_mark_convergent). */
+    tci_cg_mark_convergent(cg, call);
+    return call;
 }
