@@ -303,3 +303,16 @@ void conv_usage(FILE *out)
     cli_print_options(out, tables, NTABLE);
     fputs("\nexit status: 0 on success, 1 on any error or a failed check.\n", out);
 }
+
+tcc_status conv_schedule_tutorial(tcc_context *ctx, const ConvOptions *options, tcc_func **func,
+                                  tcc_tutorial_conv2d *conv)
+{
+    tcc_status status = tcc_func_create(ctx, "conv2d", func);
+    if (status == TCC_OK)
+        status = tcc_tutorial_conv2d_define(*func, &options->desc, conv);
+    if (status == TCC_OK)
+        status = tcc_schedule_create(*func, 1, &conv->output);
+    if (status == TCC_OK)
+        status = tcc_tutorial_conv2d_schedule(*func, conv, &options->tiles);
+    return status;
+}

@@ -35,6 +35,10 @@ bool conv_resolve(ConvOptions *options, char *error, size_t error_size);
  * the tutorial's schedule, implicit-GEMM knobs for the default one. Returns -1 after printing
  * the error when both are given, or one against the --schedule named. */
 int conv_schedule_kind(const ConvOptions *options);
+/* The tutorial's definition of the convolution and its schedule with the options' tiles, in a
+ * new function *func of ctx (TCC_ERROR_UNSUPPORTED: a convolution the tutorial cannot take). */
+tcc_status conv_schedule_tutorial(tcc_context *ctx, const ConvOptions *options, tcc_func **func,
+                                  tcc_tutorial_conv2d *conv);
 void conv_usage(FILE *out);
 
 /* ---- the named layers of ../shared/layers.csv (conv_layers.c) --------------------------- */

@@ -25,13 +25,7 @@ static tcc_status check_conv(tcc_device *device, const tcc_kernel *kernel, const
 static tcc_status build_tutorial(CliSession *s, const ConvOptions *o, bool *inapplicable)
 {
     tcc_tutorial_conv2d conv;
-    tcc_status status = tcc_func_create(s->ctx, "conv2d", &s->func);
-    if (status == TCC_OK)
-        status = tcc_tutorial_conv2d_define(s->func, &o->desc, &conv);
-    if (status == TCC_OK)
-        status = tcc_schedule_create(s->func, 1, &conv.output);
-    if (status == TCC_OK)
-        status = tcc_tutorial_conv2d_schedule(s->func, &conv, &o->tiles);
+    tcc_status status = conv_schedule_tutorial(s->ctx, o, &s->func, &conv);
     *inapplicable = status == TCC_ERROR_UNSUPPORTED;
     if (status != TCC_OK)
         return status;

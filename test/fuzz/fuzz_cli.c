@@ -70,17 +70,11 @@ static void plan_gemm(CliSession *s, const CliCommon *common, GemmMaker make, co
 #endif
 
 #if defined(FUZZ_TOOL_CONV)
-/* tcc_conv.c's build_tutorial up to tcc_build: define and schedule. */
+/* What tcc_conv.c's build_tutorial does before tcc_build: define and schedule. */
 static void schedule_tutorial(CliSession *s, const ConvOptions *o)
 {
     tcc_tutorial_conv2d conv;
-    tcc_status status = tcc_func_create(s->ctx, "conv2d", &s->func);
-    if (status == TCC_OK)
-        status = tcc_tutorial_conv2d_define(s->func, &o->desc, &conv);
-    if (status == TCC_OK)
-        status = tcc_schedule_create(s->func, 1, &conv.output);
-    if (status == TCC_OK)
-        status = tcc_tutorial_conv2d_schedule(s->func, &conv, &o->tiles);
+    tcc_status status = conv_schedule_tutorial(s->ctx, o, &s->func, &conv);
     fuzz_check_status(s->ctx, "the tutorial's schedule", status);
 }
 
