@@ -34,10 +34,15 @@ static Stmt *unroll_loop(Unroller *u, Stmt *s, int64_t *steps)
     /* A loop of a negative extent (loop IR read from text may have one) runs no iteration. */
     int64_t extent = constant && s->loop.extent->int_value > 0 ? s->loop.extent->int_value : 0;
     bool marked = s->loop.kind == FOR_UNROLLED && constant;
+    /* extent * body_steps, saturated at NOT_UNROLLABLE (loop IR read from text may carry an
+     * extent whose product overflows). */
+    int64_t total;
+    if (__builtin_mul_overflow(extent, body_steps, &total) || total > NOT_UNROLLABLE)
+        total = NOT_UNROLLABLE;
     bool automatic = s->loop.kind == FOR_SERIAL && !s->loop.pipelined && constant &&
-                     body_steps < NOT_UNROLLABLE && extent * body_steps <= u->max_step;
+                     body_steps < NOT_UNROLLABLE && total <= u->max_step;
     if ((marked || automatic) && extent <= 4096) {
-        *steps = extent * body_steps < NOT_UNROLLABLE ? extent * body_steps : NOT_UNROLLABLE;
+        *steps = total;
         return replicate(u, s, body, extent);
     }
     *steps = NOT_UNROLLABLE;

@@ -19,6 +19,7 @@
 #include "ir/parse.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,7 +92,14 @@ static void parse_range(Parser *p, Expr **min, Expr **extent)
 /* The range and body of a loop whose variable is `var`, bound in the body only. */
 static Stmt *parse_loop(Parser *p, Stmt *s, Var *var, const char *name)
 {
+    const char *at = tci_parse_peek(p);
     parse_range(p, &s->loop.min, &s->loop.extent);
+    /* Loop counters are int32: passes multiply a constant extent by others (unroll). */
+    const Expr *extent = s->loop.extent;
+    if (extent->kind == EXPR_INT &&
+        (extent->int_value > INT32_MAX || extent->int_value < INT32_MIN))
+        tci_parse_fail_at(p, at, "the loop's extent %lld does not fit its int32 counter",
+                          (long long)extent->int_value);
     if (tci_parse_accept(p, "stages")) {
         tci_parse_expect(p, "(", "after 'stages'");
         s->loop.stages = (int)tci_parse_expect_count(p, "the pipeline's stages", 2, 8);
