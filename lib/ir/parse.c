@@ -35,7 +35,8 @@ static Stmt *new_stmt(Parser *p, StmtKind kind)
     return s;
 }
 
-/* `{`, statements, `}`: NULL when empty, the statement alone, or a sequence. */
+/* `{`, statements, `}`: the statement alone, or a sequence (of none when empty, as the
+ * compiler's own constructors make it: passes take an empty sequence, not a NULL body). */
 static Stmt *parse_body(Parser *p, const char *context)
 {
     const char *open = tci_parse_peek(p);
@@ -55,8 +56,8 @@ static Stmt *parse_body(Parser *p, const char *context)
         items[n++] = parse_stmt(p);
     }
     p->depth--;
-    if (n <= 1)
-        return n ? items[0] : NULL;
+    if (n == 1)
+        return items[0];
     Stmt *s = new_stmt(p, STMT_SEQ);
     s->seq.count = n;
     s->seq.items = items;

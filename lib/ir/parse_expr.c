@@ -209,6 +209,9 @@ Expr **tci_parse_indices(Parser *p, const char *name, int *count)
         items = tci_parse_grow(p, items, n, &cap, sizeof *items);
         items[n++] = tci_parse_expr(p);
     }
+    /* Every buffer has a dimension at least, and the passes read an access's first index. */
+    if (n == 0)
+        tci_parse_fail_at(p, name, "%s needs an index", tci_parse_describe(p, name));
     *count = n;
     return items;
 }
