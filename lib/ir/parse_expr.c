@@ -201,6 +201,7 @@ Expr **tci_parse_indices(Parser *p, const char *name, int *count)
 {
     Expr **items = NULL;
     int n = 0, cap = 0;
+    const char *start = p->pos; /* `name` may not point into the text (a buffer's name) */
     while (!tci_parse_accept(p, "]")) {
         if (n && !tci_parse_accept(p, ","))
             tci_parse_fail_at(p, p->pos, "expected ']' after the indices of %s, found %s",
@@ -211,7 +212,7 @@ Expr **tci_parse_indices(Parser *p, const char *name, int *count)
     }
     /* Every buffer has a dimension at least, and the passes read an access's first index. */
     if (n == 0)
-        tci_parse_fail_at(p, name, "%s needs an index", tci_parse_describe(p, name));
+        tci_parse_fail_at(p, start, "%s needs an index", tci_parse_describe(p, name));
     *count = n;
     return items;
 }

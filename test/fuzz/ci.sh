@@ -9,11 +9,13 @@
 #
 # Environment: CC/CXX (default clang-19/clang++-19 if installed, else clang/clang++),
 # TCC_FUZZ_BUILD_TYPE (default RelWithDebInfo), TCC_FUZZ_JOBS (parallel build jobs, default
-# the cores), TCC_FUZZ_ARGS (more libFuzzer flags, e.g. -jobs=4 -workers=4).
+# the cores), TCC_FUZZ_SEED (libFuzzer's -seed, default 1: CI tries the same mutations each
+# run, so a finding does not come and go with the run; 0 for a random seed), TCC_FUZZ_ARGS
+# (more libFuzzer flags, e.g. -jobs=4 -workers=4).
 set -euo pipefail
 
 if [[ $# -lt 1 ]]; then
-    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 fi
 build_dir=$1
@@ -61,7 +63,7 @@ for target in "${targets[@]}"; do
     status=0
     # shellcheck disable=SC2086
     "$build_dir/test/fuzz/tcc_fuzz_$target" "$corpus/$target" "$seeds/$target" \
-        -max_total_time="$seconds" -max_len="${max_len[$target]}" \
+        -max_total_time="$seconds" -seed="${TCC_FUZZ_SEED:-1}" -max_len="${max_len[$target]}" \
         -timeout="${timeout[$target]}" -rss_limit_mb=4096 -close_fd_mask=3 \
         -artifact_prefix="$artifacts/$target-" -print_final_stats=1 ${extra[$target]:-} \
         ${TCC_FUZZ_ARGS:-} > "$log" 2>&1 || status=$?
