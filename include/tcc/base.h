@@ -1,7 +1,7 @@
 /*
- * tcc's base: status codes, element types, archs, the context that receives errors, what the
- * target supports (archs, tensor-core shapes), and number formats (float16, bfloat16, tf32).
- * Every other header of tcc includes this one.
+ * tcc's base: the version, status codes, element types, archs, the context that receives errors,
+ * what the target supports (archs, tensor-core shapes), and number formats (float16, bfloat16,
+ * tf32). Every other header of tcc includes this one.
  */
 #ifndef TCC_BASE_H
 #define TCC_BASE_H
@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "tcc/version.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,6 +49,14 @@ typedef enum tcc_arch {
 } tcc_arch;
 
 typedef struct tcc_context tcc_context;
+
+/* ---- version ---------------------------------------------------------------------- */
+
+/* The version the library was built as ("0.1.0"; TCC_VERSION_NUMBER's 10000 * major +
+ * 100 * minor + patch): compare with TCC_VERSION_STRING / TCC_VERSION_NUMBER of the headers
+ * a program was compiled with. */
+const char *tcc_version_string(void);
+int tcc_version_number(void);
 
 /* ---- context and errors ------------------------------------------------------------ */
 
