@@ -98,6 +98,100 @@ tcc_status tcc_matmul_check(tcc_device *device, const tcc_kernel *kernel,
                             const tcc_matmul_desc *desc, const tcc_check_options *options,
                             tcc_check_result *result);
 
+/* ---- interop: a kernel's parameters, your own memory and stream, status names --------- */
+
+/* The name of a status: "TCC_OK", "TCC_ERROR_UNSUPPORTED", ...; "unknown tcc_status" for a
+ * value that is none. Never NULL. */
+const char *tcc_status_string(tcc_status status);
+
+/* What a built kernel takes, parameter by parameter (tcc_kernel_param), without a GPU: what a
+ * caller checks its own tensors against before tcc_kernel_launch_async. */
+typedef enum tcc_param_role {
+    TCC_PARAM_INPUT = 0, /* only read */
+    TCC_PARAM_OUTPUT,    /* written; its previous contents are not read */
+    /* Read, then written: an output whose previous contents the epilogue reads (beta != 0
+     * without a residual; a SCALE or RELU prologue). */
+    TCC_PARAM_INPUT_OUTPUT,
+} tcc_param_role;
+
+/* "input", "output", "input_output"; "unknown" for a value that is none. */
+const char *tcc_param_role_name(tcc_param_role role);
+
+#define TCC_PARAM_MAX_RANK 8
+
+/* One parameter. Its memory is dense in `shape`'s order (outermost first, the last dimension
+ * contiguous: C order), whatever `layout` calls it:
+ *   "NHWC"       conv2d input, output, residual (N, H, W, C): PyTorch's channels_last
+ *   "NCHW"       the same as (N, C, H, W): PyTorch's contiguous
+ *   "NHWCnc"     the same as (N/16, H, W, C/16, 16n, 16c): the TVM tutorial's
+ *   "KRSC"       conv2d filter (K, R, S, C/groups)
+ *   "KCRS"       conv2d filter (K, C/groups, R, S): PyTorch's weight
+ *   "blocked"    conv2d filter (R, S, C/16, K/16, 16c, 16k): the TVM tutorial's
+ *   "row_major"  matmul A (batch, m, k), B (batch, k, n), C and residual (batch, m, n), the
+ *                batch there when it is 1 too; a tcc_build placeholder (its shape)
+ *   "col_major"  matmul A (batch, k, m), B (batch, n, k): the matrix's transpose row-major
+ *   "vector"     a bias: (out_channels) for conv2d, (n) for matmul, of the output type */
+typedef struct tcc_kernel_param_info {
+    /* conv2d: "input", "filter", "bias", "residual", "output"; matmul: "A", "B", "bias",
+     * "residual", "C"; tcc_build: the placeholder's name. Lives as long as the kernel. */
+    const char *name;
+    tcc_param_role role;
+    tcc_dtype dtype;
+    const char *layout; /* one of the names above; a static string */
+    int rank;
+    int64_t shape[TCC_PARAM_MAX_RANK]; /* [rank .. TCC_PARAM_MAX_RANK) are 0 */
+    int64_t elements;                  /* the product of the shape */
+    int64_t bytes;                     /* elements * tcc_dtype_size(dtype) */
+    int alignment; /* bytes the device address must be a multiple of (16: the kernel's
+                      vector accesses and bulk copies assume it of every parameter) */
+} tcc_kernel_param_info;
+
+/* The caller's parameters, in launch order (the workspaces that follow them are not
+ * counted): conv2d: input, filter, [bias], [residual], output; matmul: A, B, [bias],
+ * [residual], C; tcc_build: its params. 0 for NULL. */
+int tcc_kernel_param_count(const tcc_kernel *kernel);
+/* Parameter `index` into *out; false (and *out untouched) out of range or for NULL. */
+bool tcc_kernel_param(const tcc_kernel *kernel, int index, tcc_kernel_param_info *out);
+
+/* A device address (CUdeviceptr): what cuMemAlloc, cudaMalloc and PyTorch's data_ptr() give,
+ * in the device's primary context. */
+typedef uint64_t tcc_device_ptr;
+
+/* The buffer's device address; 0 for NULL. Buffers and the caller's own memory mix. */
+tcc_device_ptr tcc_device_buffer_address(const tcc_device_buffer *buffer);
+
+/* Runs a loaded kernel on the caller's memory and stream, without waiting: params[i] is the
+ * device address of parameter i (tcc_kernel_param: nparam of them, each holding at least its
+ * bytes), `stream` a CUstream (cast to void *) of the device's primary context, which is the
+ * one the CUDA runtime and PyTorch use, or NULL for the legacy default stream. Every launch
+ * of the kernel (staging copies, the product, split-K's reduction) is enqueued on the stream
+ * in order, its tensor maps encoded from the addresses; the call returns once they are
+ * enqueued. A fault while the kernel runs surfaces at the caller's next synchronization
+ * (cuStreamSynchronize), as with any asynchronous launch. The device's primary context is
+ * made current on the calling thread for the call, and whatever was current before is
+ * current again when it returns.
+ * Refused with TCC_ERROR_INVALID_ARGUMENT, nothing enqueued: nparam other than
+ * tcc_kernel_param_count, a NULL address or one that is not a multiple of the parameter's
+ * alignment (the error names the parameter, its address and the alignment), a stream of
+ * another CUDA context (where the driver can tell: cuStreamGetCtx).
+ * Workspaces: a kernel with workspaces (tcc_kernel_workspace_count > 0: staged operands,
+ * split-K) uses those tcc_kernel_load allocated with it, the same for every launch, so two
+ * launches of one loaded kernel must not overlap: on one stream they are ordered; on two, the
+ * caller orders them (an event) or passes each its own workspaces (below). Host memory is not
+ * held past the call: the arguments are copied when the launches are enqueued.
+ * tcc_kernel_launch is this on the legacy default stream with its buffers' addresses and
+ * the loaded kernel's workspaces, followed by a synchronization of the context. */
+tcc_status tcc_kernel_launch_async(tcc_loaded_kernel *loaded, int nparam,
+                                   const tcc_device_ptr *params, void *stream);
+/* The same with the caller's workspaces instead of the loaded kernel's: nworkspace ==
+ * tcc_kernel_workspace_count, workspaces[i] the address of at least
+ * tcc_kernel_workspace_bytes(kernel, i) bytes, 16-byte aligned, which nothing else uses until
+ * the kernel has run on `stream` (PyTorch: tensors from its allocator on that stream).
+ * nworkspace 0 with NULL workspaces: the loaded kernel's own, as tcc_kernel_launch_async. */
+tcc_status tcc_kernel_launch_async_with_workspaces(tcc_loaded_kernel *loaded, int nparam,
+                                                   const tcc_device_ptr *params, int nworkspace,
+                                                   const tcc_device_ptr *workspaces, void *stream);
+
 #ifdef __cplusplus
 }
 #endif
