@@ -10,9 +10,14 @@
 #ifndef TCI_DRIVER_KERNEL_H
 #define TCI_DRIVER_KERNEL_H
 
-#include "tcc/te.h"
+#include "tcc/runtime.h"
 
 enum { TCI_MAX_LAUNCHES = 4, TCI_MAX_WORKSPACES = 4, TCI_MAX_LAUNCH_MAPS = 8 };
+
+/* The alignment of every parameter's and workspace's device address: the code generator
+ * proves a vector access aligned from its index and assumes this of the base of every global
+ * parameter (codegen/memory.c), and bulk copies need it of their tensors. */
+enum { TCI_PARAM_ALIGNMENT = 16 };
 
 typedef struct KernelLaunch {
     char *name; /* the PTX entry symbol */
@@ -35,6 +40,25 @@ struct tcc_kernel {
     int nparam; /* the caller's buffers, which the workspaces follow */
     int nworkspace;
     int64_t workspace_bytes[TCI_MAX_WORKSPACES];
+    /* What each of the nparam parameters is (tcc_kernel_param), each name a copy the kernel
+     * owns; NULL for a kernel described by hand (the runtime's tests). */
+    tcc_kernel_param_info *params;
 };
+
+/* A parameter's description from its tensor (its dtype and shape, in the tensor's order),
+ * with elements, bytes and alignment filled in; `name` and `layout` are kept as pointers. */
+tcc_kernel_param_info tci_param_info(const tcc_tensor *tensor, const char *name, const char *layout,
+                                     tcc_param_role role);
+
+/* Sets the description of the kernel's parameters to `count` (kernel->nparam) entries, copied
+ * with their names. */
+tcc_status tci_kernel_describe_params(tcc_context *ctx, tcc_kernel *kernel, int count,
+                                      const tcc_kernel_param_info *params);
+
+/* The description of tcc_build's parameters, from the tensors of `func`: each placeholder's
+ * name, dtype and shape, "row_major"; an output where a compute stores into it (or it is a
+ * compute), read and written where some compute also reads it. */
+tcc_status tci_kernel_describe_tensors(tcc_context *ctx, tcc_kernel *kernel, tcc_func *func,
+                                       int nparam, tcc_tensor *const *params);
 
 #endif

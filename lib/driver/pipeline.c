@@ -189,5 +189,12 @@ tcc_status tcc_build(tcc_func *func, int nparam, tcc_tensor *const *params,
     if (nparam < 0 || (nparam > 0 && !params))
         return tci_fail(tci_func_context(func), TCC_ERROR_INVALID_ARGUMENT,
                         "tcc_build: %d parameters but no list", nparam);
-    return tci_compile(func, NULL, nparam, params, options, out);
+    tcc_status status = tci_compile(func, NULL, nparam, params, options, out);
+    if (status == TCC_OK) /* the operators describe theirs (ops/compile.c) */
+        status = tci_kernel_describe_tensors(tci_func_context(func), *out, func, nparam, params);
+    if (status != TCC_OK) {
+        tcc_kernel_destroy(*out);
+        *out = NULL;
+    }
+    return status;
 }

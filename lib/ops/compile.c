@@ -164,6 +164,13 @@ static tcc_status compile(tcc_context *ctx, const char *name, GemmMaker make, co
         return status;
     status = tci_compile(func, &program, 0, NULL, &resolved, out);
     tcc_func_destroy(func);
+    /* Every kernel declared the caller's parameters alike; the last one's labels remain. */
+    if (status == TCC_OK)
+        status = tci_kernel_describe_params(ctx, *out, gemm.gemm.nlabel, gemm.gemm.labels);
+    if (status != TCC_OK) {
+        tcc_kernel_destroy(*out);
+        *out = NULL;
+    }
     return status;
 }
 

@@ -3,6 +3,7 @@
  * product, and the epilogue (see gemm.h and tcc_epilogue in tcc.h).
  */
 #include "ops/gemm.h"
+#include "ops/ops.h"
 
 typedef struct Bodies {
     const GemmOperator *op;
@@ -154,9 +155,17 @@ static tcc_expr *out_body(tcc_func *f, tcc_expr *const *ax, void *user)
 
 /* ---- the definition ------------------------------------------------------------------- */
 
-static void add_param(Gemm *gemm, tcc_tensor *t)
+static void add_workspace(Gemm *gemm, tcc_tensor *t)
 {
     gemm->params[gemm->nparam++] = t;
+}
+
+/* A parameter of the caller's, described as tcc_kernel_param reports it. */
+static void add_param(Gemm *gemm, tcc_tensor *t, const char *name, const char *layout,
+                      tcc_param_role role)
+{
+    gemm->labels[gemm->nlabel++] = tci_param_info(t, name, layout, role);
+    add_workspace(gemm, t);
 }
 
 /* The parameters every kernel of the product takes, in order: the operands, the
@@ -165,25 +174,28 @@ static void declare_params(tcc_func *func, const GemmOperator *op, GemmSplit spl
 {
     const tcc_epilogue *e = &op->epilogue;
     *gemm = (Gemm){0};
-    add_param(gemm, op->a_param ? op->a_param : op->a_source);
-    add_param(gemm, op->b_param ? op->b_param : op->b_source);
+    add_param(gemm, op->a_param ? op->a_param : op->a_source, op->a_name, op->a_layout,
+              TCC_PARAM_INPUT);
+    add_param(gemm, op->b_param ? op->b_param : op->b_source, op->b_name, op->b_layout,
+              TCC_PARAM_INPUT);
     if (e->bias) {
         const int64_t channels = op->bias_per_group ? op->groups * op->n : op->n;
         gemm->bias = tcc_placeholder(func, "bias", 1, &channels, op->output_type);
-        add_param(gemm, gemm->bias);
+        add_param(gemm, gemm->bias, "bias", "vector", TCC_PARAM_INPUT);
     }
     if (e->beta != 0 && e->residual) {
         gemm->residual =
             tcc_placeholder(func, "residual", op->output->ndim, op->output->shape, op->output_type);
-        add_param(gemm, gemm->residual);
+        add_param(gemm, gemm->residual, "residual", op->output_layout, TCC_PARAM_INPUT);
     }
-    add_param(gemm, op->output);
+    add_param(gemm, op->output, op->output_name, op->output_layout,
+              tci_epilogue_reads_previous(e) ? TCC_PARAM_INPUT_OUTPUT : TCC_PARAM_OUTPUT);
     for (int i = 0; i < op->nstaged; i++)
-        add_param(gemm, op->staged[i].to);
+        add_workspace(gemm, op->staged[i].to);
     if (split.splits > 1) {
         const int64_t shape[3] = {split.splits * op->groups, op->m, op->n};
         gemm->partial = tcc_placeholder(func, "partial", 3, shape, op->accumulate_type);
-        add_param(gemm, gemm->partial);
+        add_workspace(gemm, gemm->partial);
     }
 }
 

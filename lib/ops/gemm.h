@@ -16,6 +16,7 @@
 #ifndef TCI_OPS_GEMM_H
 #define TCI_OPS_GEMM_H
 
+#include "driver/kernel.h"
 #include "target/target.h"
 #include "tcc/ops.h"
 #include "te/te.h"
@@ -62,7 +63,12 @@ typedef struct GemmOperator {
                          tcc_tensor_map *map, void *op);
     bool bias_per_group; /* the bias has groups * n values (a convolution's
                             channels), else n shared by every group (a batch) */
-    void *op;            /* passed to the functions above */
+    /* How tcc_kernel_param names the caller's operands and output and their layouts
+     * (static strings; the bias is "bias", a "vector"; the residual "residual", laid out as
+     * the output). */
+    const char *a_name, *b_name, *output_name;
+    const char *a_layout, *b_layout, *output_layout;
+    void *op; /* passed to the functions above */
 } GemmOperator;
 
 /* Split-K: the reduction cut into `splits` slices of `slice` (a multiple of the block's
@@ -83,6 +89,10 @@ typedef struct Gemm {
     /* a_param, b_param, [bias], [residual], output, then the workspaces: [staged...],
      * [partial] */
     tcc_tensor *params[7 + TCI_MAX_STAGED];
+    /* The caller's parameters (those before the workspaces) as tcc_kernel_param describes
+     * them; plain values and static strings, valid after the function is gone. */
+    int nlabel;
+    tcc_kernel_param_info labels[5];
 } Gemm;
 
 /* A tiled map of `t` read as a dense row-major view[0] x view[1] x view[2] whose axes are the

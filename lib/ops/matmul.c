@@ -155,6 +155,12 @@ tcc_status tci_matmul_gemm(tcc_func *f, const void *desc, GemmOperator **out)
                         .b_tensor_map = b_tensor_map,
                         .a_col_major = d->a_col_major,
                         .b_col_major = d->b_col_major,
+                        .a_name = "A",
+                        .b_name = "B",
+                        .output_name = "C",
+                        .a_layout = d->a_col_major ? "col_major" : "row_major",
+                        .b_layout = d->b_col_major ? "col_major" : "row_major",
+                        .output_layout = "row_major",
                         .op = op};
     const int64_t a_shape[3] = {d->batch, d->a_col_major ? d->k : d->m,
                                 d->a_col_major ? d->m : d->k};
