@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # All of tcc's tests, as CI runs them:
 #   1. build/       Release build; ctest (unit tests, lit tests of tcc-conv, GPU test)
-#   2. build-asan/  Debug build with AddressSanitizer + UndefinedBehaviorSanitizer (with
+#   2. install      test/install/run.sh build: build/ installed into a temporary prefix; a
+#                   plain C program built against it through find_package, pkg-config (shared
+#                   and static) and add_subdirectory of this tree, and run; libtensorcc.so's
+#                   exports checked.
+#   3. build-asan/  Debug build with AddressSanitizer + UndefinedBehaviorSanitizer (with
 #                   float-cast-overflow); the same ctest, so the unit tests and every
 #                   tcc-conv run of the lit tests are checked for memory errors, undefined
 #                   behaviour and leaks.
-#   3. build-tsan/  Debug build with ThreadSanitizer of llvm_test_threads only (threads
+#   4. build-tsan/  Debug build with ThreadSanitizer of llvm_test_threads only (threads
 #                   compiling at once in separate contexts, a kernel read by several): any
 #                   report fails it.
-#   4. build-fuzz/  test/fuzz/ci.sh: the libFuzzer targets, built with clang, each run for
+#   5. build-fuzz/  test/fuzz/ci.sh: the libFuzzer targets, built with clang, each run for
 #                   TCC_FUZZ_SECONDS (default 60); skipped while test/fuzz/ci.sh is absent.
 # The GPU test reports SKIP where there is no NVIDIA driver. Every stage runs; the exit
 # status is 0 only if all pass. TCC_JOBS sets the build parallelism (default 2: the static
@@ -48,6 +52,16 @@ build_and_test() {
 
 build_and_test release build -DCMAKE_BUILD_TYPE=Release
 
+# What a user of the packages does, on the release build (about a minute: the add_subdirectory
+# consumer compiles the library's sources once more).
+install_start=$SECONDS
+echo "==== install: test/install/run.sh build ===="
+if TCC_JOBS=$jobs bash test/install/run.sh build; then
+    record install PASS "$install_start"
+else
+    record install FAIL "$install_start"
+fi
+
 # protect_shadow_gap=0: the CUDA driver maps memory where ASan's shadow gap would be, and
 # cuInit fails with CUDA_ERROR_OUT_OF_MEMORY without it (checked on an H200). Leak checking
 # stays on with no suppressions: neither LLVM's static state nor libcuda reports leaks.
@@ -57,7 +71,8 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=86"
 # A Debug build under ASan runs several times slower than Release: scale Check's
 # per-test timeout (4 s by default) to match, or exhaustive tests time out under load.
 export CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-10}
-build_and_test asan build-asan -DTCC_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+# libtensorcc.so is left out: the same objects as the archive the tests link, one more link.
+build_and_test asan build-asan -DTCC_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DTCC_BUILD_SHARED=OFF
 unset ASAN_OPTIONS UBSAN_OPTIONS
 
 # ThreadSanitizer: only the thread test is built (the library and that one program, about a
@@ -67,7 +82,8 @@ unset ASAN_OPTIONS UBSAN_OPTIONS
 # drops what TSan misreads inside libcuda on a GPU host (not reached without a driver).
 tsan_start=$SECONDS
 echo "==== tsan: configure build-tsan, build llvm_test_threads ===="
-if cmake -S . -B build-tsan -DTCC_SANITIZE=thread -DCMAKE_BUILD_TYPE=Debug &&
+if cmake -S . -B build-tsan -DTCC_SANITIZE=thread -DCMAKE_BUILD_TYPE=Debug \
+    -DTCC_BUILD_SHARED=OFF &&
     cmake --build build-tsan -j"$jobs" --target llvm_test_threads; then
     echo "==== tsan: llvm_test_threads ===="
     # GCC 12's TSan runtime fails at start ("unexpected memory mapping") under the wider
