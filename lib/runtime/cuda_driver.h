@@ -131,6 +131,8 @@ typedef CUresult (*PFN_cuDeviceGetAttribute)(int *value, CUdevice_attribute attr
 typedef CUresult (*PFN_cuDevicePrimaryCtxRetain)(CUcontext *context, CUdevice device);
 typedef CUresult (*PFN_cuDevicePrimaryCtxRelease)(CUdevice device);
 typedef CUresult (*PFN_cuCtxSetCurrent)(CUcontext context);
+typedef CUresult (*PFN_cuCtxGetCurrent)(CUcontext *context);
+typedef CUresult (*PFN_cuStreamGetCtx)(CUstream stream, CUcontext *context);
 typedef CUresult (*PFN_cuCtxSynchronize)(void);
 typedef CUresult (*PFN_cuMemGetInfo)(size_t *free_bytes, size_t *total_bytes);
 typedef CUresult (*PFN_cuMemAlloc)(CUdeviceptr *pointer, size_t bytes);
@@ -174,7 +176,8 @@ typedef CUresult (*PFN_cuEventElapsedTime)(float *ms, CUevent start, CUevent end
 
 /* The resolved entry points; runtime.c fills it from the symbols named in its table. The
  * optional ones (cuLaunchKernelEx, the tensor-map encoders) are NULL where the driver is too
- * old to have them: only the kernels that need them are refused (limits.c). */
+ * old to have them: only the kernels that need them are refused (limits.c); without
+ * cuStreamGetCtx a caller's stream is taken unchecked (launch.c). */
 typedef struct CudaDriver {
     PFN_cuDriverGetVersion cuDriverGetVersion;
     PFN_cuInit cuInit;
@@ -186,6 +189,7 @@ typedef struct CudaDriver {
     PFN_cuDevicePrimaryCtxRetain cuDevicePrimaryCtxRetain;
     PFN_cuDevicePrimaryCtxRelease cuDevicePrimaryCtxRelease;
     PFN_cuCtxSetCurrent cuCtxSetCurrent;
+    PFN_cuCtxGetCurrent cuCtxGetCurrent;
     PFN_cuCtxSynchronize cuCtxSynchronize;
     PFN_cuMemGetInfo cuMemGetInfo;
     PFN_cuMemAlloc cuMemAlloc;
@@ -207,6 +211,7 @@ typedef struct CudaDriver {
     PFN_cuEventRecord cuEventRecord;
     PFN_cuEventSynchronize cuEventSynchronize;
     PFN_cuEventElapsedTime cuEventElapsedTime;
+    PFN_cuStreamGetCtx cuStreamGetCtx; /* optional: checking a caller's stream (CUDA 9.2) */
 } CudaDriver;
 
 #endif

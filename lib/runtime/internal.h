@@ -1,8 +1,9 @@
 /*
  * What the runtime's files share (runtime.c: the driver, devices and buffers; kernels.c:
- * loading, launching and timing kernels; limits.c: what the device and the driver allow a
- * kernel, checked before it loads; tensor_maps.c): the objects behind the public handles and
- * the checked-call helpers.
+ * loading and timing kernels; launch.c: launching them, on buffers or on the caller's
+ * addresses and stream; limits.c: what the device and the driver allow a kernel, checked
+ * before it loads; tensor_maps.c): the objects behind the public handles and the
+ * checked-call helpers.
  */
 #ifndef TCI_RUNTIME_INTERNAL_H
 #define TCI_RUNTIME_INTERNAL_H
@@ -52,12 +53,19 @@ typedef struct LoadedLaunch {
     tcc_tensor_map_encoding tensor_maps[TCI_MAX_LAUNCH_MAPS];
 } LoadedLaunch;
 
+/* A caller's parameter as the checks of its address name it (tcc_kernel_param). */
+typedef struct LoadedParam {
+    char name[64]; /* "" for a kernel described by hand */
+    int alignment;
+} LoadedParam;
+
 struct tcc_loaded_kernel {
     tcc_device *device;
     CUmodule module;
     int nlaunch, main_launch;
     LoadedLaunch launches[TCI_MAX_LAUNCHES]; /* run in this order */
-    int nparam; /* the caller's buffers, checked where workspaces follow them */
+    int nparam;          /* the caller's buffers, checked where workspaces follow them */
+    LoadedParam *params; /* nparam of them */
     int nworkspace;
     tcc_device_buffer *workspaces[TCI_MAX_WORKSPACES]; /* passed after the caller's buffers */
 };
@@ -96,6 +104,28 @@ void tci_cuda_version_text(int version, char *text, size_t size);
  * kernel parameter) into maps[0 .. launch->ntensor_map). */
 tcc_status tci_encode_tensor_maps(tcc_device *device, const LoadedLaunch *launch,
                                   const CUdeviceptr *pointers, int npointer, CUtensorMap *maps);
+
+/* ---- launch.c ---- */
+
+/* The kernel parameters of each launch of a loaded kernel: params[k][i] points at
+ * pointers[i], the device address of parameter i (the caller's, then the workspaces), then
+ * at launch k's tensor maps, encoded for those addresses. */
+typedef struct LaunchArgs {
+    CUdeviceptr *pointers;
+    void **params[TCI_MAX_LAUNCHES];
+    CUtensorMap *maps; /* TCI_MAX_LAUNCH_MAPS a launch */
+} LaunchArgs;
+
+/* The arguments for `buffers` (checked: not NULL, of the kernel's device; as many as the
+ * kernel takes where workspaces follow them) and the loaded kernel's workspaces. */
+tcc_status tci_launch_args_for_buffers(tcc_loaded_kernel *loaded, int nbuffer,
+                                       tcc_device_buffer *const *buffers, LaunchArgs *args);
+void tci_launch_args_free(LaunchArgs *args);
+/* Enqueues every launch of the kernel in order on `stream` (NULL: the legacy default
+ * stream) in the current context; only the launches themselves are checked. */
+tcc_status tci_launch_enqueue(tcc_loaded_kernel *loaded, const LaunchArgs *args, CUstream stream);
+/* Waits for the device; an error here is one the kernel hit while running. */
+tcc_status tci_launch_synchronize(tcc_loaded_kernel *loaded);
 
 /* Records "<call> failed<detail>: CUDA_ERROR_NAME (description)" and returns TCC_ERROR_CUDA.
  * `detail` (may be "") says what the call was for. */

@@ -1,8 +1,8 @@
 /*
  * Kernels on a device: loading a built kernel's module (every launch's entry point, checked
  * against what the device and the driver allow (limits.c), its shared memory opt-in, its
- * workspaces), launching it and timing it. A kernel of several launches runs them in order
- * on the default stream, each with the caller's buffers and then the workspaces.
+ * workspaces) and timing it; launch.c launches it. A kernel of several launches runs them in
+ * order on one stream, each with the caller's buffers and then the workspaces.
  */
 #include "runtime/internal.h"
 
@@ -169,6 +169,30 @@ static tcc_status allow_shared_memory(tcc_device *device, LoadedLaunch *launch)
     return tci_cuda_fail(device, result, "cuFuncSetAttribute", detail);
 }
 
+/* The caller's parameters as the checks of their addresses name them (launch.c). */
+static tcc_status describe_params(tcc_device *device, const tcc_kernel *kernel,
+                                  tcc_loaded_kernel *loaded)
+{
+    int count = tcc_kernel_param_count(kernel);
+    if (count < 0)
+        return tci_fail(device->ctx, TCC_ERROR_INVALID_ARGUMENT, "tcc_kernel_load: %d parameters",
+                        count);
+    loaded->params = calloc(count > 0 ? (size_t)count : 1, sizeof *loaded->params);
+    if (!loaded->params)
+        return tci_fail(device->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory loading a kernel");
+    loaded->nparam = count;
+    for (int i = 0; i < count; i++) {
+        tcc_kernel_param_info info;
+        LoadedParam *p = &loaded->params[i];
+        p->alignment = TCI_PARAM_ALIGNMENT; /* a kernel described by hand: what codegen assumes */
+        if (tcc_kernel_param(kernel, i, &info)) {
+            snprintf(p->name, sizeof p->name, "%s", info.name);
+            p->alignment = info.alignment;
+        }
+    }
+    return TCC_OK;
+}
+
 /* Every launch of the kernel: described, found in the module, allowed its shared memory. */
 static tcc_status load_launches(tcc_device *device, const tcc_kernel *kernel,
                                 tcc_loaded_kernel *loaded)
@@ -183,7 +207,8 @@ static tcc_status load_launches(tcc_device *device, const tcc_kernel *kernel,
     loaded->nlaunch = count;
     bool main_ok = kernel->main_launch >= 0 && kernel->main_launch < count;
     loaded->main_launch = main_ok ? kernel->main_launch : 0;
-    loaded->nparam = kernel->nparam;
+    if (status == TCC_OK)
+        status = describe_params(device, kernel, loaded);
     if (status == TCC_OK)
         status = tci_check_loadable(device, tcc_kernel_ptx(kernel), loaded);
     if (status == TCC_OK)
@@ -251,156 +276,8 @@ void tcc_loaded_kernel_destroy(tcc_loaded_kernel *loaded)
         tcc_device_buffer_free(loaded->workspaces[i]);
     if (loaded->module && tci_bind_context(loaded->device) == TCC_OK)
         loaded->device->cu.cuModuleUnload(loaded->module);
+    free(loaded->params);
     free(loaded);
-}
-
-/* ---- launches ---------------------------------------------------------------------------- */
-
-/* The kernel parameters of each launch: params[k][i] points at pointers[i], the device
- * address of buffer i, then at the launch's tensor maps, encoded for those buffers. */
-typedef struct LaunchArgs {
-    CUdeviceptr *pointers;
-    void **params[TCI_MAX_LAUNCHES];
-    CUtensorMap *maps; /* TCI_MAX_LAUNCH_MAPS a launch */
-} LaunchArgs;
-
-static void free_args(LaunchArgs *args)
-{
-    free(args->pointers);
-    for (int k = 0; k < TCI_MAX_LAUNCHES; k++)
-        free(args->params[k]);
-    free(args->maps);
-}
-
-static tcc_status check_buffers(tcc_loaded_kernel *loaded, int nbuffer,
-                                tcc_device_buffer *const *buffers)
-{
-    tcc_context *ctx = loaded->device->ctx;
-    const char *name = loaded->launches[loaded->main_launch].name;
-    if (nbuffer < 0 || (nbuffer > 0 && !buffers))
-        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "kernel '%s': bad buffer list (%d)", name,
-                        nbuffer);
-    /* One buffer short would hand a workspace to the kernel in the output's place. */
-    if (loaded->nworkspace > 0 && nbuffer != loaded->nparam)
-        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
-                        "kernel '%s' takes %d buffers (its workspaces follow them), not %d", name,
-                        loaded->nparam, nbuffer);
-    for (int i = 0; i < nbuffer; i++) {
-        if (!buffers[i] || buffers[i]->device != loaded->device)
-            return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
-                            "kernel '%s': buffer %d is NULL or belongs to another device", name, i);
-    }
-    return TCC_OK;
-}
-
-static tcc_status make_args(tcc_loaded_kernel *loaded, int nbuffer,
-                            tcc_device_buffer *const *buffers, LaunchArgs *args)
-{
-    *args = (LaunchArgs){0};
-    tcc_status status = check_buffers(loaded, nbuffer, buffers);
-    if (status != TCC_OK)
-        return status;
-    size_t count = (size_t)nbuffer + (size_t)loaded->nworkspace;
-    size_t maps = (size_t)loaded->nlaunch * TCI_MAX_LAUNCH_MAPS;
-    args->pointers = calloc(count ? count : 1, sizeof *args->pointers);
-    args->maps = aligned_alloc(64, maps * sizeof *args->maps);
-    bool ok = args->pointers && args->maps;
-    for (int k = 0; k < loaded->nlaunch && ok; k++)
-        ok = (args->params[k] = calloc(count + TCI_MAX_LAUNCH_MAPS, sizeof(void *))) != NULL;
-    if (!ok) {
-        free_args(args);
-        return tci_fail(loaded->device->ctx, TCC_ERROR_OUT_OF_MEMORY,
-                        "out of memory launching a kernel");
-    }
-    for (size_t i = 0; i < count; i++) {
-        int n = (int)i;
-        args->pointers[i] =
-            n < nbuffer ? buffers[n]->pointer : loaded->workspaces[n - nbuffer]->pointer;
-    }
-    for (int k = 0; k < loaded->nlaunch && status == TCC_OK; k++) {
-        const LoadedLaunch *l = &loaded->launches[k];
-        CUtensorMap *launch_maps = args->maps + (size_t)k * TCI_MAX_LAUNCH_MAPS;
-        for (size_t i = 0; i < count; i++)
-            args->params[k][i] = &args->pointers[i];
-        for (int m = 0; m < l->ntensor_map; m++)
-            args->params[k][count + (size_t)m] = &launch_maps[m];
-        status = tci_encode_tensor_maps(loaded->device, l, args->pointers, (int)count, launch_maps);
-    }
-    if (status != TCC_OK)
-        free_args(args);
-    return status;
-}
-
-/* One launch of `l` on the default stream: through cuLaunchKernelEx with the cluster
- * dimension where its blocks run in clusters, else cuLaunchKernel. */
-static CUresult launch_entry(const CudaDriver *cu, const LoadedLaunch *l, void **params)
-{
-    const unsigned int *g = l->grid, *b = l->block, *c = l->cluster;
-    if (c[0] * c[1] * c[2] == 1)
-        return cu->cuLaunchKernel(l->function, g[0], g[1], g[2], b[0], b[1], b[2],
-                                  l->dynamic_shared, NULL, params, NULL);
-    CUlaunchAttribute cluster = {.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
-    cluster.value.clusterDim.x = c[0];
-    cluster.value.clusterDim.y = c[1];
-    cluster.value.clusterDim.z = c[2];
-    CUlaunchConfig config = {g[0], g[1],     g[2], b[0], b[1], b[2], l->dynamic_shared,
-                             NULL, &cluster, 1};
-    return cu->cuLaunchKernelEx(&config, l->function, params, NULL);
-}
-
-/* One launch of each entry point, in order, on the default stream; only the launches
- * themselves are checked. */
-static tcc_status launch_once(tcc_loaded_kernel *loaded, const LaunchArgs *args)
-{
-    for (int i = 0; i < loaded->nlaunch; i++) {
-        const LoadedLaunch *l = &loaded->launches[i];
-        tcc_status status = tci_check_entries(loaded->device, l); /* checked at load too */
-        if (status != TCC_OK)
-            return status;
-        CUresult result = launch_entry(&loaded->device->cu, l, args->params[i]);
-        if (result != CUDA_SUCCESS) {
-            const unsigned int *g = l->grid, *b = l->block, *c = l->cluster;
-            bool clustered = c[0] * c[1] * c[2] > 1;
-            char detail[400], cluster[64] = "";
-            if (clustered)
-                snprintf(cluster, sizeof cluster, ", cluster %ux%ux%u", c[0], c[1], c[2]);
-            snprintf(detail, sizeof detail, " for kernel '%s' (grid %ux%ux%u, block %ux%ux%u%s)",
-                     l->name, g[0], g[1], g[2], b[0], b[1], b[2], cluster);
-            return tci_cuda_fail(loaded->device, result,
-                                 clustered ? "cuLaunchKernelEx" : "cuLaunchKernel", detail);
-        }
-    }
-    return TCC_OK;
-}
-
-/* Waits for the device; an error here is one the kernel hit while running. */
-static tcc_status synchronize(tcc_loaded_kernel *loaded)
-{
-    CUresult result = loaded->device->cu.cuCtxSynchronize();
-    if (result == CUDA_SUCCESS)
-        return TCC_OK;
-    char detail[300];
-    snprintf(detail, sizeof detail, " after kernel '%s'",
-             loaded->launches[loaded->main_launch].name);
-    return tci_cuda_fail(loaded->device, result, "cuCtxSynchronize", detail);
-}
-
-tcc_status tcc_kernel_launch(tcc_loaded_kernel *loaded, int nbuffer,
-                             tcc_device_buffer *const *buffers)
-{
-    if (!loaded)
-        return tci_fail(NULL, TCC_ERROR_INVALID_ARGUMENT, "tcc_kernel_launch: kernel is NULL");
-    LaunchArgs args;
-    tcc_status status = make_args(loaded, nbuffer, buffers, &args);
-    if (status != TCC_OK)
-        return status;
-    status = tci_bind_context(loaded->device);
-    if (status == TCC_OK)
-        status = launch_once(loaded, &args);
-    if (status == TCC_OK)
-        status = synchronize(loaded);
-    free_args(&args);
-    return status;
 }
 
 /* ---- timing ------------------------------------------------------------------------------ */
@@ -444,12 +321,12 @@ static tcc_status timed_runs(tcc_loaded_kernel *loaded, const LaunchArgs *args,
     tcc_device *device = loaded->device;
     for (int i = 0; i < events->count; i++) {
         CUDA_CHECK(device, cuEventRecord, (events->start[i], NULL));
-        tcc_status status = launch_once(loaded, args);
+        tcc_status status = tci_launch_enqueue(loaded, args, NULL);
         if (status != TCC_OK)
             return status;
         CUDA_CHECK(device, cuEventRecord, (events->end[i], NULL));
     }
-    tcc_status status = synchronize(loaded);
+    tcc_status status = tci_launch_synchronize(loaded);
     if (status != TCC_OK)
         return status;
     for (int i = 0; i < events->count; i++) {
@@ -479,11 +356,11 @@ static double median(double *values, int count)
 static tcc_status warm_up(tcc_loaded_kernel *loaded, const LaunchArgs *args, int warmup)
 {
     for (int i = 0; i < warmup; i++) {
-        tcc_status status = launch_once(loaded, args);
+        tcc_status status = tci_launch_enqueue(loaded, args, NULL);
         if (status != TCC_OK)
             return status;
     }
-    return synchronize(loaded);
+    return tci_launch_synchronize(loaded);
 }
 
 tcc_status tcc_kernel_time(tcc_loaded_kernel *loaded, int nbuffer,
@@ -499,7 +376,7 @@ tcc_status tcc_kernel_time(tcc_loaded_kernel *loaded, int nbuffer,
                         "(got warmup %d, runs %d)",
                         warmup, runs);
     LaunchArgs args;
-    tcc_status status = make_args(loaded, nbuffer, buffers, &args);
+    tcc_status status = tci_launch_args_for_buffers(loaded, nbuffer, buffers, &args);
     if (status != TCC_OK)
         return status;
     EventPairs events = {0};
@@ -517,6 +394,6 @@ tcc_status tcc_kernel_time(tcc_loaded_kernel *loaded, int nbuffer,
         *median_ms = median(times, runs);
     destroy_events(device, &events);
     free(times);
-    free_args(&args);
+    tci_launch_args_free(&args);
     return status;
 }

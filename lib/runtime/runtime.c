@@ -24,6 +24,27 @@
 
 /* ---- errors ---------------------------------------------------------------------------- */
 
+const char *tcc_status_string(tcc_status status)
+{
+    switch (status) {
+    case TCC_OK:
+        return "TCC_OK";
+    case TCC_ERROR_INVALID_ARGUMENT:
+        return "TCC_ERROR_INVALID_ARGUMENT";
+    case TCC_ERROR_UNSUPPORTED:
+        return "TCC_ERROR_UNSUPPORTED";
+    case TCC_ERROR_SCHEDULE:
+        return "TCC_ERROR_SCHEDULE";
+    case TCC_ERROR_LLVM:
+        return "TCC_ERROR_LLVM";
+    case TCC_ERROR_CUDA:
+        return "TCC_ERROR_CUDA";
+    case TCC_ERROR_OUT_OF_MEMORY:
+        return "TCC_ERROR_OUT_OF_MEMORY";
+    }
+    return "unknown tcc_status";
+}
+
 void tci_cuda_describe(const tcc_device *device, CUresult result, char *text, size_t size)
 {
     const char *name = NULL, *description = NULL;
@@ -85,6 +106,7 @@ static const DriverSymbol driver_symbols[] = {
     SYMBOL(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", NULL),
     SYMBOL(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"),
     SYMBOL(cuCtxSetCurrent, "cuCtxSetCurrent", NULL),
+    SYMBOL(cuCtxGetCurrent, "cuCtxGetCurrent", NULL),
     SYMBOL(cuCtxSynchronize, "cuCtxSynchronize", NULL),
     SYMBOL(cuMemGetInfo, "cuMemGetInfo_v2", NULL),
     SYMBOL(cuMemAlloc, "cuMemAlloc_v2", NULL),
@@ -106,6 +128,7 @@ static const DriverSymbol driver_symbols[] = {
     SYMBOL(cuEventRecord, "cuEventRecord", NULL),
     SYMBOL(cuEventSynchronize, "cuEventSynchronize", NULL),
     SYMBOL(cuEventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime"),
+    OPTIONAL_SYMBOL(cuStreamGetCtx, "cuStreamGetCtx"),
 };
 
 static void *dlsym_lookup(void *library, const char *name)
@@ -311,6 +334,11 @@ tcc_status tcc_device_buffer_alloc(tcc_device *device, size_t bytes, tcc_device_
     buffer->bytes = bytes;
     *out = buffer;
     return TCC_OK;
+}
+
+tcc_device_ptr tcc_device_buffer_address(const tcc_device_buffer *buffer)
+{
+    return buffer ? (tcc_device_ptr)buffer->pointer : 0;
 }
 
 void tcc_device_buffer_free(tcc_device_buffer *buffer)
