@@ -117,7 +117,8 @@ typedef struct LaunchArgs {
 } LaunchArgs;
 
 /* The arguments for `buffers` (checked: not NULL, of the kernel's device; as many as the
- * kernel takes where workspaces follow them) and the loaded kernel's workspaces. */
+ * kernel takes where workspaces follow them) and the loaded kernel's workspaces, encoded with
+ * the device's context made current (the tensor-map encoders need one), which stays so. */
 tcc_status tci_launch_args_for_buffers(tcc_loaded_kernel *loaded, int nbuffer,
                                        tcc_device_buffer *const *buffers, LaunchArgs *args);
 void tci_launch_args_free(LaunchArgs *args);

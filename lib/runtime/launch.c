@@ -98,6 +98,8 @@ tcc_status tci_launch_args_for_buffers(tcc_loaded_kernel *loaded, int nbuffer,
 {
     *args = (LaunchArgs){0};
     tcc_status status = check_buffers(loaded, nbuffer, buffers);
+    if (status == TCC_OK) /* the tensor-map encoders want a current context */
+        status = tci_bind_context(loaded->device);
     if (status == TCC_OK)
         status = alloc_args(loaded, nbuffer, args);
     if (status != TCC_OK)
@@ -170,9 +172,7 @@ tcc_status tcc_kernel_launch(tcc_loaded_kernel *loaded, int nbuffer,
     tcc_status status = tci_launch_args_for_buffers(loaded, nbuffer, buffers, &args);
     if (status != TCC_OK)
         return status;
-    status = tci_bind_context(loaded->device);
-    if (status == TCC_OK)
-        status = tci_launch_enqueue(loaded, &args, NULL);
+    status = tci_launch_enqueue(loaded, &args, NULL);
     if (status == TCC_OK)
         status = tci_launch_synchronize(loaded);
     tci_launch_args_free(&args);
@@ -277,6 +277,20 @@ static tcc_status restore_context(tcc_device *device, CUcontext previous, tcc_st
     return status;
 }
 
+/* The arguments for the caller's addresses, and its workspaces or the loaded kernel's. */
+static tcc_status callers_args(tcc_loaded_kernel *loaded, int nparam, const tcc_device_ptr *params,
+                               int nworkspace, const tcc_device_ptr *workspaces, LaunchArgs *args)
+{
+    tcc_status status = alloc_args(loaded, nparam, args);
+    if (status != TCC_OK)
+        return status;
+    for (int i = 0; i < nparam; i++)
+        args->pointers[i] = params[i];
+    for (int i = 0; i < nworkspace; i++)
+        args->pointers[nparam + i] = workspaces[i];
+    return encode_args(loaded, nparam, args);
+}
+
 tcc_status tcc_kernel_launch_async_with_workspaces(tcc_loaded_kernel *loaded, int nparam,
                                                    const tcc_device_ptr *params, int nworkspace,
                                                    const tcc_device_ptr *workspaces, void *stream)
@@ -285,28 +299,20 @@ tcc_status tcc_kernel_launch_async_with_workspaces(tcc_loaded_kernel *loaded, in
         return tci_fail(NULL, TCC_ERROR_INVALID_ARGUMENT, ASYNC ": kernel is NULL");
     tcc_device *device = loaded->device;
     tcc_status status = check_addresses(loaded, nparam, params, nworkspace, workspaces);
-    LaunchArgs args;
-    if (status == TCC_OK)
-        status = alloc_args(loaded, nparam, &args);
-    if (status != TCC_OK)
-        return status;
-    for (int i = 0; i < nparam; i++)
-        args.pointers[i] = params[i];
-    for (int i = 0; i < nworkspace; i++)
-        args.pointers[nparam + i] = workspaces[i];
-    status = encode_args(loaded, nparam, &args); /* on the host: no context needed */
     if (status != TCC_OK)
         return status;
     CUcontext previous = NULL;
     CUresult result = device->cu.cuCtxGetCurrent(&previous);
-    if (result != CUDA_SUCCESS) {
-        tci_launch_args_free(&args);
+    if (result != CUDA_SUCCESS)
         return tci_cuda_fail(device, result, "cuCtxGetCurrent", "");
-    }
     if (previous != device->context)
         status = tci_bind_context(device);
     if (status == TCC_OK)
         status = check_stream(loaded, (CUstream)stream);
+    /* The tensor-map encoders want a current context too (CUDA_ERROR_INVALID_CONTEXT). */
+    LaunchArgs args = {0};
+    if (status == TCC_OK)
+        status = callers_args(loaded, nparam, params, nworkspace, workspaces, &args);
     if (status == TCC_OK)
         status = tci_launch_enqueue(loaded, &args, (CUstream)stream);
     tci_launch_args_free(&args);

@@ -271,6 +271,8 @@ static CUresult fake_cuTensorMapEncodeTiled(CUtensorMap *map, int type, unsigned
 {
     (void)type, (void)rank, (void)dims, (void)strides, (void)box;
     (void)element_strides, (void)interleave, (void)swizzle, (void)l2_promotion, (void)oob_fill;
+    if (!fake.current) /* as the real encoders, which want a context */
+        return FAKE_INVALID_CONTEXT;
     memset(map, 0, sizeof *map);
     fake.encodes++;
     fake.encode_address = (unsigned long long)(uintptr_t)address;
@@ -288,6 +290,8 @@ static CUresult fake_cuTensorMapEncodeIm2col(CUtensorMap *map, int type, unsigne
     (void)type, (void)rank, (void)dims, (void)strides, (void)lower, (void)upper;
     (void)channels, (void)pixels, (void)element_strides, (void)interleave, (void)swizzle;
     (void)l2_promotion, (void)oob_fill;
+    if (!fake.current) /* as the real encoders, which want a context */
+        return FAKE_INVALID_CONTEXT;
     memset(map, 0, sizeof *map);
     fake.encodes++;
     fake.encode_address = (unsigned long long)(uintptr_t)address;

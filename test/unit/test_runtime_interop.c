@@ -244,7 +244,8 @@ START_TEST(test_stream_unchecked_without_entry_point)
 END_TEST
 
 /* Two launches (a staging copy and the product) with a workspace and the product's tensor map
- * of parameter 0, in clusters: the maps are encoded from the caller's address, the workspace
+ * of parameter 0, in clusters: the maps are encoded from the caller's address (in the device's
+ * context: the encoders want one, which a caller may not have current), the workspace
  * follows the parameters (the loaded kernel's, or the caller's), every launch on the stream. */
 START_TEST(test_workspaces_and_tensor_maps)
 {
@@ -271,7 +272,11 @@ START_TEST(test_workspaces_and_tensor_maps)
     tcc_loaded_kernel *loaded = load(&kernel);
     tcc_device_ptr own = (tcc_device_ptr)loaded->workspaces[0]->pointer;
 
-    ck_assert_int_eq(tcc_kernel_launch_async(loaded, 3, addresses, STREAM), TCC_OK);
+    fake.current = NULL;
+    ck_assert_msg(tcc_kernel_launch_async(loaded, 3, addresses, STREAM) == TCC_OK, "%s",
+                  tcc_last_error(ctx));
+    ck_assert_ptr_null(fake.current);
+    fake.current = CALLERS_CONTEXT;
     ck_assert_int_eq(fake.launches, 1);
     ck_assert_int_eq(fake.cluster_launches, 1);
     ck_assert_ptr_eq(fake.launch_stream, STREAM);
