@@ -110,7 +110,8 @@ typedef enum tcc_param_role {
     TCC_PARAM_INPUT = 0, /* only read */
     TCC_PARAM_OUTPUT,    /* written; its previous contents are not read */
     /* Read, then written: an output whose previous contents the epilogue reads (beta != 0
-     * without a residual; a SCALE or RELU prologue). */
+     * without a residual; a SCALE or RELU prologue); for tcc_build, a placeholder that a
+     * compute stores into (tcc_compute_into) and a compute reads. */
     TCC_PARAM_INPUT_OUTPUT,
 } tcc_param_role;
 
