@@ -52,6 +52,7 @@ typedef struct tcc_epilogue {
 } tcc_epilogue;
 
 typedef struct tcc_conv2d_desc {
+    size_t size; /* sizeof(tcc_conv2d_desc): set by tcc_conv2d_desc_init (tcc/tcc.h, "ABI") */
     int64_t batch, height, width, in_channels, out_channels;
     int64_t kernel_h, kernel_w, stride_h, stride_w;
     int64_t pad_top, pad_bottom, pad_left, pad_right;
@@ -65,13 +66,16 @@ typedef struct tcc_conv2d_desc {
     tcc_epilogue epilogue;
 } tcc_conv2d_desc;
 
-/* A 1x1, stride-1 convolution of 1x1x1x1, NHWC/KRSC, float16 -> float32, alpha 1. */
+/* A 1x1, stride-1 convolution of 1x1x1x1, NHWC/KRSC, float16 -> float32, alpha 1; the size
+ * set. */
 void tcc_conv2d_desc_init(tcc_conv2d_desc *desc);
+/* The output's size and the FLOPs; 0 for NULL or a size this library does not know. */
 int64_t tcc_conv2d_out_height(const tcc_conv2d_desc *desc);
 int64_t tcc_conv2d_out_width(const tcc_conv2d_desc *desc);
 double tcc_conv2d_flops(const tcc_conv2d_desc *desc);
 
 typedef struct tcc_matmul_desc {
+    size_t size;   /* sizeof(tcc_matmul_desc): set by tcc_matmul_desc_init (tcc/tcc.h, "ABI") */
     int64_t batch; /* independent products of the same shape; 1 for one */
     int64_t m, n, k;
     bool a_col_major; /* A is m x k: row-major (k contiguous) unless column-major */
@@ -80,7 +84,8 @@ typedef struct tcc_matmul_desc {
     tcc_epilogue epilogue; /* the bias has n values */
 } tcc_matmul_desc;
 
-/* 1x1x1, row-major, float16 -> float32, alpha 1. C is always row-major m x n. */
+/* 1x1x1, row-major, float16 -> float32, alpha 1; the size set. C is always row-major m x n.
+ * tcc_matmul_flops: 0 for NULL or a size this library does not know. */
 void tcc_matmul_desc_init(tcc_matmul_desc *desc);
 double tcc_matmul_flops(const tcc_matmul_desc *desc);
 
@@ -177,6 +182,7 @@ typedef enum tcc_gemm_grid {
 } tcc_gemm_grid;
 
 typedef struct tcc_gemm_schedule {
+    size_t size; /* sizeof(tcc_gemm_schedule): set by tcc_gemm_schedule_init (tcc/tcc.h, "ABI") */
     int mma_m, mma_n, mma_k; /* m16n16k16, m32n8k16, m8n32k16; m16n16k8 for tf32; m64nNk16
                                 for wgmma (N 64, 128 or 256) */
     int block_row_warps, block_col_warps;
@@ -216,6 +222,9 @@ typedef struct tcc_gemm_schedule {
     int cluster;
 } tcc_gemm_schedule;
 
+/* Every field zero (chosen from the shape), and the size set. */
+void tcc_gemm_schedule_init(tcc_gemm_schedule *schedule);
+
 #define TCC_MAX_GEMM_STAGES 8
 #define TCC_MAX_SPLIT_K 32
 
@@ -233,7 +242,8 @@ tcc_status tcc_conv2d_default_schedule(tcc_context *ctx, const tcc_conv2d_desc *
 tcc_status tcc_matmul_default_schedule(tcc_context *ctx, const tcc_matmul_desc *desc, tcc_arch arch,
                                        tcc_gemm_schedule *out);
 
-/* Element counts of a conv2d's tensors in its layouts (the descriptor must be valid). */
+/* Element counts of a conv2d's tensors in its layouts (the descriptor must be valid; 0 for a
+ * size this library does not know). */
 int64_t tcc_conv2d_input_elements(const tcc_conv2d_desc *desc);
 int64_t tcc_conv2d_filter_elements(const tcc_conv2d_desc *desc);
 int64_t tcc_conv2d_output_elements(const tcc_conv2d_desc *desc);
@@ -251,6 +261,7 @@ tcc_status tcc_matmul_validate(tcc_context *ctx, const tcc_matmul_desc *desc);
  * layouts (float16 and bfloat16 as their bits, float32 as float, int8, int32). bias,
  * residual and previous_output may be NULL when the epilogue does not read them. */
 typedef struct tcc_reference_tensors {
+    size_t size;                /* sizeof(tcc_reference_tensors) (tcc/tcc.h, "ABI") */
     const void *input, *filter; /* matmul: A in input, B in filter */
     const void *bias, *residual, *previous_output;
 } tcc_reference_tensors;

@@ -63,13 +63,18 @@ tcc_status tcc_kernel_time(tcc_loaded_kernel *loaded, int nbuffer,
 /* ---- checking and timing a kernel on a device (what tcc-conv --run does) ------------- */
 
 typedef struct tcc_check_options {
-    uint64_t seed;    /* of the random inputs; print it so a failure can be replayed */
+    size_t size;   /* sizeof(tcc_check_options): set by tcc_check_options_init (tcc/tcc.h, "ABI") */
+    uint64_t seed; /* of the random inputs; print it so a failure can be replayed */
     int64_t samples;  /* outputs compared with the reference; 0 = all of them */
     int threads;      /* of the CPU reference; 0 = all processors */
     int warmup, runs; /* timing: runs = 0 skips it */
 } tcc_check_options;
 
+/* Seed 1, every output compared, all processors, no timing; the size set. */
+void tcc_check_options_init(tcc_check_options *options);
+
 typedef struct tcc_check_result {
+    size_t size;           /* sizeof(tcc_check_result), set by the caller (tcc/tcc.h, "ABI") */
     double max_error;      /* max |got - ref| / max |ref| over the compared outputs, where
                               ref is taken before ReLU and clamp (which shrink outputs but
                               never errors) */
@@ -133,6 +138,7 @@ const char *tcc_param_role_name(tcc_param_role role);
  *   "col_major"  matmul A (batch, k, m), B (batch, n, k): the matrix's transpose row-major
  *   "vector"     a bias: (out_channels) for conv2d, (n) for matmul, of the output type */
 typedef struct tcc_kernel_param_info {
+    size_t size; /* sizeof(tcc_kernel_param_info), set by the caller (tcc/tcc.h, "ABI") */
     /* conv2d: "input", "filter", "bias", "residual", "output"; matmul: "A", "B", "bias",
      * "residual", "C"; tcc_build: the placeholder's name. Lives as long as the kernel. */
     const char *name;
@@ -151,7 +157,8 @@ typedef struct tcc_kernel_param_info {
  * counted): conv2d: input, filter, [bias], [residual], output; matmul: A, B, [bias],
  * [residual], C; tcc_build: its params. 0 for NULL. */
 int tcc_kernel_param_count(const tcc_kernel *kernel);
-/* Parameter `index` into *out; false (and *out untouched) out of range or for NULL. */
+/* Parameter `index` into *out (whose size the caller sets); false (and *out untouched) out of
+ * range, for NULL, or for a size this library does not know. */
 bool tcc_kernel_param(const tcc_kernel *kernel, int index, tcc_kernel_param_info *out);
 
 /* A device address (CUdeviceptr): what cuMemAlloc, cudaMalloc and PyTorch's data_ptr() give,

@@ -17,25 +17,43 @@
  *   tcc_kernel    the result of a build: loop IR text, LLVM IR text, PTX, launch shape.
  *   tcc_device    a GPU opened through the CUDA Driver API (libcuda.so.1, loaded at run time).
  *
+ * ABI. The shared library is libtensorcc.so.TCC_VERSION_MAJOR: within one major version
+ * nothing is removed or changed, only added (new functions, new enum values at the end, new
+ * fields at the end of the structs below). tcc_version_string() and tcc_version_number()
+ * say what the library is; the TCC_VERSION_* macros what the headers are. The handles are
+ * opaque. A struct that may grow starts with `size_t size`: tcc_conv2d_desc,
+ * tcc_matmul_desc, tcc_gemm_schedule, tcc_build_options, tcc_check_options (each set by its
+ * _init function, which also gives the defaults), tcc_reference_tensors, tcc_tensor_map (set
+ * it to sizeof), and what the library fills: tcc_check_result, tcc_tensor_map_encoding,
+ * tcc_kernel_param_info (set size before the call). A library reads and writes only the
+ * sizes it knows, so a program built against older headers keeps working with a newer
+ * library, and a size it does not know is refused in one line, never misread. tcc_epilogue
+ * grows only as the last member of the descriptors, whose size covers it; tcc_mma_shape and
+ * the tutorial's structs are what the tutorial defines and do not grow.
+ *
  * Every call that can fail returns a tcc_status; on failure tcc_last_error(ctx) says why
  * in one line. The library never prints, exits or aborts.
  *
- * Threads. A context and everything made from it or opened with it (its tcc_funcs with
- * their tensors, axes and schedules; its tcc_devices with their buffers and loaded
- * kernels) are used by one thread at a time: calls write the context's last error, and
- * builds its LLVM state. They may move to another thread when the caller orders the two
- * (pthread_join, a mutex, ...). Separate contexts may be used from separate threads at
- * once, with no lock: outside them tcc keeps no mutable state but what it sets up in LLVM
- * once (pthread_once: the NVPTX target, and a fatal-error handler whose state is per
- * thread); each context has an LLVMContext of its own, and the CUDA driver is thread-safe.
- * Shared between threads:
- *   - a built tcc_kernel: it refers to no context and may outlive the one that built it,
- *     and nothing changes it after the build, so any number of threads may read it at
- *     once (its accessors, tcc_kernel_load and the checks on each thread's own device);
- *     tcc_kernel_destroy it once none does;
- *   - what the calls take as const (descriptors, schedules, build options), only read;
- *   - the calls that take no context (archs, MMA shapes, types, number formats,
- *     descriptor and option defaults, sizes and FLOPs, tolerances): safe from any thread.
+ * Threads, handle by handle. Separate contexts may be used from separate threads at once,
+ * with no lock: outside them tcc keeps no mutable state but what it sets up in LLVM once
+ * (pthread_once: the NVPTX target, and a fatal-error handler whose state is per thread);
+ * each context has an LLVMContext of its own, and the CUDA driver is thread-safe.
+ *   tcc_context        one thread at a time (calls write its last error, builds its LLVM
+ *                      state); it may move to another thread when the caller orders the
+ *                      two (pthread_join, a mutex, ...).
+ *   tcc_func, and its tensors, axes and stages: as the context it was made with.
+ *   tcc_device, tcc_device_buffer, tcc_loaded_kernel: as the context the device was opened
+ *                      with (their errors go there). Launches of one loaded kernel that
+ *                      overlap in time share its workspaces: order them, or give each its
+ *                      own (tcc_kernel_launch_async_with_workspaces).
+ *   tcc_kernel         any number of threads at once: it refers to no context, may outlive
+ *                      the one that built it, and nothing changes it after the build (its
+ *                      accessors, tcc_kernel_load and the checks on each thread's own
+ *                      device); tcc_kernel_destroy it once none reads it.
+ *   what the calls take as const (descriptors, schedules, build options): only read.
+ *   the calls that take no context (versions, status names, archs, MMA shapes, types,
+ *                      number formats, descriptor and option defaults, sizes and FLOPs,
+ *                      tolerances): safe from any thread.
  * A print_callback runs on the thread that builds.
  * test/unit/llvm_test_threads.c checks these rules under ThreadSanitizer.
  */

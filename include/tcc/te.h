@@ -199,6 +199,7 @@ typedef enum tcc_tensor_map_mode {
 } tcc_tensor_map_mode;
 #define TCC_TENSOR_MAP_MAX_RANK 5
 typedef struct tcc_tensor_map {
+    size_t size; /* sizeof(tcc_tensor_map) (tcc/tcc.h, "ABI") */
     tcc_tensor_map_mode mode;
     tcc_tensor *tensor; /* the placeholder the tiles come from (a kernel parameter) */
     int rank;           /* dimensions, innermost first: tiled 1..5, im2col 3..5 */
@@ -224,6 +225,7 @@ tcc_status tcc_storage_bulk_copy(tcc_stage *stage, const tcc_tensor_map *map);
  * cuTensorMapEncodeIm2col): dimensions innermost first, strides in bytes, one copy's box, the
  * shared tile's swizzle (32, 64 or 128 bytes), zero fill out of bounds. */
 typedef struct tcc_tensor_map_encoding {
+    size_t size; /* sizeof(tcc_tensor_map_encoding), set by the caller (tcc/tcc.h, "ABI") */
     tcc_tensor_map_mode mode;
     int param;
     tcc_dtype type;
@@ -246,7 +248,8 @@ tcc_status tcc_tensorize_layout(tcc_stage *stage, tcc_iter_var *axis, tcc_intrin
 /* ---- build ------------------------------------------------------------------------- */
 
 typedef struct tcc_build_options {
-    tcc_arch arch;                /* default TCC_SM_80 */
+    size_t size;   /* sizeof(tcc_build_options): set by tcc_build_options_init (tcc/tcc.h, "ABI") */
+    tcc_arch arch; /* default TCC_SM_80 */
     int auto_unroll_max_step;     /* TVM's tir.UnrollLoop auto_max_step; default 16 */
     const char *print_after_pass; /* pass name, or "all"; NULL for none */
     /* Receives the loop IR after a pass named by print_after_pass. */

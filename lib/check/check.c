@@ -211,7 +211,12 @@ static tcc_status make_host_tensors(Check *c)
             random_tensor(c, p->output_type, p->output_count, EPILOGUE_INT_RANGE, &c->previous);
     if (status == TCC_OK && !(c->got = malloc(bytes_of(p->output_type, p->output_count))))
         status = tci_fail(c->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory for the output");
-    c->tensors = (tcc_reference_tensors){c->a, c->b, c->bias, c->residual, c->previous};
+    c->tensors = (tcc_reference_tensors){.size = sizeof c->tensors,
+                                         .input = c->a,
+                                         .filter = c->b,
+                                         .bias = c->bias,
+                                         .residual = c->residual,
+                                         .previous_output = c->previous};
     return status;
 }
 
@@ -377,11 +382,17 @@ static tcc_status check(tcc_device *device, const tcc_kernel *kernel, const Chec
     if (!kernel || !options || !result)
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "the check needs a kernel, options and a result (got NULL)");
+    tcc_status status = TCI_CHECK_SIZE(ctx, "check", tcc_check_options, options);
+    if (status == TCC_OK)
+        status = TCI_CHECK_SIZE(ctx, "check: result", tcc_check_result, result);
+    if (status != TCC_OK)
+        return status;
     if (options->warmup < 0 || options->runs < 0)
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "check options: warmup and runs must be >= 0 (got %d and %d)",
                         options->warmup, options->runs);
     *result = (tcc_check_result){
+        .size = sizeof *result,
         .tolerance = tcc_check_tolerance(problem->input_type, problem->accumulate_type,
                                          problem->output_type),
     };
@@ -390,9 +401,15 @@ static tcc_status check(tcc_device *device, const tcc_kernel *kernel, const Chec
                .problem = problem,
                .options = options,
                .random = options->seed};
-    tcc_status status = run_check(&c, kernel, result);
+    status = run_check(&c, kernel, result);
     check_free(&c);
     return status;
+}
+
+void tcc_check_options_init(tcc_check_options *options)
+{
+    if (options)
+        *options = (tcc_check_options){.size = sizeof *options, .seed = 1};
 }
 
 tcc_status tcc_conv2d_check(tcc_device *device, const tcc_kernel *kernel,

@@ -110,9 +110,10 @@ bool tcc_kernel_launch_tensor_map(const tcc_kernel *kernel, int index, int map,
                                   tcc_tensor_map_encoding *out)
 {
     const KernelLaunch *l = launch_at(kernel, index);
-    if (!l || !out || map < 0 || map >= l->ntensor_map)
+    if (!l || !TCI_KNOWN_SIZE(tcc_tensor_map_encoding, out) || map < 0 || map >= l->ntensor_map)
         return false;
     *out = l->tensor_maps[map];
+    out->size = sizeof *out;
     return true;
 }
 
@@ -239,9 +240,11 @@ int tcc_kernel_param_count(const tcc_kernel *kernel)
 
 bool tcc_kernel_param(const tcc_kernel *kernel, int index, tcc_kernel_param_info *out)
 {
-    if (!kernel || !kernel->params || !out || index < 0 || index >= kernel->nparam)
+    if (!kernel || !kernel->params || !TCI_KNOWN_SIZE(tcc_kernel_param_info, out) || index < 0 ||
+        index >= kernel->nparam)
         return false;
     *out = kernel->params[index];
+    out->size = sizeof *out;
     return true;
 }
 

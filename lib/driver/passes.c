@@ -76,6 +76,7 @@ void tcc_build_options_init(tcc_build_options *options)
     if (!options)
         return;
     memset(options, 0, sizeof *options);
+    options->size = sizeof *options;
     options->arch = TCC_SM_80;
     options->auto_unroll_max_step = 16;
 }
@@ -83,10 +84,14 @@ void tcc_build_options_init(tcc_build_options *options)
 tcc_status tci_build_options(tcc_context *ctx, const tcc_build_options *options,
                              tcc_build_options *out)
 {
-    if (options)
+    if (options) {
+        tcc_status status = TCI_CHECK_SIZE(ctx, "build options", tcc_build_options, options);
+        if (status != TCC_OK)
+            return status;
         *out = *options;
-    else
+    } else {
         tcc_build_options_init(out);
+    }
     if (!tci_target_arch(out->arch))
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "unknown arch %d", (int)out->arch);
     return TCC_OK;

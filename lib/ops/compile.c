@@ -16,6 +16,11 @@ tcc_status tci_gemm_plan(tcc_context *ctx, GemmMaker make, const void *desc, tcc
 {
     if (!ctx || !desc || !out)
         return TCC_ERROR_INVALID_ARGUMENT;
+    if (given) {
+        tcc_status status = TCI_CHECK_SIZE(ctx, "schedule", tcc_gemm_schedule, given);
+        if (status != TCC_OK)
+            return status;
+    }
     *out = (GemmPlan){.schedule = given ? *given : (tcc_gemm_schedule){0}};
     tcc_func *func;
     tcc_status status = tcc_func_create(ctx, "schedule", &func);
@@ -45,14 +50,24 @@ static tcc_status missing_argument(tcc_context *ctx, const char *op, const char 
                     !desc ? "descriptor" : "result pointer");
 }
 
+void tcc_gemm_schedule_init(tcc_gemm_schedule *schedule)
+{
+    if (schedule)
+        *schedule = (tcc_gemm_schedule){.size = sizeof *schedule};
+}
+
 static tcc_status default_schedule(tcc_context *ctx, const char *op, GemmMaker make,
                                    const void *desc, tcc_arch arch, tcc_gemm_schedule *out)
 {
     if (!desc || !out)
         return missing_argument(ctx, op, "default_schedule", desc);
+    tcc_status status = TCI_CHECK_SIZE(ctx, "default schedule: out", tcc_gemm_schedule, out);
+    if (status != TCC_OK)
+        return status;
     GemmPlan plan;
-    tcc_status status = tci_gemm_plan(ctx, make, desc, arch, NULL, &plan);
+    status = tci_gemm_plan(ctx, make, desc, arch, NULL, &plan);
     *out = status == TCC_OK ? plan.schedule : (tcc_gemm_schedule){0};
+    out->size = sizeof *out;
     return status;
 }
 

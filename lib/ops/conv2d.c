@@ -34,6 +34,7 @@
 void tcc_conv2d_desc_init(tcc_conv2d_desc *desc)
 {
     *desc = (tcc_conv2d_desc){
+        .size = sizeof(tcc_conv2d_desc),
         .batch = 1,
         .height = 1,
         .width = 1,
@@ -74,16 +75,18 @@ static int64_t out_extent(int64_t size, int64_t kernel, int64_t stride, int64_t 
 
 int64_t tcc_conv2d_out_height(const tcc_conv2d_desc *desc)
 {
-    return desc ? out_extent(desc->height, desc->kernel_h, desc->stride_h, desc->pad_top,
-                             desc->pad_bottom, desc->dilation_h)
-                : 0;
+    return TCI_KNOWN_SIZE(tcc_conv2d_desc, desc)
+               ? out_extent(desc->height, desc->kernel_h, desc->stride_h, desc->pad_top,
+                            desc->pad_bottom, desc->dilation_h)
+               : 0;
 }
 
 int64_t tcc_conv2d_out_width(const tcc_conv2d_desc *desc)
 {
-    return desc ? out_extent(desc->width, desc->kernel_w, desc->stride_w, desc->pad_left,
-                             desc->pad_right, desc->dilation_w)
-                : 0;
+    return TCI_KNOWN_SIZE(tcc_conv2d_desc, desc)
+               ? out_extent(desc->width, desc->kernel_w, desc->stride_w, desc->pad_left,
+                            desc->pad_right, desc->dilation_w)
+               : 0;
 }
 
 /* The input channels each output channel reads; 0 for a descriptor without valid groups. */
@@ -94,7 +97,7 @@ static int64_t group_channels(const tcc_conv2d_desc *desc)
 
 double tcc_conv2d_flops(const tcc_conv2d_desc *desc)
 {
-    if (!desc)
+    if (!TCI_KNOWN_SIZE(tcc_conv2d_desc, desc))
         return 0.0;
     return 2.0 * (double)desc->batch * (double)desc->out_channels *
            (double)tcc_conv2d_out_height(desc) * (double)tcc_conv2d_out_width(desc) *
@@ -115,20 +118,24 @@ static int64_t product4(int64_t a, int64_t b, int64_t c, int64_t d)
 
 int64_t tcc_conv2d_input_elements(const tcc_conv2d_desc *desc)
 {
-    return desc ? product4(desc->batch, desc->height, desc->width, desc->in_channels) : 0;
+    return TCI_KNOWN_SIZE(tcc_conv2d_desc, desc)
+               ? product4(desc->batch, desc->height, desc->width, desc->in_channels)
+               : 0;
 }
 
 int64_t tcc_conv2d_filter_elements(const tcc_conv2d_desc *desc)
 {
-    return desc ? product4(desc->out_channels, desc->kernel_h, desc->kernel_w, group_channels(desc))
-                : 0;
+    return TCI_KNOWN_SIZE(tcc_conv2d_desc, desc)
+               ? product4(desc->out_channels, desc->kernel_h, desc->kernel_w, group_channels(desc))
+               : 0;
 }
 
 int64_t tcc_conv2d_output_elements(const tcc_conv2d_desc *desc)
 {
-    return desc ? product4(desc->batch, tcc_conv2d_out_height(desc), tcc_conv2d_out_width(desc),
-                           desc->out_channels)
-                : 0;
+    return TCI_KNOWN_SIZE(tcc_conv2d_desc, desc)
+               ? product4(desc->batch, tcc_conv2d_out_height(desc), tcc_conv2d_out_width(desc),
+                          desc->out_channels)
+               : 0;
 }
 
 static const char *layout_name(tcc_layout layout)
@@ -289,7 +296,9 @@ tcc_status tcc_conv2d_validate(tcc_context *ctx, const tcc_conv2d_desc *desc)
 {
     if (!desc)
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "the conv2d descriptor is NULL");
-    tcc_status status = validate_enums(ctx, desc);
+    tcc_status status = TCI_CHECK_SIZE(ctx, "conv2d", tcc_conv2d_desc, desc);
+    if (status == TCC_OK)
+        status = validate_enums(ctx, desc);
     if (status == TCC_OK)
         status = validate_conv_sizes(ctx, desc);
     if (status == TCC_OK)

@@ -147,6 +147,7 @@ static bool a_tensor_map(tcc_func *f, tcc_expr *const *axes, const int64_t *tile
     if (!map)
         return true;
     *map = (tcc_tensor_map){
+        .size = sizeof *map,
         .mode = TCC_TENSOR_MAP_IM2COL,
         .tensor = op->gemm.a_source,
         .rank = 4,

@@ -320,7 +320,8 @@ bool tci_gemm_dense_map(tcc_func *f, tcc_tensor *t, const int64_t *view, tcc_exp
         return false; /* the copy engine's strides are multiples of 16 bytes */
     if (!map)
         return true;
-    *map = (tcc_tensor_map){.mode = TCC_TENSOR_MAP_TILED, .tensor = t, .rank = 3};
+    *map =
+        (tcc_tensor_map){.size = sizeof *map, .mode = TCC_TENSOR_MAP_TILED, .tensor = t, .rank = 3};
     for (int d = 0; d < 3; d++) {
         map->dims[d] = view[2 - d];
         map->box[d] = tile[2 - d];

@@ -11,6 +11,7 @@
 void tcc_matmul_desc_init(tcc_matmul_desc *desc)
 {
     *desc = (tcc_matmul_desc){
+        .size = sizeof(tcc_matmul_desc),
         .batch = 1,
         .m = 1,
         .n = 1,
@@ -24,7 +25,7 @@ void tcc_matmul_desc_init(tcc_matmul_desc *desc)
 
 double tcc_matmul_flops(const tcc_matmul_desc *desc)
 {
-    if (!desc)
+    if (!TCI_KNOWN_SIZE(tcc_matmul_desc, desc))
         return 0.0;
     return 2.0 * (double)desc->batch * (double)desc->m * (double)desc->n * (double)desc->k;
 }
@@ -73,7 +74,9 @@ tcc_status tcc_matmul_validate(tcc_context *ctx, const tcc_matmul_desc *desc)
 {
     if (!desc)
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "the matmul descriptor is NULL");
-    tcc_status status = validate_sizes(ctx, desc);
+    tcc_status status = TCI_CHECK_SIZE(ctx, "matmul", tcc_matmul_desc, desc);
+    if (status == TCC_OK)
+        status = validate_sizes(ctx, desc);
     if (status == TCC_OK)
         status = tci_validate_elementwise(ctx, desc->input_type, desc->accumulate_type,
                                           desc->output_type, &desc->epilogue);

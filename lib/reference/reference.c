@@ -149,6 +149,12 @@ tcc_status tci_validate_reference_args(tcc_context *ctx, const char *operand_nam
                                        const int64_t *positions, int64_t count, int64_t total,
                                        const double *out)
 {
+    if (tensors) {
+        tcc_status status =
+            TCI_CHECK_SIZE(ctx, "reference: tensors", tcc_reference_tensors, tensors);
+        if (status != TCC_OK)
+            return status;
+    }
     if (!tensors || !tensors->input || !tensors->filter)
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "the reference needs the %s (got NULL)",
                         operand_names);

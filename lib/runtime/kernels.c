@@ -76,8 +76,10 @@ static tcc_status describe_launch(tcc_device *device, const tcc_kernel *kernel, 
                         "tcc_kernel_load: kernel '%s' takes %d tensor maps (at most %d)", name,
                         maps, TCI_MAX_LAUNCH_MAPS);
     launch->ntensor_map = maps;
-    for (int i = 0; i < maps; i++)
+    for (int i = 0; i < maps; i++) {
+        launch->tensor_maps[i].size = sizeof launch->tensor_maps[i];
         tcc_kernel_launch_tensor_map(kernel, index, i, &launch->tensor_maps[i]);
+    }
     return status;
 }
 
@@ -182,7 +184,7 @@ static tcc_status describe_params(tcc_device *device, const tcc_kernel *kernel,
         return tci_fail(device->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory loading a kernel");
     loaded->nparam = count;
     for (int i = 0; i < count; i++) {
-        tcc_kernel_param_info info;
+        tcc_kernel_param_info info = {.size = sizeof info};
         LoadedParam *p = &loaded->params[i];
         p->alignment = TCI_PARAM_ALIGNMENT; /* a kernel described by hand: what codegen assumes */
         if (tcc_kernel_param(kernel, i, &info)) {

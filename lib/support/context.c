@@ -45,6 +45,22 @@ tcc_status tci_fail(tcc_context *ctx, tcc_status status, const char *format, ...
     return status;
 }
 
+tcc_status tci_check_struct_size(tcc_context *ctx, const char *what, const char *type, size_t given,
+                                 size_t oldest, size_t current)
+{
+    if (given >= oldest && given <= current)
+        return TCC_OK;
+    if (given == 0)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+                        "%s: %s.size is 0: set it with the struct's _init function or to "
+                        "sizeof(%s)",
+                        what, type, type);
+    return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+                    "%s: %s.size is %zu, which tensorcc %s does not know (%zu..%zu): the caller "
+                    "was built against other headers",
+                    what, type, given, tcc_version_string(), oldest, current);
+}
+
 const char *tcc_dtype_name(tcc_dtype type)
 {
     switch (type) {

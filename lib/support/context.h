@@ -24,4 +24,19 @@ tcc_status tci_fail(tcc_context *ctx, tcc_status status, const char *format, ...
     __attribute__((format(printf, 3, 4)));
 tcc_status tci_vfail(tcc_context *ctx, tcc_status status, const char *format, va_list args);
 
+/* The ABI rule of tcc/tcc.h: a public struct that may grow starts with `size_t size`, which
+ * the caller sets (its _init function does) to the sizeof it was compiled with. Every call
+ * that reads or writes such a struct checks that size first: this library knows the sizes
+ * from `oldest` (the struct's first release) to `current` (its sizeof here) and refuses any
+ * other in one line, so a caller built against other headers gets an error instead of fields
+ * read at the wrong offsets. `what` names the call and the argument ("tcc_conv2d_compile:
+ * desc"). */
+tcc_status tci_check_struct_size(tcc_context *ctx, const char *what, const char *type, size_t given,
+                                 size_t oldest, size_t current);
+/* Whether a struct's size is one this library knows (calls that take no context). */
+#define TCI_KNOWN_SIZE(type, pointer) ((pointer) && (pointer)->size == sizeof(type))
+/* The check for a struct of this release, whose first and current sizes are the same. */
+#define TCI_CHECK_SIZE(ctx, what, type, pointer)                                                   \
+    tci_check_struct_size((ctx), (what), #type, (pointer)->size, sizeof(type), sizeof(type))
+
 #endif

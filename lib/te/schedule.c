@@ -583,6 +583,12 @@ tcc_status tcc_storage_bulk_copy(tcc_stage *stage, const tcc_tensor_map *map)
 {
     if (!stage)
         return TCC_ERROR_INVALID_ARGUMENT;
+    if (map) {
+        tcc_status status =
+            TCI_CHECK_SIZE(stage->func->ctx, "storage_bulk_copy", tcc_tensor_map, map);
+        if (status != TCC_OK)
+            return status;
+    }
     const char *problem = NULL;
     if (!map)
         problem = "the tensor map is NULL";

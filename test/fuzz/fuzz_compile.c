@@ -101,7 +101,7 @@ static tcc_epilogue fuzz_epilogue(FuzzBytes *in)
 
 static tcc_gemm_schedule fuzz_schedule(FuzzBytes *in)
 {
-    tcc_gemm_schedule s = {0};
+    tcc_gemm_schedule s = {.size = sizeof(tcc_gemm_schedule)};
     if (fuzz_u32(in, 1) < 64)
         return s; /* the default schedule */
     int mma = fuzz_enum(in, tcc_mma_shape_count() + 1);
@@ -298,6 +298,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     tcc_kernel *kernel = NULL;
     tcc_gemm_schedule chosen;
+    tcc_gemm_schedule_init(&chosen);
     if (op <= 1) {
         tcc_conv2d_desc d = fuzz_conv2d(&in);
         tcc_gemm_schedule s = fuzz_schedule(&in);

@@ -277,6 +277,7 @@ static tcc_status compile(tcc_context *ctx, const Case *c, tcc_arch arch, tcc_ke
     tcc_build_options_init(&options);
     options.arch = arch;
     tcc_gemm_schedule schedule, *given = NULL;
+    tcc_gemm_schedule_init(&schedule);
     if (c->split_k) {
         tcc_status status = tcc_matmul_default_schedule(ctx, &c->matmul, arch, &schedule);
         if (status != TCC_OK)
@@ -367,7 +368,8 @@ static bool compare(tcc_context *ctx, const Case *c, const Tensors *t, const voi
         return false;
     }
     const tcc_kernel_param_info *p = &t->info[out];
-    tcc_reference_tensors tensors = {.input = named(t, c->is_matmul ? "A" : "input", NULL),
+    tcc_reference_tensors tensors = {.size = sizeof(tcc_reference_tensors),
+                                     .input = named(t, c->is_matmul ? "A" : "input", NULL),
                                      .filter = named(t, c->is_matmul ? "B" : "filter", NULL),
                                      .bias = named(t, "bias", NULL),
                                      .residual = named(t, "residual", NULL),

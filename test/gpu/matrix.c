@@ -377,7 +377,7 @@ static void draw_schedule(Rng *r, Config *c)
 {
     int64_t kind = uniform(r, 0, 9);
     c->scheduled = kind >= 3;
-    c->schedule = (tcc_gemm_schedule){0};
+    c->schedule = (tcc_gemm_schedule){.size = sizeof(tcc_gemm_schedule)};
     if (!c->scheduled)
         return;
     tcc_dtype accumulate = c->matmul ? c->mm.accumulate_type : c->conv.accumulate_type;
@@ -411,7 +411,7 @@ static void draw_cluster(Rng *r, Config *c)
         c->conv.pad_top = c->conv.pad_bottom = c->conv.pad_left = c->conv.pad_right = 1;
     }
     c->scheduled = true;
-    c->schedule = (tcc_gemm_schedule){.cluster = 2};
+    c->schedule = (tcc_gemm_schedule){.size = sizeof(tcc_gemm_schedule), .cluster = 2};
     if (chance(r, 0.5))
         c->schedule.store = TCC_GEMM_STORE_REGISTERS;
     draw_grid(r, &c->schedule);
@@ -435,7 +435,8 @@ static void shape_for_bulk_copies(Rng *r, Config *c)
     }
     if (chance(r, 0.5)) {
         c->scheduled = true;
-        c->schedule = (tcc_gemm_schedule){.producer = TCC_GEMM_PRODUCER_WARPGROUP};
+        c->schedule = (tcc_gemm_schedule){.size = sizeof(tcc_gemm_schedule),
+                                          .producer = TCC_GEMM_PRODUCER_WARPGROUP};
         /* Storing from registers needs wgmma's float32 accumulators (redrawn where not). */
         if (chance(r, 0.5))
             c->schedule.store = TCC_GEMM_STORE_REGISTERS;
@@ -693,9 +694,14 @@ static tcc_status compile_config(Runner *run, Config *c, tcc_kernel **kernel)
 static tcc_status check_config(Runner *run, const Config *c, const tcc_kernel *kernel,
                                tcc_check_result *result)
 {
-    tcc_check_options options = {
-        .seed = c->data_seed, .samples = 0, .threads = 0, .warmup = 0, .runs = 0};
+    tcc_check_options options = {.size = sizeof options,
+                                 .seed = c->data_seed,
+                                 .samples = 0,
+                                 .threads = 0,
+                                 .warmup = 0,
+                                 .runs = 0};
     memset(result, 0, sizeof *result);
+    result->size = sizeof *result;
     if (c->matmul)
         return tcc_matmul_check(run->device, kernel, &c->mm, &options, result);
     return tcc_conv2d_check(run->device, kernel, &c->conv, &options, result);

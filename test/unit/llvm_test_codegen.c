@@ -502,7 +502,7 @@ START_TEST(test_refuses_huge_schedule_knobs)
     tcc_matmul_desc desc;
     tcc_matmul_desc_init(&desc);
     desc.m = desc.n = desc.k = 64;
-    tcc_gemm_schedule schedule = {.warp_row_tiles = 268435456};
+    tcc_gemm_schedule schedule = {.size = sizeof(tcc_gemm_schedule), .warp_row_tiles = 268435456};
     tcc_kernel *kernel = NULL;
     ck_assert_int_eq(tcc_matmul_compile(ctx, &desc, &schedule, NULL, &kernel),
                      TCC_ERROR_INVALID_ARGUMENT);
@@ -559,12 +559,12 @@ START_TEST(test_records_tensor_maps)
     tcc_conv2d_desc desc = conv3x3(4, 9, 2);
     tcc_build_options options = sm90a_options();
     tcc_kernel *kernel = NULL;
-    tcc_gemm_schedule one_launch = {.split_k = 1};
+    tcc_gemm_schedule one_launch = {.size = sizeof(tcc_gemm_schedule), .split_k = 1};
     ck_assert_int_eq(tcc_conv2d_compile(ctx, &desc, &one_launch, &options, &kernel), TCC_OK);
     ck_assert_int_eq(tcc_kernel_launch_count(kernel), 1);
     int main = 0;
     ck_assert_int_eq(tcc_kernel_launch_tensor_map_count(kernel, main), 2);
-    tcc_tensor_map_encoding a, b;
+    tcc_tensor_map_encoding a = {.size = sizeof a}, b = {.size = sizeof b};
     ck_assert(tcc_kernel_launch_tensor_map(kernel, main, 0, &a));
     ck_assert(tcc_kernel_launch_tensor_map(kernel, main, 1, &b));
     ck_assert(!tcc_kernel_launch_tensor_map(kernel, main, 2, &b));
@@ -589,7 +589,8 @@ START_TEST(test_records_tensor_maps)
     ck_assert_int_eq(b.box[0], 64);
     tcc_kernel_destroy(kernel);
     /* Threads' copies record none. */
-    tcc_gemm_schedule schedule = {.split_k = 1, .copy = TCC_GEMM_COPY_THREADS};
+    tcc_gemm_schedule schedule = {
+        .size = sizeof(tcc_gemm_schedule), .split_k = 1, .copy = TCC_GEMM_COPY_THREADS};
     ck_assert_int_eq(tcc_conv2d_compile(ctx, &desc, &schedule, &options, &kernel), TCC_OK);
     ck_assert_int_eq(
         tcc_kernel_launch_tensor_map_count(kernel, tcc_kernel_launch_count(kernel) - 1), 0);
@@ -604,7 +605,8 @@ START_TEST(test_records_clusters)
     tcc_conv2d_desc desc = conv3x3(4, 8, 1);
     tcc_build_options options = sm90a_options();
     tcc_kernel *kernel = NULL;
-    tcc_gemm_schedule schedule = {.mma_m = 64,
+    tcc_gemm_schedule schedule = {.size = sizeof(tcc_gemm_schedule),
+                                  .mma_m = 64,
                                   .mma_n = 256,
                                   .mma_k = 16,
                                   .block_row_warps = 2,
@@ -619,11 +621,11 @@ START_TEST(test_records_clusters)
     ck_assert_int_eq(cluster[0], 1);
     ck_assert_int_eq(cluster[1], 2);
     ck_assert_int_eq(cluster[2], 1);
-    tcc_tensor_map_encoding b;
+    tcc_tensor_map_encoding b = {.size = sizeof b};
     ck_assert(tcc_kernel_launch_tensor_map(kernel, 0, 1, &b));
     ck_assert_int_eq(b.box[1], 128); /* half of a block's 256 filter rows */
     tcc_kernel_destroy(kernel);
-    tcc_gemm_schedule none = {.split_k = 1};
+    tcc_gemm_schedule none = {.size = sizeof(tcc_gemm_schedule), .split_k = 1};
     ck_assert_int_eq(tcc_conv2d_compile(ctx, &desc, &none, &options, &kernel), TCC_OK);
     tcc_kernel_launch_cluster(kernel, 0, cluster);
     ck_assert_int_eq(cluster[0] * cluster[1] * cluster[2], 1);

@@ -152,6 +152,7 @@ START_TEST(test_nulls)
                  "tcc_conv2d_compile: the descriptor is NULL");
     ck_assert_ptr_null(kernel);
     tcc_gemm_schedule schedule;
+    tcc_gemm_schedule_init(&schedule);
     assert_error(ctx, tcc_matmul_default_schedule(ctx, NULL, TCC_SM_80, &schedule),
                  "tcc_matmul_default_schedule: the descriptor is NULL");
     assert_error(ctx, tcc_matmul_default_schedule(ctx, &m, TCC_SM_80, NULL),
@@ -207,6 +208,7 @@ START_TEST(test_refused_schedules)
     next_matmul(&m);
     m.m = m.n = m.k = 512;
     tcc_gemm_schedule base, s;
+    tcc_gemm_schedule_init(&base);
     ck_assert_int_eq(tcc_matmul_default_schedule(ctx, &m, TCC_SM_80, &base), TCC_OK);
     s = base;
     s.intrinsic = TCC_GEMM_WGMMA;
@@ -235,6 +237,7 @@ START_TEST(test_refused_schedules)
     s.copy = TCC_GEMM_COPY_BULK;
     assert_error(ctx, compile_matmul(ctx, &m, &s, TCC_SM_80), "bulk tensor copies need sm_90a");
     tcc_gemm_schedule h;
+    tcc_gemm_schedule_init(&h);
     ck_assert_int_eq(tcc_matmul_default_schedule(ctx, &m, TCC_SM_90A, &h), TCC_OK);
     s = h;
     s.cluster = 3;
@@ -404,8 +407,9 @@ static void provoke_runtime_errors(tcc_context *ctx, tcc_device *device)
     tcc_loaded_kernel_destroy(loaded);
 
     /* The device runs the next kernel, checked against the CPU reference. */
-    tcc_check_options check = {.seed = 7, .warmup = 1, .runs = 3};
-    tcc_check_result result;
+    tcc_check_options check = {
+        .size = sizeof(tcc_check_options), .seed = 7, .warmup = 1, .runs = 3};
+    tcc_check_result result = {.size = sizeof result};
     ck_assert_msg(tcc_matmul_check(device, kernel, &desc, &check, &result) == TCC_OK, "%s",
                   tcc_last_error(ctx));
     ck_assert_msg(result.passed, "max error %g (tolerance %g), %lld unwritten", result.max_error,

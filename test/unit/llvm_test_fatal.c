@@ -143,7 +143,7 @@ START_TEST(every_intrinsic_on_every_arch)
         tcc_gemm_schedule schedule;
         for (size_t i = 0; i < sizeof intrinsics / sizeof *intrinsics; i++)
             for (size_t t = 0; t < sizeof inputs / sizeof *inputs; t++) {
-                memset(&schedule, 0, sizeof schedule);
+                tcc_gemm_schedule_init(&schedule);
                 schedule.intrinsic = intrinsics[i];
                 feed(ctx, arch, &schedule, inputs[t], counts);
             }

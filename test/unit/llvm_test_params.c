@@ -13,7 +13,7 @@
 static void assert_param(const tcc_kernel *kernel, int index, const char *name, tcc_param_role role,
                          tcc_dtype dtype, const char *layout, int rank, const int64_t *shape)
 {
-    tcc_kernel_param_info p;
+    tcc_kernel_param_info p = {.size = sizeof p};
     ck_assert_msg(tcc_kernel_param(kernel, index, &p), "no parameter %d", index);
     ck_assert_str_eq(p.name, name);
     ck_assert_msg(p.role == role, "%s: role %s, expected %s", name, tcc_param_role_name(p.role),
@@ -83,7 +83,7 @@ START_TEST(test_conv2d_nhwc_bias_residual)
     assert_param(kernel, 3, "residual", TCC_PARAM_INPUT, TCC_FLOAT32, "NHWC", 4,
                  SHAPE(2, 5, 4, 48));
     assert_param(kernel, 4, "output", TCC_PARAM_OUTPUT, TCC_FLOAT32, "NHWC", 4, SHAPE(2, 5, 4, 48));
-    tcc_kernel_param_info p = {.rank = -1};
+    tcc_kernel_param_info p = {.size = sizeof(tcc_kernel_param_info), .rank = -1};
     ck_assert(!tcc_kernel_param(kernel, 5, &p));
     ck_assert(!tcc_kernel_param(kernel, -1, &p));
     ck_assert(!tcc_kernel_param(kernel, 0, NULL));
@@ -97,7 +97,7 @@ START_TEST(test_conv2d_nhwc_bias_residual)
     kernel = compile_conv(ctx, &d);
     ck_assert_int_eq(tcc_kernel_param_count(kernel), 3);
     assert_param(kernel, 2, "output", TCC_PARAM_OUTPUT, TCC_FLOAT16, "NHWC", 4, SHAPE(2, 5, 4, 48));
-    tcc_kernel_param_info out;
+    tcc_kernel_param_info out = {.size = sizeof out};
     ck_assert(tcc_kernel_param(kernel, 2, &out));
     ck_assert_int_eq(out.elements, tcc_conv2d_output_elements(&d));
     tcc_kernel_destroy(kernel);
@@ -123,7 +123,8 @@ START_TEST(test_conv2d_nchw_reads_output)
     assert_param(kernel, 1, "filter", TCC_PARAM_INPUT, TCC_FLOAT16, "KCRS", 4, SHAPE(48, 16, 3, 3));
     assert_param(kernel, 2, "output", TCC_PARAM_INPUT_OUTPUT, TCC_FLOAT32, "NCHW", 4,
                  SHAPE(2, 48, 5, 4));
-    ck_assert(!tcc_kernel_param(kernel, 3, &(tcc_kernel_param_info){0}));
+    ck_assert(!tcc_kernel_param(kernel, 3,
+                                &(tcc_kernel_param_info){.size = sizeof(tcc_kernel_param_info)}));
     tcc_kernel_destroy(kernel);
 
     /* A SCALE prologue reads the output too; bfloat16 in and out. */
@@ -201,6 +202,7 @@ START_TEST(test_matmul_residual_split_k)
     d.epilogue.residual = true;
     d.epilogue.beta = 2.0;
     tcc_gemm_schedule schedule;
+    tcc_gemm_schedule_init(&schedule);
     ck_assert_int_eq(tcc_matmul_default_schedule(ctx, &d, TCC_SM_80, &schedule), TCC_OK);
     schedule.split_k = 2;
     tcc_kernel *kernel = compile_matmul(ctx, &d, &schedule);

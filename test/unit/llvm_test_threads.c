@@ -29,7 +29,8 @@ typedef struct Job {
     const tcc_gemm_schedule *schedule;
 } Job;
 
-static const tcc_gemm_schedule wmma_2x2 = {.mma_m = 16,
+static const tcc_gemm_schedule wmma_2x2 = {.size = sizeof(tcc_gemm_schedule),
+                                           .mma_m = 16,
                                            .mma_n = 16,
                                            .mma_k = 16,
                                            .block_row_warps = 2,
@@ -39,7 +40,8 @@ static const tcc_gemm_schedule wmma_2x2 = {.mma_m = 16,
                                            .stages = 2,
                                            .intrinsic = TCC_GEMM_WMMA,
                                            .split_k = 1};
-static const tcc_gemm_schedule wgmma_64x128 = {.mma_m = 64,
+static const tcc_gemm_schedule wgmma_64x128 = {.size = sizeof(tcc_gemm_schedule),
+                                               .mma_m = 64,
                                                .mma_n = 128,
                                                .mma_k = 16,
                                                .block_row_warps = 1,
@@ -365,7 +367,8 @@ START_TEST(test_references_at_once)
         a[i] = tcc_f32_to_f16((float)(i % 7) - 3.0f);
     for (int i = 0; i < REF_K * REF_N; i++)
         b[i] = tcc_f32_to_f16((float)(i % 5) * 0.5f);
-    tcc_reference_tensors tensors = {.input = a, .filter = b};
+    tcc_reference_tensors tensors = {
+        .size = sizeof(tcc_reference_tensors), .input = a, .filter = b};
     static double want[REF_M * REF_N];
     tcc_context *ctx = test_context();
     ck_assert_int_eq(tcc_matmul_reference(ctx, &desc, &tensors, NULL, REF_M * REF_N, 1, want),

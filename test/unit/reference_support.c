@@ -44,7 +44,8 @@ void *test_random_tensor(tcc_dtype type, int64_t count, uint64_t *state, bool ra
 TestOperands test_operands(void *input, void *filter)
 {
     TestOperands operands = {.input = input, .filter = filter};
-    operands.tensors = (tcc_reference_tensors){.input = input, .filter = filter};
+    operands.tensors =
+        (tcc_reference_tensors){.size = sizeof operands.tensors, .input = input, .filter = filter};
     return operands;
 }
 
@@ -58,8 +59,12 @@ TestOperands test_random_operands(const TestOperandSizes *sizes, uint64_t seed, 
     operands.bias = test_random_tensor(sizes->output_type, sizes->channels, &state, false);
     operands.residual = test_random_tensor(sizes->output_type, sizes->output, &state, false);
     operands.previous = test_random_tensor(sizes->output_type, sizes->output, &state, false);
-    operands.tensors = (tcc_reference_tensors){operands.input, operands.filter, operands.bias,
-                                               operands.residual, operands.previous};
+    operands.tensors = (tcc_reference_tensors){sizeof(tcc_reference_tensors),
+                                               operands.input,
+                                               operands.filter,
+                                               operands.bias,
+                                               operands.residual,
+                                               operands.previous};
     return operands;
 }
 

@@ -722,7 +722,8 @@ START_TEST(test_missing_tensors)
     TestOperands data = random_data(&d, 7, false);
     int64_t position = 5;
     double out[1];
-    tcc_reference_tensors t = {data.input, data.filter, NULL, NULL, NULL};
+    tcc_reference_tensors t = {
+        sizeof(tcc_reference_tensors), data.input, data.filter, NULL, NULL, NULL};
     ck_assert_int_eq(tcc_conv2d_reference(ctx, &d, NULL, &position, 1, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
     assert_contains(tcc_last_error(ctx), "input and filter");
@@ -1037,7 +1038,7 @@ START_TEST(test_tf32_rounding_by_hand)
     tcc_conv2d_desc d = pointwise_desc(TCC_FLOAT32, TCC_FLOAT32, TCC_FLOAT32);
     float ulp = ldexpf(1, -10), one = 1.0f;
     float input = 1.0f + ulp / 2; /* a tie: away from zero */
-    tcc_reference_tensors t = {&input, &one, NULL, NULL, NULL};
+    tcc_reference_tensors t = {sizeof(tcc_reference_tensors), &input, &one, NULL, NULL, NULL};
     ck_assert(reference_one(&d, &t) == 1.0 + ulp);
     input = -input;
     ck_assert(reference_one(&d, &t) == -(1.0 + ulp));
@@ -1075,7 +1076,7 @@ START_TEST(test_int8_by_hand)
     d.epilogue.alpha = 2;
     d.epilogue.bias = d.epilogue.residual = true;
     d.epilogue.beta = -1;
-    tcc_reference_tensors t = {&one, &minus, &bias, &residual, NULL};
+    tcc_reference_tensors t = {sizeof(tcc_reference_tensors), &one, &minus, &bias, &residual, NULL};
     ck_assert(reference_one(&d, &t) == -95.0);
 }
 END_TEST
@@ -1087,7 +1088,7 @@ START_TEST(test_half_types_by_hand)
     uint16_t input = tcc_f32_to_bf16(1.5f), filter = tcc_f32_to_bf16(-2.5f);
     uint16_t bias = tcc_f32_to_bf16(0.125f);
     d.epilogue.bias = true;
-    tcc_reference_tensors t = {&input, &filter, &bias, NULL, NULL};
+    tcc_reference_tensors t = {sizeof(tcc_reference_tensors), &input, &filter, &bias, NULL, NULL};
     ck_assert(reference_one(&d, &t) == -3.625);
     /* float16 with float16 accumulation, output and previous output: not rounded. */
     d = pointwise_desc(TCC_FLOAT16, TCC_FLOAT16, TCC_FLOAT16);
@@ -1095,7 +1096,7 @@ START_TEST(test_half_types_by_hand)
     filter = tcc_f32_to_f16(1.0f);
     uint16_t previous = tcc_f32_to_f16(0.5f);
     d.epilogue.beta = 1;
-    t = (tcc_reference_tensors){&input, &filter, NULL, NULL, &previous};
+    t = (tcc_reference_tensors){sizeof t, &input, &filter, NULL, NULL, &previous};
     ck_assert(reference_one(&d, &t) == 2048.5); /* the caller compares with tolerance */
 }
 END_TEST
@@ -1120,8 +1121,12 @@ static void pixel_init(Pixel *px)
                   .previous = {-4, 8}};
     px->d = pointwise_desc(TCC_FLOAT32, TCC_FLOAT32, TCC_FLOAT32);
     px->d.out_channels = 2;
-    px->tensors =
-        (tcc_reference_tensors){&px->input, px->filter, px->bias, px->residual, px->previous};
+    px->tensors = (tcc_reference_tensors){sizeof(tcc_reference_tensors),
+                                          &px->input,
+                                          px->filter,
+                                          px->bias,
+                                          px->residual,
+                                          px->previous};
 }
 
 static void pixel_run(Pixel *px, double expected0, double expected1)

@@ -703,7 +703,7 @@ static void check_gemm_round_trips(GemmMaker make, const void *desc)
     /* compile.c's steps: that file also builds, which needs LLVM. */
     GemmOperator *op;
     Gemm gemm;
-    tcc_gemm_schedule schedule = {0};
+    tcc_gemm_schedule schedule = {.size = sizeof(tcc_gemm_schedule)};
     ck_assert_msg(make(func, desc, &op) == TCC_OK, "%s", tcc_last_error(ctx));
     ck_assert_msg(tci_gemm_complete_schedule(ctx, op, TCC_SM_80, &schedule) == TCC_OK, "%s",
                   tcc_last_error(ctx));

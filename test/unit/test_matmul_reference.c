@@ -216,7 +216,7 @@ START_TEST(test_null_arguments)
 
     tcc_matmul_desc d = small_desc(1, 2, 2, 2, false, false);
     TestOperands data = random_data(&d, 1, false);
-    tcc_reference_tensors t = {data.input, NULL, NULL, NULL, NULL};
+    tcc_reference_tensors t = {sizeof(tcc_reference_tensors), data.input, NULL, NULL, NULL, NULL};
     ck_assert_int_eq(tcc_matmul_reference(ctx, &d, &t, NULL, 4, 1, out),
                      TCC_ERROR_INVALID_ARGUMENT);
     assert_contains(tcc_last_error(ctx), "A and B");
@@ -263,8 +263,12 @@ START_TEST(test_two_by_two_by_hand)
     for (int layout = 0; layout < 4; layout++) {
         tcc_matmul_desc d = small_desc(1, 2, 2, 2, layout & 1, layout & 2);
         d.input_type = TCC_FLOAT32;
-        tcc_reference_tensors t = {d.a_col_major ? a_columns : a_rows,
-                                   d.b_col_major ? b_columns : b_rows, NULL, NULL, NULL};
+        tcc_reference_tensors t = {sizeof(tcc_reference_tensors),
+                                   d.a_col_major ? a_columns : a_rows,
+                                   d.b_col_major ? b_columns : b_rows,
+                                   NULL,
+                                   NULL,
+                                   NULL};
         double *c = reference_all(&d, &t, 1);
         ck_assert_msg(c[0] == 19 && c[1] == 22 && c[2] == 43 && c[3] == 50,
                       "layout %d: %g %g %g %g", layout, c[0], c[1], c[2], c[3]);
@@ -284,7 +288,7 @@ START_TEST(test_bias_per_column_by_hand)
     d.epilogue.residual = true;
     d.epilogue.beta = 0.5;
     d.epilogue.alpha = 2;
-    tcc_reference_tensors t = {a, b, bias, residual, NULL};
+    tcc_reference_tensors t = {sizeof(tcc_reference_tensors), a, b, bias, residual, NULL};
     double *c = reference_all(&d, &t, 1);
     /* A B = (4, 5); 2 * (4, 5) + (0.5, -10) + 0.5 * (100, 200) */
     ck_assert(c[0] == 58.5 && c[1] == 100);
@@ -300,7 +304,7 @@ START_TEST(test_batch_by_hand)
     tcc_matmul_desc d = small_desc(2, 1, 1, 2, false, false);
     d.input_type = TCC_INT8;
     d.accumulate_type = d.output_type = TCC_INT32;
-    tcc_reference_tensors t = {a, b, NULL, NULL, NULL};
+    tcc_reference_tensors t = {sizeof(tcc_reference_tensors), a, b, NULL, NULL, NULL};
     double *c = reference_all(&d, &t, 1);
     ck_assert(c[0] == 11 && c[1] == -17);
     free(c);

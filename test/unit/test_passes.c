@@ -598,8 +598,10 @@ static tcc_status lower_small(const char *pass, PrintCapture *printed)
     static const char *const names[2] = {"i", "j"};
     tcc_tensor *params[2];
     tcc_func *func = small_func(names, params);
-    tcc_build_options options = {
-        .print_after_pass = pass, .print_callback = capture_print, .print_user = printed};
+    tcc_build_options options = {.size = sizeof options,
+                                 .print_after_pass = pass,
+                                 .print_callback = capture_print,
+                                 .print_user = printed};
     Lowered lowered = lower(func, 2, params, &options);
     lowered_free(&lowered);
     tcc_func_destroy(func);
@@ -656,7 +658,7 @@ START_TEST(print_after_without_callback_is_quiet)
 {
     tcc_tensor *params[2];
     tcc_func *func = small_func(NULL, params);
-    tcc_build_options options = {.print_after_pass = "all"};
+    tcc_build_options options = {.size = sizeof(tcc_build_options), .print_after_pass = "all"};
     Lowered lowered = lower(func, 2, params, &options);
     ck_assert_int_eq(lowered.status, TCC_OK);
     ck_assert_ptr_nonnull(lowered.kernel);
@@ -681,7 +683,8 @@ static struct {
     char *text;
 } tut;
 
-static const tcc_build_options tutorial_options = {.arch = TCC_SM_80, .auto_unroll_max_step = 16};
+static const tcc_build_options tutorial_options = {
+    .size = sizeof(tcc_build_options), .arch = TCC_SM_80, .auto_unroll_max_step = 16};
 
 static void tutorial_setup(void)
 {
@@ -867,7 +870,7 @@ END_TEST
 START_TEST(tutorial_lowers_the_same_twice)
 {
     /* Lowering leaves nothing behind on the schedule that changes the next lowering. */
-    tcc_build_options options = {.auto_unroll_max_step = 16};
+    tcc_build_options options = {.size = sizeof(tcc_build_options), .auto_unroll_max_step = 16};
     tcc_tensor *params[3] = {tut.func->tensors[0], tut.func->tensors[1], NULL};
     for (int k = 0; k < tut.func->ntensor; k++)
         if (strcmp(tut.func->tensors[k]->name, "Conv") == 0)

@@ -51,7 +51,7 @@ START_TEST(test_without_device)
     ck_assert_int_eq(tcc_kernel_launch_async_with_workspaces(NULL, 1, &address, 0, NULL, NULL),
                      TCC_ERROR_INVALID_ARGUMENT);
     ck_assert_int_eq(tcc_kernel_param_count(NULL), 0);
-    tcc_kernel_param_info info = {.rank = -1};
+    tcc_kernel_param_info info = {.size = sizeof(tcc_kernel_param_info), .rank = -1};
     ck_assert(!tcc_kernel_param(NULL, 0, &info));
     ck_assert_int_eq(info.rank, -1);
 }

@@ -125,7 +125,8 @@ static void matmul(Matmul *m)
 static Lowered lower_printing(int nparam, tcc_tensor *const *params, const char *pass)
 {
     PrintCapture captured = {0};
-    tcc_build_options options = {.arch = TCC_SM_80,
+    tcc_build_options options = {.size = sizeof(tcc_build_options),
+                                 .arch = TCC_SM_80,
                                  .print_after_pass = pass,
                                  .print_callback = capture_print,
                                  .print_user = &captured};

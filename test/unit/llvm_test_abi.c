@@ -1,0 +1,185 @@
+/*
+ * The ABI rule of tcc/tcc.h: a struct that may grow carries its size, set by its _init
+ * function (or by the caller to sizeof), and every call that reads or writes one refuses a
+ * size it does not know in one line, before reading a field; the calls without a context
+ * answer 0 or false. Also the versions the library and its headers say.
+ */
+#include "support.h"
+
+#include <string.h>
+
+/* The size a caller built against larger (newer) headers would pass. */
+#define NEWER(type) (sizeof(type) + 8)
+
+START_TEST(test_versions_agree)
+{
+    ck_assert_str_eq(tcc_version_string(), TCC_VERSION_STRING);
+    ck_assert_int_eq(tcc_version_number(), TCC_VERSION_NUMBER);
+    ck_assert_int_eq(TCC_VERSION_NUMBER,
+                     TCC_VERSION_MAJOR * 10000 + TCC_VERSION_MINOR * 100 + TCC_VERSION_PATCH);
+}
+END_TEST
+
+START_TEST(test_inits_set_sizes)
+{
+    tcc_conv2d_desc conv;
+    tcc_conv2d_desc_init(&conv);
+    ck_assert_uint_eq(conv.size, sizeof conv);
+    tcc_matmul_desc matmul;
+    tcc_matmul_desc_init(&matmul);
+    ck_assert_uint_eq(matmul.size, sizeof matmul);
+    tcc_gemm_schedule schedule;
+    memset(&schedule, 0xff, sizeof schedule);
+    tcc_gemm_schedule_init(&schedule);
+    ck_assert_uint_eq(schedule.size, sizeof schedule);
+    ck_assert_int_eq(schedule.stages, 0); /* every knob chosen */
+    tcc_build_options options;
+    tcc_build_options_init(&options);
+    ck_assert_uint_eq(options.size, sizeof options);
+    tcc_check_options check;
+    tcc_check_options_init(&check);
+    ck_assert_uint_eq(check.size, sizeof check);
+    ck_assert_int_eq(check.runs, 0);
+}
+END_TEST
+
+/* Compiling a small product with one struct's size changed by `edit`. */
+static tcc_status compile_with(tcc_context *ctx,
+                               void (*edit)(tcc_matmul_desc *, tcc_gemm_schedule *,
+                                            tcc_build_options *))
+{
+    tcc_matmul_desc desc;
+    tcc_matmul_desc_init(&desc);
+    desc.m = desc.n = desc.k = 64;
+    tcc_gemm_schedule schedule;
+    tcc_gemm_schedule_init(&schedule);
+    tcc_build_options options;
+    tcc_build_options_init(&options);
+    edit(&desc, &schedule, &options);
+    tcc_kernel *kernel = NULL;
+    tcc_status status = tcc_matmul_compile(ctx, &desc, &schedule, &options, &kernel);
+    tcc_kernel_destroy(kernel);
+    return status;
+}
+
+static void desc_unset(tcc_matmul_desc *d, tcc_gemm_schedule *s, tcc_build_options *o)
+{
+    (void)s, (void)o;
+    d->size = 0;
+}
+
+static void schedule_newer(tcc_matmul_desc *d, tcc_gemm_schedule *s, tcc_build_options *o)
+{
+    (void)d, (void)o;
+    s->size = NEWER(tcc_gemm_schedule);
+}
+
+static void options_older(tcc_matmul_desc *d, tcc_gemm_schedule *s, tcc_build_options *o)
+{
+    (void)d, (void)s;
+    o->size = sizeof *o - 4;
+}
+
+static void nothing(tcc_matmul_desc *d, tcc_gemm_schedule *s, tcc_build_options *o)
+{
+    (void)d, (void)s, (void)o;
+}
+
+START_TEST(test_compile_refuses_unknown_sizes)
+{
+    tcc_context *ctx = test_context();
+    ck_assert_int_eq(compile_with(ctx, nothing), TCC_OK);
+    ck_assert_int_eq(compile_with(ctx, desc_unset), TCC_ERROR_INVALID_ARGUMENT);
+    ck_assert_str_eq(tcc_last_error(ctx),
+                     "matmul: tcc_matmul_desc.size is 0: set it with the struct's _init function "
+                     "or to sizeof(tcc_matmul_desc)");
+    ck_assert_int_eq(compile_with(ctx, schedule_newer), TCC_ERROR_INVALID_ARGUMENT);
+    assert_contains(tcc_last_error(ctx), "schedule: tcc_gemm_schedule.size is");
+    assert_contains(tcc_last_error(ctx), "the caller was built against other headers");
+    ck_assert_int_eq(compile_with(ctx, options_older), TCC_ERROR_INVALID_ARGUMENT);
+    assert_contains(tcc_last_error(ctx), "build options: tcc_build_options.size is");
+    tcc_context_destroy(ctx);
+}
+END_TEST
+
+START_TEST(test_outputs_need_their_size)
+{
+    tcc_context *ctx = test_context();
+    tcc_conv2d_desc desc;
+    tcc_conv2d_desc_init(&desc);
+    desc.in_channels = desc.out_channels = 16;
+    tcc_gemm_schedule chosen = {0};
+    ck_assert_int_eq(tcc_conv2d_default_schedule(ctx, &desc, TCC_SM_80, &chosen),
+                     TCC_ERROR_INVALID_ARGUMENT);
+    assert_contains(tcc_last_error(ctx), "tcc_gemm_schedule.size is 0");
+    tcc_gemm_schedule_init(&chosen);
+    ck_assert_int_eq(tcc_conv2d_default_schedule(ctx, &desc, TCC_SM_80, &chosen), TCC_OK);
+    ck_assert_uint_eq(chosen.size, sizeof chosen); /* what compile takes back as it is */
+    ck_assert_int_gt(chosen.stages, 0);
+
+    tcc_kernel *kernel = NULL;
+    ck_assert_int_eq(tcc_conv2d_compile(ctx, &desc, &chosen, NULL, &kernel), TCC_OK);
+    tcc_kernel_param_info info = {.size = 0, .rank = -1};
+    ck_assert(!tcc_kernel_param(kernel, 0, &info));
+    ck_assert_int_eq(info.rank, -1); /* untouched */
+    info.size = NEWER(tcc_kernel_param_info);
+    ck_assert(!tcc_kernel_param(kernel, 0, &info));
+    info.size = sizeof info;
+    ck_assert(tcc_kernel_param(kernel, 0, &info));
+    ck_assert_str_eq(info.name, "input");
+    ck_assert_uint_eq(info.size, sizeof info);
+    tcc_kernel_destroy(kernel);
+    tcc_context_destroy(ctx);
+}
+END_TEST
+
+START_TEST(test_calls_without_context_answer_zero)
+{
+    tcc_conv2d_desc conv;
+    tcc_conv2d_desc_init(&conv);
+    conv.height = conv.width = 8;
+    ck_assert_int_eq(tcc_conv2d_out_height(&conv), 8);
+    ck_assert(tcc_conv2d_flops(&conv) > 0.0);
+    conv.size = NEWER(tcc_conv2d_desc);
+    ck_assert_int_eq(tcc_conv2d_out_height(&conv), 0);
+    ck_assert_int_eq(tcc_conv2d_output_elements(&conv), 0);
+    ck_assert(tcc_conv2d_flops(&conv) == 0.0);
+    tcc_matmul_desc matmul;
+    tcc_matmul_desc_init(&matmul);
+    matmul.size = 0;
+    ck_assert(tcc_matmul_flops(&matmul) == 0.0);
+}
+END_TEST
+
+START_TEST(test_reference_checks_its_tensors)
+{
+    tcc_context *ctx = test_context();
+    tcc_matmul_desc desc;
+    tcc_matmul_desc_init(&desc);
+    uint16_t one = tcc_f32_to_f16(1.0f);
+    tcc_reference_tensors tensors = {.input = &one, .filter = &one};
+    double out;
+    ck_assert_int_eq(tcc_matmul_reference(ctx, &desc, &tensors, NULL, 1, 1, &out),
+                     TCC_ERROR_INVALID_ARGUMENT);
+    assert_contains(tcc_last_error(ctx), "tcc_reference_tensors.size is 0");
+    tensors.size = sizeof tensors;
+    ck_assert_int_eq(tcc_matmul_reference(ctx, &desc, &tensors, NULL, 1, 1, &out), TCC_OK);
+    ck_assert(out == 1.0);
+    tcc_context_destroy(ctx);
+}
+END_TEST
+
+static Suite *abi_suite(void)
+{
+    Suite *suite = suite_create("abi");
+    TCase *sizes = test_case(suite, "sizes", NULL, NULL);
+    tcase_add_test(sizes, test_versions_agree);
+    tcase_add_test(sizes, test_inits_set_sizes);
+    tcase_add_test(sizes, test_compile_refuses_unknown_sizes);
+    tcase_add_test(sizes, test_outputs_need_their_size);
+    tcase_add_test(sizes, test_calls_without_context_answer_zero);
+    tcase_add_test(sizes, test_reference_checks_its_tensors);
+    return suite;
+}
+
+TEST_MAIN(abi_suite)
