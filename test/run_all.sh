@@ -5,6 +5,9 @@
 #                   plain C program built against it through find_package, pkg-config (shared
 #                   and static) and add_subdirectory of this tree, and run; libtensorcc.so's
 #                   exports checked.
+#      python       python/run_tests.sh build: the Python package pip-installed into a fresh
+#                   virtual environment (from ./python with TENSORCC_LIBRARY, and from
+#                   build/python with the library inside) and its tests (the GPU ones skip).
 #   3. build-asan/  Debug build with AddressSanitizer + UndefinedBehaviorSanitizer (with
 #                   float-cast-overflow); the same ctest, so the unit tests and every
 #                   tcc-conv run of the lit tests are checked for memory errors, undefined
@@ -60,6 +63,14 @@ if TCC_JOBS=$jobs bash test/install/run.sh build; then
     record install PASS "$install_start"
 else
     record install FAIL "$install_start"
+fi
+
+python_start=$SECONDS
+echo "==== python: python/run_tests.sh build ===="
+if bash python/run_tests.sh build; then
+    record python PASS "$python_start"
+else
+    record python FAIL "$python_start"
 fi
 
 # protect_shadow_gap=0: the CUDA driver maps memory where ASan's shadow gap would be, and
