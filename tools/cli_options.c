@@ -193,7 +193,15 @@ static void describe_mma(char *out, size_t size)
              *notes ? ")" : "");
 }
 
-/* "sm_70|...|sm_90 (default sm_80)", from the library's archs and defaults. */
+/* What --arch takes for "the selected device's arch". */
+#define NATIVE_ARCH "native"
+
+bool cli_arch_is_native(const CliCommon *c)
+{
+    return c->arch_name && strcmp(c->arch_name, NATIVE_ARCH) == 0;
+}
+
+/* "sm_70|...|sm_90|native (default sm_80)", from the library's archs and defaults. */
 void cli_describe_arch(char *out, size_t size)
 {
     out[0] = '\0';
@@ -204,16 +212,18 @@ void cli_describe_arch(char *out, size_t size)
     tcc_build_options defaults;
     tcc_build_options_init(&defaults);
     size_t len = strlen(out);
-    snprintf(out + len, size - len, " (default %s)", tcc_arch_name(defaults.arch));
+    snprintf(out + len, size - len, "|" NATIVE_ARCH " (default %s; native: the GPU's)",
+             tcc_arch_name(defaults.arch));
 }
+
+static const NamedValue policy_names[] = {{"pass", TCC_MMA_PASS_ORDER},
+                                          {"block", TCC_MMA_BLOCK_ORDER}};
 
 static bool set_policy(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
 {
-    static const NamedValue names[] = {{"pass", TCC_MMA_PASS_ORDER},
-                                       {"block", TCC_MMA_BLOCK_ORDER}};
     CliCommon *c = base;
     int policy;
-    if (!set_named(opt, value, names, COUNT(names), "policy", &policy, err, n))
+    if (!set_named(opt, value, policy_names, COUNT(policy_names), "policy", &policy, err, n))
         return false;
     c->schedule.policy = (tcc_mma_policy)policy;
     c->policy_given = true;
@@ -273,6 +283,19 @@ _Static_assert(sizeof(tcc_smem_layout) == sizeof(int) &&
                    sizeof(tcc_gemm_store) == sizeof(int) && sizeof(tcc_gemm_grid) == sizeof(int),
                "the schedule's enumerated knobs are int-sized");
 
+const char *cli_knob_name(const char *option, int value)
+{
+    const NamedValue *names = policy_names;
+    size_t count = strcmp(option, "--policy") == 0 ? COUNT(policy_names) : 0;
+    for (size_t i = 0; i < COUNT(enum_knobs) && !count; i++)
+        if (strcmp(enum_knobs[i].option, option) == 0)
+            names = enum_knobs[i].names, count = enum_knobs[i].count;
+    for (size_t i = 0; i < count; i++)
+        if (names[i].value == value)
+            return names[i].name;
+    return NULL;
+}
+
 /* An enumerated knob: the value of the name given, into the row's field (an enum). */
 static bool set_enum(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
 {
@@ -305,6 +328,17 @@ static bool set_emit(const CliOpt *opt, const char *value, void *base, char *err
     }
     return cli_fail(err, n, "%s: unknown kind '%s' (expected loops, llvm or ptx)", opt->name,
                     value);
+}
+
+static bool set_format(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
+{
+    static const NamedValue names[] = {
+        {"text", CLI_FORMAT_TEXT}, {"json", CLI_FORMAT_JSON}, {"csv", CLI_FORMAT_CSV}};
+    int format;
+    if (!set_named(opt, value, names, COUNT(names), "format", &format, err, n))
+        return false;
+    ((CliCommon *)base)->format = (CliFormat)format;
+    return true;
 }
 
 static bool set_output(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
@@ -435,11 +469,16 @@ static const CliOpt output_rows[] = {
     STRING("--print-after", print_after, "PASS|all: print the loop IR after PASS to stderr"),
     FLAG("--list-passes", list_passes, "list the lowering passes and exit"),
     {.name = "--arch", .kind = CLI_STRING, .offset = F(arch_name), .describe = cli_describe_arch},
+    CUSTOM("--format", format, set_format,
+           "text|json|csv: stdout holds the kernel's text or --run's lines (text, the default), "
+           "or a result a line (json: one JSON object a line; csv: a header, then a row a "
+           "result); the kernel's text then goes to -o only"),
 };
 
 static const CliOpt run_rows[] = {
     CLI_HEADING_ROW("running"),
-    FLAG("--run", run, "run, check and time the kernel on GPU 0 (arch: the GPU's)"),
+    FLAG("--run", run, "run, check and time the kernel on the GPU (arch: the GPU's)"),
+    INT("--device", device, 0, "N: the GPU of --run and --arch native (default 0)"),
     INT("--runs", runs, 1, "N: timed launches (default 50)"),
     INT("--warmup", warmup, 0, "N: untimed launches first (default 10)"),
     CUSTOM("--check", check, set_check, "full|sampled|none (default: full up to 1M outputs)"),
@@ -509,6 +548,17 @@ void cli_resolve(CliCommon *c)
         c->epilogue.beta = 1.0;
     if (!c->seed_given)
         c->seed = seed_from_clock();
+}
+
+bool cli_check_common(const CliCommon *c, char *error, size_t error_size)
+{
+    bool to_stdout = !c->output_path || strcmp(c->output_path, "-") == 0;
+    if (c->format != CLI_FORMAT_TEXT && c->emit_given && to_stdout)
+        return cli_fail(error, error_size,
+                        "--format %s writes its records to stdout: write the kernel's text to a "
+                        "file with -o FILE",
+                        c->format == CLI_FORMAT_JSON ? "json" : "csv");
+    return true;
 }
 
 bool cli_gemm_knobs_given(const CliCommon *c)

@@ -227,3 +227,24 @@ void cli_print_options(FILE *out, const CliTable *tables, int ntable)
         }
     }
 }
+
+void cli_print_exit_codes(FILE *out, bool runs)
+{
+    fputs("\nexit status:\n"
+          "  0  success\n"
+          "  1  any other error: writing the output, out of memory, an internal error",
+          out);
+    fputs(runs ? ", the\n     driver failing after the device opened\n" : "\n", out);
+    fputs("  2  usage: an unknown option, a bad or contradictory value, an input file that\n"
+          "     cannot be read or is malformed, a problem the library calls invalid",
+          out);
+    fputs(runs ? ", a\n     --device that is not there\n" : "\n", out);
+    fputs("  3  unsupported: valid, but not something tcc compiles (the problem's form, the\n"
+          "     types on the arch, a schedule beyond the target's or the device's limits)\n",
+          out);
+    if (runs)
+        fputs("  4  a failed check (--run): results beyond the tolerance, or outputs unwritten\n",
+              out);
+    fprintf(out, "  5  no GPU: %s without an NVIDIA driver or device\n",
+            runs ? "--run or --arch native" : "--arch native");
+}

@@ -1,9 +1,12 @@
 /*
  * --run: check the kernel against the CPU reference and time it, through the library's
- * tcc_conv2d_check / tcc_matmul_check, and print what came out. The seed, the device and
- * the launch are printed first, so that a run that dies can still be replayed.
+ * tcc_conv2d_check / tcc_matmul_check, and print what came out (in text format; the report
+ * writes JSON and CSV). The seed, the device and the launch are printed first, so that a run
+ * that dies can still be replayed.
  */
 #include "cli.h"
+
+#include <string.h>
 
 static void print_launch(const CliSession *s)
 {
@@ -27,66 +30,64 @@ static void print_launch(const CliSession *s)
     printf("; %lld bytes of workspace\n", (long long)workspace);
 }
 
-static void print_time(const CliCommon *c, const CliRunTarget *target,
-                       const tcc_check_result *result)
+/* Prints the comparison in text format and says whether it passed; a failure is a one-line
+ * error in every format. */
+static bool judge(const CliCommon *c, const CliRunResult *run)
 {
-    double ms = result->median_ms;
-    double tflops = ms > 0.0 ? target->flops / (ms * 1e-3) / 1e12 : 0.0;
-    printf("time: %.4f ms (median of %d runs), %.1f TFLOP/s\n", ms, c->runs, tflops);
-}
-
-/* Prints the comparison; returns 0 if it passed, else 1 after a one-line error. */
-static int report_check(const CliCommon *c, const tcc_check_result *result, int64_t outputs)
-{
-    if (c->check == CLI_CHECK_NONE && c->samples < 0) {
-        printf("check: skipped (--check none); %lld of %lld outputs unwritten\n",
-               (long long)result->unwritten, (long long)outputs);
+    const tcc_check_result *result = &run->check;
+    bool text = c->format == CLI_FORMAT_TEXT;
+    if (!run->checked) {
+        if (text)
+            printf("check: skipped (--check none); %lld of %lld outputs unwritten\n",
+                   (long long)result->unwritten, (long long)run->outputs);
     } else {
-        printf("max relative error: %.3g (tolerance %g; normwise %.3g; %lld outputs compared, "
-               "%lld unwritten)\n",
-               result->max_error, result->tolerance, result->normwise_error,
-               (long long)result->compared, (long long)result->unwritten);
+        if (text)
+            printf("max relative error: %.3g (tolerance %g; normwise %.3g; %lld outputs "
+                   "compared, %lld unwritten)\n",
+                   result->max_error, result->tolerance, result->normwise_error,
+                   (long long)result->compared, (long long)result->unwritten);
         if (result->unwritten == 0 && !(result->max_error <= result->tolerance)) {
             cli_error("check failed: max relative error %.3g exceeds the tolerance %g",
                       result->max_error, result->tolerance);
-            return 1;
+            return false;
         }
     }
     if (result->unwritten > 0) {
         cli_error("check failed: %lld of %lld outputs not written", (long long)result->unwritten,
-                  (long long)outputs);
-        return 1;
+                  (long long)run->outputs);
+        return false;
     }
-    return 0;
+    return true;
 }
 
-int cli_run(const CliSession *s, const CliCommon *c, const CliRunTarget *target)
+CliExit cli_run(const CliSession *s, const CliCommon *c, const CliRunTarget *target,
+                CliRunResult *run)
 {
-    printf("seed: %llu\n", (unsigned long long)c->seed);
-    print_launch(s);
-    fflush(stdout); /* out before the run, which may die */
+    memset(run, 0, sizeof *run);
+    run->outputs = target->outputs;
+    if (c->format == CLI_FORMAT_TEXT) {
+        printf("seed: %llu\n", (unsigned long long)c->seed);
+        print_launch(s);
+        fflush(stdout); /* out before the run, which may die */
+    }
     tcc_check_options options = {
+        .size = sizeof options,
         .seed = c->seed,
         .samples = cli_samples(c, target->outputs),
         .threads = c->threads, /* 0: the library takes every processor */
         .warmup = c->warmup,
         .runs = c->runs,
     };
-    tcc_check_result result;
-    if (target->check(s->device, s->kernel, target->desc, &options, &result) != TCC_OK)
-        return cli_library_error(s);
-    int rc = report_check(c, &result, target->outputs);
-    print_time(c, target, &result);
-    return rc;
-}
-
-int cli_compile_and_run(CliSession *s, const CliCommon *c, CliCompileFn compile,
-                        const void *options, const CliRunTarget *target)
-{
-    if (cli_session_open(s, c) != 0 || compile(s, options) != 0)
-        return 1;
-    /* With --run the results are the output; the kernel's text only when asked for. */
-    if ((!c->run || c->emit_given) && cli_emit(s, c) != 0)
-        return 1;
-    return c->run ? cli_run(s, c, target) : 0;
+    run->check.size = sizeof run->check;
+    tcc_status status = target->check(s->device, s->kernel, target->desc, &options, &run->check);
+    if (status != TCC_OK)
+        return cli_library_error(s, status);
+    run->ran = true;
+    run->checked = !(c->check == CLI_CHECK_NONE && c->samples < 0);
+    run->passed = judge(c, run);
+    double ms = run->check.median_ms;
+    run->tflops = ms > 0.0 ? target->flops / (ms * 1e-3) / 1e12 : 0.0;
+    if (c->format == CLI_FORMAT_TEXT)
+        printf("time: %.4f ms (median of %d runs), %.1f TFLOP/s\n", ms, c->runs, run->tflops);
+    return run->passed ? CLI_EXIT_OK : CLI_EXIT_CHECK_FAILED;
 }

@@ -9,18 +9,35 @@
 #include <stdarg.h>
 #include <string.h>
 
-#ifndef TCC_VERSION
-#define TCC_VERSION "0.1.0-dev"
-#endif
+/* The last error, for the record of --format json|csv: every error path prints through
+ * cli_error, so the message is the one on stderr. */
+static char error_message[1024];
+static tcc_status error_status;
 
 void cli_error(const char *format, ...)
 {
     va_list args;
     va_start(args, format);
-    fprintf(stderr, "%s: error: ", cli_program);
-    vfprintf(stderr, format, args);
-    fputc('\n', stderr);
+    vsnprintf(error_message, sizeof error_message, format, args);
     va_end(args);
+    error_status = TCC_OK;
+    fprintf(stderr, "%s: error: %s\n", cli_program, error_message);
+}
+
+const char *cli_error_message(void)
+{
+    return error_message;
+}
+
+tcc_status cli_error_status(void)
+{
+    return error_status;
+}
+
+void cli_error_clear(void)
+{
+    error_message[0] = '\0';
+    error_status = TCC_OK;
 }
 
 static bool is_known_pass(const char *name)
@@ -32,28 +49,29 @@ int cli_early_exit(const CliCommon *c, void (*usage)(FILE *out))
 {
     if (c->help) {
         usage(stdout);
-        return 0;
+        return CLI_EXIT_OK;
     }
     if (c->version) {
-        printf("%s %s\n", cli_program, TCC_VERSION);
-        return 0;
+        printf("%s (tensorcc) %s\n", cli_program, tcc_version_string());
+        return CLI_EXIT_OK;
     }
     if (c->list_passes) {
         for (int i = 0; i < tcc_pass_count(); i++)
             printf("%-14s %s\n", tcc_pass_name(i), tcc_pass_summary(i));
-        return 0;
+        return CLI_EXIT_OK;
     }
     if (c->print_after && !is_known_pass(c->print_after)) {
         cli_error("--print-after: unknown pass '%s' (see --list-passes)", c->print_after);
-        return 1;
+        return CLI_EXIT_USAGE;
     }
     return -1;
 }
 
-int cli_library_error(const CliSession *s)
+CliExit cli_library_error(const CliSession *s, tcc_status status)
 {
     cli_error("%s", tcc_last_error(s->ctx));
-    return 1;
+    error_status = status;
+    return cli_exit_for_status(status, false);
 }
 
 /* --print-after: the loop IR after a pass, on stderr, so it never mixes with -o's text. */
@@ -66,42 +84,101 @@ static void print_after(const char *pass_name, const char *loop_ir, void *user)
 }
 
 /* The newest arch tcc supports that the device can run (sm_90a on an H100/H200). */
-static int device_arch(const CliSession *s, tcc_arch *arch)
+static CliExit device_arch(const CliSession *s, tcc_arch *arch)
 {
     int have = tcc_device_arch(s->device);
     *arch = tcc_arch_for_device(have);
     if (*arch)
-        return 0;
+        return CLI_EXIT_OK;
     cli_error("%s is sm_%d; tcc needs sm_70 or newer (tensor cores)", tcc_device_name(s->device),
               have);
-    return 1;
+    return CLI_EXIT_UNSUPPORTED;
 }
 
-int cli_session_open(CliSession *s, const CliCommon *c)
+/* The devices that open, counting from 0, up to `limit`: the library has no count of its own,
+ * and this runs only to explain a --device that did not open. */
+static int count_devices(tcc_context *ctx, int limit)
+{
+    int count = 0;
+    for (tcc_device *device = NULL; count < limit; count++) {
+        if (tcc_device_open(ctx, count, &device) != TCC_OK)
+            break;
+        tcc_device_close(device);
+    }
+    return count;
+}
+
+/* Opens the GPU of --device. Without a driver or a device: no GPU; a --device past the last
+ * device of a machine that has some: a usage error naming how many there are. */
+static CliExit open_device(CliSession *s, int ordinal)
+{
+    tcc_status status = tcc_device_open(s->ctx, ordinal, &s->device);
+    if (status == TCC_OK)
+        return CLI_EXIT_OK;
+    char why[512];
+    snprintf(why, sizeof why, "%s", tcc_last_error(s->ctx));
+    int count = status == TCC_ERROR_CUDA && ordinal > 0 ? count_devices(s->ctx, ordinal) : 0;
+    if (count > 0) {
+        cli_error("--device %d: no such GPU: this machine has %d (0 to %d): %s", ordinal, count,
+                  count - 1, why);
+        error_status = status;
+        return CLI_EXIT_USAGE;
+    }
+    cli_error("%s", why);
+    error_status = status;
+    return cli_exit_for_status(status, true);
+}
+
+CliExit cli_arch_of_device(tcc_context *ctx, int ordinal, tcc_arch *arch)
+{
+    CliSession s = {.ctx = ctx};
+    CliExit rc = open_device(&s, ordinal);
+    if (rc == CLI_EXIT_OK)
+        rc = device_arch(&s, arch);
+    tcc_device_close(s.device);
+    return rc;
+}
+
+CliExit cli_session_open(CliSession *s, const CliCommon *c)
 {
     if (tcc_context_create(&s->ctx) != TCC_OK) {
         cli_error("out of memory creating a context");
-        return 1;
+        return CLI_EXIT_ERROR;
     }
     tcc_build_options_init(&s->build);
     s->build.print_after_pass = c->print_after;
     s->build.print_callback = print_after;
     /* The arch: --arch, else the device's with --run, else the default. */
-    if (c->arch_name && tcc_arch_parse(s->ctx, c->arch_name, &s->build.arch) != TCC_OK) {
+    bool native = cli_arch_is_native(c);
+    if (c->arch_name && !native && tcc_arch_parse(s->ctx, c->arch_name, &s->build.arch) != TCC_OK) {
         cli_error("--arch: %s", tcc_last_error(s->ctx));
-        return 1;
+        return CLI_EXIT_USAGE;
     }
-    if (c->run && tcc_device_open(s->ctx, 0, &s->device) != TCC_OK)
-        return cli_library_error(s);
-    if (c->run && !c->arch_name)
+    if (c->run || native) {
+        CliExit rc = open_device(s, c->device);
+        if (rc != CLI_EXIT_OK)
+            return rc;
+    }
+    if (native || (c->run && !c->arch_name))
         return device_arch(s, &s->build.arch);
-    return 0;
+    return CLI_EXIT_OK;
+}
+
+void cli_session_reset(CliSession *s)
+{
+    tcc_kernel_destroy(s->kernel);
+    tcc_func_destroy(s->func);
+    s->kernel = NULL;
+    s->func = NULL;
+    s->tutorial = false;
+    s->schedule_whole = false;
+    memset(&s->tiles, 0, sizeof s->tiles);
+    memset(&s->schedule, 0, sizeof s->schedule);
 }
 
 void cli_session_close(CliSession *s)
 {
-    tcc_kernel_destroy(s->kernel);
-    tcc_func_destroy(s->func);
+    cli_session_reset(s);
     tcc_device_close(s->device);
     tcc_context_destroy(s->ctx);
     *s = (CliSession){0};
@@ -120,17 +197,17 @@ static const char *emitted_text(const tcc_kernel *kernel, CliEmit emit)
     return NULL;
 }
 
-int cli_emit(const CliSession *s, const CliCommon *c)
+CliExit cli_emit(const CliSession *s, const CliCommon *c)
 {
     const char *text = emitted_text(s->kernel, c->emit);
     if (!text) {
         cli_error("the kernel has no text of the requested kind");
-        return 1;
+        return CLI_EXIT_ERROR;
     }
     return cli_write_text(c->output_path, text);
 }
 
-int cli_write_text(const char *path, const char *text)
+CliExit cli_write_text(const char *path, const char *text)
 {
     bool to_stdout = !path || strcmp(path, "-") == 0;
     if (to_stdout)
@@ -138,15 +215,15 @@ int cli_write_text(const char *path, const char *text)
     FILE *out = to_stdout ? stdout : fopen(path, "w");
     if (!out) {
         cli_error("-o: cannot open '%s': %s", path, strerror(errno));
-        return 1;
+        return CLI_EXIT_ERROR;
     }
     bool ok = fputs(text, out) >= 0;
     ok = (to_stdout ? fflush(out) == 0 : fclose(out) == 0) && ok;
     if (!ok) {
         cli_error("cannot write '%s': %s", path, strerror(errno));
-        return 1;
+        return CLI_EXIT_ERROR;
     }
-    return 0;
+    return CLI_EXIT_OK;
 }
 
 /* "RxC", or "auto" where the library chooses (a zero field). */
@@ -166,26 +243,25 @@ static void print_count(const char *name, int value)
         fprintf(stderr, " %s=auto", name);
 }
 
+/* An enumerated knob by its option's name for the value; "auto" for 0. */
+static void print_knob(const char *name, const char *option, int value)
+{
+    const char *spelled = cli_knob_name(option, value);
+    fprintf(stderr, " %s=%s", name, spelled ? spelled : "auto");
+}
+
 tcc_gemm_schedule cli_gemm_schedule(const CliSession *s, const CliCommon *c)
 {
     tcc_gemm_schedule schedule = c->schedule;
+    schedule.size = sizeof schedule; /* the options hold the knobs alone */
     if (s->device && !schedule.grid_blocks)
         schedule.grid_blocks = tcc_device_multiprocessors(s->device);
     return schedule;
 }
 
-void cli_print_gemm_schedule(const CliSession *session, const CliCommon *c,
-                             const tcc_gemm_schedule *chosen)
+/* --verbose: the schedule on stderr, "auto" for the fields the library chooses. */
+static void print_gemm_schedule(const tcc_gemm_schedule *s)
 {
-    /* Without knobs the schedule is the library's default, every field known (a persistent
-     * grid's blocks the device's, as cli_gemm_schedule compiles it). With some, the library
-     * completes the others for the knobs given, which this cannot see: they print as
-     * "auto". */
-    tcc_gemm_schedule shown = *chosen;
-    int blocks = cli_gemm_schedule(session, c).grid_blocks;
-    if (shown.grid == TCC_GEMM_GRID_PERSISTENT && blocks)
-        shown.grid_blocks = blocks;
-    const tcc_gemm_schedule *s = cli_gemm_knobs_given(c) ? &c->schedule : &shown;
     fputs("schedule: implicit GEMM:", stderr);
     if (s->mma_m)
         fprintf(stderr, " mma=m%dn%dk%d", s->mma_m, s->mma_n, s->mma_k);
@@ -195,42 +271,39 @@ void cli_print_gemm_schedule(const CliSession *session, const CliCommon *c,
     print_pair("warp-tiles", s->warp_row_tiles, s->warp_col_tiles);
     print_count("passes", s->num_total_passes);
     print_count("fused-passes", s->num_fused_passes);
-    fprintf(stderr, " policy=%s block-order=%s",
-            s->policy == TCC_MMA_BLOCK_ORDER ? "block" : "pass",
+    fprintf(stderr, " policy=%s block-order=%s", cli_knob_name("--policy", (int)s->policy),
             s->column_major_blocks ? "col" : "row");
     print_count("stages", s->stages);
-    fprintf(stderr, " intrinsic=%s",
-            s->intrinsic == TCC_GEMM_WMMA       ? "wmma"
-            : s->intrinsic == TCC_GEMM_MMA_SYNC ? "mma_sync"
-            : s->intrinsic == TCC_GEMM_WGMMA    ? "wgmma"
-                                                : "auto");
-    fprintf(stderr, " smem=%s",
-            s->smem_layout == TCC_SMEM_DENSE      ? "dense"
-            : s->smem_layout == TCC_SMEM_PADDED   ? "padded"
-            : s->smem_layout == TCC_SMEM_SWIZZLED ? "swizzled"
-                                                  : "auto");
+    print_knob("intrinsic", "--intrinsic", (int)s->intrinsic);
+    print_knob("smem", "--smem", (int)s->smem_layout);
     print_count("split-k", s->split_k);
     if (s->intrinsic == TCC_GEMM_WGMMA)
         print_count("wgmma-steps", s->wgmma_steps);
-    fprintf(stderr, " copy=%s",
-            s->copy == TCC_GEMM_COPY_BULK      ? "bulk"
-            : s->copy == TCC_GEMM_COPY_THREADS ? "threads"
-                                               : "auto");
-    fprintf(stderr, " producer=%s",
-            s->producer == TCC_GEMM_PRODUCER_WARPGROUP ? "warpgroup"
-            : s->producer == TCC_GEMM_PRODUCER_NONE    ? "none"
-                                                       : "auto");
-    fprintf(stderr, " store=%s",
-            s->store == TCC_GEMM_STORE_REGISTERS ? "registers"
-            : s->store == TCC_GEMM_STORE_SHARED  ? "shared"
-                                                 : "auto");
-    fprintf(stderr, " grid=%s",
-            s->grid == TCC_GEMM_GRID_PERSISTENT ? "persistent"
-            : s->grid == TCC_GEMM_GRID_TILES    ? "tiles"
-                                                : "auto");
+    print_knob("copy", "--copy", (int)s->copy);
+    print_knob("producer", "--producer", (int)s->producer);
+    print_knob("store", "--store", (int)s->store);
+    print_knob("grid", "--grid", (int)s->grid);
     if (s->grid == TCC_GEMM_GRID_PERSISTENT)
         print_count("grid-blocks", s->grid_blocks);
     if (s->cluster > 1)
         print_count("cluster", s->cluster);
     fputc('\n', stderr);
+}
+
+void cli_record_gemm_schedule(CliSession *session, const CliCommon *c,
+                              const tcc_gemm_schedule *chosen)
+{
+    /* Without knobs the schedule is the library's default, every field known (a persistent
+     * grid's blocks the device's, as cli_gemm_schedule compiles it). With some, the library
+     * completes the others for the knobs given, which the API does not return: they stay 0
+     * ("auto"). */
+    bool knobs = cli_gemm_knobs_given(c);
+    tcc_gemm_schedule shown = knobs ? c->schedule : *chosen;
+    int blocks = cli_gemm_schedule(session, c).grid_blocks;
+    if (shown.grid == TCC_GEMM_GRID_PERSISTENT && blocks)
+        shown.grid_blocks = blocks;
+    session->schedule = shown;
+    session->schedule_whole = !knobs;
+    if (c->verbose)
+        print_gemm_schedule(&shown);
 }

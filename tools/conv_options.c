@@ -39,36 +39,62 @@ static bool set_pad(const CliOpt *opt, const char *value, void *base, char *err,
     return true;
 }
 
+static const struct {
+    const char *name;
+    tcc_layout layout;
+} layout_names[] = {
+    {"nhwc", TCC_LAYOUT_NHWC}, {"nchw", TCC_LAYOUT_NCHW}, {"nhwcnc", TCC_LAYOUT_NHWCNC}};
+
+static const struct {
+    const char *name;
+    tcc_filter_layout layout;
+} filter_layout_names[] = {
+    {"krsc", TCC_FILTER_KRSC}, {"kcrs", TCC_FILTER_KCRS}, {"blocked", TCC_FILTER_BLOCKED}};
+
+#define COUNT(array) (sizeof(array) / sizeof((array)[0]))
+
+const char *conv_layout_name(tcc_layout layout)
+{
+    for (size_t i = 0; i < COUNT(layout_names); i++)
+        if (layout_names[i].layout == layout)
+            return layout_names[i].name;
+    return "unknown";
+}
+
+const char *conv_filter_layout_name(tcc_filter_layout layout)
+{
+    for (size_t i = 0; i < COUNT(filter_layout_names); i++)
+        if (filter_layout_names[i].layout == layout)
+            return filter_layout_names[i].name;
+    return "unknown";
+}
+
 static bool set_layout(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
 {
     ConvOptions *o = base;
-    if (strcmp(value, "nhwc") == 0)
-        o->desc.layout = TCC_LAYOUT_NHWC;
-    else if (strcmp(value, "nchw") == 0)
-        o->desc.layout = TCC_LAYOUT_NCHW;
-    else if (strcmp(value, "nhwcnc") == 0)
-        o->desc.layout = TCC_LAYOUT_NHWCNC;
-    else
-        return cli_fail(err, n, "%s: unknown layout '%s' (expected nhwc, nchw or nhwcnc)",
-                        opt->name, value);
-    o->layout_given = true;
-    return true;
+    for (size_t i = 0; i < COUNT(layout_names); i++) {
+        if (strcmp(value, layout_names[i].name) == 0) {
+            o->desc.layout = layout_names[i].layout;
+            o->layout_given = true;
+            return true;
+        }
+    }
+    return cli_fail(err, n, "%s: unknown layout '%s' (expected nhwc, nchw or nhwcnc)", opt->name,
+                    value);
 }
 
 static bool set_filter_layout(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
 {
     ConvOptions *o = base;
-    if (strcmp(value, "krsc") == 0)
-        o->desc.filter_layout = TCC_FILTER_KRSC;
-    else if (strcmp(value, "kcrs") == 0)
-        o->desc.filter_layout = TCC_FILTER_KCRS;
-    else if (strcmp(value, "blocked") == 0)
-        o->desc.filter_layout = TCC_FILTER_BLOCKED;
-    else
-        return cli_fail(err, n, "%s: unknown filter layout '%s' (expected krsc, kcrs or blocked)",
-                        opt->name, value);
-    o->filter_layout_given = true;
-    return true;
+    for (size_t i = 0; i < COUNT(filter_layout_names); i++) {
+        if (strcmp(value, filter_layout_names[i].name) == 0) {
+            o->desc.filter_layout = filter_layout_names[i].layout;
+            o->filter_layout_given = true;
+            return true;
+        }
+    }
+    return cli_fail(err, n, "%s: unknown filter layout '%s' (expected krsc, kcrs or blocked)",
+                    opt->name, value);
 }
 
 /* ---- the tables ------------------------------------------------------------------------- */
@@ -86,6 +112,9 @@ static const CliOpt shape_rows[] = {
                     "tutorial's N=256, 14x14, 256->512, 3x3, s1, p1, or --layer's)"),
     STRING("--layer", layer, "NAME: a layer of layers.csv as the shape (options override it)"),
     FLAG("--list-layers", list_layers, "list the named layers and exit"),
+    STRING("--layers-file", layers_file,
+           "FILE.csv: each layer of FILE in turn, in this one process (layers.csv's columns: "
+           "name,N,H,W,C,K,R,S,stride,pad,dilation,groups; options override each)"),
     I64("--batch", desc.batch, 1, "N: batch size"),
     I64("--height", desc.height, 1, "H: input height"),
     I64("--width", desc.width, 1, "W: input width"),
@@ -241,12 +270,29 @@ static void resolve_tiles(ConvOptions *o)
     }
 }
 
+bool conv_check_options(const ConvOptions *o, char *error, size_t error_size)
+{
+    if (o->layers_file && o->layer)
+        return cli_fail(error, error_size,
+                        "--layer and --layers-file: give one (the layers are the file's)");
+    if (o->layers_file && o->common.output_path)
+        return cli_fail(error, error_size,
+                        "-o and --layers-file: one file cannot hold the kernels of several layers");
+    return cli_check_common(&o->common, error, error_size);
+}
+
 bool conv_resolve(ConvOptions *o, char *error, size_t error_size)
 {
     const ConvLayer *layer = NULL;
     if (o->layer && !(layer = conv_find_layer(o->layer)))
         return cli_fail(error, error_size, "--layer: unknown layer '%s' (see --list-layers)",
                         o->layer);
+    conv_resolve_layer(o, layer);
+    return true;
+}
+
+void conv_resolve_layer(ConvOptions *o, const ConvLayer *layer)
+{
     tcc_conv2d_desc shape;
     default_shape(layer, &shape);
     bool shape_given = fill_shape(&o->desc, &shape) || layer;
@@ -257,7 +303,6 @@ bool conv_resolve(ConvOptions *o, char *error, size_t error_size)
     o->desc.output_type = o->common.output_type;
     o->desc.epilogue = o->common.epilogue;
     resolve_tiles(o);
-    return true;
 }
 
 /* Here rather than in tcc_conv.c so that the fuzz target of the command line (test/fuzz) runs
@@ -301,7 +346,12 @@ void conv_usage(FILE *out)
           "options (VALUE as --name=VALUE or --name VALUE):\n",
           out);
     cli_print_options(out, tables, NTABLE);
-    fputs("\nexit status: 0 on success, 1 on any error or a failed check.\n", out);
+    fputs("\n--layers-file runs each layer of the file in turn, going on after one fails; with\n"
+          "--format json each is one line, with csv one row, in the file's order. The text\n"
+          "format puts a line 'layer: NAME' before each.\n",
+          out);
+    cli_print_exit_codes(out, true);
+    fputs("  With several layers (--layers-file), the worst of theirs: 4, then 5, 1, 2, 3.\n", out);
 }
 
 tcc_status conv_schedule_tutorial(tcc_context *ctx, const ConvOptions *options, tcc_func **func,

@@ -18,6 +18,7 @@ typedef struct ConvOptions {
     tcc_tutorial_conv2d_params tiles; /* zero until given; --schedule tutorial's tiles */
     bool tiles_given;                 /* set by conv_resolve */
     const char *layer;
+    const char *layers_file;
     bool list_layers;
 } ConvOptions;
 
@@ -31,6 +32,9 @@ bool conv_parse(int argc, char **argv, ConvOptions *options, char *error, size_t
  * NHWCnc layout; with one, NHWC unless --layout says otherwise, and the filter layout that
  * goes with the layout. Returns false with a message (an unknown layer). */
 bool conv_resolve(ConvOptions *options, char *error, size_t error_size);
+/* The options that contradict each other (--layer with --layers-file, -o with several
+ * layers, and cli_check_common's): false with a message. */
+bool conv_check_options(const ConvOptions *options, char *error, size_t error_size);
 /* --schedule, made definite by the options given (a CliScheduleKind): tutorial tiles ask for
  * the tutorial's schedule, implicit-GEMM knobs for the default one. Returns -1 after printing
  * the error when both are given, or one against the --schedule named. */
@@ -40,6 +44,9 @@ int conv_schedule_kind(const ConvOptions *options);
 tcc_status conv_schedule_tutorial(tcc_context *ctx, const ConvOptions *options, tcc_func **func,
                                   tcc_tutorial_conv2d *conv);
 void conv_usage(FILE *out);
+/* The names --layout and --filter-layout take ("nhwc", "krsc"). */
+const char *conv_layout_name(tcc_layout layout);
+const char *conv_filter_layout_name(tcc_filter_layout layout);
 
 /* ---- the named layers of ../shared/layers.csv (conv_layers.c) --------------------------- */
 
@@ -53,5 +60,20 @@ typedef struct ConvLayer {
 const ConvLayer *conv_find_layer(const char *name);
 /* One line a layer: its name and shape. */
 void conv_list_layers(FILE *out);
+/* conv_resolve with `layer` (NULL: none) as the shape's defaults instead of --layer's. */
+void conv_resolve_layer(ConvOptions *options, const ConvLayer *layer);
+
+/* The layers of a file in layers.csv's format (--layers-file). */
+typedef struct ConvLayerList {
+    ConvLayer *layers;
+    int count;
+} ConvLayerList;
+
+/* Reads `path`: a header naming the columns name,N,H,W,C,K,R,S,stride,pad,dilation,groups
+ * (in any order), then a layer a line; blank lines and lines starting with '#' are skipped.
+ * On a malformed file, writes one line "FILE:LINE: what is wrong" into `error` and returns
+ * false. Free the list with conv_free_layers. */
+bool conv_read_layers(const char *path, ConvLayerList *list, char *error, size_t error_size);
+void conv_free_layers(ConvLayerList *list);
 
 #endif

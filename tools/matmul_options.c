@@ -94,5 +94,5 @@ void matmul_usage(FILE *out)
           "options (VALUE as --name=VALUE or --name VALUE):\n",
           out);
     cli_print_options(out, tables, NTABLE);
-    fputs("\nexit status: 0 on success, 1 on any error or a failed check.\n", out);
+    cli_print_exit_codes(out, true);
 }

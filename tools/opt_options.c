@@ -41,7 +41,7 @@ void opt_usage(FILE *out)
                  "options (VALUE as --name=VALUE or --name VALUE):\n");
     CliTable table = {rows, sizeof rows / sizeof rows[0], NULL};
     cli_print_options(out, &table, 1);
-    fprintf(out, "\nexit status: 0 on success, 1 on any error.\n");
+    cli_print_exit_codes(out, false);
 }
 
 bool opt_parse(int argc, char **argv, OptOptions *o, char *error, size_t error_size)

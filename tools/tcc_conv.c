@@ -35,23 +35,27 @@ static tcc_status build_tutorial(CliSession *s, const ConvOptions *o, bool *inap
                 (long long)o->tiles.block_row_warps, (long long)o->tiles.block_col_warps,
                 (long long)o->tiles.warp_row_tiles, (long long)o->tiles.warp_col_tiles,
                 (long long)o->tiles.chunk);
+    s->tutorial = true;
+    s->tiles = o->tiles;
     tcc_tensor *params[3] = {conv.input, conv.filter, conv.output};
     return tcc_build(s->func, 3, params, &s->build, &s->kernel);
 }
 
 /* The implicit GEMM, with the knobs given and the library's choices for the rest. */
-static int build_default(CliSession *s, const ConvOptions *o)
+static CliExit build_default(CliSession *s, const ConvOptions *o)
 {
-    if (o->common.verbose) {
-        tcc_gemm_schedule chosen;
-        if (tcc_conv2d_default_schedule(s->ctx, &o->desc, s->build.arch, &chosen) != TCC_OK)
-            return cli_library_error(s);
-        cli_print_gemm_schedule(s, &o->common, &chosen);
-    }
+    tcc_gemm_schedule chosen;
+    tcc_gemm_schedule_init(&chosen);
+    tcc_status status = TCC_OK;
+    /* The whole default schedule for the report when no knob is given; for --verbose. */
+    if (!cli_gemm_knobs_given(&o->common) || o->common.verbose)
+        status = tcc_conv2d_default_schedule(s->ctx, &o->desc, s->build.arch, &chosen);
+    if (status != TCC_OK)
+        return cli_library_error(s, status);
+    cli_record_gemm_schedule(s, &o->common, &chosen);
     tcc_gemm_schedule schedule = cli_gemm_schedule(s, &o->common);
-    if (tcc_conv2d_compile(s->ctx, &o->desc, &schedule, &s->build, &s->kernel) != TCC_OK)
-        return cli_library_error(s);
-    return 0;
+    status = tcc_conv2d_compile(s->ctx, &o->desc, &schedule, &s->build, &s->kernel);
+    return status == TCC_OK ? CLI_EXIT_OK : cli_library_error(s, status);
 }
 
 /* The tutorial pads each side of an axis alike. */
@@ -60,50 +64,116 @@ static bool symmetric_pads(const tcc_conv2d_desc *d)
     return d->pad_top == d->pad_bottom && d->pad_left == d->pad_right;
 }
 
-static int compile(CliSession *s, const void *options)
+static CliExit compile(CliSession *s, const void *options)
 {
     const ConvOptions *o = options;
     int kind = conv_schedule_kind(o);
     if (kind < 0)
-        return 1;
+        return CLI_EXIT_USAGE;
     if (kind == CLI_SCHEDULE_TUTORIAL || (kind == CLI_SCHEDULE_AUTO && symmetric_pads(&o->desc))) {
         bool inapplicable = false;
-        if (build_tutorial(s, o, &inapplicable) == TCC_OK)
-            return 0;
+        tcc_status status = build_tutorial(s, o, &inapplicable);
+        if (status == TCC_OK)
+            return CLI_EXIT_OK;
         if (kind == CLI_SCHEDULE_TUTORIAL || !inapplicable)
-            return cli_library_error(s);
+            return cli_library_error(s, status);
         /* auto: the convolution is not one the tutorial's schedule takes. */
         if (o->common.verbose)
             fprintf(stderr, "schedule: not the tutorial's: %s\n", tcc_last_error(s->ctx));
-        tcc_func_destroy(s->func);
-        s->func = NULL;
+        cli_session_reset(s);
     }
     return build_default(s, o);
+}
+
+/* The "shape" of a record: the descriptor's fields under their names. */
+static void write_shape(CliOut *out, const void *desc)
+{
+    static const tcc_conv2d_desc none;
+    const tcc_conv2d_desc *d = desc ? desc : &none;
+    cli_out_int(out, "batch", d->batch);
+    cli_out_int(out, "height", d->height);
+    cli_out_int(out, "width", d->width);
+    cli_out_int(out, "in_channels", d->in_channels);
+    cli_out_int(out, "out_channels", d->out_channels);
+    cli_out_int(out, "kernel_h", d->kernel_h);
+    cli_out_int(out, "kernel_w", d->kernel_w);
+    cli_out_int(out, "stride_h", d->stride_h);
+    cli_out_int(out, "stride_w", d->stride_w);
+    cli_out_int(out, "pad_top", d->pad_top);
+    cli_out_int(out, "pad_bottom", d->pad_bottom);
+    cli_out_int(out, "pad_left", d->pad_left);
+    cli_out_int(out, "pad_right", d->pad_right);
+    cli_out_int(out, "dilation_h", d->dilation_h);
+    cli_out_int(out, "dilation_w", d->dilation_w);
+    cli_out_int(out, "groups", d->groups);
+    cli_out_int(out, "out_height", desc ? tcc_conv2d_out_height(d) : 0);
+    cli_out_int(out, "out_width", desc ? tcc_conv2d_out_width(d) : 0);
+    cli_out_string(out, "layout", conv_layout_name(d->layout));
+    cli_out_string(out, "filter_layout", conv_filter_layout_name(d->filter_layout));
+}
+
+static const CliTool tool = {"conv2d", compile, write_shape, true};
+
+/* One layer (NULL: the command line's convolution, or --layer's): options resolved on a copy,
+ * so that each layer starts from what was given. */
+static CliExit run_layer(CliReport *report, CliSession *session, const ConvOptions *given,
+                         const ConvLayer *layer)
+{
+    ConvOptions options = *given;
+    char error[512];
+    if (layer)
+        conv_resolve_layer(&options, layer);
+    else if (!conv_resolve(&options, error, sizeof error)) {
+        cli_error("%s", error);
+        return cli_report_failure(report, CLI_EXIT_USAGE, options.layer);
+    }
+    const tcc_conv2d_desc *d = &options.desc;
+    CliJob job = {layer ? layer->name : options.layer,
+                  &options,
+                  &options.common,
+                  {check_conv, d, tcc_conv2d_flops(d), tcc_conv2d_output_elements(d)}};
+    return cli_report_job(report, session, &job);
 }
 
 int main(int argc, char **argv)
 {
     ConvOptions options;
     char error[512];
-    if (!conv_parse(argc, argv, &options, error, sizeof error)) {
-        cli_error("%s", error);
-        return 1;
-    }
+    if (!conv_parse(argc, argv, &options, error, sizeof error))
+        return cli_usage_error(&tool, argc, argv, error);
+    CliReport report;
+    cli_report_init(&report, &tool, options.common.format);
     int rc = cli_early_exit(&options.common, conv_usage);
-    if (rc >= 0)
-        return rc;
+    if (rc > 0)
+        return cli_report_failure(&report, (CliExit)rc, NULL);
+    if (rc == 0)
+        return 0;
     if (options.list_layers) {
         conv_list_layers(stdout);
         return 0;
     }
-    if (!conv_resolve(&options, error, sizeof error)) {
-        cli_error("%s", error);
-        return 1;
-    }
-    const tcc_conv2d_desc *d = &options.desc;
-    CliRunTarget target = {check_conv, d, tcc_conv2d_flops(d), tcc_conv2d_output_elements(d)};
+    if (!conv_check_options(&options, error, sizeof error))
+        return cli_usage_error(&tool, argc, argv, error);
+    ConvLayerList list = {0};
+    if (options.layers_file && !conv_read_layers(options.layers_file, &list, error, sizeof error))
+        return cli_usage_error(&tool, argc, argv, error);
+    /* An unknown --layer is a usage error whether or not a GPU is there. */
+    ConvOptions resolved = options;
+    if (!list.count && !conv_resolve(&resolved, error, sizeof error))
+        return cli_usage_error(&tool, argc, argv, error);
+    report.announce = list.count > 0;
     CliSession session = {0};
-    rc = cli_compile_and_run(&session, &options.common, compile, &options, &target);
+    CliExit worst = cli_session_open(&session, &options.common);
+    if (worst != CLI_EXIT_OK) {
+        cli_report_failure(&report, worst, NULL);
+    } else if (!list.count) {
+        worst = run_layer(&report, &session, &options, NULL);
+    } else {
+        for (int i = 0; i < list.count; i++)
+            worst = cli_exit_worse(worst, run_layer(&report, &session, &options, &list.layers[i]));
+    }
     cli_session_close(&session);
-    return rc;
+    conv_free_layers(&list);
+    cli_report_free(&report);
+    return worst;
 }

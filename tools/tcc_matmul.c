@@ -17,42 +17,69 @@ static tcc_status check_matmul(tcc_device *device, const tcc_kernel *kernel, con
     return tcc_matmul_check(device, kernel, desc, options, result);
 }
 
-static int compile(CliSession *s, const void *options)
+static CliExit compile(CliSession *s, const void *options)
 {
     const MatmulOptions *o = options;
     if (o->common.schedule_kind == CLI_SCHEDULE_TUTORIAL) {
         cli_error("--schedule: the tutorial's schedule is a convolution's (use tcc-conv); "
                   "tcc-matmul has auto and default");
-        return 1;
+        return CLI_EXIT_USAGE;
     }
-    if (o->common.verbose) {
-        tcc_gemm_schedule chosen;
-        if (tcc_matmul_default_schedule(s->ctx, &o->desc, s->build.arch, &chosen) != TCC_OK)
-            return cli_library_error(s);
-        cli_print_gemm_schedule(s, &o->common, &chosen);
-    }
+    tcc_gemm_schedule chosen;
+    tcc_gemm_schedule_init(&chosen);
+    tcc_status status = TCC_OK;
+    /* The whole default schedule for the report when no knob is given; for --verbose. */
+    if (!cli_gemm_knobs_given(&o->common) || o->common.verbose)
+        status = tcc_matmul_default_schedule(s->ctx, &o->desc, s->build.arch, &chosen);
+    if (status != TCC_OK)
+        return cli_library_error(s, status);
+    cli_record_gemm_schedule(s, &o->common, &chosen);
     tcc_gemm_schedule schedule = cli_gemm_schedule(s, &o->common);
-    if (tcc_matmul_compile(s->ctx, &o->desc, &schedule, &s->build, &s->kernel) != TCC_OK)
-        return cli_library_error(s);
-    return 0;
+    status = tcc_matmul_compile(s->ctx, &o->desc, &schedule, &s->build, &s->kernel);
+    return status == TCC_OK ? CLI_EXIT_OK : cli_library_error(s, status);
 }
+
+/* The "shape" of a record: the descriptor's fields under their names. */
+static void write_shape(CliOut *out, const void *desc)
+{
+    static const tcc_matmul_desc none;
+    const tcc_matmul_desc *d = desc ? desc : &none;
+    cli_out_int(out, "batch", d->batch);
+    cli_out_int(out, "m", d->m);
+    cli_out_int(out, "n", d->n);
+    cli_out_int(out, "k", d->k);
+    cli_out_bool(out, "a_col_major", d->a_col_major);
+    cli_out_bool(out, "b_col_major", d->b_col_major);
+}
+
+static const CliTool tool = {"matmul", compile, write_shape, false};
 
 int main(int argc, char **argv)
 {
     MatmulOptions options;
     char error[512];
-    if (!matmul_parse(argc, argv, &options, error, sizeof error)) {
-        cli_error("%s", error);
-        return 1;
-    }
+    if (!matmul_parse(argc, argv, &options, error, sizeof error))
+        return cli_usage_error(&tool, argc, argv, error);
+    CliReport report;
+    cli_report_init(&report, &tool, options.common.format);
     int rc = cli_early_exit(&options.common, matmul_usage);
-    if (rc >= 0)
-        return rc;
+    if (rc > 0)
+        return cli_report_failure(&report, (CliExit)rc, NULL);
+    if (rc == 0)
+        return 0;
+    if (!cli_check_common(&options.common, error, sizeof error))
+        return cli_usage_error(&tool, argc, argv, error);
     matmul_resolve(&options);
     const tcc_matmul_desc *d = &options.desc;
-    CliRunTarget target = {check_matmul, d, tcc_matmul_flops(d), matmul_outputs(d)};
+    CliJob job = {
+        NULL, &options, &options.common, {check_matmul, d, tcc_matmul_flops(d), matmul_outputs(d)}};
     CliSession session = {0};
-    rc = cli_compile_and_run(&session, &options.common, compile, &options, &target);
+    CliExit code = cli_session_open(&session, &options.common);
+    if (code != CLI_EXIT_OK)
+        cli_report_failure(&report, code, NULL);
+    else
+        code = cli_report_job(&report, &session, &job);
     cli_session_close(&session);
-    return rc;
+    cli_report_free(&report);
+    return code;
 }

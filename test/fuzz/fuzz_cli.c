@@ -7,7 +7,8 @@
  * the default schedule, the knobs given completed and checked; for tcc-conv's tutorial
  * schedule, the schedule applied). It stops short of lowering and code generation, which
  * fuzz_compile covers, so that each input takes microseconds; it never opens a device (--run
- * is dropped) and never writes a file (-o is parsed, not opened).
+ * and --arch native are dropped), never reads a file (--layers-file is parsed, not read) and
+ * never writes one (-o is parsed, not opened).
  *
  * Every failure must come with a message: a parse error with an empty one, or a library call
  * that fails with an empty tcc_last_error, traps.
@@ -47,17 +48,21 @@ static bool early_exit(const CliCommon *common, void (*usage)(FILE *out))
 }
 
 #if !defined(FUZZ_TOOL_OPT)
-/* The session as cli_compile_and_run opens it, without a device: the context and --arch. */
+/* The session as the tool opens it, without a device: the context and --arch (--arch native
+ * would open one: the default arch instead). */
 static bool open_session(CliSession *s, CliCommon *common)
 {
     common->run = false;
-    return cli_session_open(s, common) == 0;
+    if (cli_arch_is_native(common))
+        common->arch_name = NULL;
+    return cli_session_open(s, common) == CLI_EXIT_OK;
 }
 
 /* The default schedule and the knobs given, completed and checked as compiling would. */
 static void plan_gemm(CliSession *s, const CliCommon *common, GemmMaker make, const void *desc)
 {
     tcc_gemm_schedule chosen;
+    tcc_gemm_schedule_init(&chosen);
     tcc_status status = make == tci_conv2d_gemm
                             ? tcc_conv2d_default_schedule(s->ctx, desc, s->build.arch, &chosen)
                             : tcc_matmul_default_schedule(s->ctx, desc, s->build.arch, &chosen);
@@ -90,6 +95,10 @@ static void run_tool(int argc, char **argv)
         return;
     if (o.list_layers) {
         conv_list_layers(fuzz_null_stream());
+        return;
+    }
+    if (!conv_check_options(&o, error, sizeof error)) {
+        fuzz_require_message("conv_check_options", error);
         return;
     }
     if (!conv_resolve(&o, error, sizeof error)) {
@@ -125,6 +134,10 @@ static void run_tool(int argc, char **argv)
     }
     if (early_exit(&o.common, matmul_usage))
         return;
+    if (!cli_check_common(&o.common, error, sizeof error)) {
+        fuzz_require_message("cli_check_common", error);
+        return;
+    }
     matmul_resolve(&o);
     const tcc_matmul_desc *d = &o.desc;
     volatile double flops = tcc_matmul_flops(d);
@@ -154,7 +167,7 @@ static void run_tool(int argc, char **argv)
     if (tcc_context_create(&ctx) != TCC_OK)
         return;
     tcc_arch arch;
-    if (o.common.arch_name)
+    if (o.common.arch_name && !cli_arch_is_native(&o.common)) /* native opens a device */
         fuzz_check_status(ctx, "tcc_arch_parse", tcc_arch_parse(ctx, o.common.arch_name, &arch));
     /* The passes on an empty function, so that their names are checked as the tool checks
      * them (fuzz_loop_ir reads the loop IR itself). */
