@@ -11,6 +11,10 @@
 #   FileCheck      LLVM's FileCheck (found by CMake next to llvm-config)
 #   %ptxas         the CUDA toolkit's ptxas; only present with the lit feature `ptxas`,
 #                  so tests that assemble PTX say `REQUIRES: ptxas`
+#   %json-check    cli/json_check.py: checks a tool's --format json records with Python's
+#                  json module against the schema and prints a line a record for FileCheck
+#   %csv-check     cli/csv_check.py: checks a --format csv table against the JSON records
+#                  of the same command
 #   %expect-exit   `%expect-exit N CMD ARGS...` runs CMD and succeeds only if it exited
 #                  with status exactly N (see expect_exit.py). lit's builtin `not` accepts
 #                  any non-zero status, and `! CMD` or `CMD; test $? -eq 1` are not
@@ -20,9 +24,16 @@
 #                    RUN: %expect-exit 1 %tcc-conv --batch 0 > %t.out 2> %t.err
 #                    RUN: FileCheck %s < %t.err
 #
+# Features:
+#   ptxas          the CUDA toolkit's ptxas is there (above)
+#   cuda-driver    libcuda.so.1 loads: tests of a machine without one say
+#                  UNSUPPORTED: cuda-driver
+#   gpu            and it finds a device: tests that run kernels say REQUIRES: gpu
+#
 # Sanitizer builds: ASAN_OPTIONS, UBSAN_OPTIONS and LSAN_OPTIONS pass through, and a
 # sanitizer report exits with status 86 (not the default 1), so a tool that dies in
 # AddressSanitizer can never pass for one that failed cleanly with status 1.
+import ctypes
 import os
 import shlex
 import sys
@@ -60,6 +71,29 @@ config.substitutions.append((r"(?<![-\w/.])FileCheck(?![-\w.])", shlex.quote(con
 if config.ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", shlex.quote(config.ptxas)))
+for name in ("json", "csv"):
+    script = os.path.join(config.test_source_root, "cli", name + "_check.py")
+    config.substitutions.append(
+        ("%" + name + "-check", shlex.quote(sys.executable) + " " + shlex.quote(script)))
+
+
+def find_gpu():
+    """Whether the driver loads (as tcc_device_open loads it), and whether it counts a
+    device."""
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False, False
+    count = ctypes.c_int(0)
+    return True, (cuda.cuInit(0) == 0 and cuda.cuDeviceGetCount(ctypes.byref(count)) == 0
+                  and count.value > 0)
+
+
+driver, gpu = find_gpu()
+if driver:
+    config.available_features.add("cuda-driver")
+if gpu:
+    config.available_features.add("gpu")
 
 for name in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
     value = os.environ.get(name, "")

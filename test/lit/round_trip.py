@@ -15,8 +15,10 @@ import subprocess
 import sys
 import tempfile
 
-# Runs that emit no kernel (or, with --run, need a GPU).
-NO_KERNEL = ("--help", "-h", "--version", "--list-passes", "--list-layers", "--run")
+# Runs that emit no kernel (or, with --run, need a GPU; --layers-file emits several, which -o
+# cannot take: test/lit/cli checks those layers' records).
+NO_KERNEL = ("--help", "-h", "--version", "--list-passes", "--list-layers", "--run",
+             "--layers-file")
 
 
 def sections(dump):
