@@ -1,9 +1,12 @@
 #!/bin/sh
 # Times tcc against cuDNN on every layer of layers.csv (NHWC and NCHW) on a GPU host:
-# a wrapper of bench/layers.py that writes the markdown table and the full log.
+# a wrapper of bench/layers.py that writes the markdown table, the CSV, the plot and the full
+# log.
 #
 # usage: bench/run_layers.sh path/to/tcc-conv [out-dir] [layers.py options...]
-#   out-dir (default .) receives results-layers.md and layers.log
+#   out-dir (default .) receives results-layers.md, results-layers.csv (every number),
+#   results-layers.png (tcc/cuDNN per layer; results-layers.svg without matplotlib) and
+#   layers.log
 set -u
 
 if [ $# -lt 1 ]; then
