@@ -7,8 +7,8 @@ set -euo pipefail
 
 # clang-19 and libclang-rt-19-dev (libFuzzer's and the sanitizers' runtimes): the fuzz stage
 # of test/run_all.sh, which builds test/fuzz/ with clang. python3-venv, python3-setuptools,
-# python3-wheel: the Python package's tests pip-install it into a virtual environment offline. binutils (ar, nm, readelf, strip): merging
-# libtensorcc.a and the install test.
+# python3-wheel: the Python package's tests pip-install it into a virtual environment
+# offline. binutils (ar, nm, readelf, strip): merging libtensorcc.a and the install test.
 packages=(cmake make gcc g++ binutils pkg-config check llvm-19-dev llvm-19-tools libzstd-dev
           zlib1g-dev python3 python3-venv python3-setuptools python3-wheel clang-19
           libclang-rt-19-dev)
