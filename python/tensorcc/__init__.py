@@ -31,26 +31,27 @@ except Exception:  # imported from the source tree
     __version__ = library_version()
 
 
-def _torch():
-    from . import _torch as module  # PyTorch is needed only for these
-    return module
+def _with_torch():
+    """tensorcc._torch, imported when first needed: only these calls need PyTorch."""
+    import importlib
+    return importlib.import_module("._torch", __name__)
 
 
 def run(kernel, *tensors, out=None):
     """Runs a Kernel on PyTorch tensors (in kernel.params' order) on the current stream."""
-    return _torch().run(kernel, *tensors, out=out)
+    return _with_torch().run(kernel, *tensors, out=out)
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, **options):
     """torch.nn.functional.conv2d by a tensorcc kernel (options: out_dtype, relu)."""
-    return _torch().conv2d(input, weight, bias, stride, padding, dilation, groups, **options)
+    return _with_torch().conv2d(input, weight, bias, stride, padding, dilation, groups, **options)
 
 
 def matmul(a, b, **options):
     """a @ b by a tensorcc kernel (options: out_dtype, relu)."""
-    return _torch().matmul(a, b, **options)
+    return _with_torch().matmul(a, b, **options)
 
 
 def register_custom_ops():
     """torch.ops.tensorcc.conv2d for torch.compile graphs (PyTorch 2.4 or newer)."""
-    return _torch().register_custom_ops()
+    return _with_torch().register_custom_ops()

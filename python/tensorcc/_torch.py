@@ -171,7 +171,7 @@ def register_custom_ops():
         fmt = torch.channels_last if input.is_contiguous(memory_format=torch.channels_last) \
             else torch.contiguous_format
         dtype = torch.int32 if input.dtype == torch.int8 else input.dtype
-        return input.new_empty((n, k, p, q), dtype=dtype, memory_format=fmt)
+        return torch.empty((n, k, p, q), dtype=dtype, device=input.device, memory_format=fmt)
 
     _registered = conv2d_op
     return conv2d_op

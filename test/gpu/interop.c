@@ -310,6 +310,7 @@ static bool prepare(const Driver *d, const Case *c, const tcc_kernel *kernel, CU
     }
     for (int i = 0; i < t->count; i++) {
         tcc_kernel_param_info *p = &t->info[i];
+        p->size = sizeof *p;
         if (!tcc_kernel_param(kernel, i, p) || p->alignment > 16 || c->offset % 16 != 0) {
             fail("%s: a parameter's description", c->name);
             return false;
