@@ -87,7 +87,13 @@ def _build_options(arch):
     return options
 
 
-def _epilogue(epilogue, alpha, beta, bias, residual, relu, clamp):
+def _types_and_epilogue(desc, dtype, out_dtype, alpha, beta, bias, residual, relu, clamp):
+    """The fields conv2d's and matmul's descriptors share: types and the fused epilogue."""
+    desc.input_type = _dtype_value(dtype, "dtype")
+    desc.accumulate_type = _accumulate(desc.input_type)
+    desc.output_type = (_default_output(desc.input_type) if out_dtype is None
+                        else _dtype_value(out_dtype, "out_dtype"))
+    epilogue = desc.epilogue
     epilogue.alpha = float(alpha)
     epilogue.beta = float(beta)
     epilogue.bias = bool(bias)
@@ -128,11 +134,7 @@ def compile_conv2d(*, batch, height, width, in_channels, out_channels, kernel_si
     if filter_layout is None:
         filter_layout = {"nhwc": "krsc", "nchw": "kcrs", "nhwcnc": "blocked"}[str(layout).lower()]
     desc.filter_layout = _choice(_lib.FILTER_LAYOUTS, filter_layout, "filter_layout")
-    desc.input_type = _dtype_value(dtype, "dtype")
-    desc.accumulate_type = _accumulate(desc.input_type)
-    desc.output_type = (_default_output(desc.input_type) if out_dtype is None
-                        else _dtype_value(out_dtype, "out_dtype"))
-    _epilogue(desc.epilogue, alpha, beta, bias, residual, relu, clamp)
+    _types_and_epilogue(desc, dtype, out_dtype, alpha, beta, bias, residual, relu, clamp)
     return _compile("tcc_conv2d_compile", desc, schedule, arch,
                     lib.tcc_conv2d_flops(ctypes.byref(desc)))
 
@@ -144,11 +146,7 @@ def compile_matmul(*, m, n, k, batch=1, a_col_major=False, b_col_major=False, dt
     desc = _lib.new_struct(_lib.MatmulDesc, "tcc_matmul_desc_init")
     desc.batch, desc.m, desc.n, desc.k = batch, m, n, k
     desc.a_col_major, desc.b_col_major = bool(a_col_major), bool(b_col_major)
-    desc.input_type = _dtype_value(dtype, "dtype")
-    desc.accumulate_type = _accumulate(desc.input_type)
-    desc.output_type = (_default_output(desc.input_type) if out_dtype is None
-                        else _dtype_value(out_dtype, "out_dtype"))
-    _epilogue(desc.epilogue, alpha, beta, bias, residual, relu, clamp)
+    _types_and_epilogue(desc, dtype, out_dtype, alpha, beta, bias, residual, relu, clamp)
     return _compile("tcc_matmul_compile", desc, schedule, arch,
                     lib.tcc_matmul_flops(ctypes.byref(desc)))
 
