@@ -3,7 +3,8 @@
  * loops of constant extent whose total number of steps is at most auto_max_step, are
  * replaced by copies of their body. Fragment indices become constants this way, which
  * lets LLVM keep tensor-core fragments in registers. Assumes nothing: a loop whose extent
- * is not a constant stays, and so do the loops around it; the copies are simplified.
+ * is not a constant stays, and so do the loops around it, as does a loop whose body allocates
+ * a region starting at its variable (allocates_region_of); the copies are simplified.
  */
 #include "passes/passes.h"
 

@@ -52,7 +52,7 @@ typedef struct tcc_context tcc_context;
 
 /* ---- version ---------------------------------------------------------------------- */
 
-/* The version the library was built as ("0.1.0"; TCC_VERSION_NUMBER's 10000 * major +
+/* The version the library was built as ("MAJOR.MINOR.PATCH"; TCC_VERSION_NUMBER's 10000 * major +
  * 100 * minor + patch): compare with TCC_VERSION_STRING / TCC_VERSION_NUMBER of the headers
  * a program was compiled with. */
 const char *tcc_version_string(void);

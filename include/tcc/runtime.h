@@ -187,8 +187,10 @@ tcc_device_ptr tcc_device_buffer_address(const tcc_device_buffer *buffer);
  * launches of one loaded kernel must not overlap: on one stream they are ordered; on two, the
  * caller orders them (an event) or passes each its own workspaces (below). Host memory is not
  * held past the call: the arguments are copied when the launches are enqueued.
- * tcc_kernel_launch is this on the legacy default stream with its buffers' addresses and
- * the loaded kernel's workspaces, followed by a synchronization of the context. */
+ * A kernel of several launches whose later launch fails to enqueue leaves the earlier ones
+ * enqueued (they only write its workspaces). tcc_kernel_launch launches the same way on the
+ * legacy default stream, with its buffers' addresses and the loaded kernel's workspaces, and
+ * then synchronizes; it leaves the device's context current. */
 tcc_status tcc_kernel_launch_async(tcc_loaded_kernel *loaded, int nparam,
                                    const tcc_device_ptr *params, void *stream);
 /* The same with the caller's workspaces instead of the loaded kernel's: nworkspace ==

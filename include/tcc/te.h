@@ -298,7 +298,8 @@ int64_t tcc_kernel_launch_shared_bytes(const tcc_kernel *kernel, int index);
 int64_t tcc_kernel_launch_dynamic_shared_bytes(const tcc_kernel *kernel, int index);
 /* The tensor maps a launch takes after its buffers and workspaces (bulk tensor copies),
  * which the launcher encodes from the buffers' device addresses: their number, and map
- * `map` (false out of range). */
+ * `map` into *out, whose size the caller sets (false, *out untouched, out of range or for a
+ * size this library does not know). */
 int tcc_kernel_launch_tensor_map_count(const tcc_kernel *kernel, int index);
 bool tcc_kernel_launch_tensor_map(const tcc_kernel *kernel, int index, int map,
                                   tcc_tensor_map_encoding *out);

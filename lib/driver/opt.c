@@ -48,7 +48,11 @@ tcc_status tcc_loop_ir_transform(tcc_context *ctx, const char *text, const char 
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "tcc_loop_ir_transform: no text");
     const Pass *chosen[MAX_PASSES];
     int count = 0;
-    tcc_status status = find_passes(ctx, passes, chosen, &count);
+    tcc_status status =
+        options ? TCI_CHECK_SIZE(ctx, "tcc_loop_ir_transform: options", tcc_build_options, options)
+                : TCC_OK;
+    if (status == TCC_OK)
+        status = find_passes(ctx, passes, chosen, &count);
     if (status == TCC_OK)
         status = tci_validate_print_after(ctx, options);
     if (status != TCC_OK)

@@ -138,15 +138,15 @@ int64_t tcc_conv2d_output_elements(const tcc_conv2d_desc *desc)
                : 0;
 }
 
-static const char *layout_name(tcc_layout layout)
+const char *tci_conv2d_layout_name(tcc_layout layout)
 {
     static const char *const names[] = {"NHWC", "NCHW", "NHWCnc"};
     return layout >= TCC_LAYOUT_NHWC && layout <= TCC_LAYOUT_NHWCNC ? names[layout] : "unknown";
 }
 
-static const char *filter_layout_name(tcc_filter_layout layout)
+const char *tci_conv2d_filter_layout_name(tcc_filter_layout layout)
 {
-    static const char *const names[] = {"KRSC", "KCRS", "BLOCKED"};
+    static const char *const names[] = {"KRSC", "KCRS", "blocked"};
     return layout >= TCC_FILTER_KRSC && layout <= TCC_FILTER_BLOCKED ? names[layout] : "unknown";
 }
 
@@ -219,8 +219,9 @@ static tcc_status validate_blocked_layout(tcc_context *ctx, const tcc_conv2d_des
     if (blocked != (desc->filter_layout == TCC_FILTER_BLOCKED))
         return tci_fail(ctx, TCC_ERROR_UNSUPPORTED,
                         "filter_layout %s does not go with layout %s: the NHWCnc layout takes "
-                        "the BLOCKED filter, and only it does",
-                        filter_layout_name(desc->filter_layout), layout_name(desc->layout));
+                        "the blocked filter, and only it does",
+                        tci_conv2d_filter_layout_name(desc->filter_layout),
+                        tci_conv2d_layout_name(desc->layout));
     if (!blocked)
         return TCC_OK;
     const SizeField fields[] = {{"batch", desc->batch, 0},

@@ -224,10 +224,6 @@ static int filter_shape(const tcc_conv2d_desc *d, tcc_filter_layout layout, int6
     return 6;
 }
 
-/* The layouts' names as tcc_kernel_param reports them (tcc/runtime.h), by enum value. */
-static const char *const activation_layout_names[] = {"NHWC", "NCHW", "NHWCnc"};
-static const char *const filter_layout_names[] = {"KRSC", "KCRS", "blocked"};
-
 /* NCHW -> NHWC and KCRS -> KRSC are the same move: dimension 1 last. */
 static void stage(GemmOperator *g, tcc_tensor *from, tcc_tensor *to, bool channels_second)
 {
@@ -317,9 +313,9 @@ tcc_status tci_conv2d_gemm(tcc_func *f, const void *desc, GemmOperator **out)
                         .a_name = "input",
                         .b_name = "filter",
                         .output_name = "output",
-                        .a_layout = activation_layout_names[d->layout],
-                        .b_layout = filter_layout_names[d->filter_layout],
-                        .output_layout = activation_layout_names[d->layout],
+                        .a_layout = tci_conv2d_layout_name(d->layout),
+                        .b_layout = tci_conv2d_filter_layout_name(d->filter_layout),
+                        .output_layout = tci_conv2d_layout_name(d->layout),
                         .op = op};
     int64_t shape[6];
     int n = activation_shape(d->layout, d->batch, d->height, d->width, d->in_channels, shape);

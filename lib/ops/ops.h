@@ -20,6 +20,10 @@
 
 /* The epilogue a descriptor starts with: alpha 1, nothing else. */
 tcc_epilogue tci_default_epilogue(void);
+/* A conv2d's layouts by name, as errors and tcc_kernel_param (tcc/runtime.h) spell them:
+ * "NHWC", "NCHW", "NHWCnc"; "KRSC", "KCRS", "blocked"; "unknown" for other values. */
+const char *tci_conv2d_layout_name(tcc_layout layout);
+const char *tci_conv2d_filter_layout_name(tcc_filter_layout layout);
 
 /* Checks what a descriptor computes element by element, the same for every operator:
  *   the types: an input type and an accumulator the target's tensor cores offer

@@ -29,8 +29,9 @@ tcc_status tci_vfail(tcc_context *ctx, tcc_status status, const char *format, va
  * that reads or writes such a struct checks that size first: this library knows the sizes
  * from `oldest` (the struct's first release) to `current` (its sizeof here) and refuses any
  * other in one line, so a caller built against other headers gets an error instead of fields
- * read at the wrong offsets. `what` names the call and the argument ("tcc_conv2d_compile:
- * desc"). */
+ * read at the wrong offsets. `what` says where (the operator, "schedule", "build options",
+ * the call). When a struct first grows, its checks take the older sizes too, and what the
+ * library fills is copied out only as far as the caller's size reaches. */
 tcc_status tci_check_struct_size(tcc_context *ctx, const char *what, const char *type, size_t given,
                                  size_t oldest, size_t current);
 /* Whether a struct's size is one this library knows (calls that take no context). */
