@@ -301,6 +301,10 @@ void cli_out_free(CliOut *out);
 void cli_out_begin(CliOut *out);
 /* JSON: "}" and a newline; CSV: the header before the first row, then the row. Flushes. */
 void cli_out_finish(CliOut *out);
+/* What a tool's main returns: `code`, or CLI_EXIT_ERROR with a message on stderr when standard
+ * output could not be written (a full disk, a closed pipe), which would otherwise exit 0 with
+ * the output cut short. */
+int cli_exit_after_output(const char *tool, int code);
 /* An object under `key`; absent: JSON null, empty CSV columns. Ends with cli_out_end. */
 void cli_out_object(CliOut *out, const char *key, bool present);
 /* A list of objects under `key`: cli_out_item for each (index from 0), each ended with

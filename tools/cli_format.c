@@ -12,7 +12,9 @@
  */
 #include "cli.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -244,6 +246,16 @@ void cli_out_begin(CliOut *out)
     out->count[0] = 0;
     out->depth = 1;
     out->levels[0] = (CliOutLevel){0};
+}
+
+int cli_exit_after_output(const char *tool, int code)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return code;
+    fprintf(stderr, "%s: error: cannot write the output: %s\n", tool,
+            errno ? strerror(errno) : "write error");
+    return code == CLI_EXIT_OK ? CLI_EXIT_ERROR : code;
 }
 
 void cli_out_finish(CliOut *out)

@@ -135,7 +135,7 @@ static CliExit run_layer(CliReport *report, CliSession *session, const ConvOptio
     return cli_report_job(report, session, &job);
 }
 
-int main(int argc, char **argv)
+static int tool_main(int argc, char **argv)
 {
     ConvOptions options;
     char error[512];
@@ -176,4 +176,9 @@ int main(int argc, char **argv)
     conv_free_layers(&list);
     cli_report_free(&report);
     return worst;
+}
+
+int main(int argc, char **argv)
+{
+    return cli_exit_after_output("tcc-conv", tool_main(argc, argv));
 }

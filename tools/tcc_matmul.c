@@ -54,7 +54,7 @@ static void write_shape(CliOut *out, const void *desc)
 
 static const CliTool tool = {"matmul", compile, write_shape, false};
 
-int main(int argc, char **argv)
+static int tool_main(int argc, char **argv)
 {
     MatmulOptions options;
     char error[512];
@@ -82,4 +82,9 @@ int main(int argc, char **argv)
     cli_session_close(&session);
     cli_report_free(&report);
     return code;
+}
+
+int main(int argc, char **argv)
+{
+    return cli_exit_after_output("tcc-matmul", tool_main(argc, argv));
 }

@@ -106,7 +106,7 @@ static CliExit transform(const OptOptions *o, const char *text)
     return rc;
 }
 
-int main(int argc, char **argv)
+static int tool_main(int argc, char **argv)
 {
     OptOptions o;
     char error[512];
@@ -124,4 +124,9 @@ int main(int argc, char **argv)
     code = transform(&o, text);
     free(text);
     return code;
+}
+
+int main(int argc, char **argv)
+{
+    return cli_exit_after_output("tcc-opt", tool_main(argc, argv));
 }
