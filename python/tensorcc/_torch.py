@@ -2,6 +2,7 @@
 shape, memory layout, alignment), launches on the current CUDA stream, the functional
 conv2d and matmul, and an optional torch.library custom op for torch.compile."""
 import threading
+from typing import List, Optional
 
 import torch
 
@@ -101,6 +102,9 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, 
     weight (K, C/groups, R, S) likewise; the output in the input's memory format, of
     out_dtype (default the input's; int32 for int8). bias (K,) is cast to the output type."""
     layout, filter_layout = _conv_layout(input, weight)
+    # PyTorch takes lists as well as tuples; the cache's key needs them hashable.
+    stride, padding, dilation = (tuple(v) if isinstance(v, list) else v
+                                 for v in (stride, padding, dilation))
     n, c, h, w = input.shape
     k, _, r, s = weight.shape
     out_type = _DTYPES.get(out_dtype, out_dtype) if out_dtype is not None else None
@@ -156,8 +160,8 @@ def register_custom_ops():
                          "newer); this is PyTorch %s" % torch.__version__)
 
     @torch.library.custom_op("tensorcc::conv2d", mutates_args=())
-    def conv2d_op(input: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None,
-                  stride: list[int], padding: list[int], dilation: list[int],
+    def conv2d_op(input: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor],
+                  stride: List[int], padding: List[int], dilation: List[int],
                   groups: int) -> torch.Tensor:
         return conv2d(input, weight, bias, tuple(stride), tuple(padding), tuple(dilation), groups)
 

@@ -49,6 +49,16 @@ class TorchTest(unittest.TestCase):
                     self.assertTrue(got.is_contiguous(memory_format=layout))
                     self.assertLess(max_error(got, want), 1e-3)
 
+    def test_lists_as_pytorch_takes_them(self):
+        x = torch.randn(1, 16, 10, 10, device="cuda", dtype=torch.half).to(
+            memory_format=torch.channels_last)
+        weight = torch.randn(16, 16, 3, 3, device="cuda", dtype=torch.half).to(
+            memory_format=torch.channels_last)
+        got = tensorcc.conv2d(x, weight, stride=[2, 2], padding=[1, 1], out_dtype=torch.float32)
+        torch.cuda.synchronize()
+        want = F.conv2d(x.double(), weight.double(), stride=2, padding=1)
+        self.assertLess(max_error(got, want), 1e-3)
+
     def test_output_given_and_poisoned(self):
         x = torch.randn(4, 32, 9, 9, device="cuda", dtype=torch.half).to(
             memory_format=torch.channels_last)
@@ -69,8 +79,21 @@ class TorchTest(unittest.TestCase):
         a = torch.randn(512, 256, device="cuda", dtype=torch.half)
         b = torch.randn(256, 384, device="cuda", dtype=torch.half)
         stream = torch.cuda.Stream()
-        with torch.cuda.stream(stream):
-            c = tensorcc.matmul(a, b, out_dtype=torch.float32)
+        streams = []
+        launch = tensorcc.Kernel.launch
+
+        def recording(kernel, pointers, device=0, stream=0, workspaces=None):
+            streams.append(stream)
+            return launch(kernel, pointers, device, stream, workspaces)
+
+        tensorcc.Kernel.launch = recording
+        try:
+            with torch.cuda.stream(stream):
+                c = tensorcc.matmul(a, b, out_dtype=torch.float32, relu=False)
+        finally:
+            tensorcc.Kernel.launch = launch
+        self.assertEqual(streams, [stream.cuda_stream])
+        self.assertNotEqual(stream.cuda_stream, torch.cuda.default_stream().cuda_stream)
         stream.synchronize()
         self.assertLess(max_error(c, a.double() @ b.double()), 1e-3)
 

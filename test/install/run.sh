@@ -152,7 +152,7 @@ unset PKG_CONFIG_PATH
 # ---- add_subdirectory ---------------------------------------------------------------------
 step "add_subdirectory($source_dir): a C project, only the consumer built"
 sub=$work/add_subdirectory
-if ! { cmake -S "$here/add_subdirectory" -B "$sub" -DCMAKE_BUILD_TYPE=Release \
+if ! { cmake -G "Unix Makefiles" -S "$here/add_subdirectory" -B "$sub" -DCMAKE_BUILD_TYPE=Release \
     -DTCC_SOURCE_DIR="$source_dir" && cmake --build "$sub" -j"$jobs" --target consumer; } \
     > "$work/add_subdirectory.log" 2>&1; then
     tail -40 "$work/add_subdirectory.log"
