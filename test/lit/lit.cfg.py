@@ -8,6 +8,9 @@
 #                  tcc-opt and print the same (round_trip.py)
 #   %tcc-matmul    the tcc-matmul of this build, likewise
 #   %tcc-opt       the tcc-opt of this build
+#   %fake-cuda     the folder of a fake libcuda.so.1 (test/lit/fake_cuda): with
+#                  `env LD_LIBRARY_PATH=%fake-cuda`, --run meets a described H100 whose
+#                  kernels compute nothing, so its check fails
 #   FileCheck      LLVM's FileCheck (found by CMake next to llvm-config)
 #   %ptxas         the CUDA toolkit's ptxas; only present with the lit feature `ptxas`,
 #                  so tests that assemble PTX say `REQUIRES: ptxas`
@@ -64,6 +67,9 @@ round_trip = " ".join(shlex.quote(part) for part in (
 config.substitutions.append(("%tcc-conv", round_trip + " " + shlex.quote(tcc_conv)))
 config.substitutions.append(("%tcc-matmul", round_trip + " " + shlex.quote(tcc_matmul)))
 config.substitutions.append(("%tcc-opt", shlex.quote(tcc_opt)))
+# The fake libcuda.so.1 (test/lit/fake_cuda/libcuda.c): `env LD_LIBRARY_PATH=%fake-cuda CMD`
+# runs a tool's --run on a described H100 whose kernels compute nothing.
+config.substitutions.append(("%fake-cuda", shlex.quote(config.fake_cuda_dir)))
 config.substitutions.append(
     ("%expect-exit", shlex.quote(sys.executable) + " " + shlex.quote(expect_exit)))
 # A whole word only, so that e.g. a --check-prefix value containing it stays as it is.

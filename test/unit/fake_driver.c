@@ -332,51 +332,51 @@ static CUresult fake_cuEventElapsedTime(float *ms, CUevent start, CUevent end)
     return CUDA_SUCCESS;
 }
 
-/* The fake's entry points under the names the runtime looks up (a function pointer of any
- * type converts to another and back; the lookup hands it out as POSIX's dlsym does). */
+/* The fake's entry points under the names the runtime looks up: X(name, function) for each
+ * (test/lit/fake_cuda/libcuda.c exports them under these names). */
+#define FAKE_ENTRY_POINTS(X)                                                                       \
+    X(cuDriverGetVersion, fake_cuDriverGetVersion)                                                 \
+    X(cuInit, fake_cuInit)                                                                         \
+    X(cuGetErrorName, fake_cuGetErrorName)                                                         \
+    X(cuGetErrorString, fake_cuGetErrorString)                                                     \
+    X(cuDeviceGet, fake_cuDeviceGet)                                                               \
+    X(cuDeviceGetName, fake_cuDeviceGetName)                                                       \
+    X(cuDeviceGetAttribute, fake_cuDeviceGetAttribute)                                             \
+    X(cuDevicePrimaryCtxRetain, fake_cuDevicePrimaryCtxRetain)                                     \
+    X(cuDevicePrimaryCtxRelease_v2, fake_cuDevicePrimaryCtxRelease)                                \
+    X(cuCtxSetCurrent, fake_cuCtxSetCurrent)                                                       \
+    X(cuCtxGetCurrent, fake_cuCtxGetCurrent)                                                       \
+    X(cuCtxSynchronize, fake_cuCtxSynchronize)                                                     \
+    X(cuMemGetInfo_v2, fake_cuMemGetInfo)                                                          \
+    X(cuMemAlloc_v2, fake_cuMemAlloc)                                                              \
+    X(cuMemFree_v2, fake_cuMemFree)                                                                \
+    X(cuMemcpyHtoD_v2, fake_cuMemcpyHtoD)                                                          \
+    X(cuMemcpyDtoH_v2, fake_cuMemcpyDtoH)                                                          \
+    X(cuMemsetD8_v2, fake_cuMemsetD8)                                                              \
+    X(cuModuleLoadDataEx, fake_cuModuleLoadDataEx)                                                 \
+    X(cuModuleUnload, fake_cuModuleUnload)                                                         \
+    X(cuModuleGetFunction, fake_cuModuleGetFunction)                                               \
+    X(cuFuncGetAttribute, fake_cuFuncGetAttribute)                                                 \
+    X(cuFuncSetAttribute, fake_cuFuncSetAttribute)                                                 \
+    X(cuLaunchKernel, fake_cuLaunchKernel)                                                         \
+    X(cuLaunchKernelEx, fake_cuLaunchKernelEx)                                                     \
+    X(cuTensorMapEncodeTiled, fake_cuTensorMapEncodeTiled)                                         \
+    X(cuTensorMapEncodeIm2col, fake_cuTensorMapEncodeIm2col)                                       \
+    X(cuEventCreate, fake_cuEventCreate)                                                           \
+    X(cuEventDestroy_v2, fake_cuEventDestroy)                                                      \
+    X(cuEventRecord, fake_cuEventRecord)                                                           \
+    X(cuEventSynchronize, fake_cuEventSynchronize)                                                 \
+    X(cuEventElapsedTime_v2, fake_cuEventElapsedTime)                                              \
+    X(cuStreamGetCtx, fake_cuStreamGetCtx)
+
+/* A function pointer of any type converts to another and back; the lookup hands it out as
+ * POSIX's dlsym does. */
 typedef void (*AnyFunction)(void);
-#define ENTRY(name, function)                                                                      \
-    {                                                                                              \
-        name, (AnyFunction)function                                                                \
-    }
+#define ENTRY(name, function) {#name, (AnyFunction)function},
 static const struct {
     const char *name;
     AnyFunction function;
-} fake_entries[] = {
-    ENTRY("cuDriverGetVersion", fake_cuDriverGetVersion),
-    ENTRY("cuInit", fake_cuInit),
-    ENTRY("cuGetErrorName", fake_cuGetErrorName),
-    ENTRY("cuGetErrorString", fake_cuGetErrorString),
-    ENTRY("cuDeviceGet", fake_cuDeviceGet),
-    ENTRY("cuDeviceGetName", fake_cuDeviceGetName),
-    ENTRY("cuDeviceGetAttribute", fake_cuDeviceGetAttribute),
-    ENTRY("cuDevicePrimaryCtxRetain", fake_cuDevicePrimaryCtxRetain),
-    ENTRY("cuDevicePrimaryCtxRelease_v2", fake_cuDevicePrimaryCtxRelease),
-    ENTRY("cuCtxSetCurrent", fake_cuCtxSetCurrent),
-    ENTRY("cuCtxGetCurrent", fake_cuCtxGetCurrent),
-    ENTRY("cuCtxSynchronize", fake_cuCtxSynchronize),
-    ENTRY("cuMemGetInfo_v2", fake_cuMemGetInfo),
-    ENTRY("cuMemAlloc_v2", fake_cuMemAlloc),
-    ENTRY("cuMemFree_v2", fake_cuMemFree),
-    ENTRY("cuMemcpyHtoD_v2", fake_cuMemcpyHtoD),
-    ENTRY("cuMemcpyDtoH_v2", fake_cuMemcpyDtoH),
-    ENTRY("cuMemsetD8_v2", fake_cuMemsetD8),
-    ENTRY("cuModuleLoadDataEx", fake_cuModuleLoadDataEx),
-    ENTRY("cuModuleUnload", fake_cuModuleUnload),
-    ENTRY("cuModuleGetFunction", fake_cuModuleGetFunction),
-    ENTRY("cuFuncGetAttribute", fake_cuFuncGetAttribute),
-    ENTRY("cuFuncSetAttribute", fake_cuFuncSetAttribute),
-    ENTRY("cuLaunchKernel", fake_cuLaunchKernel),
-    ENTRY("cuLaunchKernelEx", fake_cuLaunchKernelEx),
-    ENTRY("cuTensorMapEncodeTiled", fake_cuTensorMapEncodeTiled),
-    ENTRY("cuTensorMapEncodeIm2col", fake_cuTensorMapEncodeIm2col),
-    ENTRY("cuEventCreate", fake_cuEventCreate),
-    ENTRY("cuEventDestroy_v2", fake_cuEventDestroy),
-    ENTRY("cuEventRecord", fake_cuEventRecord),
-    ENTRY("cuEventSynchronize", fake_cuEventSynchronize),
-    ENTRY("cuEventElapsedTime_v2", fake_cuEventElapsedTime),
-    ENTRY("cuStreamGetCtx", fake_cuStreamGetCtx),
-};
+} fake_entries[] = {FAKE_ENTRY_POINTS(ENTRY)};
 
 void *fake_lookup(void *handle, const char *name)
 {
