@@ -95,19 +95,6 @@ static CliExit device_arch(const CliSession *s, tcc_arch *arch)
     return CLI_EXIT_UNSUPPORTED;
 }
 
-/* The devices that open, counting from 0, up to `limit`: the library has no count of its own,
- * and this runs only to explain a --device that did not open. */
-static int count_devices(tcc_context *ctx, int limit)
-{
-    int count = 0;
-    for (tcc_device *device = NULL; count < limit; count++) {
-        if (tcc_device_open(ctx, count, &device) != TCC_OK)
-            break;
-        tcc_device_close(device);
-    }
-    return count;
-}
-
 /* Opens the GPU of --device. Without a driver or a device: no GPU; a --device past the last
  * device of a machine that has some: a usage error naming how many there are. */
 static CliExit open_device(CliSession *s, int ordinal)
@@ -117,8 +104,12 @@ static CliExit open_device(CliSession *s, int ordinal)
         return CLI_EXIT_OK;
     char why[512];
     snprintf(why, sizeof why, "%s", tcc_last_error(s->ctx));
-    int count = status == TCC_ERROR_CUDA && ordinal > 0 ? count_devices(s->ctx, ordinal) : 0;
-    if (count > 0) {
+    /* Past the last device of a machine that has some (a device that is there but failed to
+     * open, say busy in exclusive mode, keeps its own error). */
+    int count = 0;
+    if (status == TCC_ERROR_CUDA && tcc_device_count(s->ctx, &count) != TCC_OK)
+        count = 0;
+    if (count > 0 && ordinal >= count) {
         cli_error("--device %d: no such GPU: this machine has %d (0 to %d): %s", ordinal, count,
                   count - 1, why);
         error_status = status;

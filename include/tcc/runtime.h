@@ -16,6 +16,9 @@ typedef struct tcc_device tcc_device;
 
 /* ---- runtime (CUDA Driver API, libcuda.so.1 opened at run time) -------------------- */
 
+/* The GPUs the driver sees (cuDeviceGetCount): ordinals 0 to *count - 1 (0 where there is no
+ * driver, which fails with TCC_ERROR_CUDA and says so). */
+tcc_status tcc_device_count(tcc_context *ctx, int *count);
 tcc_status tcc_device_open(tcc_context *ctx, int ordinal, tcc_device **out);
 void tcc_device_close(tcc_device *device);
 const char *tcc_device_name(const tcc_device *device);

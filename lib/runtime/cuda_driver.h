@@ -125,6 +125,7 @@ typedef CUresult (*PFN_cuInit)(unsigned int flags);
 typedef CUresult (*PFN_cuGetErrorName)(CUresult error, const char **text);
 typedef CUresult (*PFN_cuGetErrorString)(CUresult error, const char **text);
 typedef CUresult (*PFN_cuDeviceGet)(CUdevice *device, int ordinal);
+typedef CUresult (*PFN_cuDeviceGetCount)(int *count);
 typedef CUresult (*PFN_cuDeviceGetName)(char *name, int len, CUdevice device);
 typedef CUresult (*PFN_cuDeviceGetAttribute)(int *value, CUdevice_attribute attribute,
                                              CUdevice device);
@@ -184,6 +185,7 @@ typedef struct CudaDriver {
     PFN_cuGetErrorName cuGetErrorName;
     PFN_cuGetErrorString cuGetErrorString;
     PFN_cuDeviceGet cuDeviceGet;
+    PFN_cuDeviceGetCount cuDeviceGetCount;
     PFN_cuDeviceGetName cuDeviceGetName;
     PFN_cuDeviceGetAttribute cuDeviceGetAttribute;
     PFN_cuDevicePrimaryCtxRetain cuDevicePrimaryCtxRetain;

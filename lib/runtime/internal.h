@@ -78,6 +78,9 @@ typedef void *(*tci_driver_lookup)(void *handle, const char *name);
  * on a fake driver. The device does not own handle. */
 tcc_status tci_device_open_with(tcc_context *ctx, int ordinal, tci_driver_lookup lookup,
                                 void *handle, tcc_device **out);
+/* tcc_device_count likewise. */
+tcc_status tci_device_count_with(tcc_context *ctx, tci_driver_lookup lookup, void *handle,
+                                 int *count);
 
 /* ---- limits.c ---- */
 

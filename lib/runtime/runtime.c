@@ -101,6 +101,7 @@ static const DriverSymbol driver_symbols[] = {
     SYMBOL(cuGetErrorName, "cuGetErrorName", NULL),
     SYMBOL(cuGetErrorString, "cuGetErrorString", NULL),
     SYMBOL(cuDeviceGet, "cuDeviceGet", NULL),
+    SYMBOL(cuDeviceGetCount, "cuDeviceGetCount", NULL),
     SYMBOL(cuDeviceGetName, "cuDeviceGetName", NULL),
     SYMBOL(cuDeviceGetAttribute, "cuDeviceGetAttribute", NULL),
     SYMBOL(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", NULL),
@@ -235,19 +236,57 @@ tcc_status tci_device_open_with(tcc_context *ctx, int ordinal, tci_driver_lookup
     return TCC_OK;
 }
 
+tcc_status tci_device_count_with(tcc_context *ctx, tci_driver_lookup lookup, void *handle,
+                                 int *count)
+{
+    *count = 0;
+    tcc_device probe = {.ctx = ctx}; /* only its entry points: nothing to release */
+    tcc_status status = resolve_driver(&probe, lookup, handle);
+    if (status != TCC_OK)
+        return status;
+    CUresult result = probe.cu.cuInit(0);
+    if (result != CUDA_SUCCESS)
+        return tci_cuda_fail(&probe, result, "cuInit", "");
+    result = probe.cu.cuDeviceGetCount(count);
+    return result == CUDA_SUCCESS ? TCC_OK : tci_cuda_fail(&probe, result, "cuDeviceGetCount", "");
+}
+
+/* libcuda.so.1, or the one-line error that there is no driver. */
+static tcc_status open_libcuda(tcc_context *ctx, void **library)
+{
+    *library = dlopen(LIBCUDA, RTLD_NOW | RTLD_LOCAL);
+    if (*library)
+        return TCC_OK;
+    const char *why = dlerror();
+    return tci_fail(ctx, TCC_ERROR_CUDA,
+                    "cannot load " LIBCUDA ": no NVIDIA driver on this machine (%s)",
+                    why ? why : "unknown dlopen error");
+}
+
+tcc_status tcc_device_count(tcc_context *ctx, int *count)
+{
+    if (!count)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "tcc_device_count: count is NULL");
+    *count = 0;
+    void *library;
+    tcc_status status = open_libcuda(ctx, &library);
+    if (status != TCC_OK)
+        return status;
+    status = tci_device_count_with(ctx, dlsym_lookup, library, count);
+    dlclose(library);
+    return status;
+}
+
 tcc_status tcc_device_open(tcc_context *ctx, int ordinal, tcc_device **out)
 {
     if (!out)
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "tcc_device_open: out is NULL");
     *out = NULL;
-    void *library = dlopen(LIBCUDA, RTLD_NOW | RTLD_LOCAL);
-    if (!library) {
-        const char *why = dlerror();
-        return tci_fail(ctx, TCC_ERROR_CUDA,
-                        "cannot load " LIBCUDA ": no NVIDIA driver on this machine (%s)",
-                        why ? why : "unknown dlopen error");
-    }
-    tcc_status status = tci_device_open_with(ctx, ordinal, dlsym_lookup, library, out);
+    void *library;
+    tcc_status status = open_libcuda(ctx, &library);
+    if (status != TCC_OK)
+        return status;
+    status = tci_device_open_with(ctx, ordinal, dlsym_lookup, library, out);
     if (status != TCC_OK) {
         dlclose(library);
         return status;

@@ -72,6 +72,12 @@ static CUresult fake_cuDeviceGet(CUdevice *device, int ordinal)
     return ordinal == 0 ? CUDA_SUCCESS : FAKE_INVALID_DEVICE;
 }
 
+static CUresult fake_cuDeviceGetCount(int *count)
+{
+    *count = 1;
+    return CUDA_SUCCESS;
+}
+
 static CUresult fake_cuDeviceGetName(char *name, int length, CUdevice device)
 {
     (void)device;
@@ -340,6 +346,7 @@ static CUresult fake_cuEventElapsedTime(float *ms, CUevent start, CUevent end)
     X(cuGetErrorName, fake_cuGetErrorName)                                                         \
     X(cuGetErrorString, fake_cuGetErrorString)                                                     \
     X(cuDeviceGet, fake_cuDeviceGet)                                                               \
+    X(cuDeviceGetCount, fake_cuDeviceGetCount)                                                     \
     X(cuDeviceGetName, fake_cuDeviceGetName)                                                       \
     X(cuDeviceGetAttribute, fake_cuDeviceGetAttribute)                                             \
     X(cuDevicePrimaryCtxRetain, fake_cuDevicePrimaryCtxRetain)                                     \

@@ -127,6 +127,21 @@ START_TEST(test_fake_device)
 END_TEST
 
 /* A required entry point missing: the device does not open, naming it and the driver. */
+START_TEST(test_device_count)
+{
+    int count = -1;
+    ck_assert_int_eq(tci_device_count_with(ctx, fake_lookup, NULL, &count), TCC_OK);
+    ck_assert_int_eq(count, 1);
+    /* A driver whose count fails says so, and counts nothing. */
+    fake.missing[0] = "cuDeviceGetCount";
+    count = -1;
+    ck_assert_int_eq(tci_device_count_with(ctx, fake_lookup, NULL, &count), TCC_ERROR_CUDA);
+    ck_assert_int_eq(count, 0);
+    assert_contains(tcc_last_error(ctx), "cuDeviceGetCount");
+    ck_assert_int_eq(tcc_device_count(ctx, NULL), TCC_ERROR_INVALID_ARGUMENT);
+}
+END_TEST
+
 START_TEST(test_missing_required_entry_point)
 {
     close_fake();
@@ -422,6 +437,7 @@ static Suite *runtime_fake_suite(void)
     Suite *suite = suite_create("runtime_fake");
     TCase *driver = test_case(suite, "fake_driver", setup, teardown);
     tcase_add_test(driver, test_fake_device);
+    tcase_add_test(driver, test_device_count);
     tcase_add_test(driver, test_missing_required_entry_point);
     tcase_add_test(driver, test_old_driver_without_optional_entry_points);
     tcase_add_test(driver, test_optional_entry_points_used);
