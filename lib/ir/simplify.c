@@ -28,7 +28,25 @@ typedef struct Simplifier {
     Arena *arena;
     int nrange;
     const VarRange *ranges;
+    /* Set when a sum or product of the linear forms leaves int64_t (literals near its limits,
+     * as a fuzzer writes them): the expression being simplified is then left as written. */
+    bool overflow;
 } Simplifier;
+
+/* Checked arithmetic of coefficients and bounds: the wrapped result, and the overflow noted. */
+static int64_t add(Simplifier *s, int64_t a, int64_t b)
+{
+    int64_t r;
+    s->overflow |= __builtin_add_overflow(a, b, &r);
+    return r;
+}
+
+static int64_t mul(Simplifier *s, int64_t a, int64_t b)
+{
+    int64_t r;
+    s->overflow |= __builtin_mul_overflow(a, b, &r);
+    return r;
+}
 
 static Expr *simplify(Simplifier *s, Expr *e);
 
@@ -38,7 +56,7 @@ static void linear_add_term(Simplifier *s, Linear *l, Expr *atom, int64_t coef)
         return;
     for (int i = 0; i < l->count; i++) {
         if (tci_expr_equal(l->terms[i].atom, atom)) {
-            l->terms[i].coef += coef;
+            l->terms[i].coef = add(s, l->terms[i].coef, coef);
             return;
         }
     }
@@ -55,9 +73,9 @@ static void linear_add_term(Simplifier *s, Linear *l, Expr *atom, int64_t coef)
 
 static void linear_add(Simplifier *s, Linear *dst, const Linear *src, int64_t scale)
 {
-    dst->constant += src->constant * scale;
+    dst->constant = add(s, dst->constant, mul(s, src->constant, scale));
     for (int i = 0; i < src->count; i++)
-        linear_add_term(s, dst, src->terms[i].atom, src->terms[i].coef * scale);
+        linear_add_term(s, dst, src->terms[i].atom, mul(s, src->terms[i].coef, scale));
 }
 
 static bool linear_is_const(const Linear *l)
@@ -80,8 +98,8 @@ static bool linear_bounds(Simplifier *s, const Linear *l, int64_t *lo, int64_t *
             continue;
         if (!atom_bounds(s, l->terms[i].atom, &alo, &ahi))
             return false;
-        low += c > 0 ? c * alo : c * ahi;
-        high += c > 0 ? c * ahi : c * alo;
+        low = add(s, low, mul(s, c, c > 0 ? alo : ahi));
+        high = add(s, high, mul(s, c, c > 0 ? ahi : alo));
     }
     *lo = low;
     *hi = high;
@@ -102,7 +120,7 @@ static bool atom_bounds(Simplifier *s, const Expr *atom, int64_t *lo, int64_t *h
         for (int i = 0; i < s->nrange; i++) {
             if (s->ranges[i].var == atom->var) {
                 *lo = s->ranges[i].min;
-                *hi = s->ranges[i].min + s->ranges[i].extent - 1;
+                *hi = add(s, s->ranges[i].min, s->ranges[i].extent - 1);
                 return true;
             }
         }
@@ -145,7 +163,7 @@ static Expr *linear_to_expr(Simplifier *s, const Linear *l)
         if (!sum) {
             sum = c == 1 ? atom : tci_ir_binary(a, EXPR_MUL, atom, tci_ir_int(a, c));
         } else {
-            int64_t m = c < 0 ? -c : c;
+            int64_t m = c < 0 ? mul(s, c, -1) : c;
             Expr *term = m == 1 ? atom : tci_ir_binary(a, EXPR_MUL, atom, tci_ir_int(a, m));
             sum = tci_ir_binary(a, c < 0 ? EXPR_SUB : EXPR_ADD, sum, term);
         }
@@ -155,7 +173,7 @@ static Expr *linear_to_expr(Simplifier *s, const Linear *l)
     if (l->constant > 0)
         return tci_ir_binary(a, EXPR_ADD, sum, tci_ir_int(a, l->constant));
     if (l->constant < 0)
-        return tci_ir_binary(a, EXPR_SUB, sum, tci_ir_int(a, -l->constant));
+        return tci_ir_binary(a, EXPR_SUB, sum, tci_ir_int(a, mul(s, l->constant, -1)));
     return sum;
 }
 
@@ -172,14 +190,14 @@ static void split_by(Simplifier *s, const Linear *l, int64_t c, Linear *quotient
     }
     /* Keep the constant's multiple of c in the quotient, the remainder in [0, c). */
     int64_t q = floor_div(rest->constant, c);
-    quotient->constant += q;
-    rest->constant -= q * c;
+    quotient->constant = add(s, quotient->constant, q);
+    rest->constant = add(s, rest->constant, mul(s, q, -c));
 }
 
-static int64_t gcd(int64_t a, int64_t b)
+static int64_t gcd(Simplifier *s, int64_t a, int64_t b)
 {
-    a = a < 0 ? -a : a;
-    b = b < 0 ? -b : b;
+    a = a < 0 ? mul(s, a, -1) : a;
+    b = b < 0 ? mul(s, b, -1) : b;
     while (b) {
         int64_t t = a % b;
         a = b;
@@ -198,10 +216,10 @@ static bool split_small_term(Simplifier *s, const Linear *l, int64_t modulus, in
         if (l->terms[i].coef == 0)
             continue;
         int64_t g = modulus ? modulus : 0;
-        g = gcd(g, l->constant);
+        g = gcd(s, g, l->constant);
         for (int j = 0; j < l->count; j++)
             if (j != i)
-                g = gcd(g, l->terms[j].coef);
+                g = gcd(s, g, l->terms[j].coef);
         int64_t lo, hi;
         Linear r = {0};
         linear_add_term(s, &r, l->terms[i].atom, l->terms[i].coef);
@@ -251,7 +269,7 @@ static void divide_linear(Simplifier *s, const Linear *l, int64_t c, bool modulo
             return;
         }
         if (linear_is_const(&rest)) {
-            out->constant += rest.constant % c;
+            out->constant = add(s, out->constant, rest.constant % c);
             return;
         }
         Expr *atom =
@@ -263,7 +281,7 @@ static void divide_linear(Simplifier *s, const Linear *l, int64_t c, bool modulo
     if (rest_in_range)
         return;
     if (linear_is_const(&rest)) {
-        out->constant += floor_div(rest.constant, c);
+        out->constant = add(s, out->constant, floor_div(rest.constant, c));
         return;
     }
     Expr *numerator = linear_to_expr(s, &rest);
@@ -272,7 +290,7 @@ static void divide_linear(Simplifier *s, const Linear *l, int64_t c, bool modulo
         numerator->bin.b->int_value > 0) {
         int64_t a = numerator->bin.b->int_value;
         numerator = numerator->bin.a;
-        c *= a;
+        c = mul(s, c, a);
     }
     Expr *atom = tci_ir_binary(s->arena, EXPR_DIV, numerator, tci_ir_int(s->arena, c));
     linear_add_term(s, out, atom, 1);
@@ -282,7 +300,7 @@ static void linear_of(Simplifier *s, Expr *e, Linear *out)
 {
     switch (e->kind) {
     case EXPR_INT:
-        out->constant += e->int_value;
+        out->constant = add(s, out->constant, e->int_value);
         return;
     case EXPR_ADD:
     case EXPR_SUB: {
@@ -331,14 +349,15 @@ static void linear_of(Simplifier *s, Expr *e, Linear *out)
 
 /* Whether d is floor(y / c): d = y / c itself, or d = x / (c1 * c) with y = x / c1
  * (nested divisions are kept flattened, see divide_linear). */
-static bool is_div_of(const Expr *d, const Expr *y, int64_t c)
+static bool is_div_of(Simplifier *s, const Expr *d, const Expr *y, int64_t c)
 {
     if (d->kind != EXPR_DIV || d->bin.b->kind != EXPR_INT)
         return false;
     if (d->bin.b->int_value == c && tci_expr_equal(d->bin.a, y))
         return true;
     return y->kind == EXPR_DIV && y->bin.b->kind == EXPR_INT &&
-           d->bin.b->int_value == y->bin.b->int_value * c && tci_expr_equal(d->bin.a, y->bin.a);
+           d->bin.b->int_value == mul(s, y->bin.b->int_value, c) &&
+           tci_expr_equal(d->bin.a, y->bin.a);
 }
 
 /* k*c*(y/c) + k*(y%c) is k*y: merge such pairs back into y, repeatedly, so that a fused
@@ -354,7 +373,8 @@ static void merge_div_mod(Simplifier *s, Linear *l)
                 continue;
             int64_t c = m->bin.b->int_value;
             for (int i = 0; i < l->count; i++) {
-                if (l->terms[i].coef != k * c || !is_div_of(l->terms[i].atom, m->bin.a, c))
+                if (l->terms[i].coef != mul(s, k, c) ||
+                    !is_div_of(s, l->terms[i].atom, m->bin.a, c))
                     continue;
                 l->terms[i].coef = 0;
                 l->terms[j].coef = 0;
@@ -403,7 +423,7 @@ static Expr *move_constant(Simplifier *s, Expr *x, Expr *y)
 static Expr *move_constant_rhs(Simplifier *s, Expr *x, Expr *y)
 {
     int64_t c = constant_term(s, x, y);
-    return c == 0 ? y : tci_ir_int(s->arena, y->int_value - c);
+    return c == 0 ? y : tci_ir_int(s->arena, add(s, y->int_value, mul(s, c, -1)));
 }
 
 /* a < b, a <= b, a == b, a != b decided from the bounds of a - b where possible. */
@@ -476,6 +496,17 @@ static Expr *simplify_logic(Simplifier *s, Expr *e)
     return tci_ir_binary(a, e->kind, x, y);
 }
 
+/* `fold(s, e)`, or NULL (e's children simplified, e kept) where its arithmetic overflowed. */
+static Expr *fold_checked(Simplifier *s, Expr *(*fold)(Simplifier *, Expr *), Expr *e)
+{
+    bool outer = s->overflow;
+    s->overflow = false;
+    Expr *folded = fold(s, e);
+    bool overflowed = s->overflow;
+    s->overflow = outer;
+    return overflowed ? NULL : folded;
+}
+
 static Expr *simplify_rewrite(Rewriter *rw, Expr *e)
 {
     Simplifier *s = rw->user;
@@ -484,7 +515,7 @@ static Expr *simplify_rewrite(Rewriter *rw, Expr *e)
     case EXPR_LE:
     case EXPR_EQ:
     case EXPR_NE:
-        return simplify_compare(s, e);
+        return fold_checked(s, simplify_compare, e);
     case EXPR_AND:
     case EXPR_OR:
         return simplify_logic(s, e);
@@ -494,7 +525,7 @@ static Expr *simplify_rewrite(Rewriter *rw, Expr *e)
     case EXPR_DIV:
     case EXPR_MOD:
         if (e->type == TCC_INT32 && e->lanes == 1)
-            return simplify_int(s, e);
+            return fold_checked(s, simplify_int, e);
         return NULL;
     default:
         return NULL;
@@ -511,7 +542,7 @@ Expr *tci_simplify(Arena *arena, Expr *e, int nrange, const VarRange *ranges)
 {
     if (!e)
         return NULL;
-    Simplifier s = {arena, nrange, ranges};
+    Simplifier s = {arena, nrange, ranges, false};
     return simplify(&s, e);
 }
 
@@ -583,7 +614,7 @@ Stmt *tci_simplify_stmt(Arena *arena, Stmt *s)
 
 int64_t tci_expr_known_divisor(Arena *arena, Expr *e)
 {
-    Simplifier s = {arena, 0, NULL};
+    Simplifier s = {arena, 0, NULL, false};
     Linear l = {0};
     linear_of(&s, e, &l);
     int64_t g = l.constant;
@@ -596,9 +627,11 @@ int64_t tci_expr_known_divisor(Arena *arena, Expr *e)
             int64_t y = tci_expr_known_divisor(arena, atom->bin.b);
             of_atom = x < y ? x : y;
         }
-        g = gcd(g, l.terms[i].coef * of_atom);
+        g = gcd(&s, g, mul(&s, l.terms[i].coef, of_atom));
     }
     int64_t p = 1;
+    if (s.overflow)
+        return 1; /* nothing proven */
     if (g == 0)
         return (int64_t)1 << 30;
     while (p < ((int64_t)1 << 30) && g % (p * 2) == 0)

@@ -61,11 +61,38 @@ static tcc_status check_knobs(tcc_context *ctx, const tcc_gemm_schedule *s, int 
     return TCC_OK;
 }
 
+/* The numbers given, 0 (not given: chosen) or in range, before choosing the rest multiplies
+ * and sums them; what is chosen is checked against the others after. */
+static tcc_status check_given(tcc_context *ctx, const tcc_gemm_schedule *s)
+{
+    tcc_status status = check_knobs(ctx, s, 0);
+    if (status != TCC_OK)
+        return status;
+    const struct {
+        const char *name;
+        int value, most;
+    } given[] = {
+        {"mma_m", s->mma_m, 256},
+        {"mma_n", s->mma_n, 256},
+        {"mma_k", s->mma_k, 256},
+        {"stages", s->stages, TCC_MAX_GEMM_STAGES},
+        {"split_k", s->split_k, TCC_MAX_SPLIT_K},
+        {"wgmma_steps", s->wgmma_steps, 2},
+        {"a persistent grid's blocks", s->grid_blocks, (int)tci_device_limits.grid_dim[0]},
+        {"a cluster's blocks", s->cluster, TCC_MAX_CLUSTER_BLOCKS},
+    };
+    for (size_t i = 0; i < sizeof given / sizeof given[0]; i++)
+        if (given[i].value < 0 || given[i].value > given[i].most)
+            return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+                            "schedule: %s must be 1 to %d (or 0: chosen), not %d", given[i].name,
+                            given[i].most, given[i].value);
+    return TCC_OK;
+}
+
 tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, tcc_arch arch,
                                       tcc_gemm_schedule *s)
 {
-    /* The knobs given are bounded before choosing the rest multiplies them (0: not given). */
-    tcc_status status = check_knobs(ctx, s, 0);
+    tcc_status status = check_given(ctx, s);
     if (status != TCC_OK)
         return status;
     tci_gemm_choose_defaults(op, arch, s);

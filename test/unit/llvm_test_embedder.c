@@ -18,6 +18,7 @@
 #include "support.h"
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,10 +216,21 @@ START_TEST(test_refused_schedules)
     assert_error(ctx, compile_matmul(ctx, &m, &s, TCC_SM_80), "wgmma needs sm_90a");
     s = base;
     s.stages = TCC_MAX_GEMM_STAGES + 1;
-    assert_error(ctx, compile_matmul(ctx, &m, &s, TCC_SM_80), "stages must be 1 to 8, not 9");
+    assert_error(ctx, compile_matmul(ctx, &m, &s, TCC_SM_80),
+                 "stages must be 1 to 8 (or 0: chosen), not 9");
     s = base;
     s.split_k = TCC_MAX_SPLIT_K + 1;
-    assert_error(ctx, compile_matmul(ctx, &m, &s, TCC_SM_80), "split_k must be 1 to 32, not 33");
+    assert_error(ctx, compile_matmul(ctx, &m, &s, TCC_SM_80),
+                 "split_k must be 1 to 32 (or 0: chosen), not 33");
+    /* Given on an empty schedule, before the chooser multiplies them (a fuzzer's values). */
+    tcc_gemm_schedule_init(&s);
+    s.stages = INT_MIN;
+    assert_error(ctx, compile_matmul(ctx, &m, &s, TCC_SM_90A),
+                 "stages must be 1 to 8 (or 0: chosen), not -2147483648");
+    tcc_gemm_schedule_init(&s);
+    s.mma_m = INT_MAX;
+    assert_error(ctx, compile_matmul(ctx, &m, &s, TCC_SM_80),
+                 "mma_m must be 1 to 256 (or 0: chosen), not 2147483647");
     s = base;
     s.mma_m = 16, s.mma_n = 16, s.mma_k = 32;
     assert_error(ctx, compile_matmul(ctx, &m, &s, TCC_SM_80), "no MMA shape m16n16k32");
