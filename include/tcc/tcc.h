@@ -1,13 +1,14 @@
 /*
  * tcc: a tensor-core compiler.
  *
- * The public C API. Everything an embedding compiler needs, in four headers a reader can
+ * The public C API. Everything an embedding compiler needs, in five headers a reader can
  * take one at a time, each including the one before it:
  *
  *   tcc/base.h      status, types, archs, the context and its errors, number formats
  *   tcc/te.h        tensor expressions and schedules; building them into kernels
  *   tcc/ops.h       conv2d and matmul: descriptors, compiling, CPU references
  *   tcc/runtime.h   devices, buffers, loading, launching and timing; checks on the GPU
+ *   tcc/tune.h      tunable templates, config spaces, tuners and the records of trials
  *
  * The objects:
  *
@@ -60,6 +61,6 @@
 #ifndef TCC_TCC_H
 #define TCC_TCC_H
 
-#include "tcc/runtime.h"
+#include "tcc/tune.h"
 
 #endif

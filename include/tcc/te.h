@@ -270,6 +270,14 @@ int tcc_pass_index(const char *name);
 tcc_status tcc_build(tcc_func *func, int nparam, tcc_tensor *const *params,
                      const tcc_build_options *options, tcc_kernel **out);
 void tcc_kernel_destroy(tcc_kernel *kernel);
+/* A kernel as bytes and back (to cache it on disk, or hand it to another process): every
+ * field of it, PTX and launches included, in a versioned format that needs no LLVM to read.
+ * The bytes are malloc'd (free them with free()). A buffer that is not such bytes, or of
+ * another version of the format, is refused in one line. */
+tcc_status tcc_kernel_serialize(tcc_context *ctx, const tcc_kernel *kernel, void **bytes,
+                                size_t *size);
+tcc_status tcc_kernel_deserialize(tcc_context *ctx, const void *bytes, size_t size,
+                                  tcc_kernel **out);
 
 /* A kernel is one or more launches, run in order on one stream, each taking the same
  * parameters followed by the kernel's workspaces (device scratch memory that
