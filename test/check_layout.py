@@ -13,7 +13,7 @@ import sys
 
 # The stages, in pipeline order (lib/<stage>/, and passes/ after lib/lower/).
 STAGES = ["support", "target", "ir", "te", "lower", "passes", "codegen", "driver", "ops",
-          "reference", "runtime", "check"]
+          "reference", "runtime", "check", "tune"]
 MAX_LINES = 700
 
 
