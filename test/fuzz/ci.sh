@@ -22,7 +22,7 @@ build_dir=$1
 seconds=${2:-60}
 shift $(($# < 2 ? $# : 2))
 source_dir=$(cd "$(dirname "$0")/../.." && pwd)
-all_targets=(conv_cli matmul_cli opt_cli loop_ir compile)
+all_targets=(conv_cli matmul_cli opt_cli loop_ir compile kernel_bytes)
 targets=("${@:-${all_targets[@]}}")
 
 if [[ -z ${CC:-} ]]; then
@@ -47,8 +47,10 @@ mkdir -p "$artifacts"
 
 # Bounds per input: its size, its time (a hang is a finding), its memory. Leaks are
 # reported (detect_leaks is on by default with AddressSanitizer).
-declare -A max_len=([conv_cli]=512 [matmul_cli]=512 [opt_cli]=512 [loop_ir]=4096 [compile]=256)
-declare -A timeout=([conv_cli]=10 [matmul_cli]=10 [opt_cli]=10 [loop_ir]=20 [compile]=60)
+declare -A max_len=([conv_cli]=512 [matmul_cli]=512 [opt_cli]=512 [loop_ir]=4096 [compile]=256
+    [kernel_bytes]=4096)
+declare -A timeout=([conv_cli]=10 [matmul_cli]=10 [opt_cli]=10 [loop_ir]=20 [compile]=60
+    [kernel_bytes]=10)
 # compile runs a few inputs a second: too few for libFuzzer to grow their length step by step.
 declare -A extra=([compile]=-len_control=0)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
