@@ -1,7 +1,7 @@
 # cmake -DAR=ar -DSCRIPT=file.mri -DARCHIVE=libtensorcc.a -P merge_archives.cmake
 #
 # Runs `ar -M` on SCRIPT (written by CMakeLists.txt: CREATE ARCHIVE.merged, ADDLIB ARCHIVE and
-# each LLVM, zlib and zstd archive, SAVE), then puts ARCHIVE.merged in ARCHIVE's place: a
+# each LLVM, zlib, zstd and SQLite archive, SAVE), then puts ARCHIVE.merged in ARCHIVE's place: a
 # libtensorcc.a that needs no other archive. Run after every build of the archive, which CMake
 # always makes afresh from the objects. An MRI script cannot name paths with spaces.
 foreach(variable AR SCRIPT ARCHIVE)

@@ -9,9 +9,11 @@ set -euo pipefail
 # of test/run_all.sh, which builds test/fuzz/ with clang. python3-venv, python3-setuptools,
 # python3-wheel: the Python package's tests pip-install it into a virtual environment
 # offline. binutils (ar, nm, readelf, strip): merging libtensorcc.a and the install test.
+# libsqlite3-dev: the tuning records' database (lib/tune/records.c), its static archive linked
+# into the libraries and tools so that they need no SQLite where they run.
 packages=(cmake make gcc g++ binutils pkg-config check llvm-19-dev llvm-19-tools libzstd-dev
-          zlib1g-dev python3 python3-venv python3-setuptools python3-wheel clang-19
-          libclang-rt-19-dev)
+          zlib1g-dev libsqlite3-dev python3 python3-venv python3-setuptools python3-wheel
+          clang-19 libclang-rt-19-dev)
 
 missing=()
 for package in "${packages[@]}"; do

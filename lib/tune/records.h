@@ -1,0 +1,82 @@
+/*
+ * What the records store's files share: records.c keeps the trials in SQLite;
+ * records_json.c reads and writes JSON (the texts a row holds: the workload key, the config,
+ * the costs); records_autotvm.c converts a row to and from a line of AutoTVM's log.
+ */
+#ifndef TCI_TUNE_RECORDS_H
+#define TCI_TUNE_RECORDS_H
+
+#include "support/arena.h"
+#include "support/strbuf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- JSON: a strict reader into a tree, a writer in Python's json.dumps layout ---- */
+
+typedef enum JsonKind {
+    JSON_NULL = 0,
+    JSON_FALSE,
+    JSON_TRUE,
+    JSON_NUMBER,
+    JSON_STRING,
+    JSON_ARRAY,
+    JSON_OBJECT,
+} JsonKind;
+
+typedef struct Json Json;
+struct Json {
+    JsonKind kind;
+    /* A number: its token as written (so that integers are written back as they were read),
+     * and its value; a string: its decoded UTF-8 (no NUL inside). */
+    const char *text;
+    double number;
+    int count;       /* an array's or object's members */
+    Json *first;     /* its first member */
+    Json *next;      /* the next member of the array or object this is in */
+    const char *key; /* this member's key, in an object */
+};
+
+/* Parses `text`, one JSON value with nothing after it but white space, into `arena`. NULL
+ * with a one-line reason in error[] when it is no such value or memory ran out. */
+Json *tci_json_parse(Arena *arena, const char *text, char *error, size_t error_size);
+/* An object's member named `key`; NULL when there is none (or `object` is no object). */
+const Json *tci_json_member(const Json *object, const char *key);
+/* Whether `value` is an integer number (no fraction or exponent) that fits in int64_t. */
+bool tci_json_int(const Json *value, int64_t *out);
+/* Writes `value` as Python's json.dumps does (", " and ": " between members). */
+void tci_json_write(StrBuf *sb, const Json *value);
+void tci_json_write_string(StrBuf *sb, const char *text);
+/* A finite double as Python's repr writes it: the shortest text that reads back the same
+ * ("0.000506", "1606247193.9", "1000000000.0", "1e-07"). */
+void tci_json_write_double(StrBuf *sb, double value);
+
+/* ---- a trial as a row of the store, and as a line of an AutoTVM log ---------------- */
+
+/* AutoTVM's cost of a failed trial (its log writes costs (1e9,) for one). */
+#define TCI_FAILED_COST 1e9
+
+/* One row of the trials table; the strings are not owned. */
+typedef struct RecordRow {
+    int64_t id; /* its rowid (0 for a row not yet stored) */
+    const char *template_name, *workload_key, *target, *device_name, *tcc_version;
+    const char *config; /* tcc_config_format's text */
+    const char *costs;  /* a JSON array of seconds: "[0.000506, 0.000507]" */
+    const char *message;
+    int64_t config_index;
+    int error_no; /* tcc_measure_error */
+    double mean_cost, all_cost, timestamp;
+} RecordRow;
+
+/* The costs text of `count` seconds, and their mean (TCI_FAILED_COST when count is 0). */
+void tci_record_costs_text(StrBuf *sb, const double *costs, int count, double *mean);
+/* Writes `row` as one line of AutoTVM's log (no newline): false with a one-line reason
+ * when its workload key or config is not the JSON that tcc writes. */
+bool tci_record_line_write(StrBuf *sb, const RecordRow *row, char *error, size_t error_size);
+/* Reads one line of a log (tcc's export or AutoTVM's) into `row`, its strings in `arena`:
+ * false with a one-line reason when it is not such a line. */
+bool tci_record_line_read(Arena *arena, const char *line, RecordRow *row, char *error,
+                          size_t error_size);
+
+#endif
