@@ -15,6 +15,10 @@ packages=(cmake make gcc g++ binutils pkg-config check llvm-19-dev llvm-19-tools
           zlib1g-dev libsqlite3-dev python3 python3-venv python3-setuptools python3-wheel
           clang-19 libclang-rt-19-dev)
 
+# libxgboost0: libxgboost.so.0, which the xgb tuner opens at run time (lib/tune/tuner_xgb.c); tcc
+# builds and runs without it, that tuner then refusing and its tests saying SKIP.
+packages+=(libxgboost0)
+
 missing=()
 for package in "${packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed'; then
