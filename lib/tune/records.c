@@ -326,6 +326,34 @@ static tcc_status check_record(tcc_context *ctx, const tcc_record *record)
     return TCC_OK;
 }
 
+/* A record whose workload key or config is not the JSON tcc writes could not be exported:
+ * refused when added, rather than found when exporting. */
+static tcc_status check_exportable(tcc_context *ctx, const RecordRow *row)
+{
+    StrBuf line;
+    char why[300];
+    tci_strbuf_init(&line);
+    bool ok = tci_record_line_write(&line, row, why, sizeof why);
+    tci_strbuf_free(&line);
+    if (!ok)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "tcc_record_add: %s", why);
+    return TCC_OK;
+}
+
+/* The row, in a transaction of its own: committed, it survives the process being killed. */
+static tcc_status insert(tcc_record_store *store, const RecordRow *row)
+{
+    tcc_status status = exec(store, "BEGIN IMMEDIATE", "locking the database");
+    if (status != TCC_OK)
+        return status;
+    sqlite3_stmt *insert = NULL;
+    status = prepare_insert(store, &insert);
+    if (status == TCC_OK)
+        status = insert_row(store, insert, row);
+    sqlite3_finalize(insert);
+    return end_transaction(store, status);
+}
+
 tcc_status tcc_record_add(tcc_record_store *store, const tcc_record *record)
 {
     if (!store)
@@ -358,16 +386,12 @@ tcc_status tcc_record_add(tcc_record_store *store, const tcc_record *record)
     row.costs = costs.data;
     if (result->error != TCC_MEASURE_OK)
         row.mean_cost = TCI_FAILED_COST;
-    sqlite3_stmt *insert = NULL;
     if (costs.failed)
         status = tci_fail(store->ctx, TCC_ERROR_OUT_OF_MEMORY, "records: out of memory");
-    else if ((status = exec(store, "BEGIN IMMEDIATE", "locking the database")) == TCC_OK) {
-        status = prepare_insert(store, &insert);
-        if (status == TCC_OK)
-            status = insert_row(store, insert, &row);
-        sqlite3_finalize(insert);
-        status = end_transaction(store, status);
-    }
+    else
+        status = check_exportable(store->ctx, &row);
+    if (status == TCC_OK)
+        status = insert(store, &row);
     tci_strbuf_free(&costs);
     return status;
 }

@@ -158,6 +158,17 @@ START_TEST(add_best_each)
     bad = make_record(5, 1.0, NULL);
     bad.config = NULL;
     ck_assert_int_eq(tcc_record_add(store, &bad), TCC_ERROR_INVALID_ARGUMENT);
+    /* What could not be exported as AutoTVM's line. */
+    bad = make_record(5, 1.0, NULL);
+    bad.workload_key = "conv2d 1 7 7";
+    ck_assert_int_eq(tcc_record_add(store, &bad), TCC_ERROR_INVALID_ARGUMENT);
+    assert_contains(tcc_last_error(ctx), "workload key");
+    assert_one_line(ctx);
+    bad.workload_key = seed_key;
+    bad.config = "[[\"tile_f\", {\"x\": 1}]]";
+    ck_assert_int_eq(tcc_record_add(store, &bad), TCC_ERROR_INVALID_ARGUMENT);
+    assert_contains(tcc_last_error(ctx), "tile_f");
+    ck_assert_int_eq(each(store, NULL).count, 4);
     tcc_record_store_close(store);
 }
 END_TEST
