@@ -443,7 +443,7 @@ typedef struct Anneal {
     double scores[SA_PARALLEL], next_scores[SA_PARALLEL];
 } Anneal;
 
-/* One step of every walk; true when a walk found a point among the best. */
+/* One step of every walk; *improved when one of them found a point among the best. */
 static tcc_status anneal_step(tcc_tuner *tuner, Model *model, Anneal *a, double temperature,
                               int64_t *knobs, Best *best, bool *improved)
 {
