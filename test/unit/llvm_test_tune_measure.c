@@ -1,0 +1,301 @@
+/*
+ * tcc-tune's measurement (tools/tune_measure.c, tune_runner.c, tune_synthetic.c) without a
+ * GPU: the runner processes run on the fake libcuda.so.1 (test/lit/fake_cuda), whose kernels
+ * compute nothing, so every kernel that builds is checked and found WRONG_ANSWER, which
+ * exercises the runner process, the protocol and the classification end to end. Also: build
+ * errors classified, a runner that hangs killed at the time limit (RUN_TIMEOUT) and one that
+ * dies restarted (RUNTIME_DEVICE) with the batch going on, several runners at once, and the
+ * synthetic cost's determinism.
+ *
+ * This program is its own runner: main diverts to tune_runner_main on --runner, as tcc-tune.
+ */
+#include "support.h"
+#include "tune_measure.h"
+
+#include <stdlib.h>
+
+/* ---- a tiny template: a 64^3 matmul whose block shape and validity are knobs ----------------- */
+
+static tcc_status tiny_instantiate(tcc_context *ctx, tcc_config *cfg, const tcc_workload *workload,
+                                   tcc_arch arch, const tcc_build_options *options,
+                                   tcc_kernel **kernel)
+{
+    static const int64_t warps[] = {1, 2}, modes[] = {0, 1, 2};
+    int64_t rows = 1, cols = 1, mode = 0;
+    tcc_status status = tcc_define_knob(cfg, "block_row_warps", 2, warps, &rows);
+    if (status == TCC_OK)
+        status = tcc_define_knob(cfg, "block_col_warps", 2, warps, &cols);
+    /* 0 builds; 1 the template refuses; 2 a schedule tcc refuses (split_k past its range). */
+    if (status == TCC_OK)
+        status = tcc_define_knob(cfg, "mode", 3, modes, &mode);
+    if (status != TCC_OK || tcc_config_is_defining(cfg))
+        return status;
+    if (mode == 1)
+        return tcc_config_reject(ctx, cfg, "mode 1 is refused");
+    tcc_gemm_schedule s;
+    tcc_gemm_schedule_init(&s);
+    status = tcc_matmul_default_schedule(ctx, &workload->matmul, arch, &s);
+    s.block_row_warps = (int)rows;
+    s.block_col_warps = (int)cols;
+    s.split_k = mode == 2 ? TCC_MAX_SPLIT_K + 1 : 1;
+    return status == TCC_OK ? tcc_matmul_compile(ctx, &workload->matmul, &s, options, kernel)
+                            : status;
+}
+
+static const tcc_template tiny = {.name = "tiny",
+                                  .summary = "a test template",
+                                  .kind = TCC_WORKLOAD_MATMUL,
+                                  .instantiate = tiny_instantiate};
+
+/* Space index of (rows, cols, mode): the first knob fastest. */
+static int64_t point(int rows_choice, int cols_choice, int mode)
+{
+    return rows_choice + 2 * (cols_choice + 2 * mode);
+}
+
+static tcc_context *ctx;
+static tcc_workload workload;
+static tcc_config_space *space;
+
+static void setup(void)
+{
+    ctx = test_context();
+    tcc_workload_init(&workload, TCC_WORKLOAD_MATMUL);
+    workload.matmul.m = workload.matmul.n = workload.matmul.k = 64;
+    ck_assert_msg(tcc_config_space_create(ctx, &tiny, &workload, TCC_SM_80, &space) == TCC_OK, "%s",
+                  tcc_last_error(ctx));
+    ck_assert_int_eq(tcc_config_space_size(space), 12);
+    /* The runners open the fake driver. */
+    ck_assert_int_eq(setenv("LD_LIBRARY_PATH", TCC_FAKE_CUDA_DIR, 1), 0);
+}
+
+static void teardown(void)
+{
+    tcc_config_space_destroy(space);
+    tcc_context_destroy(ctx);
+}
+
+static TuneMeasureOptions gpu_options(const char *faults)
+{
+    TuneMeasureOptions o;
+    tune_measure_options_init(&o);
+    o.tmpl = &tiny;
+    o.workload = &workload;
+    o.space = space;
+    o.arch = TCC_SM_80;
+    o.builders = 2;
+    o.run_timeout = 5.0;
+    o.inject_fault = faults ? faults : "";
+    return o;
+}
+
+static TuneMeasurer *create(const TuneMeasureOptions *o)
+{
+    char error[512] = "";
+    TuneMeasurer *m = tune_measurer_create(o, error, sizeof error);
+    ck_assert_msg(m != NULL, "%s", error);
+    return m;
+}
+
+static void measure(TuneMeasurer *m, int count, const int64_t *indices, tcc_measure_result *results)
+{
+    memset(results, 0xab, sizeof *results * (size_t)count); /* every field must be written */
+    ck_assert_int_eq(tune_measure_batch(m, count, indices, results), TCC_OK);
+    for (int i = 0; i < count; i++) {
+        ck_assert_msg(results[i].error <= TCC_MEASURE_UNKNOWN_ERROR, "trial %d: error %d", i,
+                      (int)results[i].error);
+        ck_assert(memchr(results[i].message, '\0', sizeof results[i].message));
+    }
+}
+
+#define assert_class(result, class)                                                                \
+    ck_assert_msg((result).error == (class), "%s, expected %s: %s",                                \
+                  tcc_measure_error_name((result).error), tcc_measure_error_name(class),           \
+                  (result).message)
+
+/* Kernels that build run in the runner, whose fake GPU computes nothing: WRONG_ANSWER. The
+ * template's refusal and tcc's are build errors that never reach it. */
+START_TEST(test_fake_driver_classifies)
+{
+    TuneMeasureOptions o = gpu_options(NULL);
+    TuneMeasurer *m = create(&o);
+    ck_assert_str_eq(tune_measurer_device_name(m), "Fake GPU");
+    ck_assert_int_eq(tune_measurer_arch(m), TCC_SM_90A);
+    int64_t indices[] = {point(0, 0, 0), point(1, 1, 0), point(0, 1, 1), point(1, 0, 2),
+                         point(1, 0, 0)};
+    tcc_measure_result results[5];
+    measure(m, 5, indices, results);
+    assert_class(results[0], TCC_MEASURE_WRONG_ANSWER);
+    assert_contains(results[0].message, "max error");
+    assert_class(results[1], TCC_MEASURE_WRONG_ANSWER);
+    /* The template's own refusal: tcc_config_reject's status is TCC_ERROR_SCHEDULE, which the
+     * measurer cannot tell from tcc's validation yet. */
+    ck_assert(results[2].error == TCC_MEASURE_INSTANTIATION_ERROR ||
+              results[2].error == TCC_MEASURE_COMPILE_HOST);
+    assert_contains(results[2].message, "mode 1 is refused");
+    assert_class(results[3], TCC_MEASURE_COMPILE_HOST);
+    assert_contains(results[3].message, "split_k");
+    assert_class(results[4], TCC_MEASURE_WRONG_ANSWER);
+    for (int i = 0; i < 5; i++) {
+        ck_assert_int_eq(results[i].ncost, 0);
+        ck_assert(results[i].all_cost > 0 && results[i].timestamp > 1e9);
+    }
+    /* A second batch on the same runner. */
+    measure(m, 2, indices, results);
+    assert_class(results[0], TCC_MEASURE_WRONG_ANSWER);
+    ck_assert_int_eq(tune_measurer_restarts(m), 0);
+    tune_measurer_destroy(m);
+}
+END_TEST
+
+/* A runner that stops answering is killed at run_timeout (RUN_TIMEOUT) and one that exits is
+ * restarted (RUNTIME_DEVICE); the trials after them are measured as before. */
+START_TEST(test_hang_and_crash_cost_one_trial)
+{
+    TuneMeasureOptions o = gpu_options("hang:0.3,crash:0.3,seed:3");
+    o.run_timeout = 1.0;
+    TuneMeasurer *m = create(&o);
+    int64_t indices[12];
+    for (int i = 0; i < 12; i++)
+        indices[i] = point(i % 2, (i / 2) % 2, 0);
+    tcc_measure_result results[12];
+    measure(m, 12, indices, results);
+    int counts[TCC_MEASURE_UNKNOWN_ERROR + 1] = {0};
+    for (int i = 0; i < 12; i++) {
+        counts[results[i].error]++;
+        ck_assert_msg(results[i].error == TCC_MEASURE_WRONG_ANSWER ||
+                          results[i].error == TCC_MEASURE_RUN_TIMEOUT ||
+                          results[i].error == TCC_MEASURE_RUNTIME_DEVICE,
+                      "trial %d: %s: %s", i, tcc_measure_error_name(results[i].error),
+                      results[i].message);
+        if (results[i].error == TCC_MEASURE_RUNTIME_DEVICE)
+            assert_contains(results[i].message, "runner died (exit status 70)");
+    }
+    ck_assert_int_gt(counts[TCC_MEASURE_RUN_TIMEOUT], 0);
+    ck_assert_int_gt(counts[TCC_MEASURE_RUNTIME_DEVICE], 0);
+    ck_assert_int_gt(counts[TCC_MEASURE_WRONG_ANSWER], 0);
+    ck_assert_int_eq(tune_measurer_restarts(m),
+                     counts[TCC_MEASURE_RUN_TIMEOUT] + counts[TCC_MEASURE_RUNTIME_DEVICE]);
+    tune_measurer_destroy(m);
+}
+END_TEST
+
+/* Injected GPU faults on the fake driver: the fault kernels load and "run" (computing
+ * nothing), so they are wrong answers there; on a GPU they fault (test/gpu/tune_measure.c). */
+START_TEST(test_fault_kernels_load)
+{
+    TuneMeasureOptions o = gpu_options("trap:0.34,oob:0.33,spin:0.33");
+    TuneMeasurer *m = create(&o);
+    int64_t indices[] = {0, 1, 2, 3};
+    tcc_measure_result results[4];
+    measure(m, 4, indices, results);
+    for (int i = 0; i < 4; i++) {
+        assert_class(results[i], TCC_MEASURE_WRONG_ANSWER);
+        assert_contains(results[i].message, "injected fault");
+    }
+    tune_measurer_destroy(m);
+}
+END_TEST
+
+/* Two runners (both on the fake's one device) measure at once. */
+START_TEST(test_two_runners)
+{
+    TuneMeasureOptions o = gpu_options("hang:0.2,seed:5");
+    o.devices = "0,0";
+    o.run_timeout = 1.0;
+    TuneMeasurer *m = create(&o);
+    int64_t indices[10];
+    for (int i = 0; i < 10; i++)
+        indices[i] = point(i % 2, 0, 0);
+    tcc_measure_result results[10];
+    measure(m, 10, indices, results);
+    for (int i = 0; i < 10; i++)
+        ck_assert(results[i].error == TCC_MEASURE_WRONG_ANSWER ||
+                  results[i].error == TCC_MEASURE_RUN_TIMEOUT);
+    tune_measurer_destroy(m);
+}
+END_TEST
+
+START_TEST(test_refusals)
+{
+    char error[512];
+    TuneMeasureOptions o = gpu_options(NULL);
+    o.devices = "0,x";
+    ck_assert_ptr_null(tune_measurer_create(&o, error, sizeof error));
+    assert_contains(error, "--devices");
+    o = gpu_options("melt:0.5");
+    ck_assert_ptr_null(tune_measurer_create(&o, error, sizeof error));
+    assert_contains(error, "TCC_TUNE_INJECT_FAULT");
+    o = gpu_options(NULL);
+    o.devices = "3"; /* the fake driver has one device */
+    ck_assert_ptr_null(tune_measurer_create(&o, error, sizeof error));
+    assert_contains(error, "device 3");
+    ck_assert(!strchr(error, '\n'));
+}
+END_TEST
+
+/* The synthetic cost: the same seed gives the same results, another seed others; a share of
+ * the points is invalid; the optimum is the cheapest point. */
+START_TEST(test_synthetic_deterministic)
+{
+    TuneMeasureOptions o = gpu_options(NULL);
+    o.synthetic = true;
+    o.seed = 42;
+    TuneMeasurer *a = create(&o), *b = create(&o);
+    o.seed = 43;
+    TuneMeasurer *c = create(&o);
+    ck_assert_str_eq(tune_measurer_device_name(a), "synthetic");
+    int64_t indices[12];
+    for (int i = 0; i < 12; i++)
+        indices[i] = i;
+    tcc_measure_result ra[12], rb[12], rc[12];
+    measure(a, 12, indices, ra);
+    measure(b, 12, indices, rb);
+    measure(c, 12, indices, rc);
+    bool differ = false;
+    int best = -1, valid = 0;
+    for (int i = 0; i < 12; i++) {
+        ck_assert_int_eq(ra[i].error, rb[i].error);
+        ck_assert_int_eq(ra[i].ncost, rb[i].ncost);
+        for (int r = 0; r < ra[i].ncost; r++)
+            ck_assert(ra[i].costs[r] == rb[i].costs[r]);
+        differ = differ || ra[i].error != rc[i].error ||
+                 (ra[i].ncost && rc[i].ncost && ra[i].costs[0] != rc[i].costs[0]);
+        if (ra[i].error == TCC_MEASURE_OK) {
+            valid++;
+            if (best < 0 || ra[i].costs[0] < ra[best].costs[0])
+                best = i;
+        } else {
+            assert_class(ra[i], TCC_MEASURE_INSTANTIATION_ERROR);
+        }
+    }
+    ck_assert(differ);
+    ck_assert_int_gt(valid, 6);
+    ck_assert(ra[best].costs[0] < 1.01e-4); /* the optimum costs BEST_SECONDS */
+    tune_measurer_destroy(a);
+    tune_measurer_destroy(b);
+    tune_measurer_destroy(c);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+    Suite *suite = suite_create("tune_measure");
+    TCase *tc = test_case(suite, "tune_measure", setup, teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_fake_driver_classifies);
+    tcase_add_test(tc, test_hang_and_crash_cost_one_trial);
+    tcase_add_test(tc, test_fault_kernels_load);
+    tcase_add_test(tc, test_two_runners);
+    tcase_add_test(tc, test_refusals);
+    tcase_add_test(tc, test_synthetic_deterministic);
+    return suite;
+}
+
+int main(int argc, char **argv)
+{
+    int runner = tune_runner_main(argc, argv);
+    if (runner >= 0)
+        return runner;
+    return test_run(make_suite());
+}

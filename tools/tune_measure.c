@@ -1,0 +1,699 @@
+/*
+ * The measurer (tune_measure.h): builder threads and a runner process per GPU, or the
+ * synthetic cost.
+ *
+ * A batch: the builders take the batch's configs in order, at most `capacity` built or
+ * building ahead of the runners (a bounded queue), and record their own failures. The calling
+ * thread hands each built kernel to an idle runner and waits on every busy runner's socket
+ * (and a pipe the builders write to when they queue one) until the earliest deadline: a reply
+ * is the trial's result; end of file is a runner that died (RUNTIME_DEVICE); a deadline passed
+ * is a runner killed (RUN_TIMEOUT). A runner gone is started again for its next trial.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* pipe2, SOCK_CLOEXEC */
+#endif
+#include "tune_runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_DEVICES 16
+#define MAX_BUILDERS 256
+#define HELLO_TIMEOUT_S 60.0 /* a runner opening its device (CUDA's start, a busy host) */
+
+/* ---- small helpers --------------------------------------------------------------------------- */
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static double wall_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static uint64_t mix(uint64_t z)
+{
+    z += 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static void set_result(tcc_measure_result *r, tcc_measure_error error, const char *message)
+{
+    r->error = error;
+    r->ncost = 0;
+    snprintf(r->message, sizeof r->message, "%.*s", (int)sizeof r->message - 1, message);
+}
+
+/* ---- types ------------------------------------------------------------------------------------
+ */
+
+typedef struct Built {
+    int slot; /* the trial's position in the batch */
+    void *bytes;
+    size_t size;
+    double build_s;
+} Built;
+
+typedef struct Runner {
+    int device;
+    pid_t pid; /* 0: not running */
+    int fd;
+    int compute_capability;
+    bool busy;
+    Built trial;
+    double deadline;
+} Runner;
+
+typedef struct FaultShares {
+    double share[TUNE_FAULT_COUNT];
+    uint64_t seed;
+} FaultShares;
+
+struct TuneMeasurer {
+    TuneMeasureOptions options;
+    tcc_workload workload;
+    char devices_text[128];
+    char runner_path[4096];
+    char error[512];
+    char device_name[128];
+    FaultShares faults;
+    uint64_t trials; /* every trial so far, numbering the fault draws */
+    int restarts;
+    int nrunner;
+    Runner runners[MAX_DEVICES];
+    /* The builders and what they share, under `lock`. */
+    int nbuilder;
+    pthread_t builders[MAX_BUILDERS];
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    bool stop;
+    const int64_t *indices;
+    tcc_measure_result *results;
+    int count, next, building, finished;
+    Built *queue; /* a ring of `capacity` */
+    int capacity, head, queued;
+    int wake[2]; /* builders -> the waiting thread */
+};
+
+/* ---- options ----------------------------------------------------------------------------------
+ */
+
+void tune_measure_options_init(TuneMeasureOptions *o)
+{
+    *o = (TuneMeasureOptions){.arch = TCC_SM_90A,
+                              .devices = "0",
+                              .build_timeout = 10.0,
+                              .run_timeout = 10.0,
+                              .number = 1,
+                              .repeat = 3,
+                              .min_repeat_ms = 5.0,
+                              .check_samples = 2048,
+                              .seed = 1};
+}
+
+static bool parse_devices(TuneMeasurer *m, const char *text)
+{
+    const char *at = text && *text ? text : "0";
+    while (*at) {
+        char *end = NULL;
+        long device = strtol(at, &end, 10);
+        if (end == at || device < 0 || device > 1023 || m->nrunner == MAX_DEVICES ||
+            (*end && *end != ',')) {
+            snprintf(m->error, sizeof m->error,
+                     "--devices: expected GPU ordinals separated by commas, got '%s'", text);
+            return false;
+        }
+        m->runners[m->nrunner++] = (Runner){.device = (int)device, .fd = -1};
+        at = *end ? end + 1 : end;
+    }
+    return m->nrunner > 0;
+}
+
+/* "trap:0.1,oob:0.1,spin:0.05,seed:7": each fault's share of the trials. */
+static bool parse_faults(TuneMeasurer *m, const char *text)
+{
+    m->faults = (FaultShares){.seed = 1};
+    double total = 0;
+    for (const char *at = text; at && *at;) {
+        size_t length = strcspn(at, ":");
+        char *end = NULL;
+        double value = at[length] == ':' ? strtod(at + length + 1, &end) : -1;
+        int fault = -1;
+        for (int f = 1; f < TUNE_FAULT_COUNT; f++)
+            if (strlen(tune_fault_names[f]) == length && !strncmp(at, tune_fault_names[f], length))
+                fault = f;
+        bool seed = length == 4 && !strncmp(at, "seed", 4);
+        if (!end || (fault < 0 && !seed) || value < 0 || (*end && *end != ',')) {
+            snprintf(m->error, sizeof m->error,
+                     "TCC_TUNE_INJECT_FAULT: expected KIND:SHARE,... (trap, oob, spin, hang, "
+                     "crash; seed:N), got '%s'",
+                     text);
+            return false;
+        }
+        if (seed)
+            m->faults.seed = (uint64_t)value;
+        else
+            total += m->faults.share[fault] = value;
+        at = *end ? end + 1 : end;
+    }
+    if (total > 1.0) {
+        snprintf(m->error, sizeof m->error, "TCC_TUNE_INJECT_FAULT: the shares add up past 1");
+        return false;
+    }
+    return true;
+}
+
+/* The fault (or none) that trial number `trial` runs, drawn from the seed. */
+static TuneFault draw_fault(const TuneMeasurer *m, uint64_t trial)
+{
+    double u = (double)(mix(m->faults.seed ^ mix(trial)) >> 11) * 0x1p-53, edge = 0;
+    for (int f = 1; f < TUNE_FAULT_COUNT; f++)
+        if (u < (edge += m->faults.share[f]))
+            return (TuneFault)f;
+    return TUNE_FAULT_NONE;
+}
+
+/* ---- builders ---------------------------------------------------------------------------------
+ */
+
+static tcc_measure_error build_error(tcc_status status)
+{
+    switch (status) {
+    case TCC_ERROR_SCHEDULE:
+    case TCC_ERROR_INVALID_ARGUMENT:
+    case TCC_ERROR_UNSUPPORTED:
+        return TCC_MEASURE_COMPILE_HOST;
+    case TCC_ERROR_LLVM:
+        return TCC_MEASURE_COMPILE_DEVICE;
+    default:
+        return TCC_MEASURE_UNKNOWN_ERROR;
+    }
+}
+
+/* Builds the config at `index` into serialized bytes, or says in *result why not. */
+static bool build_one(TuneMeasurer *m, tcc_context *ctx, int64_t index, Built *built,
+                      tcc_measure_result *result)
+{
+    const TuneMeasureOptions *o = &m->options;
+    double start = now_s();
+    tcc_config *cfg = NULL;
+    tcc_kernel *kernel = NULL;
+    tcc_status status = tcc_config_create(ctx, o->space, index, &cfg);
+    tcc_measure_error error = TCC_MEASURE_INSTANTIATION_ERROR;
+    if (status == TCC_OK) {
+        tcc_build_options options;
+        tcc_build_options_init(&options);
+        options.arch = o->arch;
+        status =
+            tcc_config_instantiate(ctx, o->tmpl, cfg, &m->workload, o->arch, &options, &kernel);
+        error = build_error(status);
+    }
+    if (status == TCC_OK)
+        status = tcc_kernel_serialize(ctx, kernel, &built->bytes, &built->size);
+    built->build_s = now_s() - start;
+    *result = (tcc_measure_result){.all_cost = built->build_s, .timestamp = wall_s()};
+    if (status != TCC_OK) {
+        set_result(result, error, tcc_last_error(ctx));
+    } else if (built->build_s > o->build_timeout) {
+        /* A build cannot be stopped inside LLVM: one over its time is dropped when it ends. */
+        char message[128];
+        snprintf(message, sizeof message, "build took %.1f s (limit %.1f s)", built->build_s,
+                 o->build_timeout);
+        set_result(result, TCC_MEASURE_BUILD_TIMEOUT, message);
+        status = TCC_ERROR_INVALID_ARGUMENT;
+    }
+    if (status != TCC_OK) {
+        free(built->bytes);
+        built->bytes = NULL;
+    }
+    tcc_kernel_destroy(kernel);
+    tcc_config_destroy(cfg);
+    return status == TCC_OK;
+}
+
+static void wake(TuneMeasurer *m)
+{
+    char byte = 1;
+    ssize_t n = write(m->wake[1], &byte, 1); /* full: the waiter wakes anyway */
+    (void)n;
+}
+
+static void *builder_main(void *arg)
+{
+    TuneMeasurer *m = arg;
+    tcc_context *ctx = NULL;
+    if (tcc_context_create(&ctx) != TCC_OK)
+        return NULL; /* the others build; a pool of none is refused at creation */
+    pthread_mutex_lock(&m->lock);
+    for (;;) {
+        while (!m->stop && (m->next >= m->count || m->queued + m->building >= m->capacity))
+            pthread_cond_wait(&m->changed, &m->lock);
+        if (m->stop)
+            break;
+        int slot = m->next++;
+        int64_t index = m->indices[slot];
+        m->building++;
+        pthread_mutex_unlock(&m->lock);
+        Built built = {.slot = slot};
+        tcc_measure_result result;
+        bool ok = build_one(m, ctx, index, &built, &result);
+        pthread_mutex_lock(&m->lock);
+        m->building--;
+        m->results[slot] = result;
+        if (ok)
+            m->queue[(m->head + m->queued++) % m->capacity] = built;
+        else
+            m->finished++;
+        wake(m);
+    }
+    pthread_mutex_unlock(&m->lock);
+    tcc_context_destroy(ctx);
+    return NULL;
+}
+
+static bool start_builders(TuneMeasurer *m)
+{
+    long processors = sysconf(_SC_NPROCESSORS_ONLN);
+    int n = m->options.builders > 0 ? m->options.builders : processors > 0 ? (int)processors : 1;
+    n = n > MAX_BUILDERS ? MAX_BUILDERS : n;
+    m->capacity = n + 2 * m->nrunner;
+    m->queue = calloc((size_t)m->capacity, sizeof *m->queue);
+    if (!m->queue || pipe2(m->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+        snprintf(m->error, sizeof m->error, "cannot start the builders: %s", strerror(errno));
+        return false;
+    }
+    for (int i = 0; i < n; i++) {
+        if (pthread_create(&m->builders[i], NULL, builder_main, m) != 0) {
+            snprintf(m->error, sizeof m->error, "cannot start builder thread %d", i);
+            return false;
+        }
+        m->nbuilder = i + 1;
+    }
+    return true;
+}
+
+/* ---- runners ----------------------------------------------------------------------------------
+ */
+
+/* Reaps a runner (killing it first unless it is known to be exiting); its socket closed. */
+static void stop_runner(Runner *r, bool kill_it)
+{
+    if (r->fd >= 0)
+        close(r->fd);
+    r->fd = -1;
+    if (r->pid <= 0)
+        return;
+    if (kill_it)
+        kill(r->pid, SIGKILL);
+    /* A runner told to go (end of file) or exiting on its own gets a few seconds to release
+     * its GPU before it is killed. */
+    for (int waited = 0; !kill_it && waited < 500; waited++) {
+        if (waitpid(r->pid, NULL, WNOHANG) == r->pid) {
+            r->pid = 0;
+            return;
+        }
+        nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
+    }
+    if (!kill_it)
+        kill(r->pid, SIGKILL);
+    while (waitpid(r->pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    r->pid = 0;
+}
+
+/* Waits until `fd` is readable or the deadline passes. */
+static bool readable_by(int fd, double deadline)
+{
+    for (;;) {
+        double left = deadline - now_s();
+        if (left <= 0)
+            return false;
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int n = poll(&p, 1, (int)(left * 1000) + 1);
+        if (n > 0)
+            return true;
+        if (n < 0 && errno != EINTR)
+            return false;
+    }
+}
+
+/* The child's side of the fork: only async-signal-safe calls (the builders hold locks). */
+static void exec_runner(const char *path, char *const argv[], int fd)
+{
+    if (fd == TUNE_RUNNER_FD)
+        fcntl(fd, F_SETFD, 0);
+    else if (dup2(fd, TUNE_RUNNER_FD) < 0)
+        _exit(127);
+    execv(path, argv);
+    _exit(127);
+}
+
+/* Starts the runner of r->device and waits for its HELLO. */
+static bool start_runner(TuneMeasurer *m, Runner *r)
+{
+    int pair[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
+        snprintf(m->error, sizeof m->error, "socketpair: %s", strerror(errno));
+        return false;
+    }
+    char device[16];
+    snprintf(device, sizeof device, "%d", r->device);
+    char *argv[] = {m->runner_path, TUNE_RUNNER_FLAG, "--device", device, NULL};
+    pid_t pid = fork();
+    if (pid == 0)
+        exec_runner(m->runner_path, argv, pair[1]);
+    close(pair[1]);
+    if (pid < 0) {
+        close(pair[0]);
+        snprintf(m->error, sizeof m->error, "fork: %s", strerror(errno));
+        return false;
+    }
+    r->pid = pid;
+    r->fd = pair[0];
+    uint32_t type = 0;
+    void *payload = NULL;
+    size_t size = 0;
+    bool ok = readable_by(r->fd, now_s() + HELLO_TIMEOUT_S) &&
+              tune_receive(r->fd, &type, &payload, &size) && type == TUNE_MSG_HELLO &&
+              size == sizeof(TuneHello);
+    TuneHello hello = {0};
+    if (ok)
+        memcpy(&hello, payload, sizeof hello);
+    free(payload);
+    if (!ok || !hello.ok) {
+        snprintf(m->error, sizeof m->error, "%s",
+                 ok ? hello.message : "the measuring process did not start (--runner)");
+        stop_runner(r, !ok);
+        return false;
+    }
+    r->compute_capability = hello.compute_capability;
+    if (!m->device_name[0])
+        snprintf(m->device_name, sizeof m->device_name, "%s", hello.name);
+    return true;
+}
+
+static void finish_trial(TuneMeasurer *m, Runner *r, const tcc_measure_result *result)
+{
+    tcc_measure_result *out = &m->results[r->trial.slot];
+    double build_s = r->trial.build_s;
+    *out = *result;
+    out->all_cost += build_s;
+    out->timestamp = wall_s();
+    free(r->trial.bytes);
+    r->trial.bytes = NULL;
+    r->busy = false;
+    pthread_mutex_lock(&m->lock);
+    m->finished++;
+    pthread_mutex_unlock(&m->lock);
+}
+
+/* Sends a built kernel to runner r (started again first if it is gone). */
+static void send_trial(TuneMeasurer *m, Runner *r, Built built)
+{
+    const TuneMeasureOptions *o = &m->options;
+    TuneTrial trial = {.workload = m->workload,
+                       .index = m->indices[built.slot],
+                       .fault = draw_fault(m, m->trials),
+                       .number = o->number,
+                       .repeat = o->repeat,
+                       .min_repeat_ms = o->min_repeat_ms,
+                       .samples = o->check_samples,
+                       .seed = mix(o->seed ^ m->trials)};
+    m->trials++;
+    r->trial = built;
+    r->busy = true;
+    double start = now_s();
+    if (r->pid <= 0 && !start_runner(m, r)) {
+        tcc_measure_result result = {0};
+        set_result(&result, TCC_MEASURE_RUNTIME_DEVICE, m->error);
+        finish_trial(m, r, &result);
+        return;
+    }
+    r->deadline = now_s() + o->run_timeout;
+    if (!tune_send(r->fd, TUNE_MSG_TRIAL, &trial, sizeof trial, built.bytes, built.size))
+        r->deadline = start; /* gone: its end of file is read as a death */
+}
+
+/* Runner r is readable or past its deadline: its reply, its death or its timeout. */
+static void collect(TuneMeasurer *m, Runner *r, bool readable)
+{
+    tcc_measure_result result = {0};
+    if (!readable) {
+        char message[96];
+        snprintf(message, sizeof message, "no reply in %.1f s: the runner was killed",
+                 m->options.run_timeout);
+        set_result(&result, TCC_MEASURE_RUN_TIMEOUT, message);
+        stop_runner(r, true);
+        m->restarts++;
+        finish_trial(m, r, &result);
+        return;
+    }
+    uint32_t type = 0;
+    void *payload = NULL;
+    size_t size = 0;
+    if (tune_receive(r->fd, &type, &payload, &size) && type == TUNE_MSG_RESULT &&
+        size == sizeof(TuneReply)) {
+        TuneReply reply;
+        memcpy(&reply, payload, sizeof reply);
+        free(payload);
+        if (reply.exiting) {
+            stop_runner(r, false);
+            m->restarts++;
+        }
+        finish_trial(m, r, &reply.result);
+        return;
+    }
+    free(payload);
+    int status = 0;
+    close(r->fd);
+    r->fd = -1;
+    while (waitpid(r->pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    r->pid = 0;
+    m->restarts++;
+    char message[96];
+    if (WIFSIGNALED(status))
+        snprintf(message, sizeof message, "the runner died (signal %d)", WTERMSIG(status));
+    else
+        snprintf(message, sizeof message, "the runner died (exit status %d)",
+                 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    set_result(&result, TCC_MEASURE_RUNTIME_DEVICE, message);
+    finish_trial(m, r, &result);
+}
+
+/* ---- a batch ----------------------------------------------------------------------------------
+ */
+
+/* Hands queued kernels to idle runners. */
+static void dispatch(TuneMeasurer *m)
+{
+    for (int i = 0; i < m->nrunner; i++) {
+        Runner *r = &m->runners[i];
+        if (r->busy)
+            continue;
+        pthread_mutex_lock(&m->lock);
+        bool have = m->queued > 0;
+        Built built = {0};
+        if (have) {
+            built = m->queue[m->head];
+            m->head = (m->head + 1) % m->capacity;
+            m->queued--;
+            pthread_cond_broadcast(&m->changed); /* room for another build */
+        }
+        pthread_mutex_unlock(&m->lock);
+        if (have)
+            send_trial(m, r, built);
+    }
+}
+
+/* Waits for a builder's wake-up, a runner's reply or the earliest deadline. */
+static void wait_and_collect(TuneMeasurer *m)
+{
+    struct pollfd fds[MAX_DEVICES + 1] = {{.fd = m->wake[0], .events = POLLIN}};
+    double deadline = -1;
+    for (int i = 0; i < m->nrunner; i++) {
+        const Runner *r = &m->runners[i];
+        fds[i + 1] = (struct pollfd){.fd = r->busy ? r->fd : -1, .events = POLLIN};
+        if (r->busy && (deadline < 0 || r->deadline < deadline))
+            deadline = r->deadline;
+    }
+    int timeout = -1;
+    if (deadline >= 0) {
+        double left = deadline - now_s();
+        timeout = left <= 0 ? 0 : (int)(left * 1000) + 1;
+    }
+    int n = poll(fds, (nfds_t)m->nrunner + 1, timeout);
+    if (n < 0)
+        return; /* EINTR: look again */
+    char drain[64];
+    while (read(m->wake[0], drain, sizeof drain) > 0)
+        ;
+    double now = now_s();
+    for (int i = 0; i < m->nrunner; i++) {
+        Runner *r = &m->runners[i];
+        bool ready = fds[i + 1].revents & (POLLIN | POLLHUP | POLLERR);
+        if (r->busy && (ready || now >= r->deadline))
+            collect(m, r, ready);
+    }
+}
+
+static bool batch_done(TuneMeasurer *m)
+{
+    pthread_mutex_lock(&m->lock);
+    bool done = m->finished >= m->count;
+    pthread_mutex_unlock(&m->lock);
+    return done;
+}
+
+static tcc_status measure_on_gpus(TuneMeasurer *m, int count, const int64_t *indices,
+                                  tcc_measure_result *results)
+{
+    pthread_mutex_lock(&m->lock);
+    m->indices = indices;
+    m->results = results;
+    m->count = count;
+    m->next = m->finished = 0;
+    pthread_cond_broadcast(&m->changed);
+    pthread_mutex_unlock(&m->lock);
+    while (!batch_done(m)) {
+        dispatch(m);
+        wait_and_collect(m);
+    }
+    pthread_mutex_lock(&m->lock);
+    m->count = m->next = 0; /* the builders wait for the next batch */
+    pthread_mutex_unlock(&m->lock);
+    return TCC_OK;
+}
+
+tcc_status tune_measure_batch(TuneMeasurer *m, int count, const int64_t *indices,
+                              tcc_measure_result *results)
+{
+    if (!m || count < 0 || (count > 0 && (!indices || !results)))
+        return TCC_ERROR_INVALID_ARGUMENT;
+    if (m->options.synthetic) {
+        for (int i = 0; i < count; i++)
+            tune_synthetic_measure(m->options.space, m->options.seed, indices[i], &results[i]);
+        return TCC_OK;
+    }
+    return count > 0 ? measure_on_gpus(m, count, indices, results) : TCC_OK;
+}
+
+/* ---- the measurer -----------------------------------------------------------------------------
+ */
+
+static bool setup(TuneMeasurer *m, const TuneMeasureOptions *o)
+{
+    if (!o->space || !o->workload || (!o->synthetic && !o->tmpl)) {
+        snprintf(m->error, sizeof m->error, "the measurer needs a template, workload and space");
+        return false;
+    }
+    m->workload = *o->workload;
+    if (o->synthetic) {
+        snprintf(m->device_name, sizeof m->device_name, "synthetic");
+        return true;
+    }
+    const char *path = o->runner_path ? o->runner_path : "/proc/self/exe";
+    if (!o->runner_path) { /* resolved now: /proc/self/exe would be the shell after an exec */
+        ssize_t n = readlink(path, m->runner_path, sizeof m->runner_path - 1);
+        if (n <= 0) {
+            snprintf(m->error, sizeof m->error, "cannot find this program: %s", strerror(errno));
+            return false;
+        }
+        m->runner_path[n] = '\0';
+    } else {
+        snprintf(m->runner_path, sizeof m->runner_path, "%s", path);
+    }
+    const char *faults = o->inject_fault ? o->inject_fault : getenv("TCC_TUNE_INJECT_FAULT");
+    if (!parse_devices(m, o->devices) || !parse_faults(m, faults))
+        return false;
+    for (int i = 0; i < m->nrunner; i++)
+        if (!start_runner(m, &m->runners[i]))
+            return false;
+    return start_builders(m);
+}
+
+TuneMeasurer *tune_measurer_create(const TuneMeasureOptions *options, char *error,
+                                   size_t error_size)
+{
+    TuneMeasurer *m = calloc(1, sizeof *m);
+    if (!m) {
+        snprintf(error, error_size, "out of memory");
+        return NULL;
+    }
+    m->options = *options;
+    m->wake[0] = m->wake[1] = -1;
+    pthread_mutex_init(&m->lock, NULL);
+    pthread_cond_init(&m->changed, NULL);
+    if (!setup(m, options)) {
+        snprintf(error, error_size, "%s", m->error);
+        tune_measurer_destroy(m);
+        return NULL;
+    }
+    return m;
+}
+
+void tune_measurer_destroy(TuneMeasurer *m)
+{
+    if (!m)
+        return;
+    pthread_mutex_lock(&m->lock);
+    m->stop = true;
+    pthread_cond_broadcast(&m->changed);
+    pthread_mutex_unlock(&m->lock);
+    for (int i = 0; i < m->nbuilder; i++)
+        pthread_join(m->builders[i], NULL);
+    for (int i = 0; i < m->nrunner; i++) {
+        free(m->runners[i].trial.bytes);
+        stop_runner(&m->runners[i], false);
+    }
+    for (int i = 0; i < m->queued; i++)
+        free(m->queue[(m->head + i) % m->capacity].bytes);
+    free(m->queue);
+    for (int i = 0; i < 2; i++)
+        if (m->wake[i] >= 0)
+            close(m->wake[i]);
+    pthread_mutex_destroy(&m->lock);
+    pthread_cond_destroy(&m->changed);
+    free(m);
+}
+
+const char *tune_measurer_error(const TuneMeasurer *m)
+{
+    return m ? m->error : "";
+}
+
+const char *tune_measurer_device_name(const TuneMeasurer *m)
+{
+    return m && m->device_name[0] ? m->device_name : "unknown";
+}
+
+tcc_arch tune_measurer_arch(const TuneMeasurer *m)
+{
+    if (!m)
+        return TCC_SM_90A;
+    tcc_arch arch = m->nrunner > 0 ? tcc_arch_for_device(m->runners[0].compute_capability) : 0;
+    return arch ? arch : m->options.arch;
+}
+
+int tune_measurer_restarts(const TuneMeasurer *m)
+{
+    return m ? m->restarts : 0;
+}

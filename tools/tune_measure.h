@@ -1,0 +1,80 @@
+/*
+ * tcc-tune's measurement, AutoTVM's LocalBuilder + LocalRunner:
+ *
+ *   builders  a pool of CPU threads, each with its own tcc_context, instantiating the
+ *             template at each config and serializing the kernel, while the GPUs measure
+ *             the kernels built before (a bounded queue between them)
+ *   runners   one child process a GPU (the tool itself, exec'd with --runner --device N):
+ *             the only processes that touch CUDA. Each loads a kernel, checks it once against
+ *             the CPU reference on sampled outputs, times it with CUDA events (repeat,
+ *             min_repeat_ms) and replies. A runner that hangs is killed at the time limit
+ *             (RUN_TIMEOUT), one that dies (a faulting kernel loses its CUDA context) is
+ *             restarted (RUNTIME_DEVICE): a bad kernel costs one trial, never the tuner.
+ *   synthetic a deterministic cost of the knobs instead of the GPU (tune_synthetic.c), so
+ *             the whole tool runs in CI.
+ *
+ * Fault injection (testing the isolation): TCC_TUNE_INJECT_FAULT="trap:0.1,oob:0.1,spin:0.05,
+ * seed:7" makes that share of GPU trials run a tiny kernel that traps, reads an invalid address
+ * or spins forever instead of the real one; "hang" and "crash" make the runner itself hang or
+ * exit (what a spinning or faulting kernel does to it, without a GPU: the fake driver).
+ */
+#ifndef TOOLS_TUNE_MEASURE_H
+#define TOOLS_TUNE_MEASURE_H
+
+#include "tcc/tcc.h"
+#include "tcc/tune.h"
+
+#include <stddef.h>
+
+typedef struct TuneMeasurer TuneMeasurer;
+
+typedef struct TuneMeasureOptions {
+    const tcc_template *tmpl;
+    const tcc_workload *workload;      /* copied */
+    const tcc_config_space *space;     /* must outlive the measurer */
+    tcc_arch arch;                     /* what the builders compile for */
+    const char *devices;               /* "0,1": a runner each (default "0") */
+    int builders;                      /* compiling threads (0: the processors) */
+    double build_timeout, run_timeout; /* seconds a build, a trial on the GPU (10, 10) */
+    int number, repeat;                /* AutoTVM's: runs a timing, timings (1, 3) */
+    double min_repeat_ms;              /* a timing's runs raised to last this long (5) */
+    int64_t check_samples;             /* outputs compared with the reference (2048) */
+    bool synthetic;                    /* the synthetic cost instead of the GPU */
+    uint64_t seed;                     /* of the check's inputs and of the synthetic cost */
+    /* The executable whose --runner mode measures (NULL: /proc/self/exe, this program). */
+    const char *runner_path;
+    /* The fault-injection setting (NULL: $TCC_TUNE_INJECT_FAULT). */
+    const char *inject_fault;
+} TuneMeasureOptions;
+
+void tune_measure_options_init(TuneMeasureOptions *options);
+
+/* Starts the builders and a runner per device (each opens its GPU and says which it is).
+ * NULL with a one-line message in `error` when it cannot (no GPU, a bad --devices). */
+TuneMeasurer *tune_measurer_create(const TuneMeasureOptions *options, char *error,
+                                   size_t error_size);
+/* Measures the configs `indices` of the space: results[i] for indices[i], each with its
+ * error class. Fails (TCC_ERROR_OUT_OF_MEMORY, TCC_ERROR_CUDA where a runner can no longer be
+ * started) only when the measurement itself cannot go on: tune_measurer_error says why. */
+tcc_status tune_measure_batch(TuneMeasurer *measurer, int count, const int64_t *indices,
+                              tcc_measure_result *results);
+const char *tune_measurer_error(const TuneMeasurer *measurer);
+/* The first device's name ("NVIDIA H200"), or "synthetic". */
+const char *tune_measurer_device_name(const TuneMeasurer *measurer);
+/* The newest arch the first device runs (tcc_arch_for_device), or the options' arch. */
+tcc_arch tune_measurer_arch(const TuneMeasurer *measurer);
+/* Runners restarted so far (after a death or a timeout). */
+int tune_measurer_restarts(const TuneMeasurer *measurer);
+void tune_measurer_destroy(TuneMeasurer *measurer);
+
+/* Called first in main: with --runner in argv this process is a runner; returns its exit
+ * status when it ends. -1 otherwise (go on as the tool). */
+int tune_runner_main(int argc, char **argv);
+
+/* ---- shared by tune_*.c ---------------------------------------------------------------- */
+
+/* The synthetic cost of point `index` (tune_synthetic.c): deterministic in the seed. */
+void tune_synthetic_measure(const tcc_config_space *space, uint64_t seed, int64_t index,
+                            tcc_measure_result *result);
+
+#endif
