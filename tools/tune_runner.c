@@ -5,16 +5,17 @@
  *
  *   1. reads the kernel's bytes back (tcc_kernel_deserialize) and loads it: a module the driver
  *      refuses is COMPILE_DEVICE;
- *   2. checks it once on fresh random inputs with a poisoned output against the CPU reference
- *      at sampled outputs (tcc_conv2d_check / tcc_matmul_check): WRONG_ANSWER when it differs;
+ *   2. checks it once with a poisoned output against the CPU reference at sampled outputs, on
+ *      random inputs and a reference made once per workload (tune_check.c): WRONG_ANSWER when
+ *      it differs;
  *   3. times it as AutoTVM does: `repeat` timings of `number` runs, number raised so that a
- *      timing lasts min_repeat_ms, on buffers kept for the workload (their contents do not
- *      matter to the time);
+ *      timing lasts min_repeat_ms, on the check's buffers;
  *
  * and replies. A launch that fails is RUNTIME_DEVICE; if the context is lost with it (a fault
  * inside the kernel), the runner says so and exits, and the parent starts another.
  */
 #include "tune_runner.h"
+#include "tune_check.h"
 
 #include "driver/kernel.h" /* the fault-injection kernels, described by hand */
 
@@ -27,9 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_PARAMS 8
-#define MAX_NUMBER 10000      /* runs a timing, however fast the kernel */
-#define POISON_FREE_BYTE 0x3c /* 1.05 as float16 and bfloat16 halves, 0.0115 as float32 */
+#define MAX_NUMBER 10000 /* runs a timing, however fast the kernel */
 
 const char *const tune_fault_names[TUNE_FAULT_COUNT] = {"none", "trap", "oob",
                                                         "spin", "hang", "crash"};
@@ -109,24 +108,21 @@ bool tune_receive(int fd, uint32_t *type, void **payload, size_t *size)
     return true;
 }
 
+static double seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 /* ---- the runner's state -------------------------------------------------------------------- */
 
 typedef struct Runner {
     tcc_context *ctx;
     tcc_device *device;
     int fd;
-    /* Buffers for timing, kept while the parameters' sizes stay the same. */
-    int nbuffer;
-    int64_t bytes[MAX_PARAMS];
-    tcc_device_buffer *buffers[MAX_PARAMS];
+    TuneCheck *check; /* the workload's inputs and reference, kept */
 } Runner;
-
-static void free_buffers(Runner *r)
-{
-    for (int i = 0; i < r->nbuffer; i++)
-        tcc_device_buffer_free(r->buffers[i]);
-    r->nbuffer = 0;
-}
 
 static void fail_result(tcc_measure_result *result, tcc_measure_error error, const char *what,
                         const char *why)
@@ -222,37 +218,6 @@ static void run_fault(Runner *r, TuneFault fault, tcc_measure_result *result)
 
 /* ---- a trial --------------------------------------------------------------------------------- */
 
-/* Buffers of the kernel's parameters for timing, filled with a harmless pattern. */
-static tcc_status timing_buffers(Runner *r, const tcc_kernel *kernel)
-{
-    int n = tcc_kernel_param_count(kernel);
-    bool same = n == r->nbuffer;
-    int64_t bytes[MAX_PARAMS];
-    for (int i = 0; i < n && i < MAX_PARAMS; i++) {
-        tcc_kernel_param_info info = {.size = sizeof info};
-        bytes[i] = tcc_kernel_param(kernel, i, &info) ? info.bytes : 0;
-        same = same && bytes[i] == r->bytes[i];
-    }
-    if (same)
-        return TCC_OK;
-    free_buffers(r);
-    if (n > MAX_PARAMS)
-        return TCC_ERROR_INVALID_ARGUMENT;
-    tcc_status status = TCC_OK;
-    for (int i = 0; i < n && status == TCC_OK; i++) {
-        status = tcc_device_buffer_alloc(r->device, (size_t)(bytes[i] > 0 ? bytes[i] : 16),
-                                         &r->buffers[i]);
-        if (status == TCC_OK) {
-            r->bytes[i] = bytes[i];
-            r->nbuffer = i + 1;
-            status = tcc_device_buffer_fill_bytes(r->buffers[i], POISON_FREE_BYTE);
-        }
-    }
-    if (status != TCC_OK)
-        free_buffers(r);
-    return status;
-}
-
 /* AutoTVM's timing: `repeat` costs, each the time of one of `number` runs. */
 static tcc_status time_kernel(Runner *r, tcc_loaded_kernel *loaded, const TuneTrial *t,
                               tcc_measure_result *result)
@@ -260,31 +225,19 @@ static tcc_status time_kernel(Runner *r, tcc_loaded_kernel *loaded, const TuneTr
     int number = t->number > 0 ? t->number : 1;
     int repeat = t->repeat < 1 ? 1 : t->repeat > 8 ? 8 : t->repeat;
     double ms = 0;
-    tcc_status status = tcc_kernel_time(loaded, r->nbuffer, r->buffers, 1, number, &ms);
+    tcc_device_buffer *const *buffers = NULL;
+    int nbuffer = tune_check_buffers(r->check, &buffers);
+    tcc_status status = tcc_kernel_time(loaded, nbuffer, buffers, 1, number, &ms);
     if (status == TCC_OK && ms > 0 && number * ms < t->min_repeat_ms) {
         double wanted = ceil(t->min_repeat_ms / ms);
         number = wanted > MAX_NUMBER ? MAX_NUMBER : (int)wanted;
     }
     for (int i = 0; i < repeat && status == TCC_OK; i++) {
-        status = tcc_kernel_time(loaded, r->nbuffer, r->buffers, 0, number, &ms);
+        status = tcc_kernel_time(loaded, nbuffer, buffers, 0, number, &ms);
         result->costs[i] = ms * 1e-3;
         result->ncost = i + 1;
     }
     return status;
-}
-
-static tcc_status check_kernel(Runner *r, const tcc_kernel *kernel, const TuneTrial *t,
-                               tcc_check_result *check)
-{
-    tcc_check_options options;
-    tcc_check_options_init(&options);
-    options.seed = t->seed;
-    options.samples = t->samples;
-    options.threads = 1; /* the builders have the processors */
-    *check = (tcc_check_result){.size = sizeof *check};
-    return t->workload.kind == TCC_WORKLOAD_CONV2D
-               ? tcc_conv2d_check(r->device, kernel, &t->workload.conv2d, &options, check)
-               : tcc_matmul_check(r->device, kernel, &t->workload.matmul, &options, check);
 }
 
 /* Load, check, time. */
@@ -293,20 +246,27 @@ static void measure(Runner *r, const tcc_kernel *kernel, const TuneTrial *t,
 {
     tcc_loaded_kernel *loaded = NULL;
     tcc_check_result check;
+    double start = seconds(), loaded_at = start, checked_at = start;
     if (tcc_kernel_load(r->device, kernel, &loaded) != TCC_OK) {
         fail_result(result, TCC_MEASURE_COMPILE_DEVICE, "load", tcc_last_error(r->ctx));
-    } else if (check_kernel(r, kernel, t, &check) != TCC_OK) {
+    } else if ((loaded_at = seconds(),
+                tune_check_prepare(&r->check, r->ctx, r->device, &t->workload, kernel, t->samples,
+                                   t->seed)) != TCC_OK) {
+        fail_result(result, TCC_MEASURE_RUNTIME_DEVICE, "check inputs", tcc_last_error(r->ctx));
+    } else if (tune_check_run(r->check, loaded, &check) != TCC_OK) {
         fail_result(result, TCC_MEASURE_RUNTIME_DEVICE, "check", tcc_last_error(r->ctx));
-    } else if (!check.passed) {
+    } else if (checked_at = seconds(), !check.passed) {
         char why[200];
         snprintf(why, sizeof why, "max error %.3g (tolerance %.3g), %lld of %lld unwritten",
                  check.max_error, check.tolerance, (long long)check.unwritten,
                  (long long)check.compared);
         fail_result(result, TCC_MEASURE_WRONG_ANSWER, "check", why);
-    } else if (timing_buffers(r, kernel) != TCC_OK) {
-        fail_result(result, TCC_MEASURE_RUNTIME_DEVICE, "timing buffers", tcc_last_error(r->ctx));
     } else if (time_kernel(r, loaded, t, result) != TCC_OK) {
         fail_result(result, TCC_MEASURE_RUNTIME_DEVICE, "timing", tcc_last_error(r->ctx));
+    } else { /* where a trial's time goes, for whoever tunes the measurement */
+        snprintf(result->message, sizeof result->message,
+                 "load %.1f ms, check %.1f ms, timing %.1f ms", 1e3 * (loaded_at - start),
+                 1e3 * (checked_at - loaded_at), 1e3 * (seconds() - checked_at));
     }
     tcc_loaded_kernel_destroy(loaded);
 }
@@ -394,7 +354,7 @@ int tune_runner_main(int argc, char **argv)
     int rc = open_device(&r, ordinal);
     if (rc == 0)
         rc = serve(&r);
-    free_buffers(&r);
+    tune_check_destroy(r.check);
     tcc_device_close(r.device);
     tcc_context_destroy(r.ctx);
     return rc;
