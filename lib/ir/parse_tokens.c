@@ -304,7 +304,10 @@ void tci_parse_expect_shape(Parser *p, Buffer *b)
 {
     tci_parse_expect(p, "[", "before the shape of '%.*s'", tci_parse_clip(strlen(b->name)),
                      b->name);
-    b->elements = 1;
+    /* The product of the sizes with each 0 taken as 1: the strides multiply every dimension
+     * inside the outermost, so an empty buffer's may overflow even when its elements (0) do
+     * not. */
+    int64_t span = 1;
     while (!tci_parse_accept(p, "]")) {
         if (b->ndim && !tci_parse_accept(p, ","))
             tci_parse_fail_at(p, p->pos, "expected ']' after the shape of %s, found %s",
@@ -315,7 +318,7 @@ void tci_parse_expect_shape(Parser *p, Buffer *b)
                               tci_parse_describe(p, b->name), TCI_MAX_DIMS);
         const char *at = tci_parse_peek(p);
         int64_t size = tci_parse_expect_count(p, "a dimension", 0, INT64_MAX);
-        if (__builtin_mul_overflow(b->elements, size, &b->elements))
+        if (__builtin_mul_overflow(span, size ? size : 1, &span))
             tci_parse_fail_at(p, at, "%s has more than 2^63 elements",
                               tci_parse_describe(p, b->name));
         b->shape[b->ndim++] = size;
