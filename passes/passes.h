@@ -13,6 +13,12 @@ tcc_status tci_pass_flatten(const PassContext *pc, PrimFunc *func);
 /* simplify.c: arithmetic simplified with the ranges of the enclosing loops; loops of one
  * iteration replaced by their body. Assumes nothing. */
 tcc_status tci_pass_simplify(const PassContext *pc, PrimFunc *func);
+/* inject_virtual_thread.c: loops bound to vthread go (TVM's InjectVirtualThread): each
+ * statement that depends on the virtual thread is replicated per virtual thread as deep in the
+ * nest as it can be, and register buffers that depend on it get a slice per virtual thread.
+ * Assumes flattened accesses and constant extents; refuses tensor-core and asynchronous
+ * statements inside a virtual thread. */
+tcc_status tci_pass_inject_virtual_thread(const PassContext *pc, PrimFunc *func);
 /* vectorize.c: loops marked vectorized whose bodies copy contiguous runs become vector
  * accesses; anything else stays a scalar loop. Assumes flattened accesses. */
 tcc_status tci_pass_vectorize(const PassContext *pc, PrimFunc *func);

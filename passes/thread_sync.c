@@ -245,7 +245,10 @@ static Stmt *sync(Sync *y, Stmt *s, Accesses *pending)
         return sync_list(y, s->seq.count, s->seq.items, pending);
     case STMT_FOR:
         if (s->loop.kind == FOR_THREAD) {
-            bool narrow = !tci_expr_is_int(s->loop.extent, y->func->launch[s->loop.tag]);
+            /* A virtual thread (loop IR read from text, inject_virtual_thread not run) has no
+             * launch size: the loop is as narrow as it may be. */
+            bool narrow = s->loop.tag > TCC_THREAD_Z ||
+                          !tci_expr_is_int(s->loop.extent, y->func->launch[s->loop.tag]);
             Stmt *copy = tci_arena_alloc(a, sizeof *copy);
             *copy = *s;
             copy->loop.body = sync_divergent(y, s->loop.body, pending, narrow);

@@ -5,6 +5,9 @@
  * lets LLVM keep tensor-core fragments in registers. Assumes nothing: a loop whose extent
  * is not a constant stays, and so do the loops around it, as does a loop whose body allocates
  * a region starting at its variable (allocates_region_of); the copies are simplified.
+ * A loop's pragmas (tcc_pragma) set auto_max_step and TVM's unroll_explicit for its nest:
+ * under unroll_explicit 0 the loops unrolled automatically stay, marked llvm_unroll for the
+ * code generator (llvm.loop.unroll.full), as TVM's CUDA code gets `#pragma unroll`.
  */
 #include "passes/passes.h"
 
@@ -12,7 +15,10 @@ enum { NOT_UNROLLABLE = 1 << 30 };
 
 typedef struct Unroller {
     Arena *arena;
-    int max_step;
+    int64_t max_step;
+    /* false under pragma unroll_explicit 0: loops unrolled automatically stay loops, marked
+     * for LLVM to unroll (llvm_unroll) */
+    bool explicit_unroll;
 } Unroller;
 
 static Stmt *unroll(Unroller *u, Stmt *s, int64_t *steps);
@@ -66,7 +72,15 @@ static Stmt *unroll_loop(Unroller *u, Stmt *s, int64_t *steps)
                      body_steps < NOT_UNROLLABLE && total <= u->max_step;
     if ((marked || automatic) && extent <= 4096 && !allocates_region_of(body, s->loop.var)) {
         *steps = total;
-        return replicate(u, s, body, extent);
+        if (marked || u->explicit_unroll)
+            return replicate(u, s, body, extent);
+        /* TVM's UnrollLoop without explicit_unroll: the loop is marked, its steps still count
+         * for the loops around it, and the code generator has it unrolled. */
+        Stmt *copy = tci_arena_alloc(u->arena, sizeof *copy);
+        *copy = *s;
+        copy->loop.body = body;
+        copy->loop.llvm_unroll = true;
+        return copy;
     }
     *steps = NOT_UNROLLABLE;
     if (body == s->loop.body && s->loop.kind != FOR_UNROLLED)
@@ -79,8 +93,37 @@ static Stmt *unroll_loop(Unroller *u, Stmt *s, int64_t *steps)
     return copy;
 }
 
+/* A loop carrying pragmas (tcc_pragma) sets the unroll parameters of its nest, itself
+ * included, as TVM's pragma_auto_unroll_max_step and pragma_unroll_explicit attributes do. */
+static Stmt *unroll_with_pragmas(Unroller *u, Stmt *s, int64_t *steps)
+{
+    Unroller saved = *u;
+    if (s->loop.pragmas & PRAGMA_AUTO_UNROLL_MAX_STEP)
+        u->max_step = s->loop.auto_unroll_max_step;
+    if (s->loop.pragmas & PRAGMA_UNROLL_EXPLICIT)
+        u->explicit_unroll = s->loop.unroll_explicit;
+    Stmt copy = *s;
+    copy.loop.pragmas = 0;
+    Stmt *r = unroll(u, &copy, steps);
+    *u = saved;
+    /* The pragmas stay printed on the loop when it stays; copies of a replicated one lose
+     * them, having nothing left to say. */
+    if (r == &copy) {
+        r = tci_arena_alloc(u->arena, sizeof *r);
+        *r = copy;
+    }
+    if (r->kind == STMT_FOR && r->loop.var == s->loop.var) {
+        r->loop.pragmas = s->loop.pragmas;
+        r->loop.auto_unroll_max_step = s->loop.auto_unroll_max_step;
+        r->loop.unroll_explicit = s->loop.unroll_explicit;
+    }
+    return r;
+}
+
 static Stmt *unroll(Unroller *u, Stmt *s, int64_t *steps)
 {
+    if (s && s->kind == STMT_FOR && s->loop.pragmas)
+        return unroll_with_pragmas(u, s, steps);
     if (!s) { /* an empty body: nothing to run, nothing to copy */
         *steps = 0;
         return NULL;
@@ -129,7 +172,7 @@ static Stmt *unroll(Unroller *u, Stmt *s, int64_t *steps)
 
 tcc_status tci_pass_unroll(const PassContext *pc, PrimFunc *func)
 {
-    Unroller u = {func->arena, pc->auto_unroll_max_step};
+    Unroller u = {func->arena, pc->auto_unroll_max_step, true};
     int64_t steps;
     func->body = unroll(&u, func->body, &steps);
     func->body = tci_simplify_stmt(func->arena, func->body);

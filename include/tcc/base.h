@@ -88,6 +88,11 @@ typedef enum tcc_thread_tag {
     TCC_THREAD_X,
     TCC_THREAD_Y,
     TCC_THREAD_Z,
+    /* TVM's "vthread": not a launch dimension. Each axis bound to it gets a variable of its
+     * own, and lowering runs its iterations one after the other inside each thread, their
+     * statements interleaved and their register buffers replicated (inject_virtual_thread).
+     * Several axes of a stage may be bound to it. */
+    TCC_VTHREAD,
 } tcc_thread_tag;
 
 /* A tensor-core tile: m x n outputs from a reduction of k. */

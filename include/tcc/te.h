@@ -132,6 +132,13 @@ tcc_status tcc_compute_at(tcc_stage *stage, tcc_stage *parent, tcc_iter_var *axi
 tcc_status tcc_compute_inline(tcc_stage *stage);
 tcc_status tcc_vectorize(tcc_stage *stage, tcc_iter_var *axis);
 tcc_status tcc_unroll(tcc_stage *stage, tcc_iter_var *axis);
+/* TVM's pragma on the loop nest under `axis` (a loop of the stage; TVM's templates give it at
+ * the kernel's outermost loop): "auto_unroll_max_step" (value >= 0: every loop inside whose
+ * steps, the statements its iterations run unrolled, are at most `value` is unrolled, as TVM's
+ * UnrollLoop with auto_max_step; in place of tcc_build_options' auto_unroll_max_step there)
+ * and "unroll_explicit" (1: such loops are copied in the loop IR; 0: they stay loops that LLVM
+ * unrolls fully). Any other name is refused. */
+tcc_status tcc_pragma(tcc_stage *stage, tcc_iter_var *axis, const char *name, int64_t value);
 /* Software pipelining (TVM's double_buffer, generalized; TIR's software_pipeline_stage):
  * the stages attached at `axis`, a serial loop, get `stages` buffers each, so that the
  * copies of iteration i + stages - 1 run while iteration i computes (cp.async where the

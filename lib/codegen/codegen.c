@@ -13,6 +13,8 @@
  */
 #include "codegen/internal.h"
 
+#include <llvm-c/DebugInfo.h>
+
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,6 +173,22 @@ static bool analyze_func(Codegen *cg)
     return true;
 }
 
+/* Asks LLVM to unroll the loop whose back edge is `branch` fully: its own !llvm.loop node
+ * (distinct, first operand itself) with llvm.loop.unroll.full, as clang makes of
+ * `#pragma unroll` (unroll's mark of a loop under pragma unroll_explicit 0). */
+static void mark_unroll_full(Codegen *cg, LLVMValueRef branch)
+{
+    LLVMContextRef c = cg->llctx;
+    LLVMMetadataRef self = LLVMTemporaryMDNode(c, NULL, 0);
+    LLVMMetadataRef full = LLVMMDStringInContext2(c, "llvm.loop.unroll.full", 21);
+    LLVMMetadataRef hint = LLVMMDNodeInContext2(c, &full, 1);
+    LLVMMetadataRef ops[2] = {self, hint};
+    LLVMMetadataRef loop = LLVMMDNodeInContext2(c, ops, 2);
+    LLVMMetadataReplaceAllUsesWith(self, loop);
+    unsigned kind = LLVMGetMDKindIDInContext(c, "llvm.loop", 9);
+    LLVMSetMetadata(branch, kind, LLVMMetadataAsValue(c, loop));
+}
+
 /* A counted loop var in [min, min + extent): header with a phi, body, latch. */
 static bool gen_serial_loop(Codegen *cg, const Stmt *s)
 {
@@ -209,7 +227,9 @@ static bool gen_serial_loop(Codegen *cg, const Stmt *s)
         return false;
     LLVMValueRef next = LLVMBuildNSWAdd(cg->builder, counter, tci_cg_i32(cg, 1), "");
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(cg->builder);
-    LLVMBuildBr(cg->builder, header);
+    LLVMValueRef back = LLVMBuildBr(cg->builder, header);
+    if (s->loop.llvm_unroll)
+        mark_unroll_full(cg, back);
     LLVMValueRef incoming[2] = {min, next};
     LLVMBasicBlockRef blocks[2] = {pre, latch};
     LLVMAddIncoming(counter, incoming, blocks, 2);
@@ -240,6 +260,10 @@ LLVMValueRef tci_cg_thread_index(Codegen *cg, tcc_thread_tag tag)
 static bool gen_thread_loop(Codegen *cg, const Stmt *s)
 {
     tcc_thread_tag tag = s->loop.tag;
+    if (tag == TCC_VTHREAD)
+        return tci_cg_fail(cg, TCC_ERROR_SCHEDULE,
+                           "codegen: virtual thread '%s' left (inject_virtual_thread removes them)",
+                           s->loop.var->name);
     LLVMValueRef index = tci_cg_thread_index(cg, tag);
     if (!index)
         return false;

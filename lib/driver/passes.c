@@ -17,6 +17,8 @@ static const Pass passes[] = {
      "the loop nest of the schedule: bound inference, inlining, tensorize (lib/lower/)"},
     {"flatten", tci_pass_flatten, "multi-dimensional accesses become element offsets"},
     {"simplify", tci_pass_simplify, "arithmetic simplified in loop ranges; unit loops removed"},
+    {"inject_virtual_thread", tci_pass_inject_virtual_thread,
+     "vthread loops go: statements that depend on them copied per virtual thread, innermost"},
     {"vectorize", tci_pass_vectorize, "vectorized loops become vector loads and stores"},
     {"persistent_grid", tci_pass_persistent_grid,
      "a loop marked persistent(P): P blocks run every tile, the loop carried across tiles"},

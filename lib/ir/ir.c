@@ -488,6 +488,24 @@ Stmt *tci_stmt_for(Arena *arena, Var *var, Expr *min, Expr *extent, ForKind kind
     return s;
 }
 
+PragmaKind tci_pragma_kind(const char *name, size_t n)
+{
+    static const PragmaKind kinds[] = {PRAGMA_AUTO_UNROLL_MAX_STEP, PRAGMA_UNROLL_EXPLICIT};
+    for (size_t i = 0; name && i < sizeof kinds / sizeof kinds[0]; i++) {
+        const char *known = tci_pragma_name(kinds[i]);
+        if (strlen(known) == n && strncmp(known, name, n) == 0)
+            return kinds[i];
+    }
+    return (PragmaKind)0;
+}
+
+const char *tci_pragma_name(PragmaKind kind)
+{
+    return kind == PRAGMA_AUTO_UNROLL_MAX_STEP ? "auto_unroll_max_step"
+           : kind == PRAGMA_UNROLL_EXPLICIT    ? "unroll_explicit"
+                                               : "unknown";
+}
+
 Stmt *tci_stmt_thread(Arena *arena, Var *var, tcc_thread_tag tag, int64_t extent, Stmt *body)
 {
     Stmt *s =

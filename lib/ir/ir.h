@@ -266,6 +266,15 @@ struct Stmt {
             /* A persistent grid: > 0 asks persistent_grid to run the block's tiles on `persistent`
              * blocks, this loop carrying on from one tile into the next. */
             int64_t persistent;
+            /* tcc_pragma on the nest under this loop (TVM's pragma_auto_unroll_max_step and
+             * pragma_unroll_explicit, read by unroll): `pragmas` has a bit a pragma given
+             * (PragmaKind), its value beside it. */
+            unsigned pragmas;
+            int64_t auto_unroll_max_step;
+            bool unroll_explicit;
+            /* unroll's mark under unroll_explicit 0: the loop stays, and LLVM unrolls it
+             * fully (llvm.loop.unroll.full), as nvcc does TVM's `#pragma unroll`. */
+            bool llvm_unroll;
             Stmt *body;
         } loop;
         struct {
@@ -337,6 +346,15 @@ struct Stmt {
 enum { TCI_MAX_CLUSTER_BLOCKS = TCC_MAX_CLUSTER_BLOCKS };
 /* An mbarrier is 8 bytes: two int32 words of a shared buffer. */
 enum { TCI_MBARRIER_WORDS = 2 };
+
+/* The pragmas a loop can carry (tcc_pragma), a bit each in loop.pragmas. */
+typedef enum PragmaKind {
+    PRAGMA_AUTO_UNROLL_MAX_STEP = 1,
+    PRAGMA_UNROLL_EXPLICIT = 2,
+} PragmaKind;
+/* The pragma named by the n bytes at `name` ("auto_unroll_max_step"), or 0 for none. */
+PragmaKind tci_pragma_kind(const char *name, size_t n);
+const char *tci_pragma_name(PragmaKind kind);
 
 /* ---- functions ---------------------------------------------------------------------- */
 

@@ -119,6 +119,26 @@ static Stmt *parse_loop(Parser *p, Stmt *s, Var *var, const char *name)
         s->loop.persistent = tci_parse_expect_count(p, "the persistent blocks", 1, INT32_MAX);
         tci_parse_expect(p, ")", "after the persistent blocks");
     }
+    while (tci_parse_accept(p, "pragma")) {
+        tci_parse_expect(p, "(", "after 'pragma'");
+        const char *at_name = tci_parse_peek(p);
+        size_t n = tci_parse_name_length(at_name);
+        PragmaKind kind = tci_pragma_kind(at_name, n);
+        if (!kind)
+            tci_parse_fail_at(p, at_name,
+                              "expected a pragma (auto_unroll_max_step, unroll_explicit), found %s",
+                              tci_parse_describe(p, at_name));
+        p->pos = at_name + n;
+        tci_parse_expect(p, "=", "after the pragma's name");
+        if (kind == PRAGMA_AUTO_UNROLL_MAX_STEP)
+            s->loop.auto_unroll_max_step =
+                tci_parse_expect_count(p, "the pragma's steps", 0, INT32_MAX);
+        else
+            s->loop.unroll_explicit = tci_parse_expect_count(p, "0 or 1", 0, 1) == 1;
+        s->loop.pragmas |= (unsigned)kind;
+        tci_parse_expect(p, ")", "after the pragma's value");
+    }
+    s->loop.llvm_unroll = tci_parse_accept(p, "llvm_unroll");
     s->loop.var = var ? var : tci_parse_new_var(p, name);
     int depth = p->vars.count;
     tci_parse_bind(p, &p->vars, name, s->loop.var);
@@ -149,15 +169,18 @@ static Stmt *parse_launch(Parser *p)
     const char *at = renamed ? tci_parse_peek(p) : name_at;
     size_t n = tci_parse_name_length(at);
     int tag = TCC_BLOCK_X;
-    while (tag <= TCC_THREAD_Z &&
+    while (tag <= TCC_VTHREAD &&
            !tci_parse_word_is(at, n, tci_thread_tag_name((tcc_thread_tag)tag)))
         tag++;
-    if (tag > TCC_THREAD_Z)
+    if (tag > TCC_VTHREAD)
         tci_parse_fail_at(p, at, "expected a thread index such as 'threadIdx.x', found %s",
                           tci_parse_describe(p, at));
     p->pos = at + n;
     s->loop.tag = (tcc_thread_tag)tag;
     tci_parse_expect(p, "in", "after the thread index");
+    /* A virtual thread is no launch dimension: each loop has a variable of its own. */
+    if (tag == TCC_VTHREAD)
+        return parse_loop(p, s, NULL, name);
     Var **shared = &p->func->thread_var[tag], *var = NULL;
     if (!renamed && *shared && (*shared)->name && strcmp((*shared)->name, name) == 0)
         var = *shared;

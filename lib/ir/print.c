@@ -422,6 +422,12 @@ static void print_for(StrBuf *sb, const Stmt *s, int indent)
     put(sb, s->loop.producer ? " producer" : "");
     if (s->loop.persistent)
         tci_strbuf_printf(sb, " persistent(%lld)", (long long)s->loop.persistent);
+    if (s->loop.pragmas & PRAGMA_AUTO_UNROLL_MAX_STEP)
+        tci_strbuf_printf(sb, " pragma(auto_unroll_max_step=%lld)",
+                          (long long)s->loop.auto_unroll_max_step);
+    if (s->loop.pragmas & PRAGMA_UNROLL_EXPLICIT)
+        tci_strbuf_printf(sb, " pragma(unroll_explicit=%d)", s->loop.unroll_explicit ? 1 : 0);
+    put(sb, s->loop.llvm_unroll ? " llvm_unroll" : "");
     print_block(sb, s->loop.body, indent);
 }
 

@@ -70,10 +70,14 @@ static Expr *split_guards(Lowering *lw, const Stage *st)
 static Stmt *make_loop(Lowering *lw, const IterVar *leaf, Var *var, Stmt *body)
 {
     Arena *a = lw->arena;
+    Stmt *loop = leaf->bound ? tci_stmt_thread(a, leaf->loop_var, leaf->tag, leaf->extent, body)
+                             : tci_stmt_for(a, var, tci_ir_int(a, 0), tci_ir_int(a, leaf->extent),
+                                            leaf->for_kind, body);
+    loop->loop.pragmas = leaf->pragmas;
+    loop->loop.auto_unroll_max_step = leaf->auto_unroll_max_step;
+    loop->loop.unroll_explicit = leaf->unroll_explicit;
     if (leaf->bound)
-        return tci_stmt_thread(a, leaf->loop_var, leaf->tag, leaf->extent, body);
-    Stmt *loop =
-        tci_stmt_for(a, var, tci_ir_int(a, 0), tci_ir_int(a, leaf->extent), leaf->for_kind, body);
+        return loop;
     loop->loop.stages = leaf->pipeline_stages;
     loop->loop.in_flight = leaf->pipeline_in_flight;
     loop->loop.warp_specialized = leaf->warp_specialized;
@@ -347,7 +351,7 @@ static void collect_loop_ranges(Lowering *lw)
         if (!st->tensor->is_compute || st->attach == ATTACH_INLINE)
             continue;
         for (int j = 0; j < st->nleaf; j++)
-            if (!st->leaf[j]->bound)
+            if (!st->leaf[j]->bound || st->leaf[j]->tag == TCC_VTHREAD)
                 lw->ranges[lw->nrange++] =
                     (VarRange){st->leaf[j]->loop_var, 0, st->leaf[j]->extent};
     }

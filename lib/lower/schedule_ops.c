@@ -79,7 +79,8 @@ static void bind_thread_vars(Lowering *lw, bool extents_known)
             continue;
         for (int j = 0; j < st->nleaf; j++) {
             IterVar *leaf = st->leaf[j];
-            if (!leaf->bound)
+            /* A virtual thread keeps a variable of its own: it is no launch dimension. */
+            if (!leaf->bound || leaf->tag == TCC_VTHREAD)
                 continue;
             if (!k->thread_var[leaf->tag])
                 k->thread_var[leaf->tag] = tci_prim_func_new_var(k, tci_thread_tag_name(leaf->tag));

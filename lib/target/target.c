@@ -190,9 +190,9 @@ tcc_status tcc_arch_parse(tcc_context *ctx, const char *name, tcc_arch *out)
 
 const char *tci_thread_tag_name(tcc_thread_tag tag)
 {
-    static const char *const names[6] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z",
-                                         "threadIdx.x", "threadIdx.y", "threadIdx.z"};
-    return (int)tag >= 0 && (int)tag < 6 ? names[tag] : "unknown";
+    static const char *const names[7] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z", "threadIdx.x",
+                                         "threadIdx.y", "threadIdx.z", "vthread"};
+    return (int)tag >= 0 && (int)tag < 7 ? names[tag] : "unknown";
 }
 
 tcc_status tci_target_validate_launch(tcc_context *ctx, const int64_t launch[6])

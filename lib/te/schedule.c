@@ -373,9 +373,10 @@ tcc_status tcc_bind(tcc_stage *stage, tcc_iter_var *axis, tcc_thread_tag tag)
         return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
                         "bind: reduce axis %s cannot be bound to %s", axis->var->name,
                         tci_thread_tag_name(tag));
-    if ((int)tag < TCC_BLOCK_X || tag > TCC_THREAD_Z)
+    if ((int)tag < TCC_BLOCK_X || tag > TCC_VTHREAD)
         return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE, "bind: unknown thread tag");
-    for (int i = 0; i < stage->nleaf; i++)
+    /* Virtual threads are axes of their own, as many as the stage likes (TVM's vthread). */
+    for (int i = 0; i < stage->nleaf && tag != TCC_VTHREAD; i++)
         if (stage->leaf[i] != axis && stage->leaf[i]->bound && stage->leaf[i]->tag == tag)
             return tci_fail(
                 stage->func->ctx, TCC_ERROR_SCHEDULE, "bind: %s of stage %s is already bound to %s",
@@ -431,6 +432,31 @@ tcc_status tcc_vectorize(tcc_stage *stage, tcc_iter_var *axis)
 tcc_status tcc_unroll(tcc_stage *stage, tcc_iter_var *axis)
 {
     return annotate(stage, axis, FOR_UNROLLED, "unroll");
+}
+
+tcc_status tcc_pragma(tcc_stage *stage, tcc_iter_var *axis, const char *name, int64_t value)
+{
+    if (!stage)
+        return TCC_ERROR_INVALID_ARGUMENT;
+    if (tci_stage_leaf_index(stage, axis) < 0)
+        return not_a_leaf(stage, axis, "pragma");
+    PragmaKind kind = name ? tci_pragma_kind(name, strlen(name)) : (PragmaKind)0;
+    if (!kind)
+        return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
+                        "pragma: unknown pragma '%.64s' (auto_unroll_max_step, unroll_explicit)",
+                        name ? name : "(null)");
+    if (kind == PRAGMA_AUTO_UNROLL_MAX_STEP && (value < 0 || value > INT32_MAX))
+        return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
+                        "pragma auto_unroll_max_step: %lld is not 0 to 2^31 - 1", (long long)value);
+    if (kind == PRAGMA_UNROLL_EXPLICIT && value != 0 && value != 1)
+        return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
+                        "pragma unroll_explicit: %lld is neither 0 nor 1", (long long)value);
+    axis->pragmas |= (unsigned)kind;
+    if (kind == PRAGMA_AUTO_UNROLL_MAX_STEP)
+        axis->auto_unroll_max_step = value;
+    else
+        axis->unroll_explicit = value == 1;
+    return TCC_OK;
 }
 
 tcc_status tcc_pipeline(tcc_stage *stage, tcc_iter_var *axis, int stages)

@@ -37,6 +37,11 @@ struct tcc_iter_var {
     bool warp_specialized;  /* tcc_warp_specialize: the copies issued by a warpgroup of their own */
     int64_t persistent_blocks; /* tcc_persistent: the blocks of a persistent grid, 0 for none */
     int cluster_blocks;        /* tcc_cluster: blocks of a thread-block cluster along it, 0 */
+    /* tcc_pragma: the pragmas given (PragmaKind bits) and their values, which lowering
+     * puts on the axis's loop. */
+    unsigned pragmas;
+    int64_t auto_unroll_max_step;
+    bool unroll_explicit;
     /* set by lowering: the axis takes values min + [0, extent) (min is 0 except for
      * root axes of attached stages); loop_var is the variable of its loop (the kernel's
      * thread variable when bound). */
