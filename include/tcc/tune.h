@@ -62,6 +62,9 @@ tcc_status tcc_split_by_factors(tcc_stage *stage, tcc_iter_var *axis, int num_ou
 /* A template refusing the config it is applying (an InstantiationError): returns
  * TCC_ERROR_SCHEDULE with `why` as the context's error. */
 tcc_status tcc_config_reject(tcc_context *ctx, tcc_config *cfg, const char *why);
+/* Whether the template refused the config (tcc_config_reject), as opposed to tcc refusing
+ * the kernel it asked for: AutoTVM's INSTANTIATION_ERROR against COMPILE_HOST. */
+bool tcc_config_rejected(const tcc_config *cfg);
 /* Whether the config is defining the space (the template should not build). */
 bool tcc_config_is_defining(const tcc_config *cfg);
 
@@ -77,6 +80,7 @@ typedef struct tcc_template {
     tcc_status (*instantiate)(tcc_context *ctx, tcc_config *cfg, const tcc_workload *workload,
                               tcc_arch arch, const tcc_build_options *options,
                               tcc_kernel **kernel);
+    bool any_kind; /* takes a workload of either kind, not only `kind` (gemm) */
 } tcc_template;
 
 int tcc_template_count(void);
@@ -230,6 +234,20 @@ tcc_status tcc_record_each(tcc_record_store *store, const char *template_name,
 tcc_status tcc_record_export(tcc_record_store *store, const char *path);
 /* Reads such a file (tcc's own exports, or an AutoTVM log): *imported says how many. */
 tcc_status tcc_record_import(tcc_record_store *store, const char *path, int64_t *imported);
+
+/* ---- applying the best ------------------------------------------------------------ */
+
+/* AutoTVM's apply_history_best: builds the fastest error-free record of the template for the
+ * workload on the device named (any device when NULL), or, where there is none, the
+ * template's point 0 (for the gemm template: the default schedule, every knob chosen by the
+ * library). *record_index receives the config index of the record used, -1 for none (may be
+ * NULL). A record whose config the space no longer has, or that no longer builds (the template
+ * or tcc changed since), gives way to the next fastest. */
+tcc_status tcc_apply_history_best(tcc_context *ctx, tcc_record_store *store,
+                                  const tcc_template *tmpl, const tcc_workload *workload,
+                                  tcc_arch arch, const char *device_name,
+                                  const tcc_build_options *options, tcc_kernel **kernel,
+                                  int64_t *record_index);
 
 #ifdef __cplusplus
 }

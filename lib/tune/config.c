@@ -231,10 +231,16 @@ tcc_status tcc_define_knob(tcc_config *cfg, const char *name, int count, const i
 
 tcc_status tcc_config_reject(tcc_context *ctx, tcc_config *cfg, const char *why)
 {
-    (void)cfg; /* AutoTVM records the error in the config; here the status carries it */
+    if (cfg) /* as AutoTVM's InstantiationError: the measurer tells it from tcc's refusals */
+        cfg->rejected = true;
     if (!why || !*why)
         why = "the template rejected the config";
     return tci_fail(ctx, TCC_ERROR_SCHEDULE, "%.*s", (int)strcspn(why, "\r\n"), why);
+}
+
+bool tcc_config_rejected(const tcc_config *cfg)
+{
+    return cfg && cfg->rejected;
 }
 
 bool tcc_config_is_defining(const tcc_config *cfg)
@@ -254,7 +260,7 @@ static tcc_status check_workload(tcc_context *ctx, const tcc_template *tmpl,
     tcc_status status = TCI_CHECK_SIZE(ctx, "workload", tcc_workload, workload);
     if (status != TCC_OK)
         return status;
-    if (workload->kind != tmpl->kind)
+    if (workload->kind != tmpl->kind && !tmpl->any_kind)
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "template %s takes a %s workload",
                         tmpl->name ? tmpl->name : "(unnamed)",
                         tmpl->kind == TCC_WORKLOAD_CONV2D ? "conv2d" : "matmul");

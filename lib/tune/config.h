@@ -56,6 +56,7 @@ struct tcc_config {
     int64_t *choices; /* applying: per knob, its value's or tuple's position */
     /* The first define that failed: a template that ignores a status still fails. */
     tcc_status failed;
+    bool rejected; /* by the template (tcc_config_reject) */
 };
 
 /* ---- splits (split.c) -------------------------------------------------------------------- */

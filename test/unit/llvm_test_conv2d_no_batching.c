@@ -18,7 +18,7 @@
 
 static const tcc_template conv2d_no_batching = {"conv2d_no_batching", "the seed's AutoTVM template",
                                                 TCC_WORKLOAD_CONV2D,
-                                                tci_template_conv2d_no_batching};
+                                                tci_template_conv2d_no_batching, false};
 
 /* The tutorial's best config (its log's line 1, index 4881186). */
 static const char *const best_config =

@@ -871,7 +871,7 @@ START_TEST(error_bind_of_a_reduce_axis)
     matmul(&m);
     assert_error(tcc_bind(m.stage, m.k, TCC_THREAD_X), TCC_ERROR_SCHEDULE,
                  "bind: reduce axis k cannot be bound to threadIdx.x");
-    assert_error(tcc_bind(m.stage, m.i, (tcc_thread_tag)6), TCC_ERROR_SCHEDULE,
+    assert_error(tcc_bind(m.stage, m.i, (tcc_thread_tag)(TCC_VTHREAD + 1)), TCC_ERROR_SCHEDULE,
                  "bind: unknown thread tag");
 }
 END_TEST

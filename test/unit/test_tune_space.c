@@ -72,7 +72,7 @@ static tcc_status seed_template(tcc_context *ctx, tcc_config *cfg, const tcc_wor
 }
 
 static const tcc_template seed = {"seed", "the tutorial's knobs", TCC_WORKLOAD_CONV2D,
-                                  seed_template};
+                                  seed_template, false};
 
 static tcc_config_space *seed_space(void)
 {
@@ -327,7 +327,8 @@ static tcc_status one_split(tcc_context *ctx, tcc_config *cfg, const tcc_workloa
     return tcc_define_split(cfg, "s", split_extent, split_outputs, factors);
 }
 
-static const tcc_template one_split_template = {"one_split", "", TCC_WORKLOAD_MATMUL, one_split};
+static const tcc_template one_split_template = {"one_split", "", TCC_WORKLOAD_MATMUL, one_split,
+                                                false};
 
 static tcc_status make_space(const tcc_template *tmpl, tcc_config_space **space)
 {
@@ -464,7 +465,7 @@ static tcc_status bad_template(tcc_context *ctx, tcc_config *cfg, const tcc_work
     }
 }
 
-static const tcc_template bad_one = {"bad", "", TCC_WORKLOAD_CONV2D, bad_template};
+static const tcc_template bad_one = {"bad", "", TCC_WORKLOAD_CONV2D, bad_template, false};
 
 static void assert_space_refused(int which, tcc_status expected, const char *part)
 {
@@ -623,7 +624,7 @@ static tcc_status no_knobs(tcc_context *ctx, tcc_config *cfg, const tcc_workload
 
 START_TEST(empty_space)
 {
-    static const tcc_template empty = {"empty", "", TCC_WORKLOAD_CONV2D, no_knobs};
+    static const tcc_template empty = {"empty", "", TCC_WORKLOAD_CONV2D, no_knobs, false};
     tcc_config_space *space = NULL;
     ck_assert_int_eq(make_space(&empty, &space), TCC_OK);
     ck_assert_int_eq(tcc_config_space_size(space), 1);

@@ -107,7 +107,8 @@ static tcc_config_space *make_space(tcc_template *tmpl)
 
 static tcc_config_space *small_space(void)
 {
-    static tcc_template tmpl = {"test_small", "180 points", TCC_WORKLOAD_MATMUL, small_template};
+    static tcc_template tmpl = {"test_small", "180 points", TCC_WORKLOAD_MATMUL, small_template,
+                                false};
     tcc_config_space *space = make_space(&tmpl);
     ck_assert_int_eq(tcc_config_space_size(space), 180);
     return space;
@@ -116,7 +117,7 @@ static tcc_config_space *small_space(void)
 static tcc_config_space *synthetic_space(void)
 {
     static tcc_template tmpl = {"test_synthetic", "20160 points", TCC_WORKLOAD_MATMUL,
-                                synthetic_template};
+                                synthetic_template, false};
     tcc_config_space *space = make_space(&tmpl);
     ck_assert_int_eq(tcc_config_space_size(space), 20160);
     return space;

@@ -1,0 +1,191 @@
+/*
+ * The implicit GEMM as a template: every field of tcc_gemm_schedule is a knob, each list
+ * starting with 0 ("chosen": the library's choice given the others), so that point 0 of the
+ * space is the default schedule and every point names only what it fixes. Values the target
+ * cannot run (wgmma before sm_90a, mma.sync before sm_80, shapes the input type has no
+ * instruction for) are left out of the lists; combinations that do not fit together (too
+ * much shared memory, passes that do not divide) are refused by tcc's own validation, which
+ * the measurer records as COMPILE_HOST without running anything.
+ */
+#include "tune/templates.h"
+
+#include "support/context.h"
+
+#include <stddef.h>
+
+enum { MAX_VALUES = 16 };
+
+typedef struct Values {
+    int count;
+    int64_t v[MAX_VALUES];
+} Values;
+
+static Values values_of(int count, const int64_t *v)
+{
+    Values out = {0};
+    for (int i = 0; i < count && i < MAX_VALUES; i++)
+        out.v[out.count++] = v[i];
+    return out;
+}
+
+#define VALUES(...)                                                                                \
+    values_of(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t), (int64_t[]){__VA_ARGS__})
+
+static tcc_dtype input_type(const tcc_workload *w)
+{
+    return w->kind == TCC_WORKLOAD_MATMUL ? w->matmul.input_type : w->conv2d.input_type;
+}
+
+/* 0, then each tile shape of the family (wgmma's m64nNk16, or the warp-level ones) that some
+ * instruction takes for the input type (its position + 1 in tcc_mma_shape_at's list). */
+static Values mma_shapes(tcc_dtype input, bool warpgroup)
+{
+    Values out = {.count = 1};
+    for (int i = 0; i < tcc_mma_shape_count() && out.count < MAX_VALUES; i++) {
+        tcc_mma_shape shape = tcc_mma_shape_at(i);
+        if (tcc_mma_shape_takes(shape, input) && (shape.m == 64) == warpgroup)
+            out.v[out.count++] = i + 1;
+    }
+    return out;
+}
+
+static Values intrinsics(tcc_arch arch)
+{
+    if (arch >= TCC_SM_90A)
+        return VALUES(TCC_GEMM_INTRINSIC_AUTO, TCC_GEMM_WMMA, TCC_GEMM_MMA_SYNC, TCC_GEMM_WGMMA);
+    if (arch >= TCC_SM_80)
+        return VALUES(TCC_GEMM_INTRINSIC_AUTO, TCC_GEMM_WMMA, TCC_GEMM_MMA_SYNC);
+    return VALUES(TCC_GEMM_INTRINSIC_AUTO, TCC_GEMM_WMMA);
+}
+
+typedef struct Knobs {
+    tcc_config *cfg;
+    tcc_status status;
+} Knobs;
+
+/* Defines (or reads) one knob; the first failure is kept. */
+static int knob(Knobs *k, const char *name, Values values)
+{
+    int64_t value = 0;
+    if (k->status == TCC_OK)
+        k->status = tcc_define_knob(k->cfg, name, values.count, values.v, &value);
+    return (int)value;
+}
+
+/* Every knob, defined in one order whatever the arch takes, so that the space is the same list
+ * of knobs on every target but those sm_90a adds. */
+typedef struct GemmKnobs {
+    int intrinsic, mma_shape, wgmma_shape;
+    int block_row_warps, block_col_warps, warp_row_tiles, warp_col_tiles;
+    int passes, fused, policy, column_major, stages, smem, split_k;
+    int wgmma_steps, copy, producer, store, grid, cluster;
+} GemmKnobs;
+
+static GemmKnobs define_knobs(Knobs *k, const tcc_workload *w, tcc_arch arch)
+{
+    GemmKnobs g = {0};
+    tcc_dtype input = input_type(w);
+    g.intrinsic = knob(k, "intrinsic", intrinsics(arch));
+    g.mma_shape = knob(k, "mma_shape", mma_shapes(input, false));
+    g.block_row_warps = knob(k, "block_row_warps", VALUES(0, 1, 2, 4));
+    g.block_col_warps = knob(k, "block_col_warps", VALUES(0, 1, 2, 4));
+    g.warp_row_tiles = knob(k, "warp_row_tiles", VALUES(0, 1, 2, 4));
+    g.warp_col_tiles = knob(k, "warp_col_tiles", VALUES(0, 1, 2, 4));
+    g.passes = knob(k, "num_total_passes", VALUES(0, 1, 2, 4));
+    g.fused = knob(k, "num_fused_passes", VALUES(0, 1, 2, 4));
+    g.policy = knob(k, "policy", VALUES(TCC_MMA_PASS_ORDER, TCC_MMA_BLOCK_ORDER));
+    g.column_major = knob(k, "column_major_blocks", VALUES(0, 1));
+    g.stages = knob(k, "stages", VALUES(0, 1, 2, 3, 4, 6));
+    g.smem = knob(k, "smem_layout", VALUES(TCC_SMEM_AUTO, TCC_SMEM_PADDED, TCC_SMEM_SWIZZLED));
+    g.split_k = knob(k, "split_k", VALUES(0, 1, 2, 4, 8));
+    if (arch >= TCC_SM_90A) {
+        /* What only wgmma's kernels have: a knob elsewhere would only repeat points. */
+        g.wgmma_shape = knob(k, "wgmma_shape", mma_shapes(input, true));
+        g.wgmma_steps = knob(k, "wgmma_steps", VALUES(0, 1, 2));
+        g.copy =
+            knob(k, "copy", VALUES(TCC_GEMM_COPY_AUTO, TCC_GEMM_COPY_THREADS, TCC_GEMM_COPY_BULK));
+        g.producer = knob(
+            k, "producer",
+            VALUES(TCC_GEMM_PRODUCER_AUTO, TCC_GEMM_PRODUCER_NONE, TCC_GEMM_PRODUCER_WARPGROUP));
+        g.store =
+            knob(k, "store",
+                 VALUES(TCC_GEMM_STORE_AUTO, TCC_GEMM_STORE_SHARED, TCC_GEMM_STORE_REGISTERS));
+        g.grid = knob(k, "grid",
+                      VALUES(TCC_GEMM_GRID_AUTO, TCC_GEMM_GRID_TILES, TCC_GEMM_GRID_PERSISTENT));
+        g.cluster = knob(k, "cluster", VALUES(0, 1, 2));
+    }
+    return g;
+}
+
+static void set_shape(tcc_gemm_schedule *s, int position)
+{
+    if (position <= 0)
+        return;
+    tcc_mma_shape m = tcc_mma_shape_at(position - 1);
+    s->mma_m = m.m, s->mma_n = m.n, s->mma_k = m.k;
+}
+
+/* The knobs as a schedule. Knobs that the kernel's intrinsic does not have are left to the
+ * library (0), so that a point differs from another only in what its kernel has: wgmma's
+ * kernels take a warpgroup's shape, no warp tiles and swizzled tiles; the others no copy,
+ * producer, store, grid or cluster choice. Which intrinsic "chosen" means is the default
+ * schedule's. */
+static tcc_gemm_schedule schedule_of(const GemmKnobs *g, tcc_gemm_intrinsic chosen)
+{
+    tcc_gemm_schedule s;
+    tcc_gemm_schedule_init(&s);
+    tcc_gemm_intrinsic intrinsic = g->intrinsic ? (tcc_gemm_intrinsic)g->intrinsic : chosen;
+    bool wgmma = intrinsic == TCC_GEMM_WGMMA;
+    s.intrinsic = (tcc_gemm_intrinsic)g->intrinsic;
+    s.block_row_warps = g->block_row_warps;
+    s.block_col_warps = g->block_col_warps;
+    s.num_total_passes = g->passes;
+    /* Fused passes that do not divide the passes are the library's choice instead. */
+    s.num_fused_passes = g->passes && g->fused && g->passes % g->fused ? 0 : g->fused;
+    s.policy = (tcc_mma_policy)g->policy;
+    s.column_major_blocks = g->column_major;
+    s.stages = g->stages;
+    s.split_k = g->split_k;
+    if (!wgmma) {
+        set_shape(&s, g->mma_shape);
+        s.warp_row_tiles = g->warp_row_tiles;
+        s.warp_col_tiles = g->warp_col_tiles;
+        s.smem_layout = (tcc_smem_layout)g->smem;
+        return s;
+    }
+    set_shape(&s, g->wgmma_shape);
+    s.wgmma_steps = g->wgmma_steps == 2 && g->stages && g->stages < 3 ? 1 : g->wgmma_steps;
+    s.copy = (tcc_gemm_copy)g->copy;
+    s.producer = (tcc_gemm_producer)g->producer;
+    s.store = (tcc_gemm_store)g->store;
+    s.grid = (tcc_gemm_grid)g->grid;
+    s.cluster = g->cluster;
+    return s;
+}
+
+tcc_status tci_template_gemm(tcc_context *ctx, tcc_config *cfg, const tcc_workload *w,
+                             tcc_arch arch, const tcc_build_options *options, tcc_kernel **kernel)
+{
+    if (!w || (w->kind != TCC_WORKLOAD_CONV2D && w->kind != TCC_WORKLOAD_MATMUL))
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+                        "template gemm: the workload must be a conv2d or a matmul");
+    Knobs k = {cfg, TCC_OK};
+    GemmKnobs g = define_knobs(&k, w, arch);
+    if (k.status != TCC_OK || tcc_config_is_defining(cfg))
+        return k.status;
+    bool matmul = w->kind == TCC_WORKLOAD_MATMUL;
+    tcc_gemm_schedule chosen;
+    tcc_gemm_schedule_init(&chosen);
+    tcc_status status = matmul ? tcc_matmul_default_schedule(ctx, &w->matmul, arch, &chosen)
+                               : tcc_conv2d_default_schedule(ctx, &w->conv2d, arch, &chosen);
+    if (status != TCC_OK)
+        return status;
+    tcc_gemm_schedule s = schedule_of(&g, chosen.intrinsic);
+    tcc_build_options build;
+    tcc_build_options_init(&build);
+    if (options)
+        build = *options;
+    build.arch = arch;
+    return matmul ? tcc_matmul_compile(ctx, &w->matmul, &s, &build, kernel)
+                  : tcc_conv2d_compile(ctx, &w->conv2d, &s, &build, kernel);
+}
