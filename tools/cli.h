@@ -141,6 +141,9 @@ typedef struct CliCommon {
     uint64_t seed;
     bool seed_given;
     bool help, version;
+    /* --tuned: the fastest record of tcc-tune's gemm template in --db's records */
+    bool tuned;
+    const char *db;
 } CliCommon;
 
 typedef enum CliGroup {
@@ -201,6 +204,11 @@ typedef struct CliSession {
     tcc_gemm_schedule schedule;
     bool schedule_whole;
 } CliSession;
+
+/* --tuned (cli_tuned.c): the fastest recorded config of the gemm template for `workload` (on
+ * the session's GPU when it has one), else the default schedule, compiled into s->kernel; says
+ * which on stderr. Returns CLI_EXIT_OK, or the exit status after printing the error. */
+CliExit cli_compile_tuned(CliSession *s, const CliCommon *common, const tcc_workload *workload);
 
 /* --help, --version, --list-passes, and --print-after's pass name: returns the exit
  * status if main should stop here, or -1 to go on. */

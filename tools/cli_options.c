@@ -460,6 +460,10 @@ static const CliOpt schedule_rows[] = {
         "copying a slice into all (bulk copies, sm_90a; 1: none)"),
     INT("--split-k", schedule.split_k, 1,
         "N: slices of the reduction, summed by a second kernel in a fixed order (1: none)"),
+    FLAG("--tuned", tuned,
+         "the fastest config tcc-tune recorded for this workload (on this GPU with --run) of "
+         "the gemm template, else the default schedule; stderr says which"),
+    STRING("--db", db, "FILE: the records of --tuned (default $XDG_CACHE_HOME/tcc/records.db)"),
 };
 
 static const CliOpt output_rows[] = {

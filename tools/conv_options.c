@@ -155,14 +155,20 @@ static const CliOpt schedule_rows[] = {
 #define ROWS(array, base) ((CliTable){array, sizeof array / sizeof array[0], base})
 #define NTABLE 9
 
+int conv_problem_tables(ConvOptions *o, CliTable tables[CONV_PROBLEM_TABLES])
+{
+    tables[0] = ROWS(shape_rows, o);
+    tables[1] = ROWS(layout_rows, o);
+    tables[2] = cli_common_table(CLI_GROUP_TYPES, &o->common);
+    tables[3] = cli_common_table(CLI_GROUP_EPILOGUE, &o->common);
+    return CONV_PROBLEM_TABLES;
+}
+
 /* The tables in the order of the help text. */
 static void conv_tables(ConvOptions *o, CliTable tables[NTABLE])
 {
     CliCommon *c = &o->common;
-    tables[0] = ROWS(shape_rows, o);
-    tables[1] = ROWS(layout_rows, o);
-    tables[2] = cli_common_table(CLI_GROUP_TYPES, c);
-    tables[3] = cli_common_table(CLI_GROUP_EPILOGUE, c);
+    conv_problem_tables(o, tables);
     tables[4] = ROWS(schedule_rows, o);
     tables[5] = cli_common_table(CLI_GROUP_SCHEDULE, c);
     tables[6] = cli_common_table(CLI_GROUP_OUTPUT, c);
@@ -185,7 +191,7 @@ static void shape_fields(tcc_conv2d_desc *d, int64_t *fields[NSHAPE])
     memcpy(fields, all, sizeof all);
 }
 
-bool conv_parse(int argc, char **argv, ConvOptions *o, char *error, size_t error_size)
+void conv_defaults(ConvOptions *o)
 {
     memset(o, 0, sizeof *o);
     cli_common_defaults(&o->common);
@@ -194,6 +200,11 @@ bool conv_parse(int argc, char **argv, ConvOptions *o, char *error, size_t error
     shape_fields(&o->desc, fields);
     for (int i = 0; i < NSHAPE; i++)
         *fields[i] = CONV_UNSET;
+}
+
+bool conv_parse(int argc, char **argv, ConvOptions *o, char *error, size_t error_size)
+{
+    conv_defaults(o);
     CliTable tables[NTABLE];
     conv_tables(o, tables);
     return cli_parse(argc, argv, tables, NTABLE, error, error_size);

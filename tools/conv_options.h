@@ -24,6 +24,12 @@ typedef struct ConvOptions {
 
 #define CONV_UNSET (-1)
 
+/* The defaults conv_parse starts from: shape fields CONV_UNSET, the common defaults. */
+void conv_defaults(ConvOptions *options);
+/* The option tables of the problem alone (shape, layouts, types, epilogue), for a tool that
+ * takes a convolution but not tcc-conv's schedule, output and run options (tcc-tune). */
+#define CONV_PROBLEM_TABLES 4
+int conv_problem_tables(ConvOptions *options, CliTable tables[CONV_PROBLEM_TABLES]);
 /* Parses argv into options (defaults first). On a bad argument, writes a one-line
  * message naming the option into `error` and returns false. */
 bool conv_parse(int argc, char **argv, ConvOptions *options, char *error, size_t error_size);

@@ -70,6 +70,12 @@ static CliExit compile(CliSession *s, const void *options)
     int kind = conv_schedule_kind(o);
     if (kind < 0)
         return CLI_EXIT_USAGE;
+    if (o->common.tuned) {
+        tcc_workload workload;
+        tcc_workload_init(&workload, TCC_WORKLOAD_CONV2D);
+        workload.conv2d = o->desc;
+        return cli_compile_tuned(s, &o->common, &workload);
+    }
     if (kind == CLI_SCHEDULE_TUTORIAL || (kind == CLI_SCHEDULE_AUTO && symmetric_pads(&o->desc))) {
         bool inapplicable = false;
         tcc_status status = build_tutorial(s, o, &inapplicable);

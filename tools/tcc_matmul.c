@@ -25,6 +25,12 @@ static CliExit compile(CliSession *s, const void *options)
                   "tcc-matmul has auto and default");
         return CLI_EXIT_USAGE;
     }
+    if (o->common.tuned) {
+        tcc_workload workload;
+        tcc_workload_init(&workload, TCC_WORKLOAD_MATMUL);
+        workload.matmul = o->desc;
+        return cli_compile_tuned(s, &o->common, &workload);
+    }
     tcc_gemm_schedule chosen;
     tcc_gemm_schedule_init(&chosen);
     tcc_status status = TCC_OK;

@@ -47,14 +47,6 @@ static double wall_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static uint64_t mix(uint64_t z)
-{
-    z += 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 static void set_result(tcc_measure_result *r, tcc_measure_error error, const char *message)
 {
     r->error = error;
@@ -62,8 +54,7 @@ static void set_result(tcc_measure_result *r, tcc_measure_error error, const cha
     snprintf(r->message, sizeof r->message, "%.*s", (int)sizeof r->message - 1, message);
 }
 
-/* ---- types ------------------------------------------------------------------------------------
- */
+/* ---- types ----------------------------------------------------------------------------------- */
 
 typedef struct Built {
     int slot; /* the trial's position in the batch */
@@ -82,11 +73,6 @@ typedef struct Runner {
     double deadline;
 } Runner;
 
-typedef struct FaultShares {
-    double share[TUNE_FAULT_COUNT];
-    uint64_t seed;
-} FaultShares;
-
 struct TuneMeasurer {
     TuneMeasureOptions options;
     tcc_workload workload;
@@ -94,7 +80,7 @@ struct TuneMeasurer {
     char runner_path[4096];
     char error[512];
     char device_name[128];
-    FaultShares faults;
+    TuneFaultShares faults;
     uint64_t trials; /* every trial so far, numbering the fault draws */
     int restarts;
     int nrunner;
@@ -113,8 +99,7 @@ struct TuneMeasurer {
     int wake[2]; /* builders -> the waiting thread */
 };
 
-/* ---- options ----------------------------------------------------------------------------------
- */
+/* ---- options --------------------------------------------------------------------------------- */
 
 void tune_measure_options_init(TuneMeasureOptions *o)
 {
@@ -147,52 +132,7 @@ static bool parse_devices(TuneMeasurer *m, const char *text)
     return m->nrunner > 0;
 }
 
-/* "trap:0.1,oob:0.1,spin:0.05,seed:7": each fault's share of the trials. */
-static bool parse_faults(TuneMeasurer *m, const char *text)
-{
-    m->faults = (FaultShares){.seed = 1};
-    double total = 0;
-    for (const char *at = text; at && *at;) {
-        size_t length = strcspn(at, ":");
-        char *end = NULL;
-        double value = at[length] == ':' ? strtod(at + length + 1, &end) : -1;
-        int fault = -1;
-        for (int f = 1; f < TUNE_FAULT_COUNT; f++)
-            if (strlen(tune_fault_names[f]) == length && !strncmp(at, tune_fault_names[f], length))
-                fault = f;
-        bool seed = length == 4 && !strncmp(at, "seed", 4);
-        if (!end || (fault < 0 && !seed) || value < 0 || (*end && *end != ',')) {
-            snprintf(m->error, sizeof m->error,
-                     "TCC_TUNE_INJECT_FAULT: expected KIND:SHARE,... (trap, oob, spin, hang, "
-                     "crash; seed:N), got '%s'",
-                     text);
-            return false;
-        }
-        if (seed)
-            m->faults.seed = (uint64_t)value;
-        else
-            total += m->faults.share[fault] = value;
-        at = *end ? end + 1 : end;
-    }
-    if (total > 1.0) {
-        snprintf(m->error, sizeof m->error, "TCC_TUNE_INJECT_FAULT: the shares add up past 1");
-        return false;
-    }
-    return true;
-}
-
-/* The fault (or none) that trial number `trial` runs, drawn from the seed. */
-static TuneFault draw_fault(const TuneMeasurer *m, uint64_t trial)
-{
-    double u = (double)(mix(m->faults.seed ^ mix(trial)) >> 11) * 0x1p-53, edge = 0;
-    for (int f = 1; f < TUNE_FAULT_COUNT; f++)
-        if (u < (edge += m->faults.share[f]))
-            return (TuneFault)f;
-    return TUNE_FAULT_NONE;
-}
-
-/* ---- builders ---------------------------------------------------------------------------------
- */
+/* ---- builders -------------------------------------------------------------------------------- */
 
 static tcc_measure_error build_error(tcc_status status)
 {
@@ -224,7 +164,7 @@ static bool build_one(TuneMeasurer *m, tcc_context *ctx, int64_t index, Built *b
         options.arch = o->arch;
         status =
             tcc_config_instantiate(ctx, o->tmpl, cfg, &m->workload, o->arch, &options, &kernel);
-        error = build_error(status);
+        error = tcc_config_rejected(cfg) ? TCC_MEASURE_INSTANTIATION_ERROR : build_error(status);
     }
     if (status == TCC_OK)
         status = tcc_kernel_serialize(ctx, kernel, &built->bytes, &built->size);
@@ -310,8 +250,7 @@ static bool start_builders(TuneMeasurer *m)
     return true;
 }
 
-/* ---- runners ----------------------------------------------------------------------------------
- */
+/* ---- runners --------------------------------------------------------------------------------- */
 
 /* Reaps a runner (killing it first unless it is known to be exiting); its socket closed. */
 static void stop_runner(Runner *r, bool kill_it)
@@ -431,12 +370,12 @@ static void send_trial(TuneMeasurer *m, Runner *r, Built built)
     const TuneMeasureOptions *o = &m->options;
     TuneTrial trial = {.workload = m->workload,
                        .index = m->indices[built.slot],
-                       .fault = draw_fault(m, m->trials),
+                       .fault = tune_faults_draw(&m->faults, m->trials),
                        .number = o->number,
                        .repeat = o->repeat,
                        .min_repeat_ms = o->min_repeat_ms,
                        .samples = o->check_samples,
-                       .seed = mix(o->seed ^ m->trials)};
+                       .seed = tune_mix(o->seed ^ m->trials)};
     m->trials++;
     r->trial = built;
     r->busy = true;
@@ -499,8 +438,7 @@ static void collect(TuneMeasurer *m, Runner *r, bool readable)
     finish_trial(m, r, &result);
 }
 
-/* ---- a batch ----------------------------------------------------------------------------------
- */
+/* ---- a batch --------------------------------------------------------------------------------- */
 
 /* Hands queued kernels to idle runners. */
 static void dispatch(TuneMeasurer *m)
@@ -586,7 +524,7 @@ static tcc_status measure_on_gpus(TuneMeasurer *m, int count, const int64_t *ind
 tcc_status tune_measure_batch(TuneMeasurer *m, int count, const int64_t *indices,
                               tcc_measure_result *results)
 {
-    if (!m || count < 0 || (count > 0 && (!indices || !results)))
+    if (!m || !m->options.space || count < 0 || (count > 0 && (!indices || !results)))
         return TCC_ERROR_INVALID_ARGUMENT;
     if (m->options.synthetic) {
         for (int i = 0; i < count; i++)
@@ -596,13 +534,12 @@ tcc_status tune_measure_batch(TuneMeasurer *m, int count, const int64_t *indices
     return count > 0 ? measure_on_gpus(m, count, indices, results) : TCC_OK;
 }
 
-/* ---- the measurer -----------------------------------------------------------------------------
- */
+/* ---- the measurer ---------------------------------------------------------------------------- */
 
 static bool setup(TuneMeasurer *m, const TuneMeasureOptions *o)
 {
-    if (!o->space || !o->workload || (!o->synthetic && !o->tmpl)) {
-        snprintf(m->error, sizeof m->error, "the measurer needs a template, workload and space");
+    if (!o->workload || (!o->synthetic && !o->tmpl)) {
+        snprintf(m->error, sizeof m->error, "the measurer needs a template and a workload");
         return false;
     }
     m->workload = *o->workload;
@@ -622,12 +559,27 @@ static bool setup(TuneMeasurer *m, const TuneMeasureOptions *o)
         snprintf(m->runner_path, sizeof m->runner_path, "%s", path);
     }
     const char *faults = o->inject_fault ? o->inject_fault : getenv("TCC_TUNE_INJECT_FAULT");
-    if (!parse_devices(m, o->devices) || !parse_faults(m, faults))
+    if (!parse_devices(m, o->devices) ||
+        !tune_faults_parse(faults, &m->faults, m->error, sizeof m->error))
         return false;
     for (int i = 0; i < m->nrunner; i++)
         if (!start_runner(m, &m->runners[i]))
             return false;
-    return start_builders(m);
+    return !o->space || start_builders(m);
+}
+
+bool tune_measurer_set_space(TuneMeasurer *m, const tcc_config_space *space, tcc_arch arch)
+{
+    if (!m)
+        return false;
+    if (!space || m->nbuilder) {
+        snprintf(m->error, sizeof m->error,
+                 "the measurer's space is given once, before the first batch");
+        return false;
+    }
+    m->options.space = space;
+    m->options.arch = arch;
+    return m->options.synthetic || start_builders(m);
 }
 
 TuneMeasurer *tune_measurer_create(const TuneMeasureOptions *options, char *error,

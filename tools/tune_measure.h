@@ -31,7 +31,7 @@ typedef struct TuneMeasurer TuneMeasurer;
 typedef struct TuneMeasureOptions {
     const tcc_template *tmpl;
     const tcc_workload *workload;      /* copied */
-    const tcc_config_space *space;     /* must outlive the measurer */
+    const tcc_config_space *space;     /* must outlive the measurer; NULL: given later */
     tcc_arch arch;                     /* what the builders compile for */
     const char *devices;               /* "0,1": a runner each (default "0") */
     int builders;                      /* compiling threads (0: the processors) */
@@ -53,6 +53,11 @@ void tune_measure_options_init(TuneMeasureOptions *options);
  * NULL with a one-line message in `error` when it cannot (no GPU, a bad --devices). */
 TuneMeasurer *tune_measurer_create(const TuneMeasureOptions *options, char *error,
                                    size_t error_size);
+/* The space and the arch the builders compile for, where they were not given at creation:
+ * the arch of --arch native is the runners' GPU's (tune_measurer_arch), which the space of a
+ * template depends on. Once, before the first batch; false with tune_measurer_error's message
+ * when the builders cannot start. */
+bool tune_measurer_set_space(TuneMeasurer *measurer, const tcc_config_space *space, tcc_arch arch);
 /* Measures the configs `indices` of the space: results[i] for indices[i], each with its
  * error class. Fails (TCC_ERROR_OUT_OF_MEMORY, TCC_ERROR_CUDA where a runner can no longer be
  * started) only when the measurement itself cannot go on: tune_measurer_error says why. */
@@ -73,6 +78,8 @@ int tune_runner_main(int argc, char **argv);
 
 /* ---- shared by tune_*.c ---------------------------------------------------------------- */
 
+/* SplitMix64's finalizer: the seeded draws of the faults and of the synthetic cost. */
+uint64_t tune_mix(uint64_t z);
 /* The synthetic cost of point `index` (tune_synthetic.c): deterministic in the seed. */
 void tune_synthetic_measure(const tcc_config_space *space, uint64_t seed, int64_t index,
                             tcc_measure_result *result);

@@ -34,6 +34,17 @@ typedef enum TuneFault {
 
 extern const char *const tune_fault_names[TUNE_FAULT_COUNT];
 
+/* Each fault's share of the trials, and the seed of the draws (tune_faults.c). */
+typedef struct TuneFaultShares {
+    double share[TUNE_FAULT_COUNT];
+    uint64_t seed;
+} TuneFaultShares;
+
+/* "trap:0.1,oob:0.1,spin:0.05,seed:7" (NULL or "": no faults); false with a message. */
+bool tune_faults_parse(const char *text, TuneFaultShares *faults, char *error, size_t error_size);
+/* The fault (or none) that trial number `trial` runs, drawn from the seed. */
+TuneFault tune_faults_draw(const TuneFaultShares *faults, uint64_t trial);
+
 typedef struct TuneHello {
     int ok;
     int compute_capability; /* major * 10 + minor */

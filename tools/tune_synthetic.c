@@ -18,7 +18,7 @@
 #define BEST_SECONDS 1e-4    /* the optimum's cost */
 #define INVALID_PER_MILLE 80 /* of the points other than the optimum */
 
-static uint64_t mix(uint64_t z)
+uint64_t tune_mix(uint64_t z)
 {
     z += 0x9e3779b97f4a7c15ull;
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -36,7 +36,8 @@ static double now_seconds(void)
 /* Per feature a weight in [0.5, 2): some knobs matter more than others. */
 static double weight(uint64_t seed, int feature)
 {
-    return 0.5 + 1.5 * (double)(mix(seed ^ (uint64_t)feature * 0x100000001b3ull) >> 11) * 0x1p-53;
+    return 0.5 +
+           1.5 * (double)(tune_mix(seed ^ (uint64_t)feature * 0x100000001b3ull) >> 11) * 0x1p-53;
 }
 
 void tune_synthetic_measure(const tcc_config_space *space, uint64_t seed, int64_t index,
@@ -44,7 +45,7 @@ void tune_synthetic_measure(const tcc_config_space *space, uint64_t seed, int64_
 {
     *result = (tcc_measure_result){.timestamp = now_seconds()};
     int64_t size = tcc_config_space_size(space);
-    int64_t best = size > 0 ? (int64_t)(mix(seed) % (uint64_t)size) : 0;
+    int64_t best = size > 0 ? (int64_t)(tune_mix(seed) % (uint64_t)size) : 0;
     double f[MAX_FEATURES], g[MAX_FEATURES];
     int n = tcc_config_space_features(space, index, f, MAX_FEATURES);
     int nb = tcc_config_space_features(space, best, g, MAX_FEATURES);
@@ -54,7 +55,7 @@ void tune_synthetic_measure(const tcc_config_space *space, uint64_t seed, int64_
                  (long long)index);
         return;
     }
-    if (index != best && mix(seed ^ mix((uint64_t)index)) % 1000 < INVALID_PER_MILLE) {
+    if (index != best && tune_mix(seed ^ tune_mix((uint64_t)index)) % 1000 < INVALID_PER_MILLE) {
         result->error = TCC_MEASURE_INSTANTIATION_ERROR;
         snprintf(result->message, sizeof result->message,
                  "synthetic: config %lld is invalid (seeded)", (long long)index);
@@ -67,6 +68,6 @@ void tune_synthetic_measure(const tcc_config_space *space, uint64_t seed, int64_
     result->ncost = 3;
     for (int r = 0; r < result->ncost; r++) /* repeats that differ by a deterministic hair */
         result->costs[r] =
-            cost * (1.0 + 1e-3 * (double)(mix((uint64_t)index * 3 + (uint64_t)r) % 8));
+            cost * (1.0 + 1e-3 * (double)(tune_mix((uint64_t)index * 3 + (uint64_t)r) % 8));
     result->all_cost = cost * 10;
 }

@@ -8,6 +8,7 @@
 #                  tcc-opt and print the same (round_trip.py)
 #   %tcc-matmul    the tcc-matmul of this build, likewise
 #   %tcc-opt       the tcc-opt of this build
+#   %tcc-tune      the tcc-tune of this build
 #   %fake-cuda     the folder of a fake libcuda.so.1 (test/lit/fake_cuda): with
 #                  `env LD_LIBRARY_PATH=%fake-cuda`, --run meets a described H100 whose
 #                  kernels compute nothing, so its check fails
@@ -57,6 +58,7 @@ if not config.filecheck or config.filecheck.endswith("NOTFOUND"):
 tcc_conv = os.path.join(config.tcc_binary_dir, "tcc-conv")
 tcc_matmul = os.path.join(config.tcc_binary_dir, "tcc-matmul")
 tcc_opt = os.path.join(config.tcc_binary_dir, "tcc-opt")
+tcc_tune = os.path.join(config.tcc_binary_dir, "tcc-tune")
 expect_exit = os.path.join(config.test_source_root, "expect_exit.py")
 round_trip = " ".join(shlex.quote(part) for part in (
     sys.executable, os.path.join(config.test_source_root, "round_trip.py"), tcc_opt))
@@ -67,6 +69,7 @@ round_trip = " ".join(shlex.quote(part) for part in (
 config.substitutions.append(("%tcc-conv", round_trip + " " + shlex.quote(tcc_conv)))
 config.substitutions.append(("%tcc-matmul", round_trip + " " + shlex.quote(tcc_matmul)))
 config.substitutions.append(("%tcc-opt", shlex.quote(tcc_opt)))
+config.substitutions.append(("%tcc-tune", shlex.quote(tcc_tune)))
 # The fake libcuda.so.1 (test/lit/fake_cuda/libcuda.c): `env LD_LIBRARY_PATH=%fake-cuda CMD`
 # runs a tool's --run on a described H100 whose kernels compute nothing.
 config.substitutions.append(("%fake-cuda", shlex.quote(config.fake_cuda_dir)))

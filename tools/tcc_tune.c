@@ -1,0 +1,360 @@
+/*
+ * tcc-tune: AutoTVM's tuning loop for one workload.
+ *
+ *   options (tune_options.c) -> template, workload, its config space
+ *   -> records (an SQLite file) and a tuner, warm-started from this workload's earlier records
+ *   -> until --n-trial, the space's end or --early-stopping: the tuner proposes a batch, the
+ *      measurer (tune_measure.c: builder threads, a runner process per GPU; or the synthetic
+ *      cost) measures it, each trial is recorded and fed back, progress is printed
+ *   -> the fastest configs, and the tuning curve (--plot).
+ */
+#include "tune_measure.h"
+#include "tune_options.h"
+#include "tune_report.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+const char cli_program[] = "tcc-tune";
+
+typedef struct Tuning {
+    const TuneOptions *options;
+    const tcc_template *tmpl;
+    tcc_workload workload;
+    tcc_context *ctx;
+    tcc_config_space *space;
+    tcc_record_store *store;
+    tcc_tuner *tuner;
+    TuneMeasurer *measurer;
+    tcc_arch arch;
+    char key[1024];
+    char target[64];
+    const char *device_name;
+    TuneHistory history;
+} Tuning;
+
+static CliExit library_error(const Tuning *t, tcc_status status)
+{
+    cli_error("%s", tcc_last_error(t->ctx));
+    return cli_exit_for_status(status, false);
+}
+
+static void list_templates(void)
+{
+    for (int i = 0; i < tcc_template_count(); i++)
+        printf("%-20s %s\n", tcc_template_at(i)->name, tcc_template_at(i)->summary);
+}
+
+/* The arch: --arch, else the measuring GPU's (the runners report it), else sm_90a (the
+ * synthetic cost, which runs nothing, and --print-space without --arch). */
+static CliExit resolve_arch(Tuning *t)
+{
+    const char *name = t->options->conv.common.arch_name;
+    if (name && strcmp(name, "native") != 0) {
+        tcc_status status = tcc_arch_parse(t->ctx, name, &t->arch);
+        return status == TCC_OK ? CLI_EXIT_OK : library_error(t, status);
+    }
+    t->arch = t->measurer ? tune_measurer_arch(t->measurer) : TCC_SM_90A;
+    return CLI_EXIT_OK;
+}
+
+static CliExit open_records(Tuning *t)
+{
+    tcc_status status = tcc_record_store_open(t->ctx, t->options->db, &t->store);
+    return status == TCC_OK ? CLI_EXIT_OK : library_error(t, status);
+}
+
+/* --import / --export: the records alone. */
+static CliExit transfer_records(Tuning *t)
+{
+    CliExit rc = open_records(t);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    tcc_status status;
+    if (t->options->import_path) {
+        int64_t imported = 0;
+        status = tcc_record_import(t->store, t->options->import_path, &imported);
+        if (status == TCC_OK)
+            fprintf(stderr, "tcc-tune: imported %lld records from %s\n", (long long)imported,
+                    t->options->import_path);
+    } else {
+        status = tcc_record_export(t->store, t->options->export_path);
+    }
+    return status == TCC_OK ? CLI_EXIT_OK : library_error(t, status);
+}
+
+typedef struct WarmStart {
+    Tuning *t;
+    int64_t *indices;
+    double *scores;
+    int count, cap;
+} WarmStart;
+
+/* An earlier record of this workload on this device: a point the tuner need not measure. */
+static void warm_record(const tcc_record *r, void *user)
+{
+    WarmStart *w = user;
+    Tuning *t = w->t;
+    if (strcmp(r->workload_key, t->key) != 0 || strcmp(r->device_name, t->device_name) != 0)
+        return;
+    if (w->count == w->cap) {
+        int cap = w->cap ? 2 * w->cap : 256;
+        int64_t *indices = realloc(w->indices, sizeof *indices * (size_t)cap);
+        double *scores = indices ? realloc(w->scores, sizeof *scores * (size_t)cap) : NULL;
+        if (indices)
+            w->indices = indices;
+        if (!scores)
+            return;
+        w->scores = scores;
+        w->cap = cap;
+    }
+    double cost = tune_mean_cost(&r->result);
+    w->indices[w->count] = r->config_index;
+    w->scores[w->count++] = cost > 0 ? t->history.flops / cost * 1e-9 : 0;
+}
+
+static CliExit warm_start(Tuning *t)
+{
+    WarmStart w = {t, NULL, NULL, 0, 0};
+    tcc_status status = tcc_record_each(t->store, t->tmpl->name, warm_record, &w);
+    if (status == TCC_OK && w.count)
+        status = tcc_tuner_update(t->tuner, w.count, w.indices, w.scores);
+    if (status == TCC_OK && w.count)
+        fprintf(stderr,
+                "tcc-tune: %d earlier trials of this workload on %s warm-start the %s tuner\n",
+                w.count, t->device_name, tcc_tuner_kind_name(t->options->tuner));
+    free(w.indices);
+    free(w.scores);
+    return status == TCC_OK ? CLI_EXIT_OK : library_error(t, status);
+}
+
+static CliExit record_trial(Tuning *t, int64_t index, const tcc_measure_result *result)
+{
+    tcc_config *cfg;
+    tcc_status status = tcc_config_create(t->ctx, t->space, index, &cfg);
+    if (status != TCC_OK)
+        return library_error(t, status);
+    char *text = tcc_config_format(cfg);
+    tcc_config_destroy(cfg);
+    tcc_record record = {
+        t->tmpl->name,      t->key, t->target, t->device_name, tcc_version_string(),
+        text ? text : "[]", index,  *result};
+    status = tcc_record_add(t->store, &record);
+    bool added = status == TCC_OK && text && tune_history_add(&t->history, index, text, result);
+    free(text);
+    if (status != TCC_OK)
+        return library_error(t, status);
+    if (!added) {
+        cli_error("out of memory");
+        return CLI_EXIT_ERROR;
+    }
+    if (t->options->conv.common.verbose)
+        tune_print_trial(stdout, &t->history, t->history.count);
+    return CLI_EXIT_OK;
+}
+
+/* One batch proposed, measured, recorded and fed back. *done when nothing is left to try. */
+static CliExit tune_batch(Tuning *t, int64_t n_trial, bool *done)
+{
+    const TuneOptions *o = t->options;
+    int64_t left = n_trial - t->history.count;
+    int count = left < o->batch ? (int)left : o->batch, proposed = 0;
+    int64_t *indices = malloc(sizeof *indices * (size_t)count);
+    tcc_measure_result *results = calloc((size_t)count, sizeof *results);
+    double *scores = malloc(sizeof *scores * (size_t)count);
+    CliExit rc = CLI_EXIT_OK;
+    tcc_status status = !indices || !results || !scores ? TCC_ERROR_OUT_OF_MEMORY : TCC_OK;
+    if (status == TCC_OK)
+        status = tcc_tuner_next_batch(t->tuner, count, indices, &proposed);
+    if (status == TCC_OK && proposed)
+        status = tune_measure_batch(t->measurer, proposed, indices, results);
+    for (int i = 0; status == TCC_OK && rc == CLI_EXIT_OK && i < proposed; i++) {
+        rc = record_trial(t, indices[i], &results[i]);
+        scores[i] = t->history.trials[t->history.count - 1].gflops;
+    }
+    if (status == TCC_OK && rc == CLI_EXIT_OK && proposed)
+        status = tcc_tuner_update(t->tuner, proposed, indices, scores);
+    *done = proposed == 0 || !tcc_tuner_has_next(t->tuner);
+    free(indices);
+    free(results);
+    free(scores);
+    if (status == TCC_ERROR_OUT_OF_MEMORY && !t->measurer) {
+        cli_error("out of memory");
+        return CLI_EXIT_ERROR;
+    }
+    return status != TCC_OK ? library_error(t, status) : rc;
+}
+
+static bool stopped_early(const Tuning *t)
+{
+    int64_t patience = t->options->early_stopping;
+    return patience > 0 && t->history.best_trial >= 0 &&
+           t->history.count - 1 - t->history.best_trial >= patience;
+}
+
+static CliExit tune_loop(Tuning *t)
+{
+    const TuneOptions *o = t->options;
+    int64_t size = tcc_config_space_size(t->space);
+    int64_t n_trial = o->n_trial < size ? o->n_trial : size;
+    bool bar = o->progress_given ? o->progress : isatty(STDERR_FILENO);
+    fprintf(stderr, "tcc-tune: %s on %s (%s), %s tuner, up to %lld of %lld configs\n",
+            t->tmpl->name, t->device_name, t->target, tcc_tuner_kind_name(o->tuner),
+            (long long)n_trial, (long long)size);
+    bool done = false;
+    CliExit rc = CLI_EXIT_OK;
+    while (rc == CLI_EXIT_OK && !done && t->history.count < n_trial && !stopped_early(t)) {
+        rc = tune_batch(t, n_trial, &done);
+        tune_print_progress(stderr, &t->history, n_trial, bar);
+    }
+    if (bar && t->history.count < n_trial)
+        fputc('\n', stderr);
+    if (stopped_early(t))
+        fprintf(stderr, "tcc-tune: stopped early: %lld trials without a faster config\n",
+                (long long)o->early_stopping);
+    return rc;
+}
+
+static CliExit report(Tuning *t)
+{
+    const TuneOptions *o = t->options;
+    double elapsed = tune_now() - t->history.start;
+    printf("%s %s: %lld trials in %.1f s (%.1f trials/s), %lld ran without error\n", t->tmpl->name,
+           t->key, (long long)t->history.count, elapsed,
+           elapsed > 0 ? (double)t->history.count / elapsed : 0.0,
+           (long long)t->history.errors[TCC_MEASURE_OK]);
+    for (int e = 1; e <= TCC_MEASURE_UNKNOWN_ERROR; e++)
+        if (t->history.errors[e])
+            printf("  %-20s %lld\n", tcc_measure_error_name((tcc_measure_error)e),
+                   (long long)t->history.errors[e]);
+    tune_print_top(stdout, &t->history, o->top);
+    char error[512], title[256];
+    snprintf(title, sizeof title, "tcc-tune: %s, %s on %s", t->tmpl->name,
+             tcc_tuner_kind_name(o->tuner), t->device_name);
+    if (o->plot && !tune_write_plot(o->plot, &t->history, title, o->default_gflops,
+                                    o->reference_gflops, o->reference_name, error, sizeof error)) {
+        cli_error("%s", error);
+        return CLI_EXIT_ERROR;
+    }
+    return CLI_EXIT_OK;
+}
+
+static CliExit start_measuring(Tuning *t)
+{
+    const TuneOptions *o = t->options;
+    TuneMeasureOptions m;
+    tune_measure_options_init(&m);
+    m.tmpl = t->tmpl;
+    m.workload = &t->workload;
+    m.devices = o->devices;
+    m.builders = o->builders;
+    m.build_timeout = o->build_timeout;
+    m.run_timeout = o->run_timeout;
+    m.repeat = o->repeat;
+    m.min_repeat_ms = o->min_repeat_ms;
+    m.synthetic = o->synthetic;
+    m.seed = o->seed;
+    char error[512];
+    t->measurer = tune_measurer_create(&m, error, sizeof error);
+    if (!t->measurer) {
+        cli_error("%s", error);
+        return o->synthetic ? CLI_EXIT_ERROR : CLI_EXIT_NO_GPU;
+    }
+    t->device_name = tune_measurer_device_name(t->measurer);
+    return CLI_EXIT_OK;
+}
+
+static CliExit tune(Tuning *t)
+{
+    const TuneOptions *o = t->options;
+    CliExit rc = CLI_EXIT_OK;
+    if (o->import_path || o->export_path)
+        return transfer_records(t);
+    /* The runners first: the space depends on the arch, which may be their GPU's. */
+    if (!o->print_space)
+        rc = start_measuring(t);
+    if (rc == CLI_EXIT_OK)
+        rc = resolve_arch(t);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    tcc_status status = tcc_config_space_create(t->ctx, t->tmpl, &t->workload, t->arch, &t->space);
+    if (status != TCC_OK)
+        return library_error(t, status);
+    if (o->print_space) {
+        char *text = tcc_config_space_format(t->space);
+        if (text)
+            printf("%s\n", text);
+        free(text);
+        return text ? CLI_EXIT_OK : CLI_EXIT_ERROR;
+    }
+    if (!tune_measurer_set_space(t->measurer, t->space, t->arch)) {
+        cli_error("%s", tune_measurer_error(t->measurer));
+        return CLI_EXIT_ERROR;
+    }
+    tcc_workload_key(t->tmpl, &t->workload, t->key, sizeof t->key);
+    snprintf(t->target, sizeof t->target, "cuda -arch=%s", tcc_arch_name(t->arch));
+    rc = open_records(t);
+    if (rc == CLI_EXIT_OK &&
+        (status = tcc_tuner_create(t->ctx, o->tuner, t->space, o->seed, &t->tuner)) != TCC_OK)
+        rc = library_error(t, status);
+    if (rc == CLI_EXIT_OK)
+        rc = warm_start(t);
+    if (rc == CLI_EXIT_OK)
+        rc = tune_loop(t);
+    if (rc == CLI_EXIT_OK)
+        rc = report(t);
+    return rc;
+}
+
+static int tool_main(int argc, char **argv)
+{
+    int runner = tune_runner_main(argc, argv);
+    if (runner >= 0)
+        return runner;
+    TuneOptions options;
+    char error[512];
+    if (!tune_parse(argc, argv, &options, error, sizeof error)) {
+        cli_error("%s", error);
+        return CLI_EXIT_USAGE;
+    }
+    const CliCommon *common = &options.conv.common;
+    if (common->help) {
+        tune_usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (common->version) {
+        printf("%s (tensorcc) %s\n", cli_program, tcc_version_string());
+        return CLI_EXIT_OK;
+    }
+    if (options.list_templates) {
+        list_templates();
+        return CLI_EXIT_OK;
+    }
+    if (!options.seed_given)
+        options.seed = (uint64_t)time(NULL);
+    Tuning t = {.options = &options, .device_name = "synthetic"};
+    if (!tune_resolve(&options, &t.tmpl, &t.workload, error, sizeof error)) {
+        cli_error("%s", error);
+        return CLI_EXIT_USAGE;
+    }
+    tune_history_init(&t.history, tcc_conv2d_flops(&t.workload.conv2d));
+    if (tcc_context_create(&t.ctx) != TCC_OK) {
+        cli_error("out of memory");
+        return CLI_EXIT_ERROR;
+    }
+    CliExit rc = tune(&t);
+    tune_history_free(&t.history);
+    tune_measurer_destroy(t.measurer);
+    tcc_tuner_destroy(t.tuner);
+    tcc_record_store_close(t.store);
+    tcc_config_space_destroy(t.space);
+    tcc_context_destroy(t.ctx);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    return cli_exit_after_output("tcc-tune", tool_main(argc, argv));
+}
