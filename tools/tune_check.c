@@ -89,18 +89,20 @@ void tune_check_destroy(TuneCheck *c)
     free(c);
 }
 
-/* The reference tensors by the parameters' names (conv2d's and matmul's). */
+/* The reference tensors of the parameters: the operands in the order every kernel takes them
+ * (conv2d: input, filter; matmul: A, B; whatever a template names them: the seed's "data" and
+ * "kernel"), then bias and residual by name. */
 static tcc_reference_tensors reference_tensors(const TuneCheck *c, const tcc_kernel *kernel)
 {
     tcc_reference_tensors t = {.size = sizeof t};
+    int operands = 0;
     for (int i = 0; i < c->nparam; i++) {
         tcc_kernel_param_info p = {.size = sizeof p};
         if (!tcc_kernel_param(kernel, i, &p))
             continue;
-        if (!strcmp(p.name, "A") || !strcmp(p.name, "input"))
-            t.input = c->host[i];
-        else if (!strcmp(p.name, "B") || !strcmp(p.name, "filter"))
-            t.filter = c->host[i];
+        bool named = !strcmp(p.name, "bias") || !strcmp(p.name, "residual");
+        if (i != c->output && !named && operands < 2)
+            *(operands++ ? &t.filter : &t.input) = c->host[i];
         else if (!strcmp(p.name, "bias"))
             t.bias = c->host[i];
         else if (!strcmp(p.name, "residual"))

@@ -86,8 +86,16 @@ struct TuneMeasurer {
     int nrunner;
     Runner runners[MAX_DEVICES];
     /* The builders and what they share, under `lock`. */
-    int nbuilder;
+    int nbuilder, started_builders;
     pthread_t builders[MAX_BUILDERS];
+    /* What each builder builds: one past its time limit is given up (BUILD_TIMEOUT). */
+    struct {
+        int slot;       /* -1: none */
+        uint64_t batch; /* the batch it belongs to */
+        double started;
+        bool given_up;
+    } work[MAX_BUILDERS];
+    uint64_t batch;
     pthread_mutex_t lock;
     pthread_cond_t changed;
     bool stop;
@@ -203,6 +211,7 @@ static void *builder_main(void *arg)
     if (tcc_context_create(&ctx) != TCC_OK)
         return NULL; /* the others build; a pool of none is refused at creation */
     pthread_mutex_lock(&m->lock);
+    int id = m->started_builders++;
     for (;;) {
         while (!m->stop && (m->next >= m->count || m->queued + m->building >= m->capacity))
             pthread_cond_wait(&m->changed, &m->lock);
@@ -211,12 +220,22 @@ static void *builder_main(void *arg)
         int slot = m->next++;
         int64_t index = m->indices[slot];
         m->building++;
+        m->work[id].slot = slot;
+        m->work[id].batch = m->batch;
+        m->work[id].started = now_s();
+        m->work[id].given_up = false;
         pthread_mutex_unlock(&m->lock);
         Built built = {.slot = slot};
         tcc_measure_result result;
         bool ok = build_one(m, ctx, index, &built, &result);
         pthread_mutex_lock(&m->lock);
         m->building--;
+        bool wanted = !m->work[id].given_up && m->work[id].batch == m->batch;
+        m->work[id].slot = -1;
+        if (!wanted) {
+            free(built.bytes); /* its trial was recorded as BUILD_TIMEOUT */
+            continue;
+        }
         m->results[slot] = result;
         if (ok)
             m->queue[(m->head + m->queued++) % m->capacity] = built;
@@ -236,6 +255,8 @@ static bool start_builders(TuneMeasurer *m)
     n = n > MAX_BUILDERS ? MAX_BUILDERS : n;
     m->capacity = n + 2 * m->nrunner;
     m->queue = calloc((size_t)m->capacity, sizeof *m->queue);
+    for (int i = 0; i < MAX_BUILDERS; i++)
+        m->work[i].slot = -1;
     if (!m->queue || pipe2(m->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
         snprintf(m->error, sizeof m->error, "cannot start the builders: %s", strerror(errno));
         return false;
@@ -463,10 +484,45 @@ static void dispatch(TuneMeasurer *m)
 }
 
 /* Waits for a builder's wake-up, a runner's reply or the earliest deadline. */
+static bool batch_done(TuneMeasurer *m)
+{
+    pthread_mutex_lock(&m->lock);
+    bool done = m->finished >= m->count;
+    pthread_mutex_unlock(&m->lock);
+    return done;
+}
+
+/* Builds of this batch past the time limit are given up (LLVM cannot be stopped: the thread
+ * finishes unused). Returns when the next build running reaches the limit (-1: none runs). */
+static double give_up_slow_builds(TuneMeasurer *m)
+{
+    double now = now_s(), limit = m->options.build_timeout, next = -1;
+    pthread_mutex_lock(&m->lock);
+    for (int b = 0; b < m->started_builders; b++) {
+        if (m->work[b].slot < 0 || m->work[b].given_up || m->work[b].batch != m->batch)
+            continue;
+        double end = m->work[b].started + limit;
+        if (now < end) {
+            next = next < 0 || end < next ? end : next;
+            continue;
+        }
+        m->work[b].given_up = true;
+        tcc_measure_result *r = &m->results[m->work[b].slot];
+        *r = (tcc_measure_result){.all_cost = now - m->work[b].started, .timestamp = wall_s()};
+        snprintf(r->message, sizeof r->message, "build still running after %.1f s", limit);
+        r->error = TCC_MEASURE_BUILD_TIMEOUT;
+        m->finished++;
+    }
+    pthread_mutex_unlock(&m->lock);
+    return next;
+}
+
 static void wait_and_collect(TuneMeasurer *m)
 {
     struct pollfd fds[MAX_DEVICES + 1] = {{.fd = m->wake[0], .events = POLLIN}};
-    double deadline = -1;
+    double deadline = give_up_slow_builds(m);
+    if (batch_done(m))
+        return; /* the last trial was a build given up */
     for (int i = 0; i < m->nrunner; i++) {
         const Runner *r = &m->runners[i];
         fds[i + 1] = (struct pollfd){.fd = r->busy ? r->fd : -1, .events = POLLIN};
@@ -493,14 +549,6 @@ static void wait_and_collect(TuneMeasurer *m)
     }
 }
 
-static bool batch_done(TuneMeasurer *m)
-{
-    pthread_mutex_lock(&m->lock);
-    bool done = m->finished >= m->count;
-    pthread_mutex_unlock(&m->lock);
-    return done;
-}
-
 static tcc_status measure_on_gpus(TuneMeasurer *m, int count, const int64_t *indices,
                                   tcc_measure_result *results)
 {
@@ -509,6 +557,7 @@ static tcc_status measure_on_gpus(TuneMeasurer *m, int count, const int64_t *ind
     m->results = results;
     m->count = count;
     m->next = m->finished = 0;
+    m->batch++;
     pthread_cond_broadcast(&m->changed);
     pthread_mutex_unlock(&m->lock);
     while (!batch_done(m)) {

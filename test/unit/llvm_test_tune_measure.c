@@ -13,6 +13,11 @@
 #include "tune_measure.h"
 
 #include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Set by test_slow_build_given_up: the config of 2 x 1 warps then takes seconds to build. */
+static bool slow_builds;
 
 /* ---- a tiny template: a 64^3 matmul whose block shape and validity are knobs ----------------- */
 
@@ -32,6 +37,8 @@ static tcc_status tiny_instantiate(tcc_context *ctx, tcc_config *cfg, const tcc_
         return status;
     if (mode == 1)
         return tcc_config_reject(ctx, cfg, "mode 1 is refused");
+    if (slow_builds && rows == 2 && cols == 1)
+        sleep(3); /* as LLVM unrolling a huge nest: nothing the measurer can interrupt */
     tcc_gemm_schedule s;
     tcc_gemm_schedule_init(&s);
     status = tcc_matmul_default_schedule(ctx, &workload->matmul, arch, &s);
@@ -51,6 +58,13 @@ static const tcc_template tiny = {.name = "tiny",
 static int64_t point(int rows_choice, int cols_choice, int mode)
 {
     return rows_choice + 2 * (cols_choice + 2 * mode);
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 static tcc_context *ctx;
@@ -196,6 +210,31 @@ START_TEST(test_fault_kernels_load)
 END_TEST
 
 /* Two runners (both on the fake's one device) measure at once. */
+/* A build past its time limit is given up: its trial is BUILD_TIMEOUT as soon as the limit
+ * passes, the batch ends without waiting for it, and the next batch is measured while its
+ * thread finishes it unused. */
+START_TEST(test_slow_build_given_up)
+{
+    slow_builds = true;
+    TuneMeasureOptions o = gpu_options(NULL);
+    o.build_timeout = 0.5;
+    TuneMeasurer *m = create(&o);
+    int64_t indices[2] = {point(1, 0, 0), point(0, 0, 0)};
+    tcc_measure_result results[2];
+    double start = now_s();
+    measure(m, 2, indices, results);
+    ck_assert_double_lt(now_s() - start, 2.5);
+    assert_class(results[0], TCC_MEASURE_BUILD_TIMEOUT);
+    assert_contains(results[0].message, "build still running after 0.5 s");
+    assert_class(results[1], TCC_MEASURE_WRONG_ANSWER);
+    int64_t next[1] = {point(0, 1, 0)};
+    measure(m, 1, next, results);
+    assert_class(results[0], TCC_MEASURE_WRONG_ANSWER);
+    tune_measurer_destroy(m);
+    slow_builds = false;
+}
+END_TEST
+
 START_TEST(test_two_runners)
 {
     TuneMeasureOptions o = gpu_options("hang:0.2,seed:5");
@@ -284,6 +323,7 @@ static Suite *make_suite(void)
     tcase_add_test(tc, test_fake_driver_classifies);
     tcase_add_test(tc, test_hang_and_crash_cost_one_trial);
     tcase_add_test(tc, test_fault_kernels_load);
+    tcase_add_test(tc, test_slow_build_given_up);
     tcase_add_test(tc, test_two_runners);
     tcase_add_test(tc, test_refusals);
     tcase_add_test(tc, test_synthetic_deterministic);
