@@ -90,6 +90,7 @@ typedef struct WarmStart {
     int64_t *indices;
     double *scores;
     int count, cap;
+    bool has_point_zero;
 } WarmStart;
 
 /* An earlier record of this workload on this device: a point the tuner need not measure. */
@@ -111,13 +112,14 @@ static void warm_record(const tcc_record *r, void *user)
         w->cap = cap;
     }
     double cost = tune_mean_cost(&r->result);
+    w->has_point_zero |= r->config_index == 0;
     w->indices[w->count] = r->config_index;
     w->scores[w->count++] = cost > 0 ? t->history.flops / cost * 1e-9 : 0;
 }
 
-static CliExit warm_start(Tuning *t)
+static CliExit warm_start(Tuning *t, bool *has_point_zero)
 {
-    WarmStart w = {t, NULL, NULL, 0, 0};
+    WarmStart w = {t, NULL, NULL, 0, 0, false};
     tcc_status status = tcc_record_each(t->store, t->tmpl->name, warm_record, &w);
     if (status == TCC_OK && w.count)
         status = tcc_tuner_update(t->tuner, w.count, w.indices, w.scores);
@@ -127,6 +129,7 @@ static CliExit warm_start(Tuning *t)
                 w.count, t->device_name, tcc_tuner_kind_name(t->options->tuner));
     free(w.indices);
     free(w.scores);
+    *has_point_zero = w.has_point_zero;
     return status == TCC_OK ? CLI_EXIT_OK : library_error(t, status);
 }
 
@@ -153,6 +156,26 @@ static CliExit record_trial(Tuning *t, int64_t index, const tcc_measure_result *
     if (t->options->conv.common.verbose)
         tune_print_trial(stdout, &t->history, t->history.count);
     return CLI_EXIT_OK;
+}
+
+/* The gemm template's point 0 is the default schedule: measured first (unless recorded
+ * before), so that what tuning finds is never slower than what tcc builds untuned. */
+static CliExit measure_default(Tuning *t)
+{
+    int64_t index = 0;
+    tcc_measure_result result;
+    double score;
+    tcc_status status = tune_measure_batch(t->measurer, 1, &index, &result);
+    if (status != TCC_OK) {
+        cli_error("%s", tune_measurer_error(t->measurer));
+        return CLI_EXIT_ERROR;
+    }
+    CliExit rc = record_trial(t, index, &result);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    score = t->history.trials[t->history.count - 1].gflops;
+    status = tcc_tuner_update(t->tuner, 1, &index, &score);
+    return status == TCC_OK ? CLI_EXIT_OK : library_error(t, status);
 }
 
 /* One batch proposed, measured, recorded and fed back. *done when nothing is left to try. */
@@ -299,8 +322,11 @@ static CliExit tune(Tuning *t)
     if (rc == CLI_EXIT_OK &&
         (status = tcc_tuner_create(t->ctx, o->tuner, t->space, o->seed, &t->tuner)) != TCC_OK)
         rc = library_error(t, status);
+    bool has_point_zero = false;
     if (rc == CLI_EXIT_OK)
-        rc = warm_start(t);
+        rc = warm_start(t, &has_point_zero);
+    if (rc == CLI_EXIT_OK && !has_point_zero && strcmp(t->tmpl->name, "gemm") == 0)
+        rc = measure_default(t);
     if (rc == CLI_EXIT_OK)
         rc = tune_loop(t);
     if (rc == CLI_EXIT_OK)
