@@ -98,8 +98,16 @@ static void warm_record(const tcc_record *r, void *user)
 {
     WarmStart *w = user;
     Tuning *t = w->t;
-    if (strcmp(r->workload_key, t->key) != 0 || strcmp(r->device_name, t->device_name) != 0)
+    if (strcmp(r->workload_key, t->key) != 0 || strcmp(r->device_name, t->device_name) != 0 ||
+        strcmp(r->target, t->target) != 0)
         return;
+    /* The index from the config's text: a record of a template whose knobs changed since names
+     * another point, or none, of this space. */
+    tcc_config *cfg;
+    if (tcc_config_parse(t->ctx, t->space, r->config, &cfg) != TCC_OK)
+        return;
+    int64_t index = tcc_config_index(cfg);
+    tcc_config_destroy(cfg);
     if (w->count == w->cap) {
         int cap = w->cap ? 2 * w->cap : 256;
         int64_t *indices = realloc(w->indices, sizeof *indices * (size_t)cap);
@@ -112,8 +120,8 @@ static void warm_record(const tcc_record *r, void *user)
         w->cap = cap;
     }
     double cost = tune_mean_cost(&r->result);
-    w->has_point_zero |= r->config_index == 0;
-    w->indices[w->count] = r->config_index;
+    w->has_point_zero |= index == 0;
+    w->indices[w->count] = index;
     w->scores[w->count++] = cost > 0 ? t->history.flops / cost * 1e-9 : 0;
 }
 
@@ -187,27 +195,31 @@ static CliExit tune_batch(Tuning *t, int64_t n_trial, bool *done)
     int64_t *indices = malloc(sizeof *indices * (size_t)count);
     tcc_measure_result *results = calloc((size_t)count, sizeof *results);
     double *scores = malloc(sizeof *scores * (size_t)count);
-    CliExit rc = CLI_EXIT_OK;
-    tcc_status status = !indices || !results || !scores ? TCC_ERROR_OUT_OF_MEMORY : TCC_OK;
-    if (status == TCC_OK)
-        status = tcc_tuner_next_batch(t->tuner, count, indices, &proposed);
-    if (status == TCC_OK && proposed)
-        status = tune_measure_batch(t->measurer, proposed, indices, results);
-    for (int i = 0; status == TCC_OK && rc == CLI_EXIT_OK && i < proposed; i++) {
-        rc = record_trial(t, indices[i], &results[i]);
-        scores[i] = t->history.trials[t->history.count - 1].gflops;
+    CliExit rc = !indices || !results || !scores ? CLI_EXIT_ERROR : CLI_EXIT_OK;
+    if (rc != CLI_EXIT_OK)
+        cli_error("out of memory");
+    tcc_status status = TCC_OK;
+    if (rc == CLI_EXIT_OK &&
+        (status = tcc_tuner_next_batch(t->tuner, count, indices, &proposed)) != TCC_OK)
+        rc = library_error(t, status);
+    if (rc == CLI_EXIT_OK && proposed &&
+        tune_measure_batch(t->measurer, proposed, indices, results) != TCC_OK) {
+        cli_error("%s", tune_measurer_error(t->measurer));
+        rc = CLI_EXIT_ERROR;
     }
-    if (status == TCC_OK && rc == CLI_EXIT_OK && proposed)
-        status = tcc_tuner_update(t->tuner, proposed, indices, scores);
+    for (int i = 0; rc == CLI_EXIT_OK && i < proposed; i++) {
+        rc = record_trial(t, indices[i], &results[i]);
+        if (rc == CLI_EXIT_OK)
+            scores[i] = t->history.trials[t->history.count - 1].gflops;
+    }
+    if (rc == CLI_EXIT_OK && proposed &&
+        (status = tcc_tuner_update(t->tuner, proposed, indices, scores)) != TCC_OK)
+        rc = library_error(t, status);
     *done = proposed == 0 || !tcc_tuner_has_next(t->tuner);
     free(indices);
     free(results);
     free(scores);
-    if (status == TCC_ERROR_OUT_OF_MEMORY && !t->measurer) {
-        cli_error("out of memory");
-        return CLI_EXIT_ERROR;
-    }
-    return status != TCC_OK ? library_error(t, status) : rc;
+    return rc;
 }
 
 static bool stopped_early(const Tuning *t)
@@ -316,7 +328,10 @@ static CliExit tune(Tuning *t)
         cli_error("%s", tune_measurer_error(t->measurer));
         return CLI_EXIT_ERROR;
     }
-    tcc_workload_key(t->tmpl, &t->workload, t->key, sizeof t->key);
+    if (tcc_workload_key(t->tmpl, &t->workload, t->key, sizeof t->key) >= (int)sizeof t->key) {
+        cli_error("the workload's key is longer than %zu bytes", sizeof t->key);
+        return CLI_EXIT_ERROR;
+    }
     snprintf(t->target, sizeof t->target, "cuda -arch=%s", tcc_arch_name(t->arch));
     rc = open_records(t);
     if (rc == CLI_EXIT_OK &&
@@ -345,15 +360,9 @@ static int tool_main(int argc, char **argv)
         cli_error("%s", error);
         return CLI_EXIT_USAGE;
     }
-    const CliCommon *common = &options.conv.common;
-    if (common->help) {
-        tune_usage(stdout);
-        return CLI_EXIT_OK;
-    }
-    if (common->version) {
-        printf("%s (tensorcc) %s\n", cli_program, tcc_version_string());
-        return CLI_EXIT_OK;
-    }
+    int early = cli_early_exit(&options.conv.common, tune_usage); /* --help, --version */
+    if (early >= 0)
+        return early;
     if (options.list_templates) {
         list_templates();
         return CLI_EXIT_OK;

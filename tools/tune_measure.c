@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -29,23 +30,10 @@
 
 #define MAX_DEVICES 16
 #define MAX_BUILDERS 256
+#define MAX_FAILED_STARTS 3  /* in a row: the GPU is gone */
 #define HELLO_TIMEOUT_S 60.0 /* a runner opening its device (CUDA's start, a busy host) */
 
 /* ---- small helpers --------------------------------------------------------------------------- */
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static double wall_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static void set_result(tcc_measure_result *r, tcc_measure_error error, const char *message)
 {
@@ -83,6 +71,7 @@ struct TuneMeasurer {
     TuneFaultShares faults;
     uint64_t trials; /* every trial so far, numbering the fault draws */
     int restarts;
+    int failed_starts; /* runners that failed to start since one last started */
     int nrunner;
     Runner runners[MAX_DEVICES];
     /* The builders and what they share, under `lock`. */
@@ -161,7 +150,7 @@ static bool build_one(TuneMeasurer *m, tcc_context *ctx, int64_t index, Built *b
                       tcc_measure_result *result)
 {
     const TuneMeasureOptions *o = &m->options;
-    double start = now_s();
+    double start = tune_monotonic_s();
     tcc_config *cfg = NULL;
     tcc_kernel *kernel = NULL;
     tcc_status status = tcc_config_create(ctx, o->space, index, &cfg);
@@ -176,8 +165,8 @@ static bool build_one(TuneMeasurer *m, tcc_context *ctx, int64_t index, Built *b
     }
     if (status == TCC_OK)
         status = tcc_kernel_serialize(ctx, kernel, &built->bytes, &built->size);
-    built->build_s = now_s() - start;
-    *result = (tcc_measure_result){.all_cost = built->build_s, .timestamp = wall_s()};
+    built->build_s = tune_monotonic_s() - start;
+    *result = (tcc_measure_result){.all_cost = built->build_s, .timestamp = tune_wall_s()};
     if (status != TCC_OK) {
         set_result(result, error, tcc_last_error(ctx));
     } else if (built->build_s > o->build_timeout) {
@@ -222,7 +211,7 @@ static void *builder_main(void *arg)
         m->building++;
         m->work[id].slot = slot;
         m->work[id].batch = m->batch;
-        m->work[id].started = now_s();
+        m->work[id].started = tune_monotonic_s();
         m->work[id].given_up = false;
         pthread_mutex_unlock(&m->lock);
         Built built = {.slot = slot};
@@ -303,7 +292,7 @@ static void stop_runner(Runner *r, bool kill_it)
 static bool readable_by(int fd, double deadline)
 {
     for (;;) {
-        double left = deadline - now_s();
+        double left = deadline - tune_monotonic_s();
         if (left <= 0)
             return false;
         struct pollfd p = {.fd = fd, .events = POLLIN};
@@ -316,8 +305,11 @@ static bool readable_by(int fd, double deadline)
 }
 
 /* The child's side of the fork: only async-signal-safe calls (the builders hold locks). */
-static void exec_runner(const char *path, char *const argv[], int fd)
+static void exec_runner(const char *path, char *const argv[], int fd, pid_t parent)
 {
+    /* A runner inside a spinning kernel would outlive a tuner killed: it dies with it. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+        _exit(127);
     if (fd == TUNE_RUNNER_FD)
         fcntl(fd, F_SETFD, 0);
     else if (dup2(fd, TUNE_RUNNER_FD) < 0)
@@ -337,9 +329,9 @@ static bool start_runner(TuneMeasurer *m, Runner *r)
     char device[16];
     snprintf(device, sizeof device, "%d", r->device);
     char *argv[] = {m->runner_path, TUNE_RUNNER_FLAG, "--device", device, NULL};
-    pid_t pid = fork();
+    pid_t parent = getpid(), pid = fork();
     if (pid == 0)
-        exec_runner(m->runner_path, argv, pair[1]);
+        exec_runner(m->runner_path, argv, pair[1], parent);
     close(pair[1]);
     if (pid < 0) {
         close(pair[0]);
@@ -351,7 +343,7 @@ static bool start_runner(TuneMeasurer *m, Runner *r)
     uint32_t type = 0;
     void *payload = NULL;
     size_t size = 0;
-    bool ok = readable_by(r->fd, now_s() + HELLO_TIMEOUT_S) &&
+    bool ok = readable_by(r->fd, tune_monotonic_s() + HELLO_TIMEOUT_S) &&
               tune_receive(r->fd, &type, &payload, &size) && type == TUNE_MSG_HELLO &&
               size == sizeof(TuneHello);
     TuneHello hello = {0};
@@ -376,7 +368,7 @@ static void finish_trial(TuneMeasurer *m, Runner *r, const tcc_measure_result *r
     double build_s = r->trial.build_s;
     *out = *result;
     out->all_cost += build_s;
-    out->timestamp = wall_s();
+    out->timestamp = tune_wall_s();
     free(r->trial.bytes);
     r->trial.bytes = NULL;
     r->busy = false;
@@ -400,14 +392,16 @@ static void send_trial(TuneMeasurer *m, Runner *r, Built built)
     m->trials++;
     r->trial = built;
     r->busy = true;
-    double start = now_s();
+    double start = tune_monotonic_s();
     if (r->pid <= 0 && !start_runner(m, r)) {
         tcc_measure_result result = {0};
         set_result(&result, TCC_MEASURE_RUNTIME_DEVICE, m->error);
         finish_trial(m, r, &result);
+        m->failed_starts++;
         return;
     }
-    r->deadline = now_s() + o->run_timeout;
+    m->failed_starts = 0;
+    r->deadline = tune_monotonic_s() + o->run_timeout;
     if (!tune_send(r->fd, TUNE_MSG_TRIAL, &trial, sizeof trial, built.bytes, built.size))
         r->deadline = start; /* gone: its end of file is read as a death */
 }
@@ -445,7 +439,9 @@ static void collect(TuneMeasurer *m, Runner *r, bool readable)
     int status = 0;
     close(r->fd);
     r->fd = -1;
-    while (waitpid(r->pid, &status, 0) < 0 && errno == EINTR)
+    if (waitpid(r->pid, &status, WNOHANG) == 0) /* alive, its reply malformed: not waited on */
+        kill(r->pid, SIGKILL);
+    while (r->pid > 0 && waitpid(r->pid, &status, 0) < 0 && errno == EINTR)
         ;
     r->pid = 0;
     m->restarts++;
@@ -496,7 +492,7 @@ static bool batch_done(TuneMeasurer *m)
  * finishes unused). Returns when the next build running reaches the limit (-1: none runs). */
 static double give_up_slow_builds(TuneMeasurer *m)
 {
-    double now = now_s(), limit = m->options.build_timeout, next = -1;
+    double now = tune_monotonic_s(), limit = m->options.build_timeout, next = -1;
     pthread_mutex_lock(&m->lock);
     for (int b = 0; b < m->started_builders; b++) {
         if (m->work[b].slot < 0 || m->work[b].given_up || m->work[b].batch != m->batch)
@@ -508,7 +504,7 @@ static double give_up_slow_builds(TuneMeasurer *m)
         }
         m->work[b].given_up = true;
         tcc_measure_result *r = &m->results[m->work[b].slot];
-        *r = (tcc_measure_result){.all_cost = now - m->work[b].started, .timestamp = wall_s()};
+        *r = (tcc_measure_result){.all_cost = now - m->work[b].started, .timestamp = tune_wall_s()};
         snprintf(r->message, sizeof r->message, "build still running after %.1f s", limit);
         r->error = TCC_MEASURE_BUILD_TIMEOUT;
         m->finished++;
@@ -531,7 +527,7 @@ static void wait_and_collect(TuneMeasurer *m)
     }
     int timeout = -1;
     if (deadline >= 0) {
-        double left = deadline - now_s();
+        double left = deadline - tune_monotonic_s();
         timeout = left <= 0 ? 0 : (int)(left * 1000) + 1;
     }
     int n = poll(fds, (nfds_t)m->nrunner + 1, timeout);
@@ -540,7 +536,7 @@ static void wait_and_collect(TuneMeasurer *m)
     char drain[64];
     while (read(m->wake[0], drain, sizeof drain) > 0)
         ;
-    double now = now_s();
+    double now = tune_monotonic_s();
     for (int i = 0; i < m->nrunner; i++) {
         Runner *r = &m->runners[i];
         bool ready = fds[i + 1].revents & (POLLIN | POLLHUP | POLLERR);
@@ -560,14 +556,15 @@ static tcc_status measure_on_gpus(TuneMeasurer *m, int count, const int64_t *ind
     m->batch++;
     pthread_cond_broadcast(&m->changed);
     pthread_mutex_unlock(&m->lock);
-    while (!batch_done(m)) {
+    /* A GPU gone (its runners no longer start) ends the measuring instead of every trial. */
+    while (!batch_done(m) && m->failed_starts < MAX_FAILED_STARTS) {
         dispatch(m);
         wait_and_collect(m);
     }
     pthread_mutex_lock(&m->lock);
     m->count = m->next = 0; /* the builders wait for the next batch */
     pthread_mutex_unlock(&m->lock);
-    return TCC_OK;
+    return m->failed_starts < MAX_FAILED_STARTS ? TCC_OK : TCC_ERROR_CUDA;
 }
 
 tcc_status tune_measure_batch(TuneMeasurer *m, int count, const int64_t *indices,

@@ -78,8 +78,11 @@ int tune_runner_main(int argc, char **argv);
 
 /* ---- shared by tune_*.c ---------------------------------------------------------------- */
 
-/* SplitMix64's finalizer: the seeded draws of the faults and of the synthetic cost. */
+/* tune_common.c: SplitMix64's finalizer (the seeded draws of the faults and of the synthetic
+ * cost), and the clocks: monotonic for deadlines, the wall's for timestamps (seconds). */
 uint64_t tune_mix(uint64_t z);
+double tune_monotonic_s(void);
+double tune_wall_s(void);
 /* The synthetic cost of point `index` (tune_synthetic.c): deterministic in the seed. */
 void tune_synthetic_measure(const tcc_config_space *space, uint64_t seed, int64_t index,
                             tcc_measure_result *result);

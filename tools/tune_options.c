@@ -162,6 +162,8 @@ bool tune_resolve(TuneOptions *o, const tcc_template **tmpl, tcc_workload *w, ch
         return cli_fail(error, error_size,
                         "--template: unknown template '%s' (see --list-templates)",
                         o->template_name);
+    if (o->repeat > (int)(sizeof((tcc_measure_result *)0)->costs / sizeof(double)))
+        return cli_fail(error, error_size, "--repeat: at most 8 timings (a record's costs)");
     template_defaults(o, *tmpl);
     if (!conv_resolve(&o->conv, error, error_size))
         return false;

@@ -108,13 +108,6 @@ bool tune_receive(int fd, uint32_t *type, void **payload, size_t *size)
     return true;
 }
 
-static double seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* ---- the runner's state -------------------------------------------------------------------- */
 
 typedef struct Runner {
@@ -246,16 +239,16 @@ static void measure(Runner *r, const tcc_kernel *kernel, const TuneTrial *t,
 {
     tcc_loaded_kernel *loaded = NULL;
     tcc_check_result check;
-    double start = seconds(), loaded_at = start, checked_at = start;
+    double start = tune_monotonic_s(), loaded_at = start, checked_at = start;
     if (tcc_kernel_load(r->device, kernel, &loaded) != TCC_OK) {
         fail_result(result, TCC_MEASURE_COMPILE_DEVICE, "load", tcc_last_error(r->ctx));
-    } else if ((loaded_at = seconds(),
+    } else if ((loaded_at = tune_monotonic_s(),
                 tune_check_prepare(&r->check, r->ctx, r->device, &t->workload, kernel, t->samples,
                                    t->seed)) != TCC_OK) {
         fail_result(result, TCC_MEASURE_RUNTIME_DEVICE, "check inputs", tcc_last_error(r->ctx));
     } else if (tune_check_run(r->check, loaded, &check) != TCC_OK) {
         fail_result(result, TCC_MEASURE_RUNTIME_DEVICE, "check", tcc_last_error(r->ctx));
-    } else if (checked_at = seconds(), !check.passed) {
+    } else if (checked_at = tune_monotonic_s(), !check.passed) {
         char why[200];
         snprintf(why, sizeof why, "max error %.3g (tolerance %.3g), %lld of %lld unwritten",
                  check.max_error, check.tolerance, (long long)check.unwritten,
@@ -266,7 +259,7 @@ static void measure(Runner *r, const tcc_kernel *kernel, const TuneTrial *t,
     } else { /* where a trial's time goes, for whoever tunes the measurement */
         snprintf(result->message, sizeof result->message,
                  "load %.1f ms, check %.1f ms, timing %.1f ms", 1e3 * (loaded_at - start),
-                 1e3 * (checked_at - loaded_at), 1e3 * (seconds() - checked_at));
+                 1e3 * (checked_at - loaded_at), 1e3 * (tune_monotonic_s() - checked_at));
     }
     tcc_loaded_kernel_destroy(loaded);
 }

@@ -18,21 +18,6 @@
 #define BEST_SECONDS 1e-4    /* the optimum's cost */
 #define INVALID_PER_MILLE 80 /* of the points other than the optimum */
 
-uint64_t tune_mix(uint64_t z)
-{
-    z += 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static double now_seconds(void)
-{
-    struct timespec t;
-    return clock_gettime(CLOCK_REALTIME, &t) == 0 ? (double)t.tv_sec + 1e-9 * (double)t.tv_nsec
-                                                  : 0.0;
-}
-
 /* Per feature a weight in [0.5, 2): some knobs matter more than others. */
 static double weight(uint64_t seed, int feature)
 {
@@ -43,7 +28,7 @@ static double weight(uint64_t seed, int feature)
 void tune_synthetic_measure(const tcc_config_space *space, uint64_t seed, int64_t index,
                             tcc_measure_result *result)
 {
-    *result = (tcc_measure_result){.timestamp = now_seconds()};
+    *result = (tcc_measure_result){.timestamp = tune_wall_s()};
     int64_t size = tcc_config_space_size(space);
     int64_t best = size > 0 ? (int64_t)(tune_mix(seed) % (uint64_t)size) : 0;
     double f[MAX_FEATURES], g[MAX_FEATURES];
