@@ -382,6 +382,20 @@ static void get_param(Reader *r, tcc_kernel_param_info *param)
     param->elements = get_i64_ranged(r, 0, MAX_EXTENT, "parameter elements");
     param->bytes = get_i64_ranged(r, 0, MAX_EXTENT, "parameter bytes");
     param->alignment = get_ranged(r, 1, 1 << 20, "parameter alignment");
+    /* What tcc_kernel_param promises, which a caller sizes buffers from: elements the shape's
+     * product, bytes the elements' size, the dimensions past the rank 0. */
+    int64_t product = 1;
+    bool consistent = param->dtype != TCC_VOID;
+    for (int d = 0; d < TCC_PARAM_MAX_RANK; d++)
+        consistent &= d < param->rank ? !__builtin_mul_overflow(product, param->shape[d], &product)
+                                      : param->shape[d] == 0;
+    int64_t bytes = 0;
+    consistent &= product == param->elements &&
+                  !__builtin_mul_overflow(product, (int64_t)tcc_dtype_size(param->dtype), &bytes) &&
+                  bytes == param->bytes;
+    if (r->status == TCC_OK && !consistent)
+        refuse(r, TCC_ERROR_INVALID_ARGUMENT,
+               "a parameter's type, shape, elements and bytes disagree");
 }
 
 /* The parameter descriptions; the kernel owns them (and their names) as soon as they exist,

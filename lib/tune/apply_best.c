@@ -72,7 +72,8 @@ static tcc_status build_fastest(tcc_context *ctx, const tcc_template *tmpl,
                                 const tcc_build_options *options, tcc_kernel **kernel,
                                 int64_t *index)
 {
-    qsort(scan->list, (size_t)scan->count, sizeof *scan->list, by_cost);
+    if (scan->count > 1) /* qsort takes no NULL list, even of none */
+        qsort(scan->list, (size_t)scan->count, sizeof *scan->list, by_cost);
     *index = -1;
     for (int i = 0; i < scan->count && *index < 0; i++) {
         tcc_config *cfg;

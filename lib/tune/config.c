@@ -586,6 +586,7 @@ tcc_status tcc_config_instantiate(tcc_context *ctx, const tcc_template *tmpl, tc
     }
     cfg->ctx = ctx; /* the defines report to the caller's context */
     cfg->failed = TCC_OK;
+    cfg->rejected = false;
     status = tmpl->instantiate(ctx, cfg, workload, arch, options, kernel);
     if (status == TCC_OK && cfg->failed != TCC_OK)
         status = cfg->failed;

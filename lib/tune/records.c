@@ -87,8 +87,11 @@ static tcc_status prepare(tcc_record_store *store, const char *sql, sqlite3_stmt
 static tcc_status end_transaction(tcc_record_store *store, tcc_status status)
 {
     if (status == TCC_OK)
-        return exec(store, "COMMIT", "committing");
-    sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
+        status = exec(store, "COMMIT", "committing");
+    /* Also after a failed COMMIT (a full disk), which leaves the transaction open: the next
+     * BEGIN would fail. */
+    if (status != TCC_OK && !sqlite3_get_autocommit(store->db))
+        sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
     return status;
 }
 

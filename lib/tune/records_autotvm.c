@@ -15,6 +15,7 @@
 #include "tcc/tune.h"
 #include "tune/records.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -332,6 +333,8 @@ static bool read_result(LineReader *r, const Json *root, RecordRow *row)
         error > TCC_MEASURE_UNKNOWN_ERROR)
         return line_fail(r->error, r->size, "the error_no %s is not one of AutoTVM's (0 to 8)",
                          error_no->kind == JSON_NUMBER ? error_no->text : "given");
+    if (!isfinite(all_cost->number) || !isfinite(timestamp->number))
+        return line_fail(r->error, r->size, "all_cost and timestamp must be finite numbers");
     row->error_no = (int)error;
     row->all_cost = all_cost->number;
     row->timestamp = timestamp->number;

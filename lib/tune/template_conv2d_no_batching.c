@@ -54,6 +54,17 @@ static tcc_status check_workload(tcc_context *ctx, const tcc_workload *w, Shape 
         return tci_fail(ctx, TCC_ERROR_UNSUPPORTED,
                         "conv2d_no_batching takes batch 1, one group, NCHW with a KCRS filter, "
                         "float32 throughout and no epilogue (as the tutorial's template)");
+    /* The tutorial's arguments are strides and one padding an axis: its records' keys
+     * (tcc_workload_key) hold no more, so no other workload may share them. */
+    if (d->dilation_h != 1 || d->dilation_w != 1 || d->pad_bottom != d->pad_top ||
+        d->pad_right != d->pad_left)
+        return tci_fail(ctx, TCC_ERROR_UNSUPPORTED,
+                        "conv2d_no_batching takes dilation 1 and the same padding on both sides "
+                        "of an axis (the tutorial's arguments)");
+    /* Bounded before the sizes below are summed. */
+    status = tcc_conv2d_validate(ctx, d);
+    if (status != TCC_OK)
+        return status;
     *s = (Shape){.ci = d->in_channels,
                  .h = d->height,
                  .w = d->width,

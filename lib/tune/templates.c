@@ -55,7 +55,7 @@ static int epilogue_key(const tcc_epilogue *e, char *buf, size_t size)
 
 static int conv2d_key(const char *name, const tcc_conv2d_desc *d, char *buf, size_t size)
 {
-    char epilogue[256];
+    char epilogue[512]; /* 5 doubles of %.17g, 6 ints and the names: about 270 at most */
     epilogue_key(&d->epilogue, epilogue, sizeof epilogue);
     return snprintf(buf, size,
                     "[\"tcc/%s/conv2d\", %lld, %lld, %lld, %lld, %lld, %lld, %lld, [%lld, %lld], "
@@ -73,7 +73,7 @@ static int conv2d_key(const char *name, const tcc_conv2d_desc *d, char *buf, siz
 
 static int matmul_key(const char *name, const tcc_matmul_desc *d, char *buf, size_t size)
 {
-    char epilogue[256];
+    char epilogue[512]; /* 5 doubles of %.17g, 6 ints and the names: about 270 at most */
     epilogue_key(&d->epilogue, epilogue, sizeof epilogue);
     return snprintf(buf, size,
                     "[\"tcc/%s/matmul\", %lld, %lld, %lld, %lld, %d, %d, \"%s\", \"%s\", "

@@ -158,8 +158,8 @@ tcc_status tci_tuner_visit(tcc_tuner *tuner, int64_t index)
 
 /* Once at least half the space is visited, drawing and redrawing would take longer and
  * longer: the unvisited points are listed once, in random order. Points visited since are
- * skipped as they come up; the next one not visited is uniform among those left, and the list
- * never needs making again, as visited points only grow. */
+ * skipped as they come up; the next one not visited is uniform among those left. The list is
+ * made again only when it runs out with points unvisited (taken from it, then dropped). */
 static bool make_dense_order(tcc_tuner *tuner)
 {
     int64_t left = tuner->size - tuner->visited.count;
@@ -193,17 +193,26 @@ int64_t tci_tuner_random_unvisited(tcc_tuner *tuner)
                 return p;
         }
     }
-    if (!tuner->dense_made && !make_dense_order(tuner)) {
-        tci_fail(tuner->ctx, TCC_ERROR_OUT_OF_MEMORY,
-                 "out of memory listing the space's unvisited points");
-        return -1;
+    /* A point taken from the list may be dropped unvisited (the genetic tuner's generation
+     * already has it, or is thrown away): a list run out with points unvisited is listed
+     * again, once. */
+    for (int pass = 0; pass < 2; pass++) {
+        if (!tuner->dense_made && !make_dense_order(tuner)) {
+            tci_fail(tuner->ctx, TCC_ERROR_OUT_OF_MEMORY,
+                     "out of memory listing the space's unvisited points");
+            return -1;
+        }
+        while (tuner->dense_next < tuner->dense_count) {
+            int64_t p = tuner->dense_points[tuner->dense_next++];
+            if (!tci_index_set_has(&tuner->visited, p))
+                return p;
+        }
+        free(tuner->dense_points);
+        tuner->dense_points = NULL;
+        tuner->dense_made = false;
     }
-    while (tuner->dense_next < tuner->dense_count) {
-        int64_t p = tuner->dense_points[tuner->dense_next++];
-        if (!tci_index_set_has(&tuner->visited, p))
-            return p;
-    }
-    return -1; /* not reached: the list held every point unvisited when it was made */
+    tci_fail(tuner->ctx, TCC_ERROR_OUT_OF_MEMORY, "the space's unvisited points were lost");
+    return -1;
 }
 
 tcc_status tci_tuner_take_random(tcc_tuner *tuner, int64_t *index)

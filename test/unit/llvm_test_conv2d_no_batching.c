@@ -10,6 +10,7 @@
 #include "tcc/tune.h"
 #include "tune/templates.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -256,6 +257,22 @@ START_TEST(test_refused_workloads)
     w.conv2d.input_type = TCC_FLOAT16;
     ck_assert_int_eq(tcc_config_space_create(ctx, &conv2d_no_batching, &w, TCC_SM_80, &space),
                      TCC_ERROR_UNSUPPORTED);
+    assert_one_line(ctx);
+    /* What the tutorial's workload key cannot tell apart: a dilation, or padding that differs
+     * between the sides of an axis; and sizes whose sums would overflow. */
+    tutorial_layer(&w);
+    w.conv2d.dilation_h = 2;
+    ck_assert_int_eq(tcc_config_space_create(ctx, &conv2d_no_batching, &w, TCC_SM_80, &space),
+                     TCC_ERROR_UNSUPPORTED);
+    assert_contains(tcc_last_error(ctx), "dilation 1");
+    tutorial_layer(&w);
+    w.conv2d.pad_bottom = 2;
+    ck_assert_int_eq(tcc_config_space_create(ctx, &conv2d_no_batching, &w, TCC_SM_80, &space),
+                     TCC_ERROR_UNSUPPORTED);
+    tutorial_layer(&w);
+    w.conv2d.height = INT64_MAX;
+    ck_assert_int_ne(tcc_config_space_create(ctx, &conv2d_no_batching, &w, TCC_SM_80, &space),
+                     TCC_OK);
     assert_one_line(ctx);
     tcc_workload_init(&w, TCC_WORKLOAD_MATMUL);
     ck_assert_int_eq(tcc_config_space_create(ctx, &conv2d_no_batching, &w, TCC_SM_80, &space),
