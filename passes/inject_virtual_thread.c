@@ -306,8 +306,20 @@ static Stmt *visit_if(Injector *in, Stmt *s)
 static Stmt *visit_allocate(Injector *in, Stmt *s)
 {
     Buffer *b = s->alloc.buffer;
-    if (!set_has(&in->touched, b) || remapped(in, b))
+    if (!set_has(&in->touched, b))
         return tci_stmt_allocate(in->arena, b, visit(in, s->alloc.body));
+    /* Allocated again (a copy of an if that holds it): the replicated buffer, which its
+     * accesses are redirected to, is the one allocated. */
+    Buffer *replicated = remapped(in, b);
+    if (replicated)
+        return tci_stmt_allocate(in->arena, replicated, visit(in, s->alloc.body));
+    int64_t elements;
+    if (__builtin_mul_overflow(b->elements, in->threads, &elements)) {
+        in->status = tci_fail(in->ctx, TCC_ERROR_SCHEDULE,
+                              "inject_virtual_thread: %s replicated %lld times is too large",
+                              b->name, (long long)in->threads);
+        return s;
+    }
     if (b->ndim >= TCI_MAX_DIMS || b->swizzle.bits) {
         in->status = tci_fail(in->ctx, TCC_ERROR_SCHEDULE,
                               "inject_virtual_thread: %s cannot be replicated per virtual thread "
@@ -326,7 +338,7 @@ static Stmt *visit_allocate(Injector *in, Stmt *s)
         r->strides[d + 1] = b->strides[d];
         r->min[d + 1] = b->min[d];
     }
-    r->elements = b->elements * in->threads;
+    r->elements = elements;
     push(in->arena, &in->remap, &in->nremap, &in->remap_cap, b);
     push(in->arena, &in->remap, &in->nremap, &in->remap_cap, r);
     return tci_stmt_allocate(in->arena, r, visit(in, s->alloc.body));

@@ -566,7 +566,11 @@ static Stmt *simplify_loop(StmtSimplifier *ss, Stmt *s)
 {
     Expr *min = tci_simplify(ss->arena, s->loop.min, ss->nrange, ss->ranges);
     Expr *extent = tci_simplify(ss->arena, s->loop.extent, ss->nrange, ss->ranges);
-    bool known = min->kind == EXPR_INT && extent->kind == EXPR_INT && ss->nrange < ss->cap;
+    /* A range the loop's int32 counter can run: an extent folded from arithmetic may be
+     * anything (0 - 9223372036854775807 - 1), and its bounds would overflow. */
+    bool known = min->kind == EXPR_INT && extent->kind == EXPR_INT && ss->nrange < ss->cap &&
+                 extent->int_value >= 1 && extent->int_value <= INT32_MAX &&
+                 min->int_value >= INT32_MIN && min->int_value <= INT32_MAX;
     if (known)
         ss->ranges[ss->nrange++] = (VarRange){s->loop.var, min->int_value, extent->int_value};
     Stmt *body = simplify_stmt(ss, s->loop.body);
