@@ -319,10 +319,11 @@ static CliExit tune(Tuning *t)
         return library_error(t, status);
     if (o->print_space) {
         char *text = tcc_config_space_format(t->space);
-        if (text)
+        bool formatted = text != NULL;
+        if (formatted)
             printf("%s\n", text);
         free(text);
-        return text ? CLI_EXIT_OK : CLI_EXIT_ERROR;
+        return formatted ? CLI_EXIT_OK : CLI_EXIT_ERROR;
     }
     if (!tune_measurer_set_space(t->measurer, t->space, t->arch)) {
         cli_error("%s", tune_measurer_error(t->measurer));
