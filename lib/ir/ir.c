@@ -69,9 +69,12 @@ static int64_t floor_div(int64_t a, int64_t b)
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
+/* From the remainder, not a - floor(a / b) * b, whose product can pass int64_t (a = INT64_MIN,
+ * b = 3). */
 static int64_t floor_mod(int64_t a, int64_t b)
 {
-    return a - floor_div(a, b) * b;
+    int64_t r = a % b;
+    return r != 0 && (r < 0) != (b < 0) ? r + b : r;
 }
 
 static bool is_comparison(ExprKind kind)
@@ -79,26 +82,24 @@ static bool is_comparison(ExprKind kind)
     return kind >= EXPR_EQ && kind <= EXPR_OR;
 }
 
-/* Folds two integer constants; returns false when the operation cannot be folded. */
+/* Folds two integer constants; returns false when the operation cannot be folded: a
+ * division by 0, or a result past int64_t (left as written, as the simplifier does). */
 static bool fold_ints(ExprKind kind, int64_t a, int64_t b, int64_t *out)
 {
     switch (kind) {
     case EXPR_ADD:
-        *out = a + b;
-        return true;
+        return !__builtin_add_overflow(a, b, out);
     case EXPR_SUB:
-        *out = a - b;
-        return true;
+        return !__builtin_sub_overflow(a, b, out);
     case EXPR_MUL:
-        *out = a * b;
-        return true;
+        return !__builtin_mul_overflow(a, b, out);
     case EXPR_DIV:
-        if (b == 0)
+        if (b == 0 || (a == INT64_MIN && b == -1))
             return false;
         *out = floor_div(a, b);
         return true;
     case EXPR_MOD:
-        if (b == 0)
+        if (b == 0 || (a == INT64_MIN && b == -1))
             return false;
         *out = floor_mod(a, b);
         return true;
