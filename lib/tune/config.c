@@ -467,8 +467,9 @@ int64_t tcc_config_knob_choice(const tcc_config *cfg, int knob)
     return cfg->choices[knob];
 }
 
-/* The entity list of a log; `tagged` adds ConfigEntity.to_json_dict's "sp"/"ot". */
-static char *format_config(const tcc_config *cfg, bool tagged)
+/* The entity list of a log (AutoTVM's, without ConfigEntity.to_json_dict's "sp"/"ot" tags,
+ * which the records' export adds on the text: records_autotvm.c). */
+char *tcc_config_format(const tcc_config *cfg)
 {
     if (!cfg || cfg->defining)
         return NULL;
@@ -478,8 +479,6 @@ static char *format_config(const tcc_config *cfg, bool tagged)
     for (int i = 0; i < cfg->space->nknob; i++) {
         const TciKnob *k = &cfg->space->knobs[i];
         tci_strbuf_printf(&sb, "%s[\"%s\", ", i ? ", " : "", k->name);
-        if (tagged)
-            tci_strbuf_printf(&sb, "\"%s\", ", k->kind == TCC_KNOB_SPLIT ? "sp" : "ot");
         if (k->kind == TCC_KNOB_SPLIT) {
             int64_t factors[TCI_MAX_SPLIT_OUTPUTS];
             tci_split_unrank(k, cfg->choices[i], factors);
@@ -497,16 +496,6 @@ static char *format_config(const tcc_config *cfg, bool tagged)
         return NULL;
     }
     return sb.data;
-}
-
-char *tcc_config_format(const tcc_config *cfg)
-{
-    return format_config(cfg, false);
-}
-
-char *tci_config_format_tagged(const tcc_config *cfg)
-{
-    return format_config(cfg, true);
 }
 
 /* ---- features ------------------------------------------------------------------------------- */

@@ -76,10 +76,6 @@ void tci_knob_free(TciKnob *knob);
 
 /* ---- formats ------------------------------------------------------------------------------- */
 
-/* The config's knobs as AutoTVM's ConfigEntity.to_json_dict lists them in a log's "entity",
- * each with its type tag: '[["tile_f", "sp", [-1, 2, 64, 1]], ..., ["unroll_explicit", "ot",
- * 0]]', malloc'd (tcc_config_format writes the same without the tags). For records' export. */
-char *tci_config_format_tagged(const tcc_config *cfg);
 /* The config of `choices` (one per knob of space), applying, index computed. */
 tcc_status tci_config_from_choices(tcc_context *ctx, const tcc_config_space *space,
                                    const int64_t *choices, tcc_config **out);
