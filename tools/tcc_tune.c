@@ -3,6 +3,7 @@
  *
  *   options (tune_options.c) -> template, workload, its config space
  *   -> records (an SQLite file) and a tuner, warm-started from this workload's earlier records
+ *      (the model-based one also learning from other workloads' records: transfer)
  *   -> until --n-trial, the space's end or --early-stopping: the tuner proposes a batch, the
  *      measurer (tune_measure.c: builder threads, a runner process per GPU; or the synthetic
  *      cost) measures it, each trial is recorded and fed back, progress is printed
@@ -19,6 +20,9 @@
 
 const char cli_program[] = "tcc-tune";
 
+/* Configs validation may refuse for each trial asked for before tcc-tune stops. */
+enum { MAX_REFUSED_PER_TRIAL = 50 };
+
 typedef struct Tuning {
     const TuneOptions *options;
     const tcc_template *tmpl;
@@ -32,7 +36,7 @@ typedef struct Tuning {
     char key[1024];
     char target[64];
     const char *device_name;
-    TuneHistory history;
+    TuneHistory history; /* the trials measured, and how many configs were refused */
 } Tuning;
 
 static CliExit library_error(const Tuning *t, tcc_status status)
@@ -85,21 +89,76 @@ static CliExit transfer_records(Tuning *t)
     return status == TCC_OK ? CLI_EXIT_OK : library_error(t, status);
 }
 
-typedef struct WarmStart {
-    Tuning *t;
-    int64_t *indices;
+/* Points of this space with their scores: this workload's earlier trials (warm start), or
+ * other workloads' (transfer), each with the number of its workload. */
+typedef struct Results {
+    int64_t *indices, *groups;
     double *scores;
     int count, cap;
-    bool has_point_zero;
-} WarmStart;
+} Results;
 
-/* An earlier record of this workload on this device: a point the tuner need not measure. */
-static void warm_record(const tcc_record *r, void *user)
+static bool results_add(Results *r, int64_t index, double score, int64_t group)
 {
-    WarmStart *w = user;
-    Tuning *t = w->t;
-    if (strcmp(r->workload_key, t->key) != 0 || strcmp(r->device_name, t->device_name) != 0 ||
-        strcmp(r->target, t->target) != 0)
+    if (r->count == r->cap) {
+        int cap = r->cap ? 2 * r->cap : 256;
+        int64_t *indices = realloc(r->indices, sizeof *indices * (size_t)cap);
+        if (indices)
+            r->indices = indices;
+        int64_t *groups = realloc(r->groups, sizeof *groups * (size_t)cap);
+        if (groups)
+            r->groups = groups;
+        double *scores = realloc(r->scores, sizeof *scores * (size_t)cap);
+        if (scores)
+            r->scores = scores;
+        if (!indices || !groups || !scores)
+            return false;
+        r->cap = cap;
+    }
+    r->indices[r->count] = index;
+    r->groups[r->count] = group;
+    r->scores[r->count++] = score;
+    return true;
+}
+
+static void results_free(Results *r)
+{
+    free(r->indices);
+    free(r->groups);
+    free(r->scores);
+}
+
+typedef struct Earlier {
+    Tuning *t;
+    Results same, other;
+    char **keys; /* the other workloads' keys, a group each */
+    int key_count;
+    bool has_point_zero, out_of_memory;
+} Earlier;
+
+/* The group of another workload's key, added when new; -1 when out of memory. */
+static int64_t group_of(Earlier *e, const char *key)
+{
+    for (int i = 0; i < e->key_count; i++)
+        if (strcmp(e->keys[i], key) == 0)
+            return i;
+    char **keys = realloc(e->keys, sizeof *keys * ((size_t)e->key_count + 1));
+    if (!keys)
+        return -1;
+    e->keys = keys;
+    if (!(keys[e->key_count] = strdup(key)))
+        return -1;
+    return e->key_count++;
+}
+
+/* An earlier record of this template on this device: a point of this workload the tuner need
+ * not measure again, or one of another workload the model may learn from. */
+static void earlier_record(const tcc_record *r, void *user)
+{
+    Earlier *e = user;
+    Tuning *t = e->t;
+    bool same = strcmp(r->workload_key, t->key) == 0;
+    if (strcmp(r->device_name, t->device_name) != 0 || strcmp(r->target, t->target) != 0 ||
+        (!same && (t->options->no_transfer || t->options->tuner != TCC_TUNER_XGB)))
         return;
     /* The index from the config's text: a record of a template whose knobs changed since names
      * another point, or none, of this space. */
@@ -108,40 +167,58 @@ static void warm_record(const tcc_record *r, void *user)
         return;
     int64_t index = tcc_config_index(cfg);
     tcc_config_destroy(cfg);
-    if (w->count == w->cap) {
-        int cap = w->cap ? 2 * w->cap : 256;
-        int64_t *indices = realloc(w->indices, sizeof *indices * (size_t)cap);
-        double *scores = indices ? realloc(w->scores, sizeof *scores * (size_t)cap) : NULL;
-        if (indices)
-            w->indices = indices;
-        if (!scores)
-            return;
-        w->scores = scores;
-        w->cap = cap;
-    }
     double cost = tune_mean_cost(&r->result);
-    w->has_point_zero |= index == 0;
-    w->indices[w->count] = index;
-    w->scores[w->count++] = cost > 0 ? t->history.flops / cost * 1e-9 : 0;
+    if (same) {
+        e->has_point_zero |= index == 0;
+        e->out_of_memory |=
+            !results_add(&e->same, index, cost > 0 ? t->history.flops / cost * 1e-9 : 0, 0);
+        return;
+    }
+    /* Another workload's scores rank only among themselves: 1 / cost is scale enough. */
+    int64_t group = group_of(e, r->workload_key);
+    e->out_of_memory |= group < 0 || !results_add(&e->other, index, cost > 0 ? 1 / cost : 0, group);
 }
 
-static CliExit warm_start(Tuning *t, bool *has_point_zero)
+static CliExit learn_from_earlier(Tuning *t, bool *has_point_zero)
 {
-    WarmStart w = {t, NULL, NULL, 0, 0, false};
-    tcc_status status = tcc_record_each(t->store, t->tmpl->name, warm_record, &w);
-    if (status == TCC_OK && w.count)
-        status = tcc_tuner_update(t->tuner, w.count, w.indices, w.scores);
-    if (status == TCC_OK && w.count)
+    Earlier e = {.t = t};
+    tcc_status status = tcc_record_each(t->store, t->tmpl->name, earlier_record, &e);
+    if (status == TCC_OK && e.same.count)
+        status = tcc_tuner_update(t->tuner, e.same.count, e.same.indices, e.same.scores);
+    if (status == TCC_OK && e.other.count)
+        status = tcc_tuner_transfer(t->tuner, e.other.count, e.other.indices, e.other.scores,
+                                    e.other.groups);
+    if (status == TCC_OK && e.same.count)
         fprintf(stderr,
                 "tcc-tune: %d earlier trials of this workload on %s warm-start the %s tuner\n",
-                w.count, t->device_name, tcc_tuner_kind_name(t->options->tuner));
-    free(w.indices);
-    free(w.scores);
-    *has_point_zero = w.has_point_zero;
+                e.same.count, t->device_name, tcc_tuner_kind_name(t->options->tuner));
+    if (status == TCC_OK && e.other.count)
+        fprintf(stderr, "tcc-tune: the model also learns from %d trials of %d other workloads\n",
+                e.other.count, e.key_count);
+    results_free(&e.same);
+    results_free(&e.other);
+    for (int i = 0; i < e.key_count; i++)
+        free(e.keys[i]);
+    free(e.keys);
+    *has_point_zero = e.has_point_zero;
+    if (status == TCC_OK && e.out_of_memory) {
+        cli_error("out of memory reading earlier records");
+        return CLI_EXIT_ERROR;
+    }
     return status == TCC_OK ? CLI_EXIT_OK : library_error(t, status);
 }
 
-static CliExit record_trial(Tuning *t, int64_t index, const tcc_measure_result *result)
+/* A config the template or tcc's validation refused (too much shared memory, passes that do
+ * not divide): nothing ran, so it costs no trial; the tuner learns it scores 0 all the same. */
+static bool refused(const tcc_measure_result *result)
+{
+    return result->error == TCC_MEASURE_INSTANTIATION_ERROR ||
+           result->error == TCC_MEASURE_COMPILE_HOST;
+}
+
+/* Recorded in the store; a trial of the history unless refused. *score: its GFLOP/s. */
+static CliExit record_trial(Tuning *t, int64_t index, const tcc_measure_result *result,
+                            double *score)
 {
     tcc_config *cfg;
     tcc_status status = tcc_config_create(t->ctx, t->space, index, &cfg);
@@ -153,7 +230,8 @@ static CliExit record_trial(Tuning *t, int64_t index, const tcc_measure_result *
         t->tmpl->name,      t->key, t->target, t->device_name, tcc_version_string(),
         text ? text : "[]", index,  *result};
     status = tcc_record_add(t->store, &record);
-    bool added = status == TCC_OK && text && tune_history_add(&t->history, index, text, result);
+    bool added = status == TCC_OK && text &&
+                 (refused(result) || tune_history_add(&t->history, index, text, result));
     free(text);
     if (status != TCC_OK)
         return library_error(t, status);
@@ -161,6 +239,12 @@ static CliExit record_trial(Tuning *t, int64_t index, const tcc_measure_result *
         cli_error("out of memory");
         return CLI_EXIT_ERROR;
     }
+    *score = 0;
+    if (refused(result)) {
+        t->history.refused++;
+        return CLI_EXIT_OK;
+    }
+    *score = t->history.trials[t->history.count - 1].gflops;
     if (t->options->conv.common.verbose)
         tune_print_trial(stdout, &t->history, t->history.count);
     return CLI_EXIT_OK;
@@ -178,10 +262,9 @@ static CliExit measure_default(Tuning *t)
         cli_error("%s", tune_measurer_error(t->measurer));
         return CLI_EXIT_ERROR;
     }
-    CliExit rc = record_trial(t, index, &result);
+    CliExit rc = record_trial(t, index, &result, &score);
     if (rc != CLI_EXIT_OK)
         return rc;
-    score = t->history.trials[t->history.count - 1].gflops;
     status = tcc_tuner_update(t->tuner, 1, &index, &score);
     return status == TCC_OK ? CLI_EXIT_OK : library_error(t, status);
 }
@@ -207,11 +290,8 @@ static CliExit tune_batch(Tuning *t, int64_t n_trial, bool *done)
         cli_error("%s", tune_measurer_error(t->measurer));
         rc = CLI_EXIT_ERROR;
     }
-    for (int i = 0; rc == CLI_EXIT_OK && i < proposed; i++) {
-        rc = record_trial(t, indices[i], &results[i]);
-        if (rc == CLI_EXIT_OK)
-            scores[i] = t->history.trials[t->history.count - 1].gflops;
-    }
+    for (int i = 0; rc == CLI_EXIT_OK && i < proposed; i++)
+        rc = record_trial(t, indices[i], &results[i], &scores[i]);
     if (rc == CLI_EXIT_OK && proposed &&
         (status = tcc_tuner_update(t->tuner, proposed, indices, scores)) != TCC_OK)
         rc = library_error(t, status);
@@ -229,6 +309,13 @@ static bool stopped_early(const Tuning *t)
            t->history.count - 1 - t->history.best_trial >= patience;
 }
 
+/* Refused configs cost no trial, but a space that is nearly all refusals must not keep the
+ * tuner proposing for ever. */
+static bool refusing_too_many(const Tuning *t, int64_t n_trial)
+{
+    return t->history.refused > MAX_REFUSED_PER_TRIAL * n_trial;
+}
+
 static CliExit tune_loop(Tuning *t)
 {
     const TuneOptions *o = t->options;
@@ -240,7 +327,8 @@ static CliExit tune_loop(Tuning *t)
             (long long)n_trial, (long long)size);
     bool done = false;
     CliExit rc = CLI_EXIT_OK;
-    while (rc == CLI_EXIT_OK && !done && t->history.count < n_trial && !stopped_early(t)) {
+    while (rc == CLI_EXIT_OK && !done && t->history.count < n_trial && !stopped_early(t) &&
+           !refusing_too_many(t, n_trial)) {
         rc = tune_batch(t, n_trial, &done);
         tune_print_progress(stderr, &t->history, n_trial, bar);
     }
@@ -249,6 +337,9 @@ static CliExit tune_loop(Tuning *t)
     if (stopped_early(t))
         fprintf(stderr, "tcc-tune: stopped early: %lld trials without a faster config\n",
                 (long long)o->early_stopping);
+    if (refusing_too_many(t, n_trial))
+        fprintf(stderr, "tcc-tune: stopped: validation refused %lld configs, %d for each trial\n",
+                (long long)t->history.refused, MAX_REFUSED_PER_TRIAL);
     return rc;
 }
 
@@ -260,6 +351,9 @@ static CliExit report(Tuning *t)
            t->key, (long long)t->history.count, elapsed,
            elapsed > 0 ? (double)t->history.count / elapsed : 0.0,
            (long long)t->history.errors[TCC_MEASURE_OK]);
+    if (t->history.refused)
+        printf("  %lld configs refused by validation (recorded, not trials)\n",
+               (long long)t->history.refused);
     for (int e = 1; e <= TCC_MEASURE_UNKNOWN_ERROR; e++)
         if (t->history.errors[e])
             printf("  %-20s %lld\n", tcc_measure_error_name((tcc_measure_error)e),
@@ -340,7 +434,7 @@ static CliExit tune(Tuning *t)
         rc = library_error(t, status);
     bool has_point_zero = false;
     if (rc == CLI_EXIT_OK)
-        rc = warm_start(t, &has_point_zero);
+        rc = learn_from_earlier(t, &has_point_zero);
     if (rc == CLI_EXIT_OK && !has_point_zero && strcmp(t->tmpl->name, "gemm") == 0)
         rc = measure_default(t);
     if (rc == CLI_EXIT_OK)

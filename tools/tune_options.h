@@ -14,6 +14,7 @@ typedef struct TuneOptions {
     int64_t n_trial;        /* trials at most (default 1000; the space's size if smaller) */
     int64_t early_stopping; /* stop after this many trials without a better one (0: never) */
     int batch;              /* configs proposed and measured at a time */
+    bool no_transfer;       /* --transfer off: no learning from other workloads' records */
     const char *db;         /* the records' SQLite file (NULL: the default under the cache) */
     bool synthetic;         /* --measure synthetic */
     const char *devices;    /* "0,1": the GPUs measuring */

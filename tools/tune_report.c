@@ -130,10 +130,12 @@ void tune_print_progress(FILE *out, const TuneHistory *h, int64_t n_trial, bool 
     format_duration(rate > 0 ? (double)(n_trial - h->count) / rate : 0, eta, sizeof eta);
     format_duration(elapsed, spent, sizeof spent);
     if (!bar) {
-        fprintf(out,
-                "trials %lld/%lld  best %.2f GFLOP/s  errors %lld  %.1f trials/s  %s  ETA %s\n",
-                (long long)h->count, (long long)n_trial, h->best_gflops, (long long)failed, rate,
-                spent, eta);
+        fprintf(
+            out,
+            "trials %lld/%lld  best %.2f GFLOP/s  errors %lld  refused %lld  %.1f trials/s  %s  "
+            "ETA %s\n",
+            (long long)h->count, (long long)n_trial, h->best_gflops, (long long)failed,
+            (long long)h->refused, rate, spent, eta);
         return;
     }
     enum { WIDTH = 30 };
@@ -142,8 +144,9 @@ void tune_print_progress(FILE *out, const TuneHistory *h, int64_t n_trial, bool 
     fputc('[', out);
     for (int i = 0; i < WIDTH; i++)
         fputc(i < filled ? '#' : '.', out);
-    fprintf(out, "] %lld/%lld  best %.2f GFLOP/s  errors %lld  %.1f/s  ETA %s \033[K",
-            (long long)h->count, (long long)n_trial, h->best_gflops, (long long)failed, rate, eta);
+    fprintf(out, "] %lld/%lld  best %.2f GFLOP/s  errors %lld  refused %lld  %.1f/s  ETA %s \033[K",
+            (long long)h->count, (long long)n_trial, h->best_gflops, (long long)failed,
+            (long long)h->refused, rate, eta);
     if (h->count >= n_trial)
         fputc('\n', out);
     fflush(out);

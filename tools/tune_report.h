@@ -25,7 +25,8 @@ typedef struct TuneHistory {
     double best_gflops; /* so far */
     int64_t best_trial; /* its position in trials (-1: none yet) */
     int64_t errors[TCC_MEASURE_UNKNOWN_ERROR + 1];
-    double start; /* seconds, monotonic */
+    int64_t refused; /* configs validation refused: recorded, but not trials */
+    double start;    /* seconds, monotonic */
 } TuneHistory;
 
 void tune_history_init(TuneHistory *h, double flops);

@@ -78,8 +78,7 @@ typedef struct tcc_template {
     const char *summary; /* one line for --help */
     tcc_workload_kind kind;
     tcc_status (*instantiate)(tcc_context *ctx, tcc_config *cfg, const tcc_workload *workload,
-                              tcc_arch arch, const tcc_build_options *options,
-                              tcc_kernel **kernel);
+                              tcc_arch arch, const tcc_build_options *options, tcc_kernel **kernel);
     bool any_kind; /* takes a workload of either kind, not only `kind` (gemm) */
 } tcc_template;
 
@@ -199,6 +198,14 @@ tcc_status tcc_tuner_next_batch(tcc_tuner *tuner, int count, int64_t *indices, i
  * a higher `score` is better (GFLOP/s; 0 for a failed trial). */
 tcc_status tcc_tuner_update(tcc_tuner *tuner, int count, const int64_t *indices,
                             const double *scores);
+
+/* Transfer learning (AutoTVM's load_history over other workloads' records): results of points
+ * of this space measured on other workloads, groups[i] naming the workload of each (any
+ * number: a point is ranked only against those of its group). The model-based tuner trains on
+ * them beside this workload's own results, so that even its first plan is the model's; the
+ * other kinds ignore them. Nothing is marked visited. */
+tcc_status tcc_tuner_transfer(tcc_tuner *tuner, int count, const int64_t *indices,
+                              const double *scores, const int64_t *groups);
 
 /* ---- records ---------------------------------------------------------------------- */
 

@@ -361,6 +361,9 @@ void tcc_tuner_destroy(tcc_tuner *tuner)
     free(tuner->lengths);
     free(tuner->result_index);
     free(tuner->result_score);
+    free(tuner->transfer.index);
+    free(tuner->transfer.group);
+    free(tuner->transfer.score);
     free(tuner);
 }
 
@@ -388,25 +391,25 @@ tcc_status tcc_tuner_next_batch(tcc_tuner *tuner, int count, int64_t *indices, i
     return tuner->ops->next_batch(tuner, count, indices, proposed);
 }
 
-static tcc_status check_results(tcc_tuner *tuner, int count, const int64_t *indices,
-                                const double *scores)
+static tcc_status check_results(tcc_tuner *tuner, const char *call, int count,
+                                const int64_t *indices, const double *scores)
 {
     if (count < 0)
-        return tci_fail(tuner->ctx, TCC_ERROR_INVALID_ARGUMENT,
-                        "tcc_tuner_update: count %d is negative", count);
+        return tci_fail(tuner->ctx, TCC_ERROR_INVALID_ARGUMENT, "%s: count %d is negative", call,
+                        count);
     if (count > 0 && (!indices || !scores))
-        return tci_fail(tuner->ctx, TCC_ERROR_INVALID_ARGUMENT,
-                        "tcc_tuner_update: indices or scores is NULL");
+        return tci_fail(tuner->ctx, TCC_ERROR_INVALID_ARGUMENT, "%s: indices or scores is NULL",
+                        call);
     for (int i = 0; i < count; i++) {
         if (indices[i] < 0 || indices[i] >= tuner->size)
             return tci_fail(tuner->ctx, TCC_ERROR_INVALID_ARGUMENT,
-                            "tcc_tuner_update: index %lld is not a point of the space (0 to %lld)",
+                            "%s: index %lld is not a point of the space (0 to %lld)", call,
                             (long long)indices[i], (long long)tuner->size - 1);
         /* Scores are normalized and used as weights: a NaN or a negative one would poison
          * every later ranking. */
         if (!isfinite(scores[i]) || scores[i] < 0)
             return tci_fail(tuner->ctx, TCC_ERROR_INVALID_ARGUMENT,
-                            "tcc_tuner_update: score %g of point %lld is not a finite number >= 0",
+                            "%s: score %g of point %lld is not a finite number >= 0", call,
                             scores[i], (long long)indices[i]);
     }
     return TCC_OK;
@@ -437,7 +440,7 @@ tcc_status tcc_tuner_update(tcc_tuner *tuner, int count, const int64_t *indices,
 {
     if (!tuner)
         return TCC_ERROR_INVALID_ARGUMENT;
-    tcc_status status = check_results(tuner, count, indices, scores);
+    tcc_status status = check_results(tuner, "tcc_tuner_update", count, indices, scores);
     if (status == TCC_OK)
         status = reserve_results(tuner, count);
     if (status != TCC_OK || count == 0)
@@ -451,4 +454,95 @@ tcc_status tcc_tuner_update(tcc_tuner *tuner, int count, const int64_t *indices,
         tuner->result_score[tuner->result_count++] = scores[i];
     }
     return tuner->ops->update ? tuner->ops->update(tuner, first) : TCC_OK;
+}
+
+static tcc_status reserve_transfer(tcc_tuner *tuner, int64_t more)
+{
+    int64_t need = tuner->transfer.count + more;
+    if (need <= tuner->transfer.capacity)
+        return TCC_OK;
+    int64_t capacity = tuner->transfer.capacity ? tuner->transfer.capacity : 256;
+    while (capacity < need)
+        capacity *= 2;
+    int64_t *index = realloc(tuner->transfer.index, (size_t)capacity * sizeof *index);
+    if (index)
+        tuner->transfer.index = index;
+    int64_t *group = realloc(tuner->transfer.group, (size_t)capacity * sizeof *group);
+    if (group)
+        tuner->transfer.group = group;
+    double *score = realloc(tuner->transfer.score, (size_t)capacity * sizeof *score);
+    if (score)
+        tuner->transfer.score = score;
+    if (!index || !group || !score)
+        return tci_fail(tuner->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory keeping results");
+    tuner->transfer.capacity = capacity;
+    return TCC_OK;
+}
+
+tcc_status tcc_tuner_transfer(tcc_tuner *tuner, int count, const int64_t *indices,
+                              const double *scores, const int64_t *groups)
+{
+    if (!tuner)
+        return TCC_ERROR_INVALID_ARGUMENT;
+    tcc_status status = check_results(tuner, "tcc_tuner_transfer", count, indices, scores);
+    if (status == TCC_OK && count > 0 && !groups)
+        status =
+            tci_fail(tuner->ctx, TCC_ERROR_INVALID_ARGUMENT, "tcc_tuner_transfer: groups is NULL");
+    if (status == TCC_OK)
+        status = reserve_transfer(tuner, count);
+    for (int i = 0; status == TCC_OK && i < count; i++) {
+        int64_t at = tuner->transfer.count++;
+        tuner->transfer.index[at] = indices[i];
+        tuner->transfer.group[at] = groups[i];
+        tuner->transfer.score[at] = scores[i];
+    }
+    return status;
+}
+
+/* ---- choosing diverse points ------------------------------------------------------------------
+ */
+
+tcc_status tci_tuner_submodular_pick(tcc_tuner *tuner, int64_t *points, int *count, int pick)
+{
+    int n = tuner->knob_count, total = *count;
+    int64_t *knobs = malloc(((size_t)total * (size_t)n + 1) * sizeof *knobs);
+    bool *taken = calloc((size_t)total + 1, sizeof *taken);
+    int64_t *chosen = malloc(((size_t)pick + 1) * sizeof *chosen);
+    if (!knobs || !taken || !chosen) {
+        free(knobs);
+        free(taken);
+        free(chosen);
+        return tci_fail(tuner->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory picking a plan");
+    }
+    for (int i = 0; i < total; i++)
+        tci_tuner_point_to_knobs(tuner, points[i], knobs + (size_t)i * n);
+    int picked = 0;
+    for (; picked < pick && picked < total; picked++) {
+        int winner = -1, most = -1;
+        for (int i = 0; i < total; i++) {
+            if (taken[i])
+                continue;
+            int gain = 0;
+            for (int k = 0; k < n; k++) {
+                bool seen = false;
+                for (int c = 0; c < picked && !seen; c++)
+                    seen = knobs[chosen[c] * n + k] == knobs[(size_t)i * n + k];
+                gain += !seen;
+            }
+            if (gain > most) {
+                most = gain;
+                winner = i;
+            }
+        }
+        taken[winner] = true;
+        chosen[picked] = winner;
+    }
+    for (int i = 0; i < picked; i++)
+        chosen[i] = points[chosen[i]];
+    memcpy(points, chosen, (size_t)picked * sizeof *chosen);
+    *count = picked;
+    free(knobs);
+    free(taken);
+    free(chosen);
+    return TCC_OK;
 }

@@ -67,6 +67,12 @@ struct tcc_tuner {
     int64_t *result_index;
     double *result_score;
     int64_t result_count, result_capacity;
+    /* Other workloads' results (tcc_tuner_transfer), for the model-based kind. */
+    struct {
+        int64_t *index, *group;
+        double *score;
+        int64_t count, capacity;
+    } transfer;
     /* The unvisited points in random order, listed once half the space is visited
      * (tci_tuner_random_unvisited). */
     int64_t *dense_points;
@@ -87,6 +93,12 @@ int64_t tci_tuner_random_unvisited(tcc_tuner *tuner);
 
 /* A random unvisited point, marked visited, in *index; -1 when none is left. */
 tcc_status tci_tuner_take_random(tcc_tuner *tuner, int64_t *index);
+
+/* AutoTVM's submodular_pick with the scores zeroed, as ModelBasedTuner calls it: of the
+ * `*count` points, best ranked first, greedily the one that adds the most knob values not yet
+ * among those picked (the best ranked on ties), until `pick` are; they are moved to the front
+ * and *count becomes how many. */
+tcc_status tci_tuner_submodular_pick(tcc_tuner *tuner, int64_t *points, int *count, int pick);
 
 /* Each kind's constructor: sets tuner->ops and tuner->state. */
 tcc_status tci_tuner_init_random(tcc_tuner *tuner);

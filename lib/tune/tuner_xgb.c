@@ -231,6 +231,8 @@ typedef struct TrainSet {
     int64_t *label_rank;
     Ranked *order;
     int64_t count;
+    unsigned *group_sizes; /* XGBoost's query groups: consecutive rows ranked together */
+    int group_count;
 } TrainSet;
 
 static void free_train_set(TrainSet *set)
@@ -239,47 +241,86 @@ static void free_train_set(TrainSet *set)
     free(set->labels);
     free(set->label_rank);
     free(set->order);
+    free(set->group_sizes);
 }
 
-/* Every result, in a random order (as AutoTVM permutes them), scores divided by the best. */
+/* The rows' points in order: other workloads' results (tcc_tuner_transfer) grouped by
+ * workload, then this workload's in a random order (as AutoTVM permutes them). */
+static void order_points(tcc_tuner *tuner, Ranked *order, int64_t *points, double *scores,
+                         int64_t *groups)
+{
+    int64_t other = tuner->transfer.count, own = tuner->result_count;
+    for (int64_t i = 0; i < other; i++)
+        order[i] = (Ranked){(double)tuner->transfer.group[i], i};
+    qsort(order, (size_t)other, sizeof *order, by_key_descending);
+    for (int64_t i = 0; i < other; i++) {
+        int64_t from = order[i].position;
+        points[i] = tuner->transfer.index[from];
+        scores[i] = tuner->transfer.score[from];
+        groups[i] = tuner->transfer.group[from];
+    }
+    for (int64_t i = 0; i < own; i++)
+        order[i] = (Ranked){0, i};
+    for (int64_t i = own - 1; i > 0; i--) {
+        int64_t j = tci_rng_below(&tuner->rng, i + 1);
+        Ranked t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+    /* A group of its own: any number but that of the rows before it. */
+    int64_t own_group = other && groups[other - 1] == 0 ? 1 : 0;
+    for (int64_t i = 0; i < own; i++) {
+        int64_t from = order[i].position;
+        points[other + i] = tuner->result_index[from];
+        scores[other + i] = tuner->result_score[from];
+        groups[other + i] = own_group;
+    }
+}
+
+/* Labels: each score divided by the best of its group, so that every workload ranks on the
+ * same scale; a group's size for XGBoost. */
+static void label_groups(TrainSet *set, const double *scores, const int64_t *groups)
+{
+    for (int64_t start = 0, end; start < set->count; start = end) {
+        double best = 1e-8;
+        for (end = start; end < set->count && groups[end] == groups[start]; end++)
+            best = fmax(best, scores[end]);
+        for (int64_t i = start; i < end; i++)
+            set->labels[i] = (float)(scores[i] / best);
+        set->group_sizes[set->group_count++] = (unsigned)(end - start);
+    }
+}
+
 static tcc_status make_train_set(tcc_tuner *tuner, Model *model, TrainSet *set)
 {
-    int64_t n = tuner->result_count;
-    int64_t *points = malloc((size_t)n * sizeof *points);
+    int64_t n = tuner->result_count + tuner->transfer.count;
+    size_t slots = (size_t)n + 1;
+    int64_t *points = malloc(slots * sizeof *points), *groups = malloc(slots * sizeof *groups);
+    double *scores = malloc(slots * sizeof *scores);
     set->count = n;
-    set->labels = malloc((size_t)n * sizeof *set->labels);
-    set->label_rank = malloc((size_t)n * sizeof *set->label_rank);
-    set->order = malloc((size_t)n * sizeof *set->order);
-    set->rows = malloc((size_t)n * (size_t)model->features * sizeof *set->rows);
-    if (!points || !set->labels || !set->label_rank || !set->order || !set->rows) {
-        free(points);
-        return tci_fail(tuner->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory fitting the model");
+    set->labels = malloc(slots * sizeof *set->labels);
+    set->label_rank = malloc(slots * sizeof *set->label_rank);
+    set->order = malloc(slots * sizeof *set->order);
+    set->group_sizes = malloc(slots * sizeof *set->group_sizes);
+    set->rows = malloc(slots * (size_t)model->features * sizeof *set->rows);
+    bool ok = points && groups && scores && set->labels && set->label_rank && set->order &&
+              set->group_sizes && set->rows;
+    if (ok) {
+        order_points(tuner, set->order, points, scores, groups);
+        label_groups(set, scores, groups);
+        for (int64_t i = 0; i < n; i++)
+            point_features(tuner, model, points[i], set->rows + i * model->features);
+        for (int64_t i = 0; i < n; i++)
+            set->order[i] = (Ranked){set->labels[i], i};
+        qsort(set->order, (size_t)n, sizeof *set->order, by_key_descending);
+        for (int64_t i = 0; i < n; i++)
+            set->label_rank[set->order[i].position] = i;
     }
-    double best = 1e-8;
-    for (int64_t i = 0; i < n; i++)
-        best = fmax(best, tuner->result_score[i]);
-    for (int64_t i = 0; i < n; i++)
-        set->order[i] = (Ranked){0, i};
-    for (int64_t i = n - 1; i > 0; i--) {
-        int64_t j = tci_rng_below(&tuner->rng, i + 1);
-        Ranked t = set->order[i];
-        set->order[i] = set->order[j];
-        set->order[j] = t;
-    }
-    for (int64_t i = 0; i < n; i++) {
-        int64_t from = set->order[i].position;
-        points[i] = tuner->result_index[from];
-        set->labels[i] = (float)(tuner->result_score[from] / best);
-    }
-    for (int64_t i = 0; i < n; i++)
-        point_features(tuner, model, points[i], set->rows + i * model->features);
     free(points);
-    for (int64_t i = 0; i < n; i++)
-        set->order[i] = (Ranked){set->labels[i], i};
-    qsort(set->order, (size_t)n, sizeof *set->order, by_key_descending);
-    for (int64_t i = 0; i < n; i++)
-        set->label_rank[set->order[i].position] = i;
-    return TCC_OK;
+    free(groups);
+    free(scores);
+    return ok ? TCC_OK
+              : tci_fail(tuner->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory fitting the model");
 }
 
 static tcc_status set_parameters(tcc_tuner *tuner, Model *model, XgbBooster booster)
@@ -344,10 +385,9 @@ static tcc_status fit(tcc_tuner *tuner, Model *model)
     if (status == TCC_OK && api->XGDMatrixCreateFromMat(set.rows, (XgbSize)set.count,
                                                         (XgbSize)model->features, NAN, &train))
         status = xgb_fail(tuner, api, "XGDMatrixCreateFromMat");
-    unsigned group = (unsigned)set.count; /* one query: every point ranked against every other */
     if (status == TCC_OK &&
         (api->XGDMatrixSetFloatInfo(train, "label", set.labels, (XgbSize)set.count) ||
-         api->XGDMatrixSetUIntInfo(train, "group", &group, 1)))
+         api->XGDMatrixSetUIntInfo(train, "group", set.group_sizes, (XgbSize)set.group_count)))
         status = xgb_fail(tuner, api, "XGDMatrixSetFloatInfo/SetUIntInfo");
     if (status == TCC_OK && api->XGBoosterCreate(&train, 1, &booster))
         status = xgb_fail(tuner, api, "XGBoosterCreate");
@@ -507,54 +547,6 @@ static tcc_status find_maximums(tcc_tuner *tuner, Model *model, Best *best)
     return status;
 }
 
-/* AutoTVM's submodular_pick with the scores zeroed, as ModelBasedTuner calls it: greedily the
- * candidate that adds the most knob values not yet among those picked (the earliest, best
- * ranked, on ties). Moves the `pick` chosen to the front of best->points. */
-static tcc_status submodular_pick(tcc_tuner *tuner, Best *best, int pick)
-{
-    int n = tuner->knob_count, count = best->count;
-    int64_t *knobs = malloc(((size_t)count * (size_t)n + 1) * sizeof *knobs);
-    bool *taken = calloc((size_t)count + 1, sizeof *taken);
-    int64_t *chosen = malloc(((size_t)pick + 1) * sizeof *chosen);
-    if (!knobs || !taken || !chosen) {
-        free(knobs);
-        free(taken);
-        free(chosen);
-        return tci_fail(tuner->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory picking a plan");
-    }
-    for (int i = 0; i < count; i++)
-        tci_tuner_point_to_knobs(tuner, best->points[i], knobs + (size_t)i * n);
-    int picked = 0;
-    for (; picked < pick && picked < count; picked++) {
-        int winner = -1, most = -1;
-        for (int i = 0; i < count; i++) {
-            if (taken[i])
-                continue;
-            int gain = 0;
-            for (int k = 0; k < n; k++) {
-                bool seen = false;
-                for (int c = 0; c < picked && !seen; c++)
-                    seen = knobs[chosen[c] * n + k] == knobs[(size_t)i * n + k];
-                gain += !seen;
-            }
-            if (gain > most) {
-                most = gain;
-                winner = i;
-            }
-        }
-        taken[winner] = true;
-        chosen[picked] = winner;
-    }
-    for (int i = 0; i < picked; i++)
-        chosen[i] = best->points[chosen[i]];
-    memcpy(best->points, chosen, (size_t)picked * sizeof *chosen);
-    best->count = picked;
-    free(knobs);
-    free(taken);
-    free(chosen);
-    return TCC_OK;
-}
-
 /* ---- the tuner
  * ------------------------------------------------------------------------------------ */
 
@@ -574,7 +566,7 @@ static tcc_status plan(tcc_tuner *tuner, Model *model)
     if (status == TCC_OK)
         status = find_maximums(tuner, model, &best);
     if (status == TCC_OK && capacity > PLAN_SIZE)
-        status = submodular_pick(tuner, &best, PLAN_SIZE);
+        status = tci_tuner_submodular_pick(tuner, best.points, &best.count, PLAN_SIZE);
     if (status == TCC_OK) {
         free(model->trials);
         model->trials = best.points;
@@ -587,9 +579,31 @@ static tcc_status plan(tcc_tuner *tuner, Model *model)
     return status;
 }
 
+static bool any_positive(const double *scores, int64_t count)
+{
+    for (int64_t i = 0; i < count; i++)
+        if (scores[i] > 1e-6)
+            return true;
+    return false;
+}
+
+/* A model fitted to other workloads' results (tcc_tuner_transfer) plans the first batch, where
+ * there are a plan's worth of them and something to rank. */
+static tcc_status plan_from_transfer(tcc_tuner *tuner, Model *model)
+{
+    if (model->booster || tuner->transfer.count < PLAN_SIZE ||
+        !any_positive(tuner->transfer.score, tuner->transfer.count))
+        return TCC_OK;
+    tcc_status status = fit(tuner, model);
+    return status == TCC_OK ? plan(tuner, model) : status;
+}
+
 static tcc_status xgb_next_batch(tcc_tuner *tuner, int count, int64_t *indices, int *proposed)
 {
     Model *model = tuner->state;
+    tcc_status planned = plan_from_transfer(tuner, model);
+    if (planned != TCC_OK)
+        return planned;
     while (*proposed < count && tcc_tuner_has_next(tuner)) {
         while (model->trial_next < model->trial_count &&
                tci_index_set_has(&tuner->visited, model->trials[model->trial_next]))
@@ -619,12 +633,9 @@ static tcc_status xgb_update(tcc_tuner *tuner, int64_t first)
 {
     (void)first;
     Model *model = tuner->state;
-    if (tuner->result_count - model->results_fitted < PLAN_SIZE)
-        return TCC_OK;
-    double top = 0;
-    for (int64_t i = 0; i < tuner->result_count; i++)
-        top = fmax(top, tuner->result_score[i]);
-    if (top <= 1e-6)
+    if (tuner->result_count - model->results_fitted < PLAN_SIZE ||
+        !(any_positive(tuner->result_score, tuner->result_count) ||
+          any_positive(tuner->transfer.score, tuner->transfer.count)))
         return TCC_OK;
     model->results_fitted = tuner->result_count;
     tcc_status status = fit(tuner, model);

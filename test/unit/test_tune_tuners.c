@@ -409,6 +409,78 @@ START_TEST(warm_start_trains_the_model)
 }
 END_TEST
 
+/* ---- transfer from other workloads
+ * -------------------------------------------------------------- */
+
+/* Other workloads' results (each on its own scale) plan the model's first batch, before any of
+ * its own: far better than random. None is marked visited, and the other kinds ignore them. */
+START_TEST(transfer_plans_the_first_batch)
+{
+    tcc_config_space *space = synthetic_space();
+    enum { OTHER = 400 };
+    int64_t points[OTHER], groups[OTHER];
+    double scores[OTHER];
+    TciRng rng;
+    tci_rng_seed(&rng, 77);
+    for (int i = 0; i < OTHER; i++) {
+        points[i] = tci_rng_below(&rng, tcc_config_space_size(space));
+        groups[i] = i % 2;
+        scores[i] = synthetic_score(space, points[i]) * (i % 2 ? 1e-3 : 10);
+    }
+    for (int kind = 0; kind < 4; kind++) {
+        if (kind == TCC_TUNER_XGB && !xgboost_available(space, "transfer"))
+            break;
+        tcc_tuner *plain = make_tuner((tcc_tuner_kind)kind, space, 6);
+        tcc_tuner *taught = make_tuner((tcc_tuner_kind)kind, space, 6);
+        ck_assert_int_eq(tcc_tuner_transfer(taught, OTHER, points, scores, groups), TCC_OK);
+        int64_t a[64], b[64];
+        int na = 0, nb = 0;
+        ck_assert_int_eq(tcc_tuner_next_batch(plain, 64, a, &na), TCC_OK);
+        ck_assert_int_eq(tcc_tuner_next_batch(taught, 64, b, &nb), TCC_OK);
+        ck_assert_int_eq(na, 64);
+        ck_assert_int_eq(nb, 64);
+        double mean_plain = 0, mean_taught = 0;
+        for (int i = 0; i < 64; i++) {
+            mean_plain += synthetic_score(space, a[i]) / 64;
+            mean_taught += synthetic_score(space, b[i]) / 64;
+        }
+        if (kind == TCC_TUNER_XGB) {
+            fprintf(stderr,
+                    "test_tune_tuners: the first 64 after %d transferred results average %.1f "
+                    "(xgb) against %.1f without\n",
+                    OTHER, mean_taught, mean_plain);
+            ck_assert_msg(mean_taught > 3 * mean_plain, "xgb %.1f, without %.1f", mean_taught,
+                          mean_plain);
+        } else {
+            ck_assert_mem_eq(a, b, sizeof a); /* learns nothing from them */
+        }
+        tcc_tuner_destroy(plain);
+        tcc_tuner_destroy(taught);
+    }
+    tcc_config_space_destroy(space);
+}
+END_TEST
+
+START_TEST(transfer_refusals)
+{
+    tcc_config_space *space = small_space();
+    tcc_tuner *tuner = make_tuner(TCC_TUNER_RANDOM, space, 1);
+    int64_t point = 3, group = 0;
+    double score = 1, bad = -1;
+    assert_refused(tcc_tuner_transfer(tuner, 1, &point, &score, NULL), TCC_ERROR_INVALID_ARGUMENT,
+                   "tcc_tuner_transfer: groups is NULL");
+    assert_refused(tcc_tuner_transfer(tuner, 1, &point, &bad, &group), TCC_ERROR_INVALID_ARGUMENT,
+                   "tcc_tuner_transfer: score -1");
+    int64_t outside = tcc_config_space_size(space);
+    assert_refused(tcc_tuner_transfer(tuner, 1, &outside, &score, &group),
+                   TCC_ERROR_INVALID_ARGUMENT, "is not a point of the space");
+    ck_assert_int_eq(tcc_tuner_transfer(NULL, 1, &point, &score, &group),
+                     TCC_ERROR_INVALID_ARGUMENT);
+    tcc_tuner_destroy(tuner);
+    tcc_config_space_destroy(space);
+}
+END_TEST
+
 /* ---- search quality on the synthetic cost
  * ---------------------------------------------------------- */
 
@@ -602,12 +674,14 @@ static Suite *tuner_suite(void)
     tcase_add_test(seeded, a_seed_gives_the_same_proposals);
     tcase_add_test(seeded, warm_start_marks_points_visited);
     tcase_add_test(seeded, warm_start_trains_the_model);
+    tcase_add_test(seeded, transfer_plans_the_first_batch);
     TCase *search = test_case(suite, "search", setup, teardown);
     tcase_add_test(search, genetic_beats_random);
     tcase_add_test(search, xgb_beats_random);
     TCase *errors = test_case(suite, "refusals", setup, teardown);
     tcase_add_test(errors, kind_names_round_trip);
     tcase_add_test(errors, refusals);
+    tcase_add_test(errors, transfer_refusals);
     tcase_add_test(errors, xgb_without_the_library);
     return suite;
 }
