@@ -16,12 +16,12 @@
 #include <stddef.h>
 
 /* What the device allows one launch, read when it opens (limits.c checks each launch). */
-typedef struct DeviceLimits {
+typedef struct QueriedLimits {
     int threads_per_block;
     int block[3], grid[3]; /* the largest block and grid dimensions */
     int registers_per_block;
     int shared_per_block; /* bytes a block may opt into (static and dynamic) */
-} DeviceLimits;
+} QueriedLimits;
 
 struct tcc_device {
     tcc_context *ctx; /* receives the errors of this device, its buffers and kernels */
@@ -33,7 +33,7 @@ struct tcc_device {
     char name[256];
     int arch; /* major*10 + minor */
     int multiprocessors;
-    DeviceLimits limits;
+    QueriedLimits limits;
 };
 
 struct tcc_device_buffer {
@@ -100,6 +100,8 @@ tcc_status tci_check_launch(tcc_device *device, const LoadedLaunch *launch);
  * the driver's. */
 tcc_status tci_fail_ptx_version(tcc_device *device, const char *ptx, const char *kernel,
                                 const char *driver_text);
+/* What follows `name` (".version", ".target") where it starts a line of the PTX, or NULL. */
+const char *tci_ptx_directive(const char *ptx, const char *name);
 /* "12.4" for cuDriverGetVersion's 12040. */
 void tci_cuda_version_text(int version, char *text, size_t size);
 

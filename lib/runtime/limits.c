@@ -10,6 +10,7 @@
  * by cuModuleLoadDataEx, and the error names both versions.
  */
 #include "runtime/internal.h"
+#include "target/target.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -19,7 +20,7 @@
 
 tcc_status tci_query_limits(tcc_device *device)
 {
-    DeviceLimits *l = &device->limits;
+    QueriedLimits *l = &device->limits;
     const struct {
         int *value;
         int attribute;
@@ -42,9 +43,7 @@ tcc_status tci_query_limits(tcc_device *device)
 
 /* ---- the PTX's directives ---------------------------------------------------------------- */
 
-/* What follows `name` (".version", ".target") where it starts a line of the PTX, or NULL.
- * Both come before the first entry, so the scan stops early. */
-static const char *directive(const char *ptx, const char *name)
+const char *tci_ptx_directive(const char *ptx, const char *name)
 {
     size_t n = strlen(name);
     for (const char *line = ptx; line && *line;) {
@@ -62,7 +61,7 @@ static const char *directive(const char *ptx, const char *name)
 /* The PTX ISA version of ".version 8.0" as 80; 0 when there is none. */
 static int ptx_version(const char *ptx)
 {
-    const char *at = directive(ptx, ".version");
+    const char *at = tci_ptx_directive(ptx, ".version");
     int major = 0, minor = 0;
     if (!at || sscanf(at, " %d.%d", &major, &minor) != 2 || major < 1 || minor < 0 || minor > 9)
         return 0;
@@ -119,7 +118,7 @@ tcc_status tci_fail_ptx_version(tcc_device *device, const char *ptx, const char 
  * either arch. */
 static tcc_status check_target(tcc_device *device, const char *ptx, const char *kernel)
 {
-    const char *at = directive(ptx, ".target");
+    const char *at = tci_ptx_directive(ptx, ".target");
     int target = 0, length = 0;
     if (!at || sscanf(at, " sm_%d%n", &target, &length) != 1 || target <= 0)
         return TCC_OK; /* no target to check: the driver decides */
@@ -194,19 +193,11 @@ static tcc_status function_attribute(tcc_device *device, const LoadedLaunch *lau
     return tci_cuda_fail(device, result, "cuFuncGetAttribute", detail);
 }
 
-/* Registers a block of `threads` takes at `registers` a thread: allocated 256 a warp at a
- * time (every arch tcc compiles for), so that the explanation matches the driver's count. */
-static uint64_t block_registers(uint64_t threads, int registers)
-{
-    uint64_t warp = ((uint64_t)registers * 32 + 255) / 256 * 256;
-    return (threads + 31) / 32 * warp;
-}
-
 /* Threads: the device's bound, then the function's (its .maxntid, or what its registers
  * leave room for). */
 static tcc_status check_threads(tcc_device *device, const LoadedLaunch *launch)
 {
-    const DeviceLimits *lim = &device->limits;
+    const QueriedLimits *lim = &device->limits;
     const unsigned int *b = launch->block;
     const char *name = launch->name;
     for (int d = 0; d < 3; d++) {
@@ -230,7 +221,8 @@ static tcc_status check_threads(tcc_device *device, const LoadedLaunch *launch)
         status = function_attribute(device, launch, CU_FUNC_ATTRIBUTE_NUM_REGS, &registers);
     if (status != TCC_OK || threads <= (uint64_t)most)
         return status;
-    uint64_t needed = block_registers(threads, registers);
+    /* Counted as the hardware allocates them, so that the explanation matches the driver's. */
+    uint64_t needed = (uint64_t)tci_target_block_registers((int64_t)threads, registers);
     if (needed > (uint64_t)lim->registers_per_block)
         return tci_fail(device->ctx, TCC_ERROR_SCHEDULE,
                         "kernel '%s' cannot launch on %s: its block of %llu threads at %d "

@@ -47,7 +47,16 @@ const DeviceLimits tci_device_limits = {
     .static_shared_bytes = 48 * 1024,
     .registers_per_block = 64 * 1024,
     .registers_per_thread = 255,
+    .register_allocation_unit = 256,
 };
+
+int64_t tci_target_block_registers(int64_t threads, int registers)
+{
+    const DeviceLimits *limits = &tci_device_limits;
+    int64_t unit = limits->register_allocation_unit, warp = limits->warp_size;
+    int64_t per_warp = ((int64_t)registers * warp + unit - 1) / unit * unit;
+    return (threads + warp - 1) / warp * per_warp;
+}
 
 /* WMMA's shapes (the PTX ISA's wmma.mma, LLVM's IntrinsicsNVVM.td WMMA_REGS). Registers
  * are per thread: an m16n16k16 float16 A fragment is 8 registers of two halves. */

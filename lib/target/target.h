@@ -72,10 +72,18 @@ typedef struct DeviceLimits {
     int64_t static_shared_bytes;  /* per block, without opting in to dynamic shared memory */
     int64_t registers_per_block;  /* 32-bit registers */
     int64_t registers_per_thread; /* 32-bit registers */
+    /* A warp's registers are allocated this many at a time: a warp of r registers a thread
+     * holds r * warp_size rounded up to it (the occupancy calculator's allocation unit). */
+    int64_t register_allocation_unit;
 } DeviceLimits;
 
 /* The limits of every arch of the table (sm_70 to sm_90 share them). */
 extern const DeviceLimits tci_device_limits;
+
+/* The registers a block of `threads` holds at `registers` a thread, as the hardware allocates
+ * them: whole warps, each warp's registers rounded up to the allocation unit. What the driver
+ * compares with the registers a block may have. */
+int64_t tci_target_block_registers(int64_t threads, int registers);
 
 /* "blockIdx.x" ... "threadIdx.z": how the loop IR, the LLVM IR and messages name a launch
  * dimension. */
