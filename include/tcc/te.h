@@ -262,6 +262,10 @@ typedef struct tcc_build_options {
     /* Receives the loop IR after a pass named by print_after_pass. */
     void (*print_callback)(const char *pass_name, const char *loop_ir, void *user);
     void *print_user;
+    /* Also compile the PTX to machine code with nvJitLink (tcc_kernel_compile_machine_code),
+     * so that loading the kernel needs no JIT; default false. Added after the first release:
+     * a caller built against older headers passes a size without it, read as false. */
+    bool machine_code;
 } tcc_build_options;
 
 void tcc_build_options_init(tcc_build_options *options);
@@ -320,6 +324,30 @@ bool tcc_kernel_launch_tensor_map(const tcc_kernel *kernel, int index, int map,
                                   tcc_tensor_map_encoding *out);
 int tcc_kernel_workspace_count(const tcc_kernel *kernel);
 int64_t tcc_kernel_workspace_bytes(const tcc_kernel *kernel, int index);
+
+/* ---- machine code (nvJitLink) ------------------------------------------------------ */
+
+/* Compiles the kernel's PTX for the arch of its .target line into machine code (an ELF
+ * cubin) with NVIDIA's nvJitLink library, opened at run time: libnvJitLink.so.13, else
+ * libnvJitLink.so.12, or the file named by the environment variable TCC_NVJITLINK. The kernel
+ * keeps the cubin, which tcc_kernel_load then loads without the driver's JIT (falling back to
+ * the PTX where the driver cannot take the cubin), and what ptxas reported of each launch:
+ * registers a thread and bytes spilled. Safe to call from several threads at once on separate
+ * contexts and kernels. Fails with TCC_ERROR_CUDA when the library cannot be opened,
+ * TCC_ERROR_LLVM when ptxas rejects the PTX (device code failed to compile),
+ * TCC_ERROR_SCHEDULE for a launch whose block cannot hold its threads' registers, and
+ * TCC_ERROR_UNSUPPORTED where ptxas undid the kernel's asynchrony (wgmma serialized), as
+ * tcc_kernel_load would; the kernel is then left without machine code. */
+tcc_status tcc_kernel_compile_machine_code(tcc_context *ctx, tcc_kernel *kernel);
+/* The kernel's machine code and its size in bytes; NULL and 0 when it has none. */
+const void *tcc_kernel_machine_code(const tcc_kernel *kernel, size_t *size);
+/* Registers a thread of launch `index` uses, and the bytes it spills to local memory (stores
+ * and loads); -1 when the kernel has no machine code or no such launch. */
+int tcc_kernel_launch_registers(const tcc_kernel *kernel, int index);
+int64_t tcc_kernel_launch_spill_bytes(const tcc_kernel *kernel, int index);
+/* Opens nvJitLink (as tcc_kernel_compile_machine_code does) and says its version, so that a
+ * tool can say which it uses; TCC_ERROR_CUDA, with the library named, when it cannot. */
+tcc_status tcc_machine_code_available(tcc_context *ctx, int *major, int *minor);
 
 /* ---- loop IR as text (tcc-opt) ----------------------------------------------------- */
 

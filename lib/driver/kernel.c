@@ -25,6 +25,7 @@ void tcc_kernel_destroy(tcc_kernel *kernel)
     free(kernel->loop_ir);
     free(kernel->llvm_ir);
     free(kernel->ptx);
+    free(kernel->machine_code);
     free(kernel);
 }
 
@@ -127,6 +128,28 @@ int64_t tcc_kernel_workspace_bytes(const tcc_kernel *kernel, int index)
     if (!kernel || index < 0 || index >= kernel->nworkspace)
         return 0;
     return kernel->workspace_bytes[index];
+}
+
+/* ---- machine code (compiled by runtime/machine_code.c) -------------------------------------- */
+
+const void *tcc_kernel_machine_code(const tcc_kernel *kernel, size_t *size)
+{
+    bool present = kernel && kernel->machine_code;
+    if (size)
+        *size = present ? kernel->machine_code_size : 0;
+    return present ? kernel->machine_code : NULL;
+}
+
+int tcc_kernel_launch_registers(const tcc_kernel *kernel, int index)
+{
+    const KernelLaunch *l = launch_at(kernel, index);
+    return l && kernel->machine_code ? l->registers : -1;
+}
+
+int64_t tcc_kernel_launch_spill_bytes(const tcc_kernel *kernel, int index)
+{
+    const KernelLaunch *l = launch_at(kernel, index);
+    return l && kernel->machine_code ? l->spill_store_bytes + l->spill_load_bytes : -1;
 }
 
 /* ---- the main launch ---------------------------------------------------------------------- */

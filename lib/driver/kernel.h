@@ -28,12 +28,20 @@ typedef struct KernelLaunch {
     /* The tensor maps the launcher encodes and passes after the buffers and workspaces. */
     int ntensor_map;
     tcc_tensor_map_encoding tensor_maps[TCI_MAX_LAUNCH_MAPS];
+    /* What ptxas reported of the entry point when the kernel's machine code was compiled
+     * (tcc_kernel_compile_machine_code); meaningful only while the kernel has machine code. */
+    int registers; /* 32-bit registers a thread */
+    int64_t spill_store_bytes, spill_load_bytes;
 } KernelLaunch;
 
 struct tcc_kernel {
     char *loop_ir; /* every launch's loop IR, in order */
     char *llvm_ir;
     char *ptx; /* NUL-terminated, as cuModuleLoadDataEx needs */
+    /* The PTX compiled for its .target by nvJitLink (an ELF cubin), which the runtime loads
+     * instead of having the driver compile the PTX; NULL when not compiled. */
+    unsigned char *machine_code;
+    size_t machine_code_size;
     int nlaunch;
     int main_launch; /* the one the single-launch accessors describe: the product */
     KernelLaunch launches[TCI_MAX_LAUNCHES];

@@ -49,7 +49,7 @@ tcc_status tcc_loop_ir_transform(tcc_context *ctx, const char *text, const char 
     const Pass *chosen[MAX_PASSES];
     int count = 0;
     tcc_status status =
-        options ? TCI_CHECK_SIZE(ctx, "tcc_loop_ir_transform: options", tcc_build_options, options)
+        options ? tci_check_build_options_size(ctx, "tcc_loop_ir_transform: options", options)
                 : TCC_OK;
     if (status == TCC_OK)
         status = find_passes(ctx, passes, chosen, &count);

@@ -83,16 +83,24 @@ void tcc_build_options_init(tcc_build_options *options)
     options->auto_unroll_max_step = 16;
 }
 
+tcc_status tci_check_build_options_size(tcc_context *ctx, const char *what,
+                                        const tcc_build_options *options)
+{
+    return tci_check_struct_size(ctx, what, "tcc_build_options", options->size,
+                                 TCI_BUILD_OPTIONS_FIRST_SIZE, sizeof *options);
+}
+
 tcc_status tci_build_options(tcc_context *ctx, const tcc_build_options *options,
                              tcc_build_options *out)
 {
+    tcc_build_options_init(out);
     if (options) {
-        tcc_status status = TCI_CHECK_SIZE(ctx, "build options", tcc_build_options, options);
+        tcc_status status = tci_check_build_options_size(ctx, "build options", options);
         if (status != TCC_OK)
             return status;
-        *out = *options;
-    } else {
-        tcc_build_options_init(out);
+        /* A caller built against older headers: the fields it has, the defaults after. */
+        memcpy(out, options, options->size);
+        out->size = sizeof *out;
     }
     if (!tci_target_arch(out->arch))
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "unknown arch %d", (int)out->arch);

@@ -9,6 +9,7 @@
  *   verify    LLVM's verifier                                              codegen/llvm.c
  *   optimize  default<O3> with the NVPTX target machine, then verify again codegen/llvm.c
  *   PTX       the NVPTX backend's text                                     codegen/llvm.c
+ *   cubin     with options->machine_code: the PTX through nvJitLink        runtime/machine_code.c
  *
  * A program of several kernels (staging copies, split-K) defines, schedules, lowers and
  * generates each in turn into one module. Each lowered PrimFunc lives in an arena and the
@@ -166,6 +167,8 @@ tcc_status tci_compile(tcc_func *func, const Program *program, int nparam,
         status = tci_llvm_print_module(ctx, module, &kernel->llvm_ir);
     if (status == TCC_OK)
         status = tci_llvm_emit_ptx(ctx, module, arch, &kernel->ptx);
+    if (status == TCC_OK && options->machine_code)
+        status = tcc_kernel_compile_machine_code(ctx, kernel);
 
     tci_strbuf_free(&loop_ir);
     if (module)

@@ -13,9 +13,12 @@
  *   u8 described, then per parameter when described:
  *     str name, i32 role dtype, i32 layout (an index into LAYOUTS; -1 for none), i32 rank,
  *     i64 shape[8] elements bytes, i32 alignment
+ *   u64 machine code size (0: none), that many bytes (an ELF cubin), then when there are
+ *     some, per launch: i32 registers, i64 spill_store_bytes spill_load_bytes (-1: unknown)
  *   u64 checksum: FNV-1a of every byte before it
  *
  * where str is a u64 length (UINT64_MAX for NULL) and that many bytes, no NUL among them.
+ * Version 2 added the machine code; version 1 is refused (a kernel is rebuilt, not migrated).
  * The reader checks every length against what is left and every value against what a kernel
  * may hold, so that any byte string is either refused in one line or a kernel the accessors
  * and the runtime can take; the checksum refuses a corrupted byte the ranges would not see
@@ -23,12 +26,13 @@
  */
 #include "driver/kernel.h"
 #include "support/context.h"
+#include "target/target.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define FORMAT_MAGIC "TCCK"
-#define FORMAT_VERSION 1u
+#define FORMAT_VERSION 2u
 #define NULL_STRING UINT64_MAX
 /* More parameters than any operator has; a bound on what a reader allocates. */
 #define MAX_PARAMS 64
@@ -167,6 +171,21 @@ static void put_param(Writer *w, const tcc_kernel_param_info *param)
     put_i32(w, param->alignment);
 }
 
+static void put_machine_code(Writer *w, const tcc_kernel *kernel)
+{
+    size_t size = kernel->machine_code ? kernel->machine_code_size : 0;
+    put_u64(w, size);
+    if (size == 0)
+        return;
+    put_bytes(w, kernel->machine_code, size);
+    for (int i = 0; i < kernel->nlaunch; i++) {
+        const KernelLaunch *launch = &kernel->launches[i];
+        put_i32(w, launch->registers);
+        put_u64(w, (uint64_t)launch->spill_store_bytes);
+        put_u64(w, (uint64_t)launch->spill_load_bytes);
+    }
+}
+
 static void put_kernel(Writer *w, const tcc_kernel *kernel)
 {
     put_bytes(w, FORMAT_MAGIC, 4);
@@ -185,6 +204,7 @@ static void put_kernel(Writer *w, const tcc_kernel *kernel)
     put_bytes(w, &described, 1);
     for (int i = 0; described && i < kernel->nparam; i++)
         put_param(w, &kernel->params[i]);
+    put_machine_code(w, kernel);
     put_u64(w, fnv1a(w->data, w->size));
 }
 
@@ -420,6 +440,46 @@ static void get_params(Reader *r, tcc_kernel *kernel)
         get_param(r, &kernel->params[i]);
 }
 
+/* The smallest image the driver could take for a cubin: an ELF64 header. */
+enum { ELF64_HEADER_BYTES = 64 };
+
+/* The machine code and what ptxas said of each launch. The bytes must be an ELF64 image:
+ * the driver tells a cubin from PTX by its magic and would read other bytes as PTX text,
+ * which needs a NUL these need not have. */
+static void get_machine_code(Reader *r, tcc_kernel *kernel)
+{
+    uint64_t size = get_u64(r, "machine code size");
+    if (r->status != TCC_OK || size == 0)
+        return;
+    if (size > r->size - r->pos || size < ELF64_HEADER_BYTES) {
+        refuse(r, TCC_ERROR_INVALID_ARGUMENT, "machine code size");
+        return;
+    }
+    const unsigned char *image = r->data + r->pos;
+    if (memcmp(image,
+               "\x7f"
+               "ELF",
+               4) != 0 ||
+        image[4] != 2 /* ELFCLASS64 */) {
+        refuse(r, TCC_ERROR_INVALID_ARGUMENT, "machine code that is not an ELF64 image");
+        return;
+    }
+    kernel->machine_code = malloc((size_t)size);
+    if (!kernel->machine_code) {
+        refuse(r, TCC_ERROR_OUT_OF_MEMORY, "out of memory for the machine code");
+        return;
+    }
+    kernel->machine_code_size = (size_t)size;
+    take(r, kernel->machine_code, (size_t)size, "machine code");
+    for (int i = 0; i < kernel->nlaunch && r->status == TCC_OK; i++) {
+        KernelLaunch *launch = &kernel->launches[i];
+        launch->registers =
+            get_ranged(r, -1, (int)tci_device_limits.registers_per_thread, "launch registers");
+        launch->spill_store_bytes = get_i64_ranged(r, -1, MAX_EXTENT, "spill store bytes");
+        launch->spill_load_bytes = get_i64_ranged(r, -1, MAX_EXTENT, "spill load bytes");
+    }
+}
+
 static void get_kernel(Reader *r, tcc_kernel *kernel)
 {
     kernel->loop_ir = get_string(r, true, "loop IR");
@@ -438,6 +498,7 @@ static void get_kernel(Reader *r, tcc_kernel *kernel)
         get_launch(r, &kernel->launches[i], npointer);
     }
     get_params(r, kernel);
+    get_machine_code(r, kernel);
 }
 
 static bool check_header(Reader *r)

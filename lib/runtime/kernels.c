@@ -1,8 +1,9 @@
 /*
- * Kernels on a device: loading a built kernel's module (every launch's entry point, checked
- * against what the device and the driver allow (limits.c), its shared memory opt-in, its
- * workspaces) and timing it; launch.c launches it. A kernel of several launches runs them in
- * order on one stream, each with the caller's buffers and then the workspaces.
+ * Kernels on a device: loading a built kernel's module (its machine code where it has some,
+ * else its PTX through the driver's JIT; every launch's entry point, checked against what the
+ * device and the driver allow (limits.c), its shared memory opt-in, its workspaces) and timing
+ * it; launch.c launches it. A kernel of several launches runs them in order on one stream,
+ * each with the caller's buffers and then the workspaces.
  */
 #include "runtime/internal.h"
 
@@ -107,9 +108,9 @@ const char *tci_jit_log_refusal(const char *log, char *out, size_t size)
     return NULL;
 }
 
-/* cuModuleLoadDataEx with the JIT logs captured (verbose, so that its warnings are there): a
- * rejected module says why, and one whose asynchrony the JIT undid is refused. */
-static tcc_status load_module(tcc_device *device, const char *ptx, tcc_loaded_kernel *loaded)
+/* cuModuleLoadDataEx of the PTX with the JIT logs captured (verbose, so that its warnings are
+ * there): a rejected module says why, and one whose asynchrony the JIT undid is refused. */
+static tcc_status jit_module(tcc_device *device, const char *ptx, tcc_loaded_kernel *loaded)
 {
     char info_log[8192] = "", error_log[4096] = "";
     CUjit_option options[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
@@ -142,6 +143,36 @@ static tcc_status load_module(tcc_device *device, const char *ptx, tcc_loaded_ke
     snprintf(detail, sizeof detail, " for kernel '%s'", loaded->launches[loaded->main_launch].name);
     return tci_fail(device->ctx, TCC_ERROR_CUDA, "cuModuleLoadDataEx failed%s: %s: %s", detail,
                     text, *log ? log : "the JIT log is empty");
+}
+
+/* Whether the driver refused a cubin for what it was built for or by, not for being broken:
+ * another arch, or a toolkit newer than the driver. The PTX then loads in its place. */
+static bool machine_code_mismatch(CUresult result)
+{
+    return result == CUDA_ERROR_NO_BINARY_FOR_GPU || result == CUDA_ERROR_INVALID_IMAGE ||
+           result == CUDA_ERROR_UNSUPPORTED_PTX_VERSION || result == CUDA_ERROR_INVALID_PTX;
+}
+
+/* The kernel's machine code where it has some (tcc_kernel_compile_machine_code: no JIT here),
+ * else, or where the driver cannot take it, its PTX. */
+static tcc_status load_module(tcc_device *device, const tcc_kernel *kernel,
+                              tcc_loaded_kernel *loaded)
+{
+    size_t size = 0;
+    const void *cubin = tcc_kernel_machine_code(kernel, &size);
+    if (cubin) {
+        CUresult result = device->cu.cuModuleLoadDataEx(&loaded->module, cubin, 0, NULL, NULL);
+        if (result == CUDA_SUCCESS)
+            return TCC_OK;
+        loaded->module = NULL;
+        if (!machine_code_mismatch(result)) {
+            char detail[320];
+            snprintf(detail, sizeof detail, " for the machine code of kernel '%s' (%zu bytes)",
+                     loaded->launches[loaded->main_launch].name, size);
+            return tci_cuda_fail(device, result, "cuModuleLoadDataEx", detail);
+        }
+    }
+    return jit_module(device, tcc_kernel_ptx(kernel), loaded);
 }
 
 static tcc_status find_function(tcc_device *device, CUmodule module, LoadedLaunch *launch)
@@ -216,7 +247,7 @@ static tcc_status load_launches(tcc_device *device, const tcc_kernel *kernel,
     if (status == TCC_OK)
         status = tci_bind_context(device);
     if (status == TCC_OK)
-        status = load_module(device, tcc_kernel_ptx(kernel), loaded);
+        status = load_module(device, kernel, loaded);
     for (int i = 0; i < count && status == TCC_OK; i++) {
         status = find_function(device, loaded->module, &loaded->launches[i]);
         if (status == TCC_OK)

@@ -3,8 +3,9 @@
  * with a message or read as a kernel that serializes back to the same bytes. The format ends
  * with a checksum that random bytes never match, so the target makes it right before reading,
  * and, where the input starts with a 0 byte, reads it as edits (offset, value) of a real
- * kernel's bytes instead (two launches, a workspace, tensor maps, described parameters), so
- * that the fuzzer reaches every field without a seed corpus.
+ * kernel's bytes instead (two launches, a workspace, tensor maps, described parameters,
+ * machine code with each launch's registers), so that the fuzzer reaches every field without
+ * a seed corpus.
  */
 #include "driver/kernel.h"
 #include "fuzz_support.h"
@@ -26,22 +27,34 @@ static void seed_bytes(void **bytes, size_t *size)
     static tcc_kernel_param_info params[2] = {
         {.name = "A", .dtype = TCC_FLOAT16, .layout = "NHWC", .rank = 1, .shape = {8}},
         {.name = "C", .role = TCC_PARAM_OUTPUT, .dtype = TCC_FLOAT32, .layout = "row_major"}};
+    /* Machine code: an ELF64 header's first bytes, as far as the reader looks. */
+    static unsigned char machine_code[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
     tcc_kernel kernel = {.loop_ir = "loops",
                          .ptx = ".version 8.0",
+                         .machine_code = machine_code,
+                         .machine_code_size = sizeof machine_code,
                          .nlaunch = 2,
                          .main_launch = 1,
                          .nparam = 2,
                          .nworkspace = 1,
                          .workspace_bytes = {256},
                          .params = params};
-    kernel.launches[0] = (KernelLaunch){.name = "stage", .grid = {1, 1, 1}, .block = {32, 1, 1}};
+    kernel.launches[0] = (KernelLaunch){.name = "stage",
+                                        .grid = {1, 1, 1},
+                                        .block = {32, 1, 1},
+                                        .registers = 16,
+                                        .spill_store_bytes = -1,
+                                        .spill_load_bytes = -1};
     kernel.launches[1] = (KernelLaunch){.name = "main",
                                         .grid = {4, 2, 1},
                                         .block = {128, 1, 1},
                                         .cluster = {1, 2, 1},
                                         .shared_bytes = 4096,
                                         .dynamic_shared_bytes = 1024,
-                                        .ntensor_map = 1};
+                                        .ntensor_map = 1,
+                                        .registers = 168,
+                                        .spill_store_bytes = 8,
+                                        .spill_load_bytes = 12};
     kernel.launches[1].tensor_maps[0] = (tcc_tensor_map_encoding){
         .mode = TCC_TENSOR_MAP_IM2COL, .param = 2, .type = TCC_FLOAT16, .rank = 4};
     tcc_context *ctx = NULL;

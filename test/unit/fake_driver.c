@@ -186,9 +186,15 @@ static CUresult fake_cuMemsetD8(CUdeviceptr dst, unsigned char value, size_t cou
 static CUresult fake_cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int noption,
                                         CUjit_option *options, void **values)
 {
-    (void)image;
     fake.loads++;
-    if (fake.load_result != CUDA_SUCCESS) {
+    if (strncmp(image,
+                "\x7f"
+                "ELF",
+                4) == 0) { /* stops at a short PTX's NUL */
+        fake.machine_code_loads++;
+        if (fake.machine_code_result != CUDA_SUCCESS)
+            return fake.machine_code_result;
+    } else if (fake.load_result != CUDA_SUCCESS) {
         for (unsigned int i = 0; i + 1 < noption && fake.load_log; i++) {
             if (options[i] == CU_JIT_ERROR_LOG_BUFFER &&
                 options[i + 1] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)

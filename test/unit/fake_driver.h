@@ -29,6 +29,10 @@ typedef struct FakeDriver {
     size_t free_bytes, total_bytes;
     CUresult load_result, launch_result;
     const char *load_log; /* written into the JIT's error log when a load fails */
+    /* An image that starts with ELF's magic is machine code (a cubin), loaded without the
+     * JIT: what its load returns, and how many were asked (also counted in loads). */
+    CUresult machine_code_result;
+    int machine_code_loads;
     const char *missing[4];
     /* What is live: each must be 0 once the device is closed. */
     int contexts, buffers, modules, events;

@@ -6,6 +6,7 @@
  */
 #include "support.h"
 
+#include <stddef.h>
 #include <string.h>
 
 /* The size a caller built against larger (newer) headers would pass. */
@@ -43,10 +44,12 @@ START_TEST(test_inits_set_sizes)
 }
 END_TEST
 
-/* Compiling a small product with one struct's size changed by `edit`. */
-static tcc_status compile_with(tcc_context *ctx,
-                               void (*edit)(tcc_matmul_desc *, tcc_gemm_schedule *,
-                                            tcc_build_options *))
+/* Compiling a small product with one struct's size changed by `edit`; the kernel kept in
+ * *out when out is not NULL. */
+static tcc_status compile_keeping(tcc_context *ctx,
+                                  void (*edit)(tcc_matmul_desc *, tcc_gemm_schedule *,
+                                               tcc_build_options *),
+                                  tcc_kernel **out)
 {
     tcc_matmul_desc desc;
     tcc_matmul_desc_init(&desc);
@@ -58,8 +61,18 @@ static tcc_status compile_with(tcc_context *ctx,
     edit(&desc, &schedule, &options);
     tcc_kernel *kernel = NULL;
     tcc_status status = tcc_matmul_compile(ctx, &desc, &schedule, &options, &kernel);
-    tcc_kernel_destroy(kernel);
+    if (out)
+        *out = kernel;
+    else
+        tcc_kernel_destroy(kernel);
     return status;
+}
+
+static tcc_status compile_with(tcc_context *ctx,
+                               void (*edit)(tcc_matmul_desc *, tcc_gemm_schedule *,
+                                            tcc_build_options *))
+{
+    return compile_keeping(ctx, edit, NULL);
 }
 
 static void desc_unset(tcc_matmul_desc *d, tcc_gemm_schedule *s, tcc_build_options *o)
@@ -74,10 +87,20 @@ static void schedule_newer(tcc_matmul_desc *d, tcc_gemm_schedule *s, tcc_build_o
     s->size = NEWER(tcc_gemm_schedule);
 }
 
+/* Older than the first release of tcc_build_options: no headers had that size. */
 static void options_older(tcc_matmul_desc *d, tcc_gemm_schedule *s, tcc_build_options *o)
 {
     (void)d, (void)s;
-    o->size = sizeof *o - 4;
+    o->size = offsetof(tcc_build_options, machine_code) - 8;
+}
+
+/* The first release's size, before machine_code: taken, and what lies past it (here a
+ * machine_code of true, which such a caller does not have) is not read. */
+static void options_first_release(tcc_matmul_desc *d, tcc_gemm_schedule *s, tcc_build_options *o)
+{
+    (void)d, (void)s;
+    o->size = offsetof(tcc_build_options, machine_code);
+    o->machine_code = true;
 }
 
 static void nothing(tcc_matmul_desc *d, tcc_gemm_schedule *s, tcc_build_options *o)
@@ -98,6 +121,10 @@ START_TEST(test_compile_refuses_unknown_sizes)
     assert_contains(tcc_last_error(ctx), "the caller was built against other headers");
     ck_assert_int_eq(compile_with(ctx, options_older), TCC_ERROR_INVALID_ARGUMENT);
     assert_contains(tcc_last_error(ctx), "build options: tcc_build_options.size is");
+    tcc_kernel *kernel = NULL;
+    ck_assert_int_eq(compile_keeping(ctx, options_first_release, &kernel), TCC_OK);
+    ck_assert_ptr_null(tcc_kernel_machine_code(kernel, NULL)); /* the default, false */
+    tcc_kernel_destroy(kernel);
     tcc_context_destroy(ctx);
 }
 END_TEST
