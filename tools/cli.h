@@ -93,7 +93,8 @@ void *cli_field(void *base, size_t offset);
 
 /* ---- the options both tools take (cli_options.c) --------------------------------------- */
 
-typedef enum CliEmit { CLI_EMIT_LOOPS, CLI_EMIT_LLVM, CLI_EMIT_PTX } CliEmit;
+/* cubin: the PTX compiled to machine code by nvJitLink (tcc_kernel_compile_machine_code). */
+typedef enum CliEmit { CLI_EMIT_LOOPS, CLI_EMIT_LLVM, CLI_EMIT_PTX, CLI_EMIT_CUBIN } CliEmit;
 
 /* What stdout holds: the kernel's text or the run's lines (text), or one record a result. */
 typedef enum CliFormat { CLI_FORMAT_TEXT, CLI_FORMAT_JSON, CLI_FORMAT_CSV } CliFormat;

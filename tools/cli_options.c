@@ -318,7 +318,10 @@ static bool set_emit(const CliOpt *opt, const char *value, void *base, char *err
     static const struct {
         const char *name;
         CliEmit emit;
-    } kinds[] = {{"loops", CLI_EMIT_LOOPS}, {"llvm", CLI_EMIT_LLVM}, {"ptx", CLI_EMIT_PTX}};
+    } kinds[] = {{"loops", CLI_EMIT_LOOPS},
+                 {"llvm", CLI_EMIT_LLVM},
+                 {"ptx", CLI_EMIT_PTX},
+                 {"cubin", CLI_EMIT_CUBIN}};
     for (size_t i = 0; i < COUNT(kinds); i++) {
         if (strcmp(value, kinds[i].name) == 0) {
             c->emit = kinds[i].emit;
@@ -326,7 +329,7 @@ static bool set_emit(const CliOpt *opt, const char *value, void *base, char *err
             return true;
         }
     }
-    return cli_fail(err, n, "%s: unknown kind '%s' (expected loops, llvm or ptx)", opt->name,
+    return cli_fail(err, n, "%s: unknown kind '%s' (expected loops, llvm, ptx or cubin)", opt->name,
                     value);
 }
 
@@ -468,7 +471,10 @@ static const CliOpt schedule_rows[] = {
 
 static const CliOpt output_rows[] = {
     CLI_HEADING_ROW("output"),
-    CUSTOM("--emit", emit, set_emit, "loops|llvm|ptx: what to write (default ptx)"),
+    CUSTOM("--emit", emit, set_emit,
+           "loops|llvm|ptx|cubin: what to write (default ptx; cubin: the PTX compiled to "
+           "machine code by nvJitLink, binary, to -o or a pipe; TCC_NVJITLINK=FILE names the "
+           "library)"),
     CUSTOM("-o", output_path, set_output, "FILE: write it to FILE (default stdout)"),
     STRING("--print-after", print_after, "PASS|all: print the loop IR after PASS to stderr"),
     FLAG("--list-passes", list_passes, "list the lowering passes and exit"),

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The last error, for the record of --format json|csv: every error path prints through
  * cli_error, so the message is the one on stderr. */
@@ -139,6 +140,7 @@ CliExit cli_session_open(CliSession *s, const CliCommon *c)
     tcc_build_options_init(&s->build);
     s->build.print_after_pass = c->print_after;
     s->build.print_callback = print_after;
+    s->build.machine_code = c->emit == CLI_EMIT_CUBIN;
     /* The arch: --arch, else the device's with --run, else the default. */
     bool native = cli_arch_is_native(c);
     if (c->arch_name && !native && tcc_arch_parse(s->ctx, c->arch_name, &s->build.arch) != TCC_OK) {
@@ -184,12 +186,63 @@ static const char *emitted_text(const tcc_kernel *kernel, CliEmit emit)
         return tcc_kernel_llvm_ir(kernel);
     case CLI_EMIT_PTX:
         return tcc_kernel_ptx(kernel);
+    case CLI_EMIT_CUBIN:
+        break;
     }
     return NULL;
 }
 
+/* Machine code, as bytes: to -o's file or to stdout, which must not be a terminal. */
+static CliExit write_bytes(const char *path, const void *bytes, size_t size)
+{
+    bool to_stdout = !path || strcmp(path, "-") == 0;
+    if (to_stdout && isatty(fileno(stdout))) {
+        cli_error("--emit=cubin writes binary machine code: give -o FILE or redirect stdout");
+        return CLI_EXIT_USAGE;
+    }
+    if (to_stdout)
+        path = "<stdout>";
+    FILE *out = to_stdout ? stdout : fopen(path, "wb");
+    if (!out) {
+        cli_error("-o: cannot open '%s': %s", path, strerror(errno));
+        return CLI_EXIT_ERROR;
+    }
+    bool ok = fwrite(bytes, 1, size, out) == size;
+    ok = (to_stdout ? fflush(out) == 0 : fclose(out) == 0) && ok;
+    if (!ok) {
+        cli_error("cannot write '%s': %s", path, strerror(errno));
+        return CLI_EXIT_ERROR;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* --verbose: what ptxas made of each launch, on stderr. */
+static void print_machine_code(const CliSession *s, size_t size)
+{
+    const tcc_kernel *kernel = s->kernel;
+    int major = 0, minor = 0;
+    tcc_machine_code_available(s->ctx, &major, &minor); /* opened: the kernel has its code */
+    fprintf(stderr, "machine code: %zu bytes (nvJitLink %d.%d)", size, major, minor);
+    for (int i = 0; i < tcc_kernel_launch_count(kernel); i++)
+        fprintf(stderr, "; %s: %d registers, %lld bytes spilled", tcc_kernel_launch_name(kernel, i),
+                tcc_kernel_launch_registers(kernel, i),
+                (long long)tcc_kernel_launch_spill_bytes(kernel, i));
+    fputc('\n', stderr);
+}
+
 CliExit cli_emit(const CliSession *s, const CliCommon *c)
 {
+    if (c->emit == CLI_EMIT_CUBIN) {
+        size_t size = 0;
+        const void *bytes = tcc_kernel_machine_code(s->kernel, &size);
+        if (!bytes) {
+            cli_error("the kernel has no machine code");
+            return CLI_EXIT_ERROR;
+        }
+        if (c->verbose)
+            print_machine_code(s, size);
+        return write_bytes(c->output_path, bytes, size);
+    }
     const char *text = emitted_text(s->kernel, c->emit);
     if (!text) {
         cli_error("the kernel has no text of the requested kind");

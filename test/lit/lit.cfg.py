@@ -33,6 +33,9 @@
 #   cuda-driver    libcuda.so.1 loads: tests of a machine without one say
 #                  UNSUPPORTED: cuda-driver
 #   gpu            and it finds a device: tests that run kernels say REQUIRES: gpu
+#   nvjitlink      CMake found libnvJitLink (the CUDA toolkit's), which --emit=cubin opens:
+#                  every test runs with TCC_NVJITLINK naming it, so that it is found even
+#                  where the loader's path lacks it
 #
 # Sanitizer builds: ASAN_OPTIONS, UBSAN_OPTIONS and LSAN_OPTIONS pass through, and a
 # sanitizer report exits with status 86 (not the default 1), so a tool that dies in
@@ -80,6 +83,9 @@ config.substitutions.append((r"(?<![-\w/.])FileCheck(?![-\w.])", shlex.quote(con
 if config.ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", shlex.quote(config.ptxas)))
+if config.nvjitlink:
+    config.available_features.add("nvjitlink")
+    config.environment["TCC_NVJITLINK"] = config.nvjitlink
 for name in ("json", "csv"):
     script = os.path.join(config.test_source_root, "cli", name + "_check.py")
     config.substitutions.append(
