@@ -322,9 +322,9 @@ static CliExit tune_loop(Tuning *t)
     int64_t size = tcc_config_space_size(t->space);
     int64_t n_trial = o->n_trial < size ? o->n_trial : size;
     bool bar = o->progress_given ? o->progress : isatty(STDERR_FILENO);
-    fprintf(stderr, "tcc-tune: %s on %s (%s), %s tuner, up to %lld of %lld configs\n",
+    fprintf(stderr, "tcc-tune: %s on %s (%s), %s tuner, up to %lld of %lld configs; %s\n",
             t->tmpl->name, t->device_name, t->target, tcc_tuner_kind_name(o->tuner),
-            (long long)n_trial, (long long)size);
+            (long long)n_trial, (long long)size, tune_measurer_machine_code(t->measurer));
     bool done = false;
     CliExit rc = CLI_EXIT_OK;
     while (rc == CLI_EXIT_OK && !done && t->history.count < n_trial && !stopped_early(t) &&
@@ -379,6 +379,7 @@ static CliExit start_measuring(Tuning *t)
     m.workload = &t->workload;
     m.devices = o->devices;
     m.builders = o->builders;
+    m.machine_code = o->machine_code;
     m.build_timeout = o->build_timeout;
     m.run_timeout = o->run_timeout;
     m.repeat = o->repeat;

@@ -33,15 +33,6 @@
 #define MAX_FAILED_STARTS 3  /* in a row: the GPU is gone */
 #define HELLO_TIMEOUT_S 60.0 /* a runner opening its device (CUDA's start, a busy host) */
 
-/* ---- small helpers --------------------------------------------------------------------------- */
-
-static void set_result(tcc_measure_result *r, tcc_measure_error error, const char *message)
-{
-    r->error = error;
-    r->ncost = 0;
-    snprintf(r->message, sizeof r->message, "%.*s", (int)sizeof r->message - 1, message);
-}
-
 /* ---- types ----------------------------------------------------------------------------------- */
 
 typedef struct Built {
@@ -68,6 +59,8 @@ struct TuneMeasurer {
     char runner_path[4096];
     char error[512];
     char device_name[128];
+    bool machine_code;         /* the builders compile it (nvJitLink) */
+    char machine_code_by[256]; /* who compiles it, in words */
     TuneFaultShares faults;
     uint64_t trials; /* every trial so far, numbering the fault draws */
     int restarts;
@@ -131,61 +124,6 @@ static bool parse_devices(TuneMeasurer *m, const char *text)
 
 /* ---- builders -------------------------------------------------------------------------------- */
 
-static tcc_measure_error build_error(tcc_status status)
-{
-    switch (status) {
-    case TCC_ERROR_SCHEDULE:
-    case TCC_ERROR_INVALID_ARGUMENT:
-    case TCC_ERROR_UNSUPPORTED:
-        return TCC_MEASURE_COMPILE_HOST;
-    case TCC_ERROR_LLVM:
-        return TCC_MEASURE_COMPILE_DEVICE;
-    default:
-        return TCC_MEASURE_UNKNOWN_ERROR;
-    }
-}
-
-/* Builds the config at `index` into serialized bytes, or says in *result why not. */
-static bool build_one(TuneMeasurer *m, tcc_context *ctx, int64_t index, Built *built,
-                      tcc_measure_result *result)
-{
-    const TuneMeasureOptions *o = &m->options;
-    double start = tune_monotonic_s();
-    tcc_config *cfg = NULL;
-    tcc_kernel *kernel = NULL;
-    tcc_status status = tcc_config_create(ctx, o->space, index, &cfg);
-    tcc_measure_error error = TCC_MEASURE_INSTANTIATION_ERROR;
-    if (status == TCC_OK) {
-        tcc_build_options options;
-        tcc_build_options_init(&options);
-        options.arch = o->arch;
-        status =
-            tcc_config_instantiate(ctx, o->tmpl, cfg, &m->workload, o->arch, &options, &kernel);
-        error = tcc_config_rejected(cfg) ? TCC_MEASURE_INSTANTIATION_ERROR : build_error(status);
-    }
-    if (status == TCC_OK)
-        status = tcc_kernel_serialize(ctx, kernel, &built->bytes, &built->size);
-    built->build_s = tune_monotonic_s() - start;
-    *result = (tcc_measure_result){.all_cost = built->build_s, .timestamp = tune_wall_s()};
-    if (status != TCC_OK) {
-        set_result(result, error, tcc_last_error(ctx));
-    } else if (built->build_s > o->build_timeout) {
-        /* A build cannot be stopped inside LLVM: one over its time is dropped when it ends. */
-        char message[128];
-        snprintf(message, sizeof message, "build took %.1f s (limit %.1f s)", built->build_s,
-                 o->build_timeout);
-        set_result(result, TCC_MEASURE_BUILD_TIMEOUT, message);
-        status = TCC_ERROR_INVALID_ARGUMENT;
-    }
-    if (status != TCC_OK) {
-        free(built->bytes);
-        built->bytes = NULL;
-    }
-    tcc_kernel_destroy(kernel);
-    tcc_config_destroy(cfg);
-    return status == TCC_OK;
-}
-
 static void wake(TuneMeasurer *m)
 {
     char byte = 1;
@@ -214,9 +152,12 @@ static void *builder_main(void *arg)
         m->work[id].started = tune_monotonic_s();
         m->work[id].given_up = false;
         pthread_mutex_unlock(&m->lock);
-        Built built = {.slot = slot};
+        TuneBuilt made;
         tcc_measure_result result;
-        bool ok = build_one(m, ctx, index, &built, &result);
+        bool ok =
+            tune_build(&m->options, &m->workload, m->machine_code, ctx, index, &made, &result);
+        Built built = {
+            .slot = slot, .bytes = made.bytes, .size = made.size, .build_s = made.build_s};
         pthread_mutex_lock(&m->lock);
         m->building--;
         bool wanted = !m->work[id].given_up && m->work[id].batch == m->batch;
@@ -395,7 +336,7 @@ static void send_trial(TuneMeasurer *m, Runner *r, Built built)
     double start = tune_monotonic_s();
     if (r->pid <= 0 && !start_runner(m, r)) {
         tcc_measure_result result = {0};
-        set_result(&result, TCC_MEASURE_RUNTIME_DEVICE, m->error);
+        tune_set_result(&result, TCC_MEASURE_RUNTIME_DEVICE, m->error);
         finish_trial(m, r, &result);
         m->failed_starts++;
         return;
@@ -414,7 +355,7 @@ static void collect(TuneMeasurer *m, Runner *r, bool readable)
         char message[96];
         snprintf(message, sizeof message, "no reply in %.1f s: the runner was killed",
                  m->options.run_timeout);
-        set_result(&result, TCC_MEASURE_RUN_TIMEOUT, message);
+        tune_set_result(&result, TCC_MEASURE_RUN_TIMEOUT, message);
         stop_runner(r, true);
         m->restarts++;
         finish_trial(m, r, &result);
@@ -451,7 +392,7 @@ static void collect(TuneMeasurer *m, Runner *r, bool readable)
     else
         snprintf(message, sizeof message, "the runner died (exit status %d)",
                  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    set_result(&result, TCC_MEASURE_RUNTIME_DEVICE, message);
+    tune_set_result(&result, TCC_MEASURE_RUNTIME_DEVICE, message);
     finish_trial(m, r, &result);
 }
 
@@ -605,7 +546,9 @@ static bool setup(TuneMeasurer *m, const TuneMeasureOptions *o)
         snprintf(m->runner_path, sizeof m->runner_path, "%s", path);
     }
     const char *faults = o->inject_fault ? o->inject_fault : getenv("TCC_TUNE_INJECT_FAULT");
-    if (!parse_devices(m, o->devices) ||
+    if (!tune_machine_code_choose(o->machine_code, &m->machine_code, m->machine_code_by,
+                                  sizeof m->machine_code_by, m->error, sizeof m->error) ||
+        !parse_devices(m, o->devices) ||
         !tune_faults_parse(faults, &m->faults, m->error, sizeof m->error))
         return false;
     for (int i = 0; i < m->nrunner; i++)
@@ -689,6 +632,11 @@ tcc_arch tune_measurer_arch(const TuneMeasurer *m)
         return TCC_SM_90A;
     tcc_arch arch = m->nrunner > 0 ? tcc_arch_for_device(m->runners[0].compute_capability) : 0;
     return arch ? arch : m->options.arch;
+}
+
+const char *tune_measurer_machine_code(const TuneMeasurer *m)
+{
+    return m && m->machine_code_by[0] ? m->machine_code_by : "none (synthetic)";
 }
 
 int tune_measurer_restarts(const TuneMeasurer *m)

@@ -28,6 +28,13 @@
 
 typedef struct TuneMeasurer TuneMeasurer;
 
+/* Who compiles the PTX to machine code (--machine-code). */
+typedef enum TuneMachineCode {
+    TUNE_MACHINE_CODE_AUTO = 0,  /* nvJitLink in the builders where it opens, else the driver */
+    TUNE_MACHINE_CODE_NVJITLINK, /* nvJitLink, or the measurer refuses to start */
+    TUNE_MACHINE_CODE_DRIVER,    /* the driver's JIT, as the runner loads each kernel */
+} TuneMachineCode;
+
 typedef struct TuneMeasureOptions {
     const tcc_template *tmpl;
     const tcc_workload *workload;      /* copied */
@@ -40,6 +47,7 @@ typedef struct TuneMeasureOptions {
     double min_repeat_ms;              /* a timing's runs raised to last this long (5) */
     int64_t check_samples;             /* outputs compared with the reference (2048) */
     bool synthetic;                    /* the synthetic cost instead of the GPU */
+    TuneMachineCode machine_code;      /* who compiles the PTX for the GPU */
     uint64_t seed;                     /* of the check's inputs and of the synthetic cost */
     /* The executable whose --runner mode measures (NULL: /proc/self/exe, this program). */
     const char *runner_path;
@@ -68,6 +76,8 @@ const char *tune_measurer_error(const TuneMeasurer *measurer);
 const char *tune_measurer_device_name(const TuneMeasurer *measurer);
 /* The newest arch the first device runs (tcc_arch_for_device), or the options' arch. */
 tcc_arch tune_measurer_arch(const TuneMeasurer *measurer);
+/* Who compiles the PTX, in words ("machine code from nvJitLink 13.0 in the build threads"). */
+const char *tune_measurer_machine_code(const TuneMeasurer *measurer);
 /* Runners restarted so far (after a death or a timeout). */
 int tune_measurer_restarts(const TuneMeasurer *measurer);
 void tune_measurer_destroy(TuneMeasurer *measurer);
@@ -83,6 +93,25 @@ int tune_runner_main(int argc, char **argv);
 uint64_t tune_mix(uint64_t z);
 double tune_monotonic_s(void);
 double tune_wall_s(void);
+/* tune_build.c: a result with its error class and one-line message, no costs. */
+void tune_set_result(tcc_measure_result *result, tcc_measure_error error, const char *message);
+
+typedef struct TuneBuilt {
+    void *bytes; /* the serialized kernel (malloc'd), for the runner */
+    size_t size;
+    double build_s;
+} TuneBuilt;
+
+/* tune_build.c: the config at `index` built (and compiled to machine code where asked) into
+ * *built, or false with *result saying why (its error class and message). */
+bool tune_build(const TuneMeasureOptions *options, const tcc_workload *workload, bool machine_code,
+                tcc_context *ctx, int64_t index, TuneBuilt *built, tcc_measure_result *result);
+/* *use: whether the builders compile machine code for `wanted` (nvJitLink opened once to see);
+ * `description`: who compiles it, in words. False, with `error`, where nvJitLink was required
+ * and does not open. */
+bool tune_machine_code_choose(TuneMachineCode wanted, bool *use, char *description, size_t size,
+                              char *error, size_t error_size);
+
 /* The synthetic cost of point `index` (tune_synthetic.c): deterministic in the seed. */
 void tune_synthetic_measure(const tcc_config_space *space, uint64_t seed, int64_t index,
                             tcc_measure_result *result);

@@ -30,6 +30,17 @@ static bool set_measure(const CliOpt *opt, const char *value, void *base, char *
                     value);
 }
 
+static bool set_machine_code(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
+{
+    static const char *const names[] = {"auto", "nvjitlink", "driver"};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(value, names[i]) == 0) {
+            *(TuneMachineCode *)cli_field(base, opt->offset) = (TuneMachineCode)i;
+            return true;
+        }
+    return cli_fail(err, n, "%s: expected auto, nvjitlink or driver, not '%s'", opt->name, value);
+}
+
 static bool set_seconds(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
 {
     double *seconds = cli_field(base, opt->offset);
@@ -104,6 +115,7 @@ static const CliOpt tune_rows[] = {
     CLI_HEADING_ROW("measuring"),
     CUSTOM("--measure", synthetic, set_measure, "gpu|synthetic: time each config on the GPUs, or a deterministic cost of its knobs (no GPU: for tests)"),
     STRING("--devices", devices, "N[,N...]: the GPUs measuring, one process each (default 0)"),
+    CUSTOM("--machine-code", machine_code, set_machine_code, "auto|nvjitlink|driver: who compiles the PTX for the GPU: nvJitLink in the build threads (libnvJitLink.so, or $TCC_NVJITLINK), or the driver as each kernel loads (default auto: nvJitLink where it opens)"),
     INT("--builders", builders, 1, "N: threads compiling configs while the GPUs measure (default: the cores)"),
     CUSTOM("--build-timeout", build_timeout, set_seconds, "S: a compile's time limit (default 10)"),
     CUSTOM("--timeout", run_timeout, set_seconds, "S: a run's time limit, after which its process is killed (default 4)"),

@@ -6,6 +6,7 @@
 #define TOOLS_TUNE_OPTIONS_H
 
 #include "conv_options.h"
+#include "tune_measure.h"
 
 typedef struct TuneOptions {
     ConvOptions conv; /* the convolution, as tcc-conv reads it; conv.common.arch_name */
@@ -19,6 +20,7 @@ typedef struct TuneOptions {
     bool synthetic;         /* --measure synthetic */
     const char *devices;    /* "0,1": the GPUs measuring */
     int builders;           /* compiling threads (0: the cores) */
+    TuneMachineCode machine_code;
     double build_timeout, run_timeout; /* seconds */
     int repeat;
     double min_repeat_ms;
