@@ -151,32 +151,34 @@ static int64_t group_of(Earlier *e, const char *key)
 }
 
 /* An earlier record of this template on this device: a point of this workload the tuner need
- * not measure again, or one of another workload the model may learn from. */
-static void earlier_record(const tcc_record *r, void *user)
+ * not measure again, or one of another workload the model may learn from. Out of memory, the
+ * scan stops: what it gathered would be used for nothing. */
+static bool earlier_record(const tcc_record *r, void *user)
 {
     Earlier *e = user;
     Tuning *t = e->t;
     bool same = strcmp(r->workload_key, t->key) == 0;
     if (strcmp(r->device_name, t->device_name) != 0 || strcmp(r->target, t->target) != 0 ||
         (!same && (t->options->no_transfer || t->options->tuner != TCC_TUNER_XGB)))
-        return;
+        return true;
     /* The index from the config's text: a record of a template whose knobs changed since names
      * another point, or none, of this space. */
     tcc_config *cfg;
     if (tcc_config_parse(t->ctx, t->space, r->config, &cfg) != TCC_OK)
-        return;
+        return true;
     int64_t index = tcc_config_index(cfg);
     tcc_config_destroy(cfg);
-    double cost = tune_mean_cost(&r->result);
+    double cost = tcc_measure_result_mean_cost(&r->result);
     if (same) {
         e->has_point_zero |= index == 0;
         e->out_of_memory |=
             !results_add(&e->same, index, cost > 0 ? t->history.flops / cost * 1e-9 : 0, 0);
-        return;
+        return !e->out_of_memory;
     }
     /* Another workload's scores rank only among themselves: 1 / cost is scale enough. */
     int64_t group = group_of(e, r->workload_key);
     e->out_of_memory |= group < 0 || !results_add(&e->other, index, cost > 0 ? 1 / cost : 0, group);
+    return !e->out_of_memory;
 }
 
 static CliExit learn_from_earlier(Tuning *t, bool *has_point_zero)
@@ -226,9 +228,15 @@ static CliExit record_trial(Tuning *t, int64_t index, const tcc_measure_result *
         return library_error(t, status);
     char *text = tcc_config_format(cfg);
     tcc_config_destroy(cfg);
-    tcc_record record = {
-        t->tmpl->name,      t->key, t->target, t->device_name, tcc_version_string(),
-        text ? text : "[]", index,  *result};
+    tcc_record record = {.size = sizeof record,
+                         .template_name = t->tmpl->name,
+                         .workload_key = t->key,
+                         .target = t->target,
+                         .device_name = t->device_name,
+                         .tcc_version = tcc_version_string(),
+                         .config = text ? text : "[]",
+                         .config_index = index,
+                         .result = *result};
     status = tcc_record_add(t->store, &record);
     bool added = status == TCC_OK && text &&
                  (refused(result) || tune_history_add(&t->history, index, text, result));

@@ -31,16 +31,6 @@ void tune_history_free(TuneHistory *h)
     memset(h, 0, sizeof *h);
 }
 
-double tune_mean_cost(const tcc_measure_result *r)
-{
-    if (r->error != TCC_MEASURE_OK || r->ncost < 1)
-        return 0;
-    double sum = 0;
-    for (int i = 0; i < r->ncost; i++)
-        sum += r->costs[i];
-    return sum / r->ncost;
-}
-
 bool tune_history_add(TuneHistory *h, int64_t index, const char *config,
                       const tcc_measure_result *result)
 {
@@ -55,7 +45,7 @@ bool tune_history_add(TuneHistory *h, int64_t index, const char *config,
     char *copy = strdup(config ? config : "[]");
     if (!copy)
         return false;
-    double cost = tune_mean_cost(result);
+    double cost = tcc_measure_result_mean_cost(result);
     TuneTrial *t = &h->trials[h->count];
     *t = (TuneTrial){index, copy, *result, cost > 0 ? h->flops / cost * 1e-9 : 0};
     if ((unsigned)result->error <= TCC_MEASURE_UNKNOWN_ERROR)
@@ -171,7 +161,7 @@ void tune_print_top(FILE *out, const TuneHistory *h, int top)
     fprintf(out, "%4s  %10s  %10s  %12s  %s\n", "rank", "ms", "GFLOP/s", "index", "config");
     for (int64_t i = 0; i < valid && i < top; i++)
         fprintf(out, "%4lld  %10.4f  %10.2f  %12lld  %s\n", (long long)i + 1,
-                tune_mean_cost(&order[i]->result) * 1e3, order[i]->gflops,
+                tcc_measure_result_mean_cost(&order[i]->result) * 1e3, order[i]->gflops,
                 (long long)order[i]->index, order[i]->config);
     if (!valid)
         fputs("(no config ran without error)\n", out);

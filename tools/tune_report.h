@@ -34,8 +34,6 @@ void tune_history_free(TuneHistory *h);
 /* Adds a trial (the config text is copied); false when out of memory. */
 bool tune_history_add(TuneHistory *h, int64_t index, const char *config,
                       const tcc_measure_result *result);
-/* The mean of a result's costs in seconds (0 when it has none). */
-double tune_mean_cost(const tcc_measure_result *result);
 double tune_now(void);
 
 /* AutoTVM's line for trial `number` (1-based):

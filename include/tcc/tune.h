@@ -72,8 +72,10 @@ bool tcc_config_is_defining(const tcc_config *cfg);
 
 /* A tunable template. `instantiate` defines its knobs through `cfg` and, when the config is
  * applying (not defining), builds the kernel for `arch` into *kernel. A config the template
- * cannot build is refused with a status and a message, no kernel. */
+ * cannot build is refused with a status and a message, no kernel. A program may define its
+ * own (with designated initializers, so that fields added later stay zero). */
 typedef struct tcc_template {
+    size_t size;         /* sizeof(tcc_template), set by whoever defines it (tcc/tcc.h, "ABI") */
     const char *name;    /* "conv2d_no_batching", "gemm", "tutorial" */
     const char *summary; /* one line for --help */
     tcc_workload_kind kind;
@@ -89,7 +91,9 @@ const tcc_template *tcc_template_find(const char *name);
 
 /* The workload as AutoTVM keys it: a JSON array of the template's name and arguments
  * ('["tutorial/conv2d_no_batching", 1, 7, 7, 512, 512, 3, 3, [1, 1], [1, 1]]' for the seed's
- * template, so that its AutoTVM logs import). Returns the length written (snprintf's rules). */
+ * template, so that its AutoTVM logs import). Returns the length written (snprintf's rules);
+ * -1, writing "", when the template's or the workload's size is not one this library knows
+ * (the call has no context to say so in: tcc_config_space_create does). */
 int tcc_workload_key(const tcc_template *tmpl, const tcc_workload *workload, char *buf,
                      size_t size);
 
@@ -171,6 +175,10 @@ typedef struct tcc_measure_result {
     char message[256]; /* the error, one line */
 } tcc_measure_result;
 
+/* The mean of the result's costs in seconds: 0 when it has none or an error (and when ncost
+ * is past costs[]), so that 0 means "no time to rank by" wherever results are compared. */
+double tcc_measure_result_mean_cost(const tcc_measure_result *result);
+
 /* ---- tuners ----------------------------------------------------------------------- */
 
 typedef struct tcc_tuner tcc_tuner;
@@ -214,6 +222,8 @@ typedef struct tcc_record_store tcc_record_store;
 /* One trial, as stored. Strings are the caller's while adding; the store's while reading
  * (valid until the next call on the store). */
 typedef struct tcc_record {
+    size_t size; /* sizeof(tcc_record): set by the caller, adding or asking for the best, and by
+                    the store in the records it hands tcc_record_each (tcc/tcc.h, "ABI") */
     const char *template_name;
     const char *workload_key; /* tcc_workload_key */
     const char *target;       /* "cuda -arch=sm_90a" */
@@ -230,12 +240,15 @@ tcc_status tcc_record_store_open(tcc_context *ctx, const char *path, tcc_record_
 void tcc_record_store_close(tcc_record_store *store);
 tcc_status tcc_record_add(tcc_record_store *store, const tcc_record *record);
 /* The fastest error-free record of the template and workload on that device (any device
- * when NULL); TCC_ERROR_INVALID_ARGUMENT with "no record" when there is none. */
+ * when NULL); TCC_ERROR_INVALID_ARGUMENT with "no record" when there is none. out->size is
+ * set by the caller before the call (a size unknown here is refused, *out left as it was). */
 tcc_status tcc_record_best(tcc_record_store *store, const char *template_name,
                            const char *workload_key, const char *device_name, tcc_record *out);
-/* Calls `visit` on every record of the template (any when NULL), oldest first. */
+/* Calls `visit` on every record of the template (any when NULL), oldest first, while it
+ * returns true: false stops the walk, and tcc_record_each returns TCC_OK (a visitor that
+ * failed says so through `user`). */
 tcc_status tcc_record_each(tcc_record_store *store, const char *template_name,
-                           void (*visit)(const tcc_record *record, void *user), void *user);
+                           bool (*visit)(const tcc_record *record, void *user), void *user);
 /* JSON lines in AutoTVM's log layout ({"input": [target, workload, [], {"config": ...}],
  * "result": [costs, error_no, all_cost, timestamp], "version": ..., "tvm_version": ...}). */
 tcc_status tcc_record_export(tcc_record_store *store, const char *path);

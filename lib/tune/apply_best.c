@@ -23,28 +23,20 @@ typedef struct Scan {
     bool out_of_memory;
 } Scan;
 
-static double mean_cost(const tcc_measure_result *r)
-{
-    double sum = 0;
-    for (int i = 0; i < r->ncost; i++)
-        sum += r->costs[i];
-    return r->ncost > 0 ? sum / r->ncost : 0;
-}
-
-static void collect(const tcc_record *record, void *user)
+/* Keeps an error-free, timed record of the workload; stops the scan when out of memory. */
+static bool collect(const tcc_record *record, void *user)
 {
     Scan *scan = user;
-    double cost = mean_cost(&record->result);
-    if (record->result.error != TCC_MEASURE_OK || cost <= 0 ||
-        strcmp(record->workload_key, scan->key) != 0 ||
+    double cost = tcc_measure_result_mean_cost(&record->result); /* 0: an error, or untimed */
+    if (cost <= 0 || strcmp(record->workload_key, scan->key) != 0 ||
         (scan->device && strcmp(record->device_name, scan->device) != 0))
-        return;
+        return true;
     if (scan->count == scan->cap) {
         int cap = scan->cap ? scan->cap * 2 : 16;
         Candidate *list = realloc(scan->list, sizeof *list * (size_t)cap);
         if (!list) {
             scan->out_of_memory = true;
-            return;
+            return false;
         }
         scan->list = list;
         scan->cap = cap;
@@ -52,9 +44,10 @@ static void collect(const tcc_record *record, void *user)
     char *config = strdup(record->config);
     if (!config) {
         scan->out_of_memory = true;
-        return;
+        return false;
     }
     scan->list[scan->count++] = (Candidate){cost, record->config_index, config};
+    return true;
 }
 
 static int by_cost(const void *a, const void *b)
@@ -98,13 +91,19 @@ tcc_status tcc_apply_history_best(tcc_context *ctx, tcc_record_store *store,
     if (!store || !tmpl || !workload || !kernel)
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "tcc_apply_history_best: the store, template, workload or kernel is NULL");
+    /* Before the template's name or the workload is read for the key. */
+    tcc_status status = TCI_CHECK_SIZE(ctx, "template", tcc_template, tmpl);
+    if (status == TCC_OK)
+        status = TCI_CHECK_SIZE(ctx, "workload", tcc_workload, workload);
+    if (status != TCC_OK)
+        return status;
     char key[1024];
     tcc_workload_key(tmpl, workload, key, sizeof key);
     Scan scan = {.key = key, .device = device_name};
     tcc_config_space *space = NULL;
     tcc_config *cfg = NULL;
     int64_t index = -1;
-    tcc_status status = tcc_record_each(store, tmpl->name, collect, &scan);
+    status = tcc_record_each(store, tmpl->name, collect, &scan);
     if (status == TCC_OK && scan.out_of_memory)
         status = tci_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "tcc_apply_history_best: out of memory");
     if (status == TCC_OK)

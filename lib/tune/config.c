@@ -269,9 +269,14 @@ static tcc_status check_workload(tcc_context *ctx, const tcc_template *tmpl,
 
 static tcc_status check_template(tcc_context *ctx, const tcc_template *tmpl)
 {
-    if (!tmpl || !tmpl->instantiate)
-        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "NULL template or instantiate");
-    return TCC_OK;
+    if (!tmpl)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "NULL template");
+    /* Before any field is read: a template a program defined may be of other headers. */
+    tcc_status status = TCI_CHECK_SIZE(ctx, "template", tcc_template, tmpl);
+    if (status == TCC_OK && !tmpl->instantiate)
+        status = tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "template %s: NULL instantiate",
+                          tmpl->name ? tmpl->name : "(unnamed)");
+    return status;
 }
 
 tcc_status tcc_config_space_create(tcc_context *ctx, const tcc_template *tmpl,

@@ -300,11 +300,15 @@ static tcc_status prepare_insert(tcc_record_store *store, sqlite3_stmt **insert)
                    insert);
 }
 
-/* What tcc_record_add refuses: missing texts, errors and costs no trial has. */
+/* What tcc_record_add refuses: a size it does not know, missing texts, errors and costs no
+ * trial has. */
 static tcc_status check_record(tcc_context *ctx, const tcc_record *record)
 {
     if (!record)
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "tcc_record_add: record is NULL");
+    tcc_status status = TCI_CHECK_SIZE(ctx, "tcc_record_add", tcc_record, record);
+    if (status != TCC_OK)
+        return status;
     if (!record->template_name || !record->workload_key || !record->config)
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "tcc_record_add: a record needs its template, workload key and config");
@@ -384,11 +388,13 @@ tcc_status tcc_record_add(tcc_record_store *store, const tcc_record *record)
         .error_no = (int)result->error,
         .all_cost = result->all_cost,
         .timestamp = result->timestamp,
+        /* Not the mean's 0 for a trial with no time: that would rank it the fastest. */
+        .mean_cost = result->error == TCC_MEASURE_OK && result->ncost > 0
+                         ? tcc_measure_result_mean_cost(result)
+                         : TCI_FAILED_COST,
     };
-    tci_record_costs_text(&costs, result->costs, result->ncost, &row.mean_cost);
+    tci_record_costs_text(&costs, result->costs, result->ncost);
     row.costs = costs.data;
-    if (result->error != TCC_MEASURE_OK)
-        row.mean_cost = TCI_FAILED_COST;
     if (costs.failed)
         status = tci_fail(store->ctx, TCC_ERROR_OUT_OF_MEMORY, "records: out of memory");
     else
@@ -474,6 +480,7 @@ static tcc_status to_record(tcc_record_store *store, const RecordRow *row, tcc_r
     free(store->strings);
     store->strings = strings;
     memset(out, 0, sizeof *out);
+    out->size = sizeof *out;
     out->template_name = copies[0];
     out->workload_key = copies[1];
     out->target = copies[2];
@@ -496,12 +503,16 @@ tcc_status tcc_record_best(tcc_record_store *store, const char *template_name,
     if (!template_name || !workload_key || !out)
         return tci_fail(store->ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "tcc_record_best: template_name, workload_key and out are required");
+    /* What the caller's out holds is checked before anything is written to it. */
+    tcc_status status = TCI_CHECK_SIZE(store->ctx, "tcc_record_best: out", tcc_record, out);
+    if (status != TCC_OK)
+        return status;
     sqlite3_stmt *stmt = NULL;
-    tcc_status status = prepare(store,
-                                "SELECT " COLUMNS " FROM trials WHERE template = ?1 AND "
-                                "workload_key = ?2 AND (?3 IS NULL OR device_name = ?3) AND "
-                                "error_no = 0 ORDER BY mean_cost, id LIMIT 1",
-                                &stmt);
+    status = prepare(store,
+                     "SELECT " COLUMNS " FROM trials WHERE template = ?1 AND "
+                     "workload_key = ?2 AND (?3 IS NULL OR device_name = ?3) AND "
+                     "error_no = 0 ORDER BY mean_cost, id LIMIT 1",
+                     &stmt);
     if (status == TCC_OK) {
         sqlite3_bind_text(stmt, 1, template_name, -1, SQLITE_STATIC);
         sqlite3_bind_text(stmt, 2, workload_key, -1, SQLITE_STATIC);
@@ -525,7 +536,7 @@ tcc_status tcc_record_best(tcc_record_store *store, const char *template_name,
 }
 
 tcc_status tcc_record_each(tcc_record_store *store, const char *template_name,
-                           void (*visit)(const tcc_record *record, void *user), void *user)
+                           bool (*visit)(const tcc_record *record, void *user), void *user)
 {
     if (!store)
         return TCC_ERROR_INVALID_ARGUMENT;
@@ -538,15 +549,17 @@ tcc_status tcc_record_each(tcc_record_store *store, const char *template_name,
     if (status == TCC_OK)
         sqlite3_bind_text(stmt, 1, template_name, -1, SQLITE_STATIC);
     int step = SQLITE_DONE;
-    while (status == TCC_OK && (step = sqlite3_step(stmt)) == SQLITE_ROW) {
+    bool more = true;
+    while (status == TCC_OK && more && (step = sqlite3_step(stmt)) == SQLITE_ROW) {
         RecordRow row;
         tcc_record record;
         read_row(stmt, &row);
         status = to_record(store, &row, &record);
         if (status == TCC_OK)
-            visit(&record, user);
+            more = visit(&record, user);
     }
-    if (status == TCC_OK && step != SQLITE_DONE)
+    /* A visitor that stopped leaves the statement on a row, which is no error. */
+    if (status == TCC_OK && more && step != SQLITE_DONE)
         status = db_fail(store, "reading the records");
     sqlite3_finalize(stmt);
     return status;

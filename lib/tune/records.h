@@ -69,8 +69,13 @@ typedef struct RecordRow {
     double mean_cost, all_cost, timestamp;
 } RecordRow;
 
-/* The costs text of `count` seconds, and their mean (TCI_FAILED_COST when count is 0). */
-void tci_record_costs_text(StrBuf *sb, const double *costs, int count, double *mean);
+/* The costs text of `count` seconds: "[0.000506, 0.000507]". */
+void tci_record_costs_text(StrBuf *sb, const double *costs, int count);
+/* The mean of `count` seconds (0 for none): tcc_measure_result_mean_cost's, and an imported
+ * line's, whose costs may be more than a tcc_measure_result holds. The trials table's
+ * mean_cost, which the best record's ORDER BY reads, is TCI_FAILED_COST instead for a trial
+ * with an error or none timed, so that it sorts after every timed one rather than first. */
+double tci_costs_mean(const double *costs, int count);
 /* Writes `row` as one line of AutoTVM's log (no newline): false with a one-line reason
  * when its workload key or config is not the JSON that tcc writes. */
 bool tci_record_line_write(StrBuf *sb, const RecordRow *row, char *error, size_t error_size);

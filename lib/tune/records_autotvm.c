@@ -35,17 +35,30 @@ static bool line_fail(char *error, size_t size, const char *format, ...)
     return false;
 }
 
-void tci_record_costs_text(StrBuf *sb, const double *costs, int count, double *mean)
+void tci_record_costs_text(StrBuf *sb, const double *costs, int count)
 {
-    double sum = 0;
     tci_strbuf_printf(sb, "[");
     for (int i = 0; i < count; i++) {
         tci_strbuf_printf(sb, i ? ", " : "");
         tci_json_write_double(sb, costs[i]);
-        sum += costs[i];
     }
     tci_strbuf_printf(sb, "]");
-    *mean = count ? sum / count : TCI_FAILED_COST;
+}
+
+double tci_costs_mean(const double *costs, int count)
+{
+    double sum = 0;
+    for (int i = 0; i < count; i++)
+        sum += costs[i];
+    return count > 0 ? sum / count : 0;
+}
+
+double tcc_measure_result_mean_cost(const tcc_measure_result *r)
+{
+    int most = (int)(sizeof r->costs / sizeof *r->costs);
+    if (!r || r->error != TCC_MEASURE_OK || r->ncost < 1 || r->ncost > most)
+        return 0;
+    return tci_costs_mean(r->costs, r->ncost);
 }
 
 /* ---- writing a line ------------------------------------------------------------------- */
@@ -311,7 +324,9 @@ static bool read_costs(LineReader *r, const Json *costs, RecordRow *row)
     }
     StrBuf text;
     tci_strbuf_init(&text);
-    tci_record_costs_text(&text, seconds, count, &row->mean_cost);
+    tci_record_costs_text(&text, seconds, count);
+    /* As tcc_record_add stores it: none timed sorts after every timed trial. */
+    row->mean_cost = count > 0 ? tci_costs_mean(seconds, count) : TCI_FAILED_COST;
     return (row->costs = keep(r, &text)) != NULL;
 }
 

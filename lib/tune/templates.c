@@ -15,13 +15,23 @@
 #include <string.h>
 
 static const tcc_template templates[] = {
-    {"conv2d_no_batching",
-     "the seed's AutoTVM template: CUDA-core float32 NCHW convolution, batch 1 (8 knobs)",
-     TCC_WORKLOAD_CONV2D, tci_template_conv2d_no_batching, false},
-    {"gemm", "tcc's implicit GEMM: every field of tcc_gemm_schedule (conv2d or matmul)",
-     TCC_WORKLOAD_CONV2D, tci_template_gemm, true},
-    {"tutorial", "the tensor-core tutorial's schedule: warps, warp tiles and chunk (NHWCnc)",
-     TCC_WORKLOAD_CONV2D, tci_template_tutorial, false},
+    {.size = sizeof(tcc_template),
+     .name = "conv2d_no_batching",
+     .summary = "the seed's AutoTVM template: CUDA-core float32 NCHW convolution, batch 1 (8 "
+                "knobs)",
+     .kind = TCC_WORKLOAD_CONV2D,
+     .instantiate = tci_template_conv2d_no_batching},
+    {.size = sizeof(tcc_template),
+     .name = "gemm",
+     .summary = "tcc's implicit GEMM: every field of tcc_gemm_schedule (conv2d or matmul)",
+     .kind = TCC_WORKLOAD_CONV2D,
+     .instantiate = tci_template_gemm,
+     .any_kind = true},
+    {.size = sizeof(tcc_template),
+     .name = "tutorial",
+     .summary = "the tensor-core tutorial's schedule: warps, warp tiles and chunk (NHWCnc)",
+     .kind = TCC_WORKLOAD_CONV2D,
+     .instantiate = tci_template_tutorial},
 };
 
 enum { TEMPLATE_COUNT = sizeof templates / sizeof templates[0] };
@@ -87,6 +97,12 @@ int tcc_workload_key(const tcc_template *tmpl, const tcc_workload *w, char *buf,
 {
     if (!tmpl || !w)
         return snprintf(buf, size, "[]");
+    /* No key from fields read at the wrong offsets: "[]" would be one all such callers share. */
+    if (!TCI_KNOWN_SIZE(tcc_template, tmpl) || !TCI_KNOWN_SIZE(tcc_workload, w)) {
+        if (size > 0)
+            buf[0] = '\0';
+        return -1;
+    }
     if (w->kind == TCC_WORKLOAD_MATMUL)
         return matmul_key(tmpl->name, &w->matmul, buf, size);
     const tcc_conv2d_desc *d = &w->conv2d;

@@ -36,7 +36,8 @@ static tcc_status instantiate(tcc_context *ctx, tcc_config *cfg, const tcc_workl
     return tcc_matmul_compile(ctx, &workload->matmul, &s, options, kernel);
 }
 
-static const tcc_template block_shape = {.name = "block_shape",
+static const tcc_template block_shape = {.size = sizeof(tcc_template),
+                                         .name = "block_shape",
                                          .summary = "matmul block shapes (a test)",
                                          .kind = TCC_WORKLOAD_MATMUL,
                                          .instantiate = instantiate};

@@ -7,7 +7,10 @@
 #include "support.h"
 
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The size a caller built against larger (newer) headers would pass. */
 #define NEWER(type) (sizeof(type) + 8)
@@ -196,6 +199,125 @@ START_TEST(test_reference_checks_its_tensors)
 }
 END_TEST
 
+/* A template a program defines, of no knobs (only its size matters here). */
+static tcc_status no_knobs(tcc_context *ctx, tcc_config *cfg, const tcc_workload *workload,
+                           tcc_arch arch, const tcc_build_options *options, tcc_kernel **kernel)
+{
+    (void)ctx, (void)cfg, (void)workload, (void)arch, (void)options, (void)kernel;
+    return TCC_OK;
+}
+
+#define TEMPLATE_SIZE_0                                                                            \
+    "template: tcc_template.size is 0: set it with the struct's _init function or to "             \
+    "sizeof(tcc_template)"
+
+START_TEST(test_templates_need_their_size)
+{
+    tcc_context *ctx = test_context();
+    tcc_template tmpl = {
+        .size = sizeof tmpl, .name = "mine", .kind = TCC_WORKLOAD_MATMUL, .instantiate = no_knobs};
+    tcc_workload workload;
+    tcc_workload_init(&workload, TCC_WORKLOAD_MATMUL);
+    tcc_config_space *space = NULL;
+    ck_assert_int_eq(tcc_config_space_create(ctx, &tmpl, &workload, TCC_SM_80, &space), TCC_OK);
+    tcc_config *cfg = NULL;
+    ck_assert_int_eq(tcc_config_create(ctx, space, 0, &cfg), TCC_OK);
+    char key[256];
+    ck_assert_int_gt(tcc_workload_key(&tmpl, &workload, key, sizeof key), 0);
+
+    tmpl.size = 0;
+    tcc_config_space *refused = NULL;
+    ck_assert_int_eq(tcc_config_space_create(ctx, &tmpl, &workload, TCC_SM_80, &refused),
+                     TCC_ERROR_INVALID_ARGUMENT);
+    ck_assert_str_eq(tcc_last_error(ctx), TEMPLATE_SIZE_0);
+    ck_assert_ptr_null(refused);
+    tcc_kernel *kernel = NULL;
+    ck_assert_int_eq(tcc_config_instantiate(ctx, &tmpl, cfg, &workload, TCC_SM_80, NULL, &kernel),
+                     TCC_ERROR_INVALID_ARGUMENT);
+    ck_assert_str_eq(tcc_last_error(ctx), TEMPLATE_SIZE_0);
+    ck_assert_ptr_null(kernel);
+    /* No context to say it in: no key, rather than one every such template would share. */
+    ck_assert_int_eq(tcc_workload_key(&tmpl, &workload, key, sizeof key), -1);
+    ck_assert_str_eq(key, "");
+    tmpl.size = NEWER(tcc_template);
+    ck_assert_int_eq(tcc_config_space_create(ctx, &tmpl, &workload, TCC_SM_80, &refused),
+                     TCC_ERROR_INVALID_ARGUMENT);
+    assert_contains(tcc_last_error(ctx), "template: tcc_template.size is");
+    assert_contains(tcc_last_error(ctx), "the caller was built against other headers");
+    tmpl.size = sizeof tmpl;
+    workload.size = 0;
+    ck_assert_int_eq(tcc_workload_key(&tmpl, &workload, key, sizeof key), -1);
+    tcc_config_destroy(cfg);
+    tcc_config_space_destroy(space);
+    tcc_context_destroy(ctx);
+}
+END_TEST
+
+START_TEST(test_records_need_their_size)
+{
+    tcc_context *ctx = test_context();
+    char dir[] = "/tmp/tcc-abi-XXXXXX", path[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/records.db", dir);
+    tcc_record_store *store = NULL;
+    ck_assert_msg(tcc_record_store_open(ctx, path, &store) == TCC_OK, "%s", tcc_last_error(ctx));
+
+    tcc_record record = {.template_name = "mine",
+                         .workload_key = "[\"mine\", 1]",
+                         .config = "[[\"k\", 1]]",
+                         .result = {.ncost = 1, .costs = {1e-3}}};
+    ck_assert_int_eq(tcc_record_add(store, &record), TCC_ERROR_INVALID_ARGUMENT);
+    ck_assert_str_eq(tcc_last_error(ctx),
+                     "tcc_record_add: tcc_record.size is 0: set it with the struct's _init "
+                     "function or to sizeof(tcc_record)");
+    record.size = NEWER(tcc_record);
+    ck_assert_int_eq(tcc_record_add(store, &record), TCC_ERROR_INVALID_ARGUMENT);
+    assert_contains(tcc_last_error(ctx), "the caller was built against other headers");
+    record.size = sizeof record;
+    ck_assert_msg(tcc_record_add(store, &record) == TCC_OK, "%s", tcc_last_error(ctx));
+
+    /* What the library fills: refused, and left as it was, unless its size is known. */
+    tcc_record best = {.size = 0, .config_index = -7};
+    ck_assert_int_eq(tcc_record_best(store, "mine", record.workload_key, NULL, &best),
+                     TCC_ERROR_INVALID_ARGUMENT);
+    ck_assert_str_eq(tcc_last_error(ctx),
+                     "tcc_record_best: out: tcc_record.size is 0: set it with the struct's _init "
+                     "function or to sizeof(tcc_record)");
+    assert_one_line(ctx);
+    ck_assert_int_eq(best.config_index, -7);
+    best.size = NEWER(tcc_record);
+    ck_assert_int_eq(tcc_record_best(store, "mine", record.workload_key, NULL, &best),
+                     TCC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(best.config_index, -7);
+    best.size = sizeof best;
+    ck_assert_msg(tcc_record_best(store, "mine", record.workload_key, NULL, &best) == TCC_OK, "%s",
+                  tcc_last_error(ctx));
+    ck_assert_uint_eq(best.size, sizeof best);
+    ck_assert_int_eq(best.config_index, 0);
+
+    /* apply_history_best reads the template before anything else. */
+    tcc_template tmpl = {.name = "mine", .kind = TCC_WORKLOAD_MATMUL, .instantiate = no_knobs};
+    tcc_workload workload;
+    tcc_workload_init(&workload, TCC_WORKLOAD_MATMUL);
+    tcc_kernel *kernel = NULL;
+    ck_assert_int_eq(
+        tcc_apply_history_best(ctx, store, &tmpl, &workload, TCC_SM_80, NULL, NULL, &kernel, NULL),
+        TCC_ERROR_INVALID_ARGUMENT);
+    ck_assert_str_eq(tcc_last_error(ctx), TEMPLATE_SIZE_0);
+    ck_assert_ptr_null(kernel);
+
+    tcc_record_store_close(store);
+    const char *suffixes[] = {"", "-wal", "-shm"};
+    for (int i = 0; i < 3; i++) {
+        char file[80];
+        snprintf(file, sizeof file, "%s%s", path, suffixes[i]);
+        remove(file);
+    }
+    ck_assert_int_eq(rmdir(dir), 0);
+    tcc_context_destroy(ctx);
+}
+END_TEST
+
 static Suite *abi_suite(void)
 {
     Suite *suite = suite_create("abi");
@@ -206,6 +328,8 @@ static Suite *abi_suite(void)
     tcase_add_test(sizes, test_outputs_need_their_size);
     tcase_add_test(sizes, test_calls_without_context_answer_zero);
     tcase_add_test(sizes, test_reference_checks_its_tensors);
+    tcase_add_test(sizes, test_templates_need_their_size);
+    tcase_add_test(sizes, test_records_need_their_size);
     return suite;
 }
 

@@ -17,9 +17,11 @@
 
 #define PTXAS "/usr/local/cuda/bin/ptxas"
 
-static const tcc_template conv2d_no_batching = {"conv2d_no_batching", "the seed's AutoTVM template",
-                                                TCC_WORKLOAD_CONV2D,
-                                                tci_template_conv2d_no_batching, false};
+static const tcc_template conv2d_no_batching = {.size = sizeof(tcc_template),
+                                                .name = "conv2d_no_batching",
+                                                .summary = "the seed's AutoTVM template",
+                                                .kind = TCC_WORKLOAD_CONV2D,
+                                                .instantiate = tci_template_conv2d_no_batching};
 
 /* The tutorial's best config (its log's line 1, index 4881186). */
 static const char *const best_config =

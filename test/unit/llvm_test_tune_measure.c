@@ -49,7 +49,8 @@ static tcc_status tiny_instantiate(tcc_context *ctx, tcc_config *cfg, const tcc_
                             : status;
 }
 
-static const tcc_template tiny = {.name = "tiny",
+static const tcc_template tiny = {.size = sizeof(tcc_template),
+                                  .name = "tiny",
                                   .summary = "a test template",
                                   .kind = TCC_WORKLOAD_MATMUL,
                                   .instantiate = tiny_instantiate};

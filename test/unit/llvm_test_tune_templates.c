@@ -160,7 +160,8 @@ END_TEST
 static void add_record(tcc_record_store *store, const char *key, const char *config, int64_t index,
                        double seconds, tcc_measure_error error)
 {
-    tcc_record r = {.template_name = "gemm",
+    tcc_record r = {.size = sizeof r,
+                    .template_name = "gemm",
                     .workload_key = key,
                     .target = "cuda -arch=sm_90a",
                     .device_name = "NVIDIA H200",

@@ -3,7 +3,8 @@
  * record oldest first; the database's schema version; four processes writing one database
  * at once; a writer killed mid-loop losing nothing it added; export and import as AutoTVM's
  * log lines (a round trip, a line of the seed tutorial's log, bad lines refused by number);
- * the JSON writer's numbers; tcc_measure_error_name.
+ * the JSON writer's numbers; tcc_measure_error_name; a visitor stopping the walk; the mean of
+ * a result's costs, and an untimed record never the best.
  */
 #include "support.h"
 #include "tcc/tune.h"
@@ -59,7 +60,7 @@ static const char *const seed_config =
 /* A record of the seed's template: config `index`, one cost of `seconds`. */
 static tcc_record make_record(int64_t index, double seconds, const char *device)
 {
-    tcc_record record = {0};
+    tcc_record record = {.size = sizeof record};
     record.template_name = "conv2d_no_batching";
     record.workload_key = seed_key;
     record.target = "cuda -arch=sm_90a";
@@ -93,12 +94,26 @@ typedef struct Seen {
     int64_t indices[1024];
 } Seen;
 
-static void collect(const tcc_record *record, void *user)
+static bool collect(const tcc_record *record, void *user)
 {
     Seen *seen = user;
+    ck_assert_uint_eq(record->size, sizeof *record); /* the store's records carry their size */
     if (seen->count < 1024)
         seen->indices[seen->count] = record->config_index;
     seen->count++;
+    return true;
+}
+
+/* Stops the walk once it has seen `stop_after` records. */
+typedef struct Stopper {
+    int seen, stop_after;
+} Stopper;
+
+static bool stop_early(const tcc_record *record, void *user)
+{
+    (void)record;
+    Stopper *stopper = user;
+    return ++stopper->seen < stopper->stop_after;
 }
 
 static Seen each(tcc_record_store *store, const char *template_name)
@@ -125,7 +140,7 @@ START_TEST(add_best_each)
     add(store, &failed);
     add(store, &other);
 
-    tcc_record best;
+    tcc_record best = {.size = sizeof best};
     ck_assert_int_eq(tcc_record_best(store, "conv2d_no_batching", seed_key, "NVIDIA H200", &best),
                      TCC_OK);
     ck_assert_int_eq(best.config_index, 2);
@@ -173,6 +188,59 @@ START_TEST(add_best_each)
 }
 END_TEST
 
+START_TEST(visitor_stops)
+{
+    tcc_record_store *store = open_store(in_dir("records.db"));
+    for (int i = 0; i < 5; i++) {
+        tcc_record record = make_record(i, 1e-3, "NVIDIA H200");
+        add(store, &record);
+    }
+    Stopper stopper = {.stop_after = 2};
+    ck_assert_msg(tcc_record_each(store, NULL, stop_early, &stopper) == TCC_OK, "%s",
+                  tcc_last_error(ctx));
+    ck_assert_int_eq(stopper.seen, 2);
+    /* The store is usable after a walk left unfinished. */
+    stopper = (Stopper){.stop_after = 100};
+    ck_assert_int_eq(tcc_record_each(store, NULL, stop_early, &stopper), TCC_OK);
+    ck_assert_int_eq(stopper.seen, 5);
+    tcc_record record = make_record(5, 1e-3, "NVIDIA H200");
+    add(store, &record);
+    tcc_record_store_close(store);
+}
+END_TEST
+
+START_TEST(mean_cost)
+{
+    tcc_measure_result result = {.ncost = 3, .costs = {1e-3, 2e-3, 6e-3}};
+    ck_assert_double_eq_tol(tcc_measure_result_mean_cost(&result), 3e-3, 1e-15);
+    result.error = TCC_MEASURE_WRONG_ANSWER;
+    ck_assert(tcc_measure_result_mean_cost(&result) == 0);
+    result.error = TCC_MEASURE_OK;
+    result.ncost = 0;
+    ck_assert(tcc_measure_result_mean_cost(&result) == 0);
+    result.ncost = 9; /* past costs[]: not read */
+    ck_assert(tcc_measure_result_mean_cost(&result) == 0);
+    ck_assert(tcc_measure_result_mean_cost(NULL) == 0);
+}
+END_TEST
+
+/* An error-free record with no time (its mean 0) is not the fastest: it sorts after every
+ * timed one, as a failed trial does. */
+START_TEST(untimed_never_best)
+{
+    tcc_record_store *store = open_store(in_dir("records.db"));
+    tcc_record untimed = make_record(1, 1e-3, "NVIDIA H200"),
+               timed = make_record(2, 5e-3, "NVIDIA H200");
+    untimed.result.ncost = 0;
+    add(store, &untimed);
+    add(store, &timed);
+    tcc_record best = {.size = sizeof best};
+    ck_assert_int_eq(tcc_record_best(store, "conv2d_no_batching", seed_key, NULL, &best), TCC_OK);
+    ck_assert_int_eq(best.config_index, 2);
+    tcc_record_store_close(store);
+}
+END_TEST
+
 START_TEST(best_per_device)
 {
     tcc_record_store *store = open_store(in_dir("records.db"));
@@ -182,7 +250,7 @@ START_TEST(best_per_device)
     add(store, &h200_slow);
     add(store, &h100);
     add(store, &h200);
-    tcc_record best;
+    tcc_record best = {.size = sizeof best};
     ck_assert_int_eq(tcc_record_best(store, "conv2d_no_batching", seed_key, "NVIDIA H200", &best),
                      TCC_OK);
     ck_assert_int_eq(best.config_index, 20);
@@ -402,7 +470,7 @@ START_TEST(export_import_round_trip)
     free(text);
 
     /* What the import stored is what was added. */
-    tcc_record best;
+    tcc_record best = {.size = sizeof best};
     ck_assert_int_eq(tcc_record_best(store, "gemm", records[2].workload_key, NULL, &best), TCC_OK);
     ck_assert_str_eq(best.config, records[2].config);
     ck_assert_str_eq(best.device_name, "NVIDIA H200");
@@ -445,7 +513,7 @@ START_TEST(autotvm_log_imports)
     int64_t imported = 0;
     ck_assert_msg(tcc_record_import(store, log, &imported) == TCC_OK, "%s", tcc_last_error(ctx));
     ck_assert_int_eq(imported, 2);
-    tcc_record best;
+    tcc_record best = {.size = sizeof best};
     ck_assert_msg(tcc_record_best(store, "conv2d_no_batching", seed_key, NULL, &best) == TCC_OK,
                   "%s", tcc_last_error(ctx));
     ck_assert_str_eq(best.template_name, "conv2d_no_batching");
@@ -572,6 +640,9 @@ static Suite *records_suite(void)
     Suite *suite = suite_create("tune_records");
     TCase *store = test_case(suite, "store", setup, teardown);
     tcase_add_test(store, add_best_each);
+    tcase_add_test(store, visitor_stops);
+    tcase_add_test(store, mean_cost);
+    tcase_add_test(store, untimed_never_best);
     tcase_add_test(store, best_per_device);
     tcase_add_test(store, other_databases_refused);
     tcase_add_test(store, default_path);

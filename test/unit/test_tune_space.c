@@ -71,8 +71,11 @@ static tcc_status seed_template(tcc_context *ctx, tcc_config *cfg, const tcc_wor
     return TCC_OK; /* applying: no kernel (this test links no code generator) */
 }
 
-static const tcc_template seed = {"seed", "the tutorial's knobs", TCC_WORKLOAD_CONV2D,
-                                  seed_template, false};
+static const tcc_template seed = {.size = sizeof(tcc_template),
+                                  .name = "seed",
+                                  .summary = "the tutorial's knobs",
+                                  .kind = TCC_WORKLOAD_CONV2D,
+                                  .instantiate = seed_template};
 
 static tcc_config_space *seed_space(void)
 {
@@ -327,8 +330,11 @@ static tcc_status one_split(tcc_context *ctx, tcc_config *cfg, const tcc_workloa
     return tcc_define_split(cfg, "s", split_extent, split_outputs, factors);
 }
 
-static const tcc_template one_split_template = {"one_split", "", TCC_WORKLOAD_MATMUL, one_split,
-                                                false};
+static const tcc_template one_split_template = {.size = sizeof(tcc_template),
+                                                .name = "one_split",
+                                                .summary = "",
+                                                .kind = TCC_WORKLOAD_MATMUL,
+                                                .instantiate = one_split};
 
 static tcc_status make_space(const tcc_template *tmpl, tcc_config_space **space)
 {
@@ -465,7 +471,11 @@ static tcc_status bad_template(tcc_context *ctx, tcc_config *cfg, const tcc_work
     }
 }
 
-static const tcc_template bad_one = {"bad", "", TCC_WORKLOAD_CONV2D, bad_template, false};
+static const tcc_template bad_one = {.size = sizeof(tcc_template),
+                                     .name = "bad",
+                                     .summary = "",
+                                     .kind = TCC_WORKLOAD_CONV2D,
+                                     .instantiate = bad_template};
 
 static void assert_space_refused(int which, tcc_status expected, const char *part)
 {
@@ -624,7 +634,11 @@ static tcc_status no_knobs(tcc_context *ctx, tcc_config *cfg, const tcc_workload
 
 START_TEST(empty_space)
 {
-    static const tcc_template empty = {"empty", "", TCC_WORKLOAD_CONV2D, no_knobs, false};
+    static const tcc_template empty = {.size = sizeof(tcc_template),
+                                       .name = "empty",
+                                       .summary = "",
+                                       .kind = TCC_WORKLOAD_CONV2D,
+                                       .instantiate = no_knobs};
     tcc_config_space *space = NULL;
     ck_assert_int_eq(make_space(&empty, &space), TCC_OK);
     ck_assert_int_eq(tcc_config_space_size(space), 1);

@@ -107,8 +107,11 @@ static tcc_config_space *make_space(tcc_template *tmpl)
 
 static tcc_config_space *small_space(void)
 {
-    static tcc_template tmpl = {"test_small", "180 points", TCC_WORKLOAD_MATMUL, small_template,
-                                false};
+    static tcc_template tmpl = {.size = sizeof(tcc_template),
+                                .name = "test_small",
+                                .summary = "180 points",
+                                .kind = TCC_WORKLOAD_MATMUL,
+                                .instantiate = small_template};
     tcc_config_space *space = make_space(&tmpl);
     ck_assert_int_eq(tcc_config_space_size(space), 180);
     return space;
@@ -116,8 +119,11 @@ static tcc_config_space *small_space(void)
 
 static tcc_config_space *synthetic_space(void)
 {
-    static tcc_template tmpl = {"test_synthetic", "20160 points", TCC_WORKLOAD_MATMUL,
-                                synthetic_template, false};
+    static tcc_template tmpl = {.size = sizeof(tcc_template),
+                                .name = "test_synthetic",
+                                .summary = "20160 points",
+                                .kind = TCC_WORKLOAD_MATMUL,
+                                .instantiate = synthetic_template};
     tcc_config_space *space = make_space(&tmpl);
     ck_assert_int_eq(tcc_config_space_size(space), 20160);
     return space;
