@@ -195,8 +195,8 @@ static CliExit learn_from_earlier(Tuning *t, bool *has_point_zero)
                 "tcc-tune: %d earlier trials of this workload on %s warm-start the %s tuner\n",
                 e.same.count, t->device_name, tcc_tuner_kind_name(t->options->tuner));
     if (status == TCC_OK && e.other.count)
-        fprintf(stderr, "tcc-tune: the model also learns from %d trials of %d other workloads\n",
-                e.other.count, e.key_count);
+        fprintf(stderr, "tcc-tune: the model also learns from %d trials of %d other workload%s\n",
+                e.other.count, e.key_count, e.key_count == 1 ? "" : "s");
     results_free(&e.same);
     results_free(&e.other);
     for (int i = 0; i < e.key_count; i++)
@@ -444,7 +444,8 @@ static CliExit tune(Tuning *t)
     bool has_point_zero = false;
     if (rc == CLI_EXIT_OK)
         rc = learn_from_earlier(t, &has_point_zero);
-    if (rc == CLI_EXIT_OK && !has_point_zero && strcmp(t->tmpl->name, "gemm") == 0)
+    if (rc == CLI_EXIT_OK && !has_point_zero && !o->skip_default &&
+        strcmp(t->tmpl->name, "gemm") == 0)
         rc = measure_default(t);
     if (rc == CLI_EXIT_OK)
         rc = tune_loop(t);

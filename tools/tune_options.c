@@ -72,11 +72,12 @@ static bool set_progress(const CliOpt *opt, const char *value, void *base, char 
     return cli_fail(err, n, "%s: expected bar or lines, not '%s'", opt->name, value);
 }
 
-static bool set_transfer(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
+/* An on|off switch whose field says "off" (default on: the field zeroed). */
+static bool set_off(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
 {
-    bool *no_transfer = cli_field(base, opt->offset);
+    bool *off = cli_field(base, opt->offset);
     if (strcmp(value, "on") == 0 || strcmp(value, "off") == 0) {
-        *no_transfer = value[1] == 'f';
+        *off = value[1] == 'f';
         return true;
     }
     return cli_fail(err, n, "%s: expected on or off, not '%s'", opt->name, value);
@@ -109,7 +110,8 @@ static const CliOpt tune_rows[] = {
     I64("--n-trial", n_trial, 1, "N: trials at most (default 1000, or the whole space if smaller)"),
     I64("--early-stopping", early_stopping, 1, "N: stop after N trials without a faster config"),
     INT("--batch", batch, 1, "N: configs proposed and measured at a time (default 64)"),
-    CUSTOM("--transfer", no_transfer, set_transfer, "on|off: the xgb tuner also learns from the template's records of other workloads on the GPU (AutoTVM's transfer learning; default on)"),
+    CUSTOM("--transfer", no_transfer, set_off, "on|off: the xgb tuner also learns from the template's records of other workloads on the GPU (AutoTVM's transfer learning; default on)"),
+    CUSTOM("--measure-default", skip_default, set_off, "on|off: measure the default schedule (the gemm template's point 0) before the tuner's first config, so that tuning never ends slower than it (default on; off compares tuners from nothing)"),
     CUSTOM2("--seed", seed, seed_given, set_u64, "N: seed of the tuner and of the inputs (default from the clock)"),
     {.name = "--arch", .kind = CLI_STRING, .offset = F(conv.common.arch_name), .describe = cli_describe_arch},
     CLI_HEADING_ROW("measuring"),

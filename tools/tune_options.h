@@ -16,6 +16,7 @@ typedef struct TuneOptions {
     int64_t early_stopping; /* stop after this many trials without a better one (0: never) */
     int batch;              /* configs proposed and measured at a time */
     bool no_transfer;       /* --transfer off: no learning from other workloads' records */
+    bool skip_default;      /* --measure-default off: the gemm template's point 0 not first */
     const char *db;         /* the records' SQLite file (NULL: the default under the cache) */
     bool synthetic;         /* --measure synthetic */
     const char *devices;    /* "0,1": the GPUs measuring */

@@ -36,6 +36,8 @@
 #   nvjitlink      CMake found libnvJitLink (the CUDA toolkit's), which --emit=cubin opens:
 #                  every test runs with TCC_NVJITLINK naming it, so that it is found even
 #                  where the loader's path lacks it
+#   xgboost        libxgboost.so.0 loads (as the xgb tuner opens it): tests of the model
+#                  say `%if xgboost %{ ... %}`
 #
 # Sanitizer builds: ASAN_OPTIONS, UBSAN_OPTIONS and LSAN_OPTIONS pass through, and a
 # sanitizer report exits with status 86 (not the default 1), so a tool that dies in
@@ -103,6 +105,17 @@ def find_gpu():
     return True, (cuda.cuInit(0) == 0 and cuda.cuDeviceGetCount(ctypes.byref(count)) == 0
                   and count.value > 0)
 
+
+def loads(library):
+    try:
+        ctypes.CDLL(library)
+        return True
+    except OSError:
+        return False
+
+
+if loads("libxgboost.so.0"):
+    config.available_features.add("xgboost")
 
 driver, gpu = find_gpu()
 if driver:
