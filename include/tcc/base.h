@@ -21,7 +21,7 @@ typedef enum tcc_status {
     TCC_ERROR_INVALID_ARGUMENT, /* bad sizes, options or API misuse */
     TCC_ERROR_UNSUPPORTED,      /* valid, but not something tcc can compile (yet) */
     TCC_ERROR_SCHEDULE,         /* the schedule is inconsistent or exceeds device limits */
-    TCC_ERROR_LLVM,             /* LLVM rejected the module (a tcc bug) */
+    TCC_ERROR_LLVM,             /* LLVM or ptxas (nvJitLink) rejected the code (a tcc bug) */
     TCC_ERROR_CUDA,             /* the driver failed or is missing */
     TCC_ERROR_OUT_OF_MEMORY,
 } tcc_status;

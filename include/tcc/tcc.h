@@ -23,10 +23,11 @@
  * fields at the end of the structs below). tcc_version_string() and tcc_version_number()
  * say what the library is; the TCC_VERSION_* macros what the headers are. The handles are
  * opaque. A struct that may grow starts with `size_t size`: tcc_conv2d_desc,
- * tcc_matmul_desc, tcc_gemm_schedule, tcc_build_options, tcc_check_options (each set by its
- * _init function, which also gives the defaults), tcc_reference_tensors, tcc_tensor_map (set
- * it to sizeof), and what the library fills: tcc_check_result, tcc_tensor_map_encoding,
- * tcc_kernel_param_info (set size before the call). A library reads and writes only the
+ * tcc_matmul_desc, tcc_gemm_schedule, tcc_build_options, tcc_check_options, tcc_workload
+ * (each set by its _init function, which also gives the defaults), tcc_reference_tensors,
+ * tcc_tensor_map, tcc_template, tcc_record (set it to sizeof), and what the library fills:
+ * tcc_check_result, tcc_tensor_map_encoding, tcc_kernel_param_info, the record of
+ * tcc_record_best (set size before the call). A library reads and writes only the
  * sizes it knows, so a program built against older headers keeps working with a newer
  * library, and a size it does not know is refused in one line, never misread. tcc_epilogue
  * grows only as the last member of the descriptors, whose size covers it; tcc_mma_shape and
@@ -50,7 +51,9 @@
  *   tcc_kernel         any number of threads at once: it refers to no context, may outlive
  *                      the one that built it, and nothing changes it after the build (its
  *                      accessors, tcc_kernel_load and the checks on each thread's own
- *                      device); tcc_kernel_destroy it once none reads it.
+ *                      device) but tcc_kernel_compile_machine_code, which adds its machine
+ *                      code: call that before others read it; tcc_kernel_destroy it once
+ *                      none reads it.
  *   what the calls take as const (descriptors, schedules, build options): only read.
  *   the calls that take no context (versions, status names, archs, MMA shapes, types,
  *                      number formats, descriptor and option defaults, sizes and FLOPs,
