@@ -100,8 +100,9 @@ tcc_status tci_check_launch(tcc_device *device, const LoadedLaunch *launch);
  * the driver's. */
 tcc_status tci_fail_ptx_version(tcc_device *device, const char *ptx, const char *kernel,
                                 const char *driver_text);
-/* What follows `name` (".version", ".target") where it starts a line of the PTX, or NULL. */
-const char *tci_ptx_directive(const char *ptx, const char *name);
+/* The PTX's ".target sm_NN[a|f]": *target NN, *suffix 'a', 'f' or '\0'; false when the PTX
+ * has no such line. */
+bool tci_ptx_target(const char *ptx, int *target, char *suffix);
 /* "12.4" for cuDriverGetVersion's 12040. */
 void tci_cuda_version_text(int version, char *text, size_t size);
 

@@ -43,7 +43,9 @@ tcc_status tci_query_limits(tcc_device *device)
 
 /* ---- the PTX's directives ---------------------------------------------------------------- */
 
-const char *tci_ptx_directive(const char *ptx, const char *name)
+/* What follows `name` (".version", ".target") where it starts a line of the PTX, or NULL.
+ * Both come before the first entry, so the scan stops early. */
+static const char *directive(const char *ptx, const char *name)
 {
     size_t n = strlen(name);
     for (const char *line = ptx; line && *line;) {
@@ -61,7 +63,7 @@ const char *tci_ptx_directive(const char *ptx, const char *name)
 /* The PTX ISA version of ".version 8.0" as 80; 0 when there is none. */
 static int ptx_version(const char *ptx)
 {
-    const char *at = tci_ptx_directive(ptx, ".version");
+    const char *at = directive(ptx, ".version");
     int major = 0, minor = 0;
     if (!at || sscanf(at, " %d.%d", &major, &minor) != 2 || major < 1 || minor < 0 || minor > 9)
         return 0;
@@ -111,6 +113,18 @@ tcc_status tci_fail_ptx_version(tcc_device *device, const char *ptx, const char 
 
 /* ---- before the module loads ------------------------------------------------------------- */
 
+bool tci_ptx_target(const char *ptx, int *target, char *suffix)
+{
+    const char *at = directive(ptx, ".target");
+    int length = 0;
+    *target = 0;
+    *suffix = '\0';
+    if (!at || sscanf(at, " sm_%d%n", target, &length) != 1 || *target <= 0)
+        return false;
+    *suffix = at[length] == 'a' || at[length] == 'f' ? at[length] : '\0';
+    return true;
+}
+
 /* Refuses PTX whose ".target sm_NN[a|f]" the device cannot run: an arch-specific target
  * ("a": sm_90a) runs on its own compute capability only, a family target ("f") on its major
  * version from its minor on, any other on its own and newer ones (the driver JIT-compiles
@@ -118,12 +132,10 @@ tcc_status tci_fail_ptx_version(tcc_device *device, const char *ptx, const char 
  * either arch. */
 static tcc_status check_target(tcc_device *device, const char *ptx, const char *kernel)
 {
-    const char *at = tci_ptx_directive(ptx, ".target");
-    int target = 0, length = 0;
-    if (!at || sscanf(at, " sm_%d%n", &target, &length) != 1 || target <= 0)
+    int target = 0;
+    char suffix = '\0';
+    if (!tci_ptx_target(ptx, &target, &suffix))
         return TCC_OK; /* no target to check: the driver decides */
-    char suffix = at[length];
-    suffix = suffix == 'a' || suffix == 'f' ? suffix : '\0';
     int arch = device->arch;
     bool runs = suffix == 'a'   ? arch == target
                 : suffix == 'f' ? arch / 10 == target / 10 && arch >= target

@@ -223,11 +223,10 @@ static tcc_status fail_step(tcc_context *ctx, Compilation *c, NvJitLinkResult re
  * truth for what the kernel was built for. */
 static bool arch_option(const char *ptx, char *option, size_t size)
 {
-    const char *at = tci_ptx_directive(ptx, ".target");
-    int target = 0, length = 0;
-    if (!at || sscanf(at, " sm_%d%n", &target, &length) != 1 || target <= 0)
+    int target = 0;
+    char suffix = '\0';
+    if (!tci_ptx_target(ptx, &target, &suffix))
         return false;
-    char suffix = at[length] == 'a' || at[length] == 'f' ? at[length] : '\0';
     snprintf(option, size, "-arch=sm_%d%.1s", target, suffix ? &suffix : "");
     return true;
 }
