@@ -14,6 +14,7 @@
  * the first launch, and so is a kernel whose asynchrony ptxas undid (tci_jit_log_refusal).
  */
 #include "runtime/internal.h"
+#include "support/symbols.h"
 #include "target/target.h"
 
 #include <dlfcn.h>
@@ -50,13 +51,9 @@ typedef struct NvJitLink {
 
 #define NVJITLINK_SYMBOL(field, name, optional)                                                    \
     {                                                                                              \
-        name, offsetof(NvJitLink, field), optional                                                 \
+        name, NULL, offsetof(NvJitLink, field), optional                                           \
     }
-static const struct {
-    const char *name;
-    size_t offset;
-    bool optional;
-} nvjitlink_symbols[] = {
+static const TciSymbol nvjitlink_symbols[] = {
     NVJITLINK_SYMBOL(create, "nvJitLinkCreate", false),
     NVJITLINK_SYMBOL(destroy, "nvJitLinkDestroy", false),
     NVJITLINK_SYMBOL(add_data, "nvJitLinkAddData", false),
@@ -113,17 +110,15 @@ static void open_once(void)
     void *handle = open_file();
     if (!handle)
         return;
-    for (size_t i = 0; i < sizeof nvjitlink_symbols / sizeof nvjitlink_symbols[0]; i++) {
-        void *address = dlsym(handle, nvjitlink_symbols[i].name);
-        if (!address && !nvjitlink_symbols[i].optional) {
-            snprintf(library.why, sizeof library.why,
-                     "the nvJitLink library loaded has no symbol %s: it needs CUDA 12.0 or newer",
-                     nvjitlink_symbols[i].name);
-            dlclose(handle);
-            return;
-        }
-        /* POSIX guarantees that a data pointer can hold a function address. */
-        memcpy((char *)&library.api + nvjitlink_symbols[i].offset, &address, sizeof address);
+    const char *missing =
+        tci_resolve_symbols(tci_dlsym, handle, nvjitlink_symbols,
+                            sizeof nvjitlink_symbols / sizeof nvjitlink_symbols[0], &library.api);
+    if (missing) {
+        snprintf(library.why, sizeof library.why,
+                 "the nvJitLink library loaded has no symbol %s: it needs CUDA 12.0 or newer",
+                 missing);
+        dlclose(handle);
+        return;
     }
     if (!library.api.version || library.api.version(&library.major, &library.minor) != 0)
         library.major = library.minor = 0;

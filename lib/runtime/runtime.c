@@ -10,6 +10,7 @@
  * thread, one thread at a time.
  */
 #include "runtime/internal.h"
+#include "support/symbols.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -78,13 +79,6 @@ tcc_status tci_bind_context(tcc_device *device)
  * version took 32-bit sizes or had other problems; `fallback` serves older drivers. An
  * optional symbol is one only some kernels need (limits.c refuses those where it is
  * missing), so that a driver older than it still runs the others. */
-typedef struct DriverSymbol {
-    const char *name;
-    const char *fallback; /* or NULL */
-    size_t offset;        /* of the pointer in CudaDriver */
-    bool optional;
-} DriverSymbol;
-
 #define SYMBOL(field, name, fallback)                                                              \
     {                                                                                              \
         name, fallback, offsetof(CudaDriver, field), false                                         \
@@ -94,7 +88,7 @@ typedef struct DriverSymbol {
         name, NULL, offsetof(CudaDriver, field), true                                              \
     }
 
-static const DriverSymbol driver_symbols[] = {
+static const TciSymbol driver_symbols[] = {
     /* First, so that a missing symbol after it can be reported with the driver's version. */
     SYMBOL(cuDriverGetVersion, "cuDriverGetVersion", NULL),
     SYMBOL(cuInit, "cuInit", NULL),
@@ -132,11 +126,6 @@ static const DriverSymbol driver_symbols[] = {
     OPTIONAL_SYMBOL(cuStreamGetCtx, "cuStreamGetCtx"),
 };
 
-static void *dlsym_lookup(void *library, const char *name)
-{
-    return dlsym(library, name);
-}
-
 void tci_cuda_version_text(int version, char *text, size_t size)
 {
     if (version > 0)
@@ -147,26 +136,20 @@ void tci_cuda_version_text(int version, char *text, size_t size)
 
 static tcc_status resolve_driver(tcc_device *device, tci_driver_lookup lookup, void *handle)
 {
-    for (size_t i = 0; i < sizeof driver_symbols / sizeof driver_symbols[0]; i++) {
-        const DriverSymbol *symbol = &driver_symbols[i];
-        void *address = lookup(handle, symbol->name);
-        if (!address && symbol->fallback)
-            address = lookup(handle, symbol->fallback);
-        if (!address && !symbol->optional) {
-            char version[32];
-            int number = 0;
-            if (device->cu.cuDriverGetVersion &&
-                device->cu.cuDriverGetVersion(&number) != CUDA_SUCCESS)
-                number = 0;
-            tci_cuda_version_text(number, version, sizeof version);
-            return tci_fail(device->ctx, TCC_ERROR_CUDA,
-                            LIBCUDA " has no symbol %s: the NVIDIA driver (CUDA %s) is too old",
-                            symbol->name, version);
-        }
-        /* POSIX guarantees that a data pointer can hold a function address. */
-        memcpy((char *)&device->cu + symbol->offset, &address, sizeof address);
-    }
-    return TCC_OK;
+    const char *missing =
+        tci_resolve_symbols(lookup, handle, driver_symbols,
+                            sizeof driver_symbols / sizeof driver_symbols[0], &device->cu);
+    if (!missing)
+        return TCC_OK;
+    /* cuDriverGetVersion comes first in the table, so it is there to say how old. */
+    char version[32];
+    int number = 0;
+    if (device->cu.cuDriverGetVersion && device->cu.cuDriverGetVersion(&number) != CUDA_SUCCESS)
+        number = 0;
+    tci_cuda_version_text(number, version, sizeof version);
+    return tci_fail(device->ctx, TCC_ERROR_CUDA,
+                    LIBCUDA " has no symbol %s: the NVIDIA driver (CUDA %s) is too old", missing,
+                    version);
 }
 
 /* ---- devices ----------------------------------------------------------------------------- */
@@ -272,7 +255,7 @@ tcc_status tcc_device_count(tcc_context *ctx, int *count)
     tcc_status status = open_libcuda(ctx, &library);
     if (status != TCC_OK)
         return status;
-    status = tci_device_count_with(ctx, dlsym_lookup, library, count);
+    status = tci_device_count_with(ctx, tci_dlsym, library, count);
     dlclose(library);
     return status;
 }
@@ -286,7 +269,7 @@ tcc_status tcc_device_open(tcc_context *ctx, int ordinal, tcc_device **out)
     tcc_status status = open_libcuda(ctx, &library);
     if (status != TCC_OK)
         return status;
-    status = tci_device_open_with(ctx, ordinal, dlsym_lookup, library, out);
+    status = tci_device_open_with(ctx, ordinal, tci_dlsym, library, out);
     if (status != TCC_OK) {
         dlclose(library);
         return status;

@@ -12,6 +12,7 @@
 #include "tune/tuner.h"
 
 #include "support/context.h"
+#include "support/symbols.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -60,12 +61,9 @@ typedef struct XgbApi {
 
 #define XGB_SYMBOL(name)                                                                           \
     {                                                                                              \
-#name, offsetof(XgbApi, name)                                                              \
+#name, NULL, offsetof(XgbApi, name), false                                                 \
     }
-static const struct {
-    const char *name;
-    size_t offset;
-} xgb_symbols[] = {
+static const TciSymbol xgb_symbols[] = {
     XGB_SYMBOL(XGBGetLastError),       XGB_SYMBOL(XGDMatrixCreateFromMat),
     XGB_SYMBOL(XGDMatrixSetFloatInfo), XGB_SYMBOL(XGDMatrixSetUIntInfo),
     XGB_SYMBOL(XGDMatrixFree),         XGB_SYMBOL(XGBoosterCreate),
@@ -94,15 +92,11 @@ static tcc_status open_xgboost(tcc_context *ctx, const char *library, XgbApi *ap
                         "the xgb tuner needs XGBoost: cannot load %s (Debian: apt-get install "
                         "libxgboost0): %s",
                         library ? library : xgb_libraries[0], why ? why : "not found");
-    for (size_t i = 0; i < sizeof xgb_symbols / sizeof xgb_symbols[0]; i++) {
-        void *address = dlsym(api->library, xgb_symbols[i].name);
-        if (!address)
-            return tci_fail(ctx, TCC_ERROR_UNSUPPORTED, "%s has no symbol %s: not XGBoost's C API",
-                            api->name, xgb_symbols[i].name);
-        /* POSIX guarantees that a data pointer can hold a function address. */
-        memcpy((char *)api + xgb_symbols[i].offset, &address, sizeof address);
-    }
-    return TCC_OK;
+    const char *missing = tci_resolve_symbols(tci_dlsym, api->library, xgb_symbols,
+                                              sizeof xgb_symbols / sizeof xgb_symbols[0], api);
+    return missing ? tci_fail(ctx, TCC_ERROR_UNSUPPORTED,
+                              "%s has no symbol %s: not XGBoost's C API", api->name, missing)
+                   : TCC_OK;
 }
 
 static tcc_status xgb_fail(tcc_tuner *tuner, const XgbApi *api, const char *call)
