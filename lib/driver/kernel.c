@@ -149,7 +149,10 @@ int tcc_kernel_launch_registers(const tcc_kernel *kernel, int index)
 int64_t tcc_kernel_launch_spill_bytes(const tcc_kernel *kernel, int index)
 {
     const KernelLaunch *l = launch_at(kernel, index);
-    return l && kernel->machine_code ? l->spill_store_bytes + l->spill_load_bytes : -1;
+    /* Either count unknown (-1: the log did not say) leaves the sum unknown, not -2. */
+    if (!l || !kernel->machine_code || l->spill_store_bytes < 0 || l->spill_load_bytes < 0)
+        return -1;
+    return l->spill_store_bytes + l->spill_load_bytes;
 }
 
 /* ---- the main launch ---------------------------------------------------------------------- */
