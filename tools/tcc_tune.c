@@ -20,7 +20,8 @@
 
 const char cli_program[] = "tcc-tune";
 
-/* Configs validation may refuse for each trial asked for before tcc-tune stops. */
+/* Configs validation may refuse (or that build a kernel measured before) for each trial asked
+ * for before tcc-tune stops. */
 enum { MAX_REFUSED_PER_TRIAL = 50 };
 
 typedef struct Tuning {
@@ -298,8 +299,14 @@ static CliExit tune_batch(Tuning *t, int64_t n_trial, bool *done)
         cli_error("%s", tune_measurer_error(t->measurer));
         rc = CLI_EXIT_ERROR;
     }
-    for (int i = 0; rc == CLI_EXIT_OK && i < proposed; i++)
-        rc = record_trial(t, indices[i], &results[i], &scores[i]);
+    for (int i = 0; rc == CLI_EXIT_OK && i < proposed; i++) {
+        if (tune_measurer_same_as(t->measurer, i) < 0) {
+            rc = record_trial(t, indices[i], &results[i], &scores[i]);
+        } else {
+            t->history.duplicates++;
+            scores[i] = tune_history_gflops(&t->history, &results[i]);
+        }
+    }
     if (rc == CLI_EXIT_OK && proposed &&
         (status = tcc_tuner_update(t->tuner, proposed, indices, scores)) != TCC_OK)
         rc = library_error(t, status);
@@ -317,11 +324,11 @@ static bool stopped_early(const Tuning *t)
            t->history.count - 1 - t->history.best_trial >= patience;
 }
 
-/* Refused configs cost no trial, but a space that is nearly all refusals must not keep the
- * tuner proposing for ever. */
+/* Refused configs and those whose kernel was measured before cost no trial, but a space that
+ * is nearly all of them must not keep the tuner proposing for ever. */
 static bool refusing_too_many(const Tuning *t, int64_t n_trial)
 {
-    return t->history.refused > MAX_REFUSED_PER_TRIAL * n_trial;
+    return t->history.refused + t->history.duplicates > MAX_REFUSED_PER_TRIAL * n_trial;
 }
 
 static CliExit tune_loop(Tuning *t)
@@ -346,8 +353,10 @@ static CliExit tune_loop(Tuning *t)
         fprintf(stderr, "tcc-tune: stopped early: %lld trials without a faster config\n",
                 (long long)o->early_stopping);
     if (refusing_too_many(t, n_trial))
-        fprintf(stderr, "tcc-tune: stopped: validation refused %lld configs, %d for each trial\n",
-                (long long)t->history.refused, MAX_REFUSED_PER_TRIAL);
+        fprintf(stderr,
+                "tcc-tune: stopped: %lld configs refused or building a kernel measured before, "
+                "%d for each trial\n",
+                (long long)(t->history.refused + t->history.duplicates), MAX_REFUSED_PER_TRIAL);
     return rc;
 }
 
@@ -362,6 +371,9 @@ static CliExit report(Tuning *t)
     if (t->history.refused)
         printf("  %lld configs refused by validation (recorded, not trials)\n",
                (long long)t->history.refused);
+    if (t->history.duplicates)
+        printf("  %lld configs built a kernel measured before (its result reused, not trials)\n",
+               (long long)t->history.duplicates);
     for (int e = 1; e <= TCC_MEASURE_UNKNOWN_ERROR; e++)
         if (t->history.errors[e])
             printf("  %-20s %lld\n", tcc_measure_error_name((tcc_measure_error)e),

@@ -8,6 +8,9 @@
  * (and a pipe the builders write to when they queue one) until the earliest deadline: a reply
  * is the trial's result; end of file is a runner that died (RUNTIME_DEVICE); a deadline passed
  * is a runner killed (RUN_TIMEOUT). A runner gone is started again for its next trial.
+ *
+ * A config whose kernel was measured before (tune_seen.c) is not measured again: its trial
+ * copies that result, at once or, where the kernel's own trial is in this batch, at the end.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* pipe2, SOCK_CLOEXEC */
@@ -86,7 +89,8 @@ struct TuneMeasurer {
     int count, next, building, finished;
     Built *queue; /* a ring of `capacity` */
     int capacity, head, queued;
-    int wake[2]; /* builders -> the waiting thread */
+    TuneSeen seen; /* the kernels measured, each once */
+    int wake[2];   /* builders -> the waiting thread */
 };
 
 /* ---- options --------------------------------------------------------------------------------- */
@@ -167,10 +171,14 @@ static void *builder_main(void *arg)
             continue;
         }
         m->results[slot] = result;
-        if (ok)
+        bool copies = ok && !m->options.measure_duplicates &&
+                      tune_seen_copies(&m->seen, slot, index, made.identity, m->results);
+        if (ok && !copies) {
             m->queue[(m->head + m->queued++) % m->capacity] = built;
-        else
+        } else {
+            free(built.bytes);
             m->finished++;
+        }
         wake(m);
     }
     pthread_mutex_unlock(&m->lock);
@@ -489,6 +497,10 @@ static void wait_and_collect(TuneMeasurer *m)
 static tcc_status measure_on_gpus(TuneMeasurer *m, int count, const int64_t *indices,
                                   tcc_measure_result *results)
 {
+    if (!tune_seen_start_batch(&m->seen, count)) {
+        snprintf(m->error, sizeof m->error, "out of memory for a batch of %d", count);
+        return TCC_ERROR_OUT_OF_MEMORY;
+    }
     pthread_mutex_lock(&m->lock);
     m->indices = indices;
     m->results = results;
@@ -502,6 +514,8 @@ static tcc_status measure_on_gpus(TuneMeasurer *m, int count, const int64_t *ind
         dispatch(m);
         wait_and_collect(m);
     }
+    if (batch_done(m))
+        tune_seen_end_batch(&m->seen, results);
     pthread_mutex_lock(&m->lock);
     m->count = m->next = 0; /* the builders wait for the next batch */
     pthread_mutex_unlock(&m->lock);
@@ -608,6 +622,7 @@ void tune_measurer_destroy(TuneMeasurer *m)
     for (int i = 0; i < m->queued; i++)
         free(m->queue[(m->head + i) % m->capacity].bytes);
     free(m->queue);
+    tune_seen_free(&m->seen);
     for (int i = 0; i < 2; i++)
         if (m->wake[i] >= 0)
             close(m->wake[i]);
@@ -637,6 +652,11 @@ tcc_arch tune_measurer_arch(const TuneMeasurer *m)
 const char *tune_measurer_machine_code(const TuneMeasurer *m)
 {
     return m && m->machine_code_by[0] ? m->machine_code_by : "none (synthetic)";
+}
+
+int64_t tune_measurer_same_as(const TuneMeasurer *m, int slot)
+{
+    return m ? tune_seen_same_as(&m->seen, slot) : -1;
 }
 
 int tune_measurer_restarts(const TuneMeasurer *m)

@@ -47,8 +47,11 @@ typedef struct TuneMeasureOptions {
     double min_repeat_ms;              /* a timing's runs raised to last this long (5) */
     int64_t check_samples;             /* outputs compared with the reference (2048) */
     bool synthetic;                    /* the synthetic cost instead of the GPU */
-    TuneMachineCode machine_code;      /* who compiles the PTX for the GPU */
-    uint64_t seed;                     /* of the check's inputs and of the synthetic cost */
+    /* Measure a kernel for every config that builds it, not once (tune_seen.c): a config
+     * after the first then gets its own timing (noise, or the GPU tests' throughput). */
+    bool measure_duplicates;
+    TuneMachineCode machine_code; /* who compiles the PTX for the GPU */
+    uint64_t seed;                /* of the check's inputs and of the synthetic cost */
     /* The executable whose --runner mode measures (NULL: /proc/self/exe, this program). */
     const char *runner_path;
     /* The fault-injection setting (NULL: $TCC_TUNE_INJECT_FAULT). */
@@ -72,6 +75,9 @@ bool tune_measurer_set_space(TuneMeasurer *measurer, const tcc_config_space *spa
 tcc_status tune_measure_batch(TuneMeasurer *measurer, int count, const int64_t *indices,
                               tcc_measure_result *results);
 const char *tune_measurer_error(const TuneMeasurer *measurer);
+/* After tune_measure_batch: for its trial `slot`, the config whose kernel (the same as this
+ * one's) was measured, whose result the trial copies; -1 for a trial measured itself. */
+int64_t tune_measurer_same_as(const TuneMeasurer *measurer, int slot);
 /* The first device's name ("NVIDIA H200"), or "synthetic". */
 const char *tune_measurer_device_name(const TuneMeasurer *measurer);
 /* The newest arch the first device runs (tcc_arch_for_device), or the options' arch. */
@@ -100,6 +106,7 @@ typedef struct TuneBuilt {
     void *bytes; /* the serialized kernel (malloc'd), for the runner */
     size_t size;
     double build_s;
+    uint64_t identity; /* what the GPU runs, hashed: equal for configs that build one kernel */
 } TuneBuilt;
 
 /* tune_build.c: the config at `index` built (and compiled to machine code where asked) into
@@ -111,6 +118,42 @@ bool tune_build(const TuneMeasureOptions *options, const tcc_workload *workload,
  * and does not open. */
 bool tune_machine_code_choose(TuneMachineCode wanted, bool *use, char *description, size_t size,
                               char *error, size_t error_size);
+
+/* tune_seen.c: the kernels measured, by identity, so that each is measured once; and per
+ * trial of the batch, the config whose kernel's result it copies. */
+typedef struct TuneSeenKernel {
+    uint64_t identity; /* 0: an empty slot */
+    int64_t index;     /* the config that built it first */
+    uint64_t batch;    /* the batch of that config's trial, */
+    int slot;          /* and its position in it */
+    bool measured;     /* `result` is the kernel's */
+    tcc_measure_result result;
+} TuneSeenKernel;
+
+typedef struct TuneSeen {
+    TuneSeenKernel *kernels;
+    int64_t capacity, count;
+    uint64_t batch;
+    int trial_count, trial_capacity;
+    int64_t *same_as;   /* per trial: the config whose result it copies (-1: none) */
+    int *same_slot;     /* per trial: the trial of this batch it copies (-1: none) */
+    uint64_t *identity; /* per trial: its kernel's (0: none built) */
+} TuneSeen;
+
+/* A new batch of `count` trials; false when out of memory. */
+bool tune_seen_start_batch(TuneSeen *seen, int count);
+/* Whether trial `slot` (config `index`) built a kernel measured before, or claimed by another
+ * trial of this batch: it then copies that result into results[slot] (now, or at the batch's
+ * end) and is not measured. Otherwise the trial claims the kernel. */
+bool tune_seen_copies(TuneSeen *seen, int slot, int64_t index, uint64_t identity,
+                      tcc_measure_result *results);
+/* Every trial of the batch done: the kernels it measured keep their results (where the
+ * result is the kernel's own: it ran, right or wrong, or the driver refused it), and the
+ * trials that copy one of them get it. */
+void tune_seen_end_batch(TuneSeen *seen, tcc_measure_result *results);
+/* Trial `slot` of the last batch: the config whose result it copies, or -1. */
+int64_t tune_seen_same_as(const TuneSeen *seen, int slot);
+void tune_seen_free(TuneSeen *seen);
 
 /* The synthetic cost of point `index` (tune_synthetic.c): deterministic in the seed. */
 void tune_synthetic_measure(const tcc_config_space *space, uint64_t seed, int64_t index,

@@ -31,6 +31,12 @@ void tune_history_free(TuneHistory *h)
     memset(h, 0, sizeof *h);
 }
 
+double tune_history_gflops(const TuneHistory *h, const tcc_measure_result *result)
+{
+    double cost = tcc_measure_result_mean_cost(result);
+    return cost > 0 ? h->flops / cost * 1e-9 : 0;
+}
+
 bool tune_history_add(TuneHistory *h, int64_t index, const char *config,
                       const tcc_measure_result *result)
 {
@@ -45,9 +51,8 @@ bool tune_history_add(TuneHistory *h, int64_t index, const char *config,
     char *copy = strdup(config ? config : "[]");
     if (!copy)
         return false;
-    double cost = tcc_measure_result_mean_cost(result);
     TuneTrial *t = &h->trials[h->count];
-    *t = (TuneTrial){index, copy, *result, cost > 0 ? h->flops / cost * 1e-9 : 0};
+    *t = (TuneTrial){index, copy, *result, tune_history_gflops(h, result)};
     if ((unsigned)result->error <= TCC_MEASURE_UNKNOWN_ERROR)
         h->errors[result->error]++;
     if (t->gflops > h->best_gflops) {
@@ -120,12 +125,11 @@ void tune_print_progress(FILE *out, const TuneHistory *h, int64_t n_trial, bool 
     format_duration(rate > 0 ? (double)(n_trial - h->count) / rate : 0, eta, sizeof eta);
     format_duration(elapsed, spent, sizeof spent);
     if (!bar) {
-        fprintf(
-            out,
-            "trials %lld/%lld  best %.2f GFLOP/s  errors %lld  refused %lld  %.1f trials/s  %s  "
-            "ETA %s\n",
-            (long long)h->count, (long long)n_trial, h->best_gflops, (long long)failed,
-            (long long)h->refused, rate, spent, eta);
+        fprintf(out,
+                "trials %lld/%lld  best %.2f GFLOP/s  errors %lld  refused %lld  duplicates %lld  "
+                "%.1f trials/s  %s  ETA %s\n",
+                (long long)h->count, (long long)n_trial, h->best_gflops, (long long)failed,
+                (long long)h->refused, (long long)h->duplicates, rate, spent, eta);
         return;
     }
     enum { WIDTH = 30 };

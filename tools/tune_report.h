@@ -25,8 +25,9 @@ typedef struct TuneHistory {
     double best_gflops; /* so far */
     int64_t best_trial; /* its position in trials (-1: none yet) */
     int64_t errors[TCC_MEASURE_UNKNOWN_ERROR + 1];
-    int64_t refused; /* configs validation refused: recorded, but not trials */
-    double start;    /* seconds, monotonic */
+    int64_t refused;    /* configs validation refused: recorded, but not trials */
+    int64_t duplicates; /* configs whose kernel was measured before: its result, not trials */
+    double start;       /* seconds, monotonic */
 } TuneHistory;
 
 void tune_history_init(TuneHistory *h, double flops);
@@ -34,6 +35,8 @@ void tune_history_free(TuneHistory *h);
 /* Adds a trial (the config text is copied); false when out of memory. */
 bool tune_history_add(TuneHistory *h, int64_t index, const char *config,
                       const tcc_measure_result *result);
+/* The result's GFLOP/s for the history's workload (0 for a failed trial). */
+double tune_history_gflops(const TuneHistory *h, const tcc_measure_result *result);
 double tune_now(void);
 
 /* AutoTVM's line for trial `number` (1-based):

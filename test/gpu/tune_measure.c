@@ -88,6 +88,9 @@ static TuneMeasurer *create(const Setup *s, const char *faults, double run_timeo
     o.devices = s->devices;
     o.run_timeout = run_timeout;
     o.inject_fault = faults;
+    /* Every trial runs on the GPU, although the space is measured round after round: the
+     * throughput and the faults are those of real trials. */
+    o.measure_duplicates = true;
     char error[512];
     TuneMeasurer *m = tune_measurer_create(&o, error, sizeof error);
     if (!m)

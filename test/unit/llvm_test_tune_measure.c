@@ -33,6 +33,10 @@ static tcc_status tiny_instantiate(tcc_context *ctx, tcc_config *cfg, const tcc_
     /* 0 builds; 1 the template refuses; 2 a schedule tcc refuses (split_k past its range). */
     if (status == TCC_OK)
         status = tcc_define_knob(cfg, "mode", 3, modes, &mode);
+    /* A knob the kernel does not read: points 12 to 23 build the kernels of 0 to 11. */
+    int64_t unused = 0;
+    if (status == TCC_OK)
+        status = tcc_define_knob(cfg, "unused", 2, warps, &unused);
     if (status != TCC_OK || tcc_config_is_defining(cfg))
         return status;
     if (mode == 1)
@@ -79,7 +83,7 @@ static void setup(void)
     workload.matmul.m = workload.matmul.n = workload.matmul.k = 64;
     ck_assert_msg(tcc_config_space_create(ctx, &tiny, &workload, TCC_SM_80, &space) == TCC_OK, "%s",
                   tcc_last_error(ctx));
-    ck_assert_int_eq(tcc_config_space_size(space), 12);
+    ck_assert_int_eq(tcc_config_space_size(space), 24);
     /* The runners open the fake driver. */
     ck_assert_int_eq(setenv("LD_LIBRARY_PATH", TCC_FAKE_CUDA_DIR, 1), 0);
 }
@@ -101,6 +105,8 @@ static TuneMeasureOptions gpu_options(const char *faults)
     o.builders = 2;
     o.run_timeout = 5.0;
     o.inject_fault = faults ? faults : "";
+    /* The tests below measure a few points over and over, each time on the runner. */
+    o.measure_duplicates = true;
     return o;
 }
 
@@ -157,6 +163,44 @@ START_TEST(test_fake_driver_classifies)
     measure(m, 2, indices, results);
     assert_class(results[0], TCC_MEASURE_WRONG_ANSWER);
     ck_assert_int_eq(tune_measurer_restarts(m), 0);
+    tune_measurer_destroy(m);
+}
+END_TEST
+
+/* A config whose kernel was measured before (another config that differs only in a knob the
+ * kernel does not read) copies that result instead of being measured again: one of this
+ * batch's at the batch's end, one of an earlier batch's at once. What was refused has no
+ * kernel to share; measure_duplicates measures each. */
+START_TEST(test_same_kernel_measured_once)
+{
+    TuneMeasureOptions o = gpu_options(NULL);
+    o.measure_duplicates = false;
+    TuneMeasurer *m = create(&o);
+    enum { TWIN = 12 }; /* the point of the same kernel, its "unused" knob 1 */
+    int64_t indices[] = {point(0, 0, 0), point(1, 0, 0), point(0, 0, 0) + TWIN, point(0, 1, 1),
+                         point(0, 1, 1) + TWIN};
+    tcc_measure_result results[5];
+    measure(m, 5, indices, results);
+    int64_t expected[] = {-1, -1, point(0, 0, 0), -1, -1};
+    for (int i = 0; i < 5; i++)
+        ck_assert_int_eq(tune_measurer_same_as(m, i), expected[i]);
+    assert_class(results[2], TCC_MEASURE_WRONG_ANSWER);
+    ck_assert_str_eq(results[2].message, results[0].message);
+    ck_assert(results[2].all_cost > 0 && results[2].timestamp > 1e9);
+    assert_class(results[4], TCC_MEASURE_INSTANTIATION_ERROR);
+    int64_t again[] = {point(1, 0, 0) + TWIN, point(1, 1, 0)};
+    measure(m, 2, again, results);
+    ck_assert_int_eq(tune_measurer_same_as(m, 0), point(1, 0, 0));
+    ck_assert_int_eq(tune_measurer_same_as(m, 1), -1);
+    assert_class(results[0], TCC_MEASURE_WRONG_ANSWER);
+    ck_assert_int_eq(tune_measurer_same_as(m, 2), -1); /* past the batch */
+    tune_measurer_destroy(m);
+    o.measure_duplicates = true;
+    m = create(&o);
+    measure(m, 5, indices, results);
+    for (int i = 0; i < 5; i++)
+        ck_assert_int_eq(tune_measurer_same_as(m, i), -1);
+    assert_class(results[2], TCC_MEASURE_WRONG_ANSWER);
     tune_measurer_destroy(m);
 }
 END_TEST
@@ -283,16 +327,16 @@ START_TEST(test_synthetic_deterministic)
     o.seed = 43;
     TuneMeasurer *c = create(&o);
     ck_assert_str_eq(tune_measurer_device_name(a), "synthetic");
-    int64_t indices[12];
-    for (int i = 0; i < 12; i++)
+    int64_t indices[24];
+    for (int i = 0; i < 24; i++)
         indices[i] = i;
-    tcc_measure_result ra[12], rb[12], rc[12];
-    measure(a, 12, indices, ra);
-    measure(b, 12, indices, rb);
-    measure(c, 12, indices, rc);
+    tcc_measure_result ra[24], rb[24], rc[24];
+    measure(a, 24, indices, ra);
+    measure(b, 24, indices, rb);
+    measure(c, 24, indices, rc);
     bool differ = false;
     int best = -1, valid = 0;
-    for (int i = 0; i < 12; i++) {
+    for (int i = 0; i < 24; i++) {
         ck_assert_int_eq(ra[i].error, rb[i].error);
         ck_assert_int_eq(ra[i].ncost, rb[i].ncost);
         for (int r = 0; r < ra[i].ncost; r++)
@@ -308,7 +352,7 @@ START_TEST(test_synthetic_deterministic)
         }
     }
     ck_assert(differ);
-    ck_assert_int_gt(valid, 6);
+    ck_assert_int_gt(valid, 12);
     ck_assert(ra[best].costs[0] < 1.01e-4); /* the optimum costs BEST_SECONDS */
     tune_measurer_destroy(a);
     tune_measurer_destroy(b);
@@ -322,6 +366,7 @@ static Suite *make_suite(void)
     TCase *tc = test_case(suite, "tune_measure", setup, teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_fake_driver_classifies);
+    tcase_add_test(tc, test_same_kernel_measured_once);
     tcase_add_test(tc, test_hang_and_crash_cost_one_trial);
     tcase_add_test(tc, test_fault_kernels_load);
     tcase_add_test(tc, test_slow_build_given_up);

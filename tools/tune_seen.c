@@ -1,0 +1,153 @@
+/*
+ * The kernels a measurer has measured, by identity (tune_build.c's kernel_identity: what the
+ * GPU runs). Configs that differ only in knobs their kernel does not read (a wgmma kernel has
+ * no warp tiles, shared-memory layout or MMA pass order to honour) build the same kernel, and
+ * a model-based tuner proposes such neighbours of its best point by the dozen: measuring each
+ * again would spend a trial on timing noise. MetaSchedule skips a candidate whose program's
+ * structural hash it has measured; tcc-tune copies the earlier result instead, so that the
+ * tuner still learns what the point scores.
+ *
+ * An open-addressing table: a kernel is claimed by the first trial that builds it (its batch
+ * and slot), and holds that trial's result once measured, where the result is the kernel's
+ * own (it ran, right or wrong, or the driver refused it); one that failed for what may pass
+ * (a timeout, a runner lost) is measured again when met again. A trial that builds a kernel
+ * claimed in its own batch copies the result at the batch's end.
+ */
+#include "tune_measure.h"
+
+#include <stdlib.h>
+
+static TuneSeenKernel *slot_of(const TuneSeen *seen, uint64_t identity)
+{
+    size_t mask = (size_t)seen->capacity - 1;
+    size_t at = (size_t)(identity * 0x9e3779b97f4a7c15ull) & mask;
+    while (seen->kernels[at].identity && seen->kernels[at].identity != identity)
+        at = (at + 1) & mask;
+    return &seen->kernels[at];
+}
+
+static bool grow(TuneSeen *seen)
+{
+    int64_t capacity = seen->capacity ? 2 * seen->capacity : 256, old_capacity = seen->capacity;
+    TuneSeenKernel *old = seen->kernels;
+    seen->kernels = calloc((size_t)capacity, sizeof *seen->kernels);
+    if (!seen->kernels) {
+        seen->kernels = old;
+        return false;
+    }
+    seen->capacity = capacity;
+    for (int64_t i = 0; i < old_capacity; i++)
+        if (old[i].identity)
+            *slot_of(seen, old[i].identity) = old[i];
+    free(old);
+    return true;
+}
+
+static TuneSeenKernel *find(const TuneSeen *seen, uint64_t identity)
+{
+    if (!seen->capacity || !identity)
+        return NULL;
+    TuneSeenKernel *k = slot_of(seen, identity);
+    return k->identity ? k : NULL;
+}
+
+/* The kernel, claimed by trial `slot` of `batch` (*claimed) unless it was measured or claimed
+ * in this batch already; NULL when out of memory (the trial is then measured). */
+static TuneSeenKernel *claim(TuneSeen *seen, uint64_t identity, int64_t index, uint64_t batch,
+                             int slot, bool *claimed)
+{
+    *claimed = false;
+    TuneSeenKernel *k = find(seen, identity);
+    if (k && (k->measured || k->batch == batch))
+        return k;
+    if (!k) {
+        if (2 * (seen->count + 1) > seen->capacity && !grow(seen))
+            return NULL;
+        k = slot_of(seen, identity);
+        seen->count++;
+    }
+    *k = (TuneSeenKernel){.identity = identity, .index = index, .batch = batch, .slot = slot};
+    *claimed = true;
+    return k;
+}
+
+/* The trial's result as the earlier one of its kernel, but its own build time and timestamp. */
+static void copy_result(tcc_measure_result *to, const tcc_measure_result *from)
+{
+    double build_s = to->all_cost, timestamp = to->timestamp;
+    *to = *from;
+    to->all_cost = build_s;
+    to->timestamp = timestamp;
+}
+
+bool tune_seen_start_batch(TuneSeen *seen, int count)
+{
+    if (count > seen->trial_capacity) {
+        int64_t *same_as = realloc(seen->same_as, sizeof *same_as * (size_t)count);
+        if (same_as)
+            seen->same_as = same_as;
+        int *same_slot = realloc(seen->same_slot, sizeof *same_slot * (size_t)count);
+        if (same_slot)
+            seen->same_slot = same_slot;
+        uint64_t *identity = realloc(seen->identity, sizeof *identity * (size_t)count);
+        if (identity)
+            seen->identity = identity;
+        if (!same_as || !same_slot || !identity)
+            return false;
+        seen->trial_capacity = count;
+    }
+    seen->batch++;
+    seen->trial_count = count;
+    for (int i = 0; i < count; i++) {
+        seen->same_as[i] = -1;
+        seen->same_slot[i] = -1;
+        seen->identity[i] = 0;
+    }
+    return true;
+}
+
+bool tune_seen_copies(TuneSeen *seen, int slot, int64_t index, uint64_t identity,
+                      tcc_measure_result *results)
+{
+    seen->identity[slot] = identity;
+    bool claimed = false;
+    TuneSeenKernel *k = identity ? claim(seen, identity, index, seen->batch, slot, &claimed) : NULL;
+    if (!k || claimed)
+        return false;
+    seen->same_as[slot] = k->index;
+    if (k->measured)
+        copy_result(&results[slot], &k->result);
+    else
+        seen->same_slot[slot] = k->slot;
+    return true;
+}
+
+void tune_seen_end_batch(TuneSeen *seen, tcc_measure_result *results)
+{
+    for (int slot = 0; slot < seen->trial_count; slot++) {
+        TuneSeenKernel *k = seen->same_as[slot] < 0 ? find(seen, seen->identity[slot]) : NULL;
+        if (k && k->batch == seen->batch && k->slot == slot && !k->measured) {
+            tcc_measure_error e = results[slot].error;
+            k->result = results[slot];
+            k->measured = e == TCC_MEASURE_OK || e == TCC_MEASURE_WRONG_ANSWER ||
+                          e == TCC_MEASURE_COMPILE_DEVICE;
+        }
+    }
+    for (int slot = 0; slot < seen->trial_count; slot++)
+        if (seen->same_slot[slot] >= 0)
+            copy_result(&results[slot], &results[seen->same_slot[slot]]);
+}
+
+int64_t tune_seen_same_as(const TuneSeen *seen, int slot)
+{
+    return slot >= 0 && slot < seen->trial_count ? seen->same_as[slot] : -1;
+}
+
+void tune_seen_free(TuneSeen *seen)
+{
+    free(seen->kernels);
+    free(seen->same_as);
+    free(seen->same_slot);
+    free(seen->identity);
+    *seen = (TuneSeen){0};
+}
