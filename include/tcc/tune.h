@@ -82,6 +82,15 @@ typedef struct tcc_template {
     tcc_status (*instantiate)(tcc_context *ctx, tcc_config *cfg, const tcc_workload *workload,
                               tcc_arch arch, const tcc_build_options *options, tcc_kernel **kernel);
     bool any_kind; /* takes a workload of either kind, not only `kind` (gemm) */
+    /* Optional (NULL: each point builds a kernel of its own): the knobs (bit i: the i-th
+     * defined) that the applying config `cfg` could set to their first value and build the
+     * same kernel: those its kernel does not read (a wgmma kernel has no warp tiles) and those
+     * whose value is what the first one ("chosen") would choose. The tuners propose one point
+     * of each such set (tcc_config_space_canonical), so that no trial is spent on a kernel
+     * measured before. Called for many points (a model ranks thousands a plan): decide from
+     * the knobs, do not build; 0 where unsure. */
+    uint64_t (*redundant_knobs)(tcc_context *ctx, const tcc_config *cfg,
+                                const tcc_workload *workload, tcc_arch arch);
 } tcc_template;
 
 int tcc_template_count(void);
@@ -138,6 +147,13 @@ tcc_status tcc_config_parse(tcc_context *ctx, const tcc_config_space *space, con
 /* Numeric features of a config for a cost model: per split, the log2 of each factor; per
  * other knob, its value's position. Writes at most `count`; returns how many there are. */
 int tcc_config_features(const tcc_config *cfg, double *features, int count);
+
+/* The point that builds the kernel of point `index` with the fewest knobs set: `index` with
+ * the knobs its template calls redundant there (tcc_template.redundant_knobs) at their first
+ * value; `index` itself for a template without that function, -1 for an index outside the
+ * space. Not safe to call on one space from two threads at once (it keeps a context of its
+ * own for the template). */
+int64_t tcc_config_space_canonical(const tcc_config_space *space, int64_t index);
 
 /* The features of point `index` without making its config (a tuner ranks many). */
 int tcc_config_space_features(const tcc_config_space *space, int64_t index, double *features,

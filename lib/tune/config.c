@@ -308,6 +308,16 @@ tcc_status tcc_config_space_create(tcc_context *ctx, const tcc_template *tmpl,
         tcc_config_space_destroy(space);
         return status;
     }
+    if (tmpl->redundant_knobs && space->nknob <= 64) {
+        space->tmpl = tmpl;
+        space->workload = *workload;
+        space->arch = arch;
+        status = tcc_context_create(&space->redundancy_ctx);
+        if (status != TCC_OK) {
+            tcc_config_space_destroy(space);
+            return tci_fail(ctx, status, "out of memory creating a config space");
+        }
+    }
     *out = space;
     return TCC_OK;
 }
@@ -316,6 +326,7 @@ void tcc_config_space_destroy(tcc_config_space *space)
 {
     if (!space)
         return;
+    tcc_context_destroy(space->redundancy_ctx);
     for (int i = 0; i < space->nknob; i++)
         tci_knob_free(&space->knobs[i]);
     free(space->knobs);
@@ -528,6 +539,29 @@ static int choice_features(const tcc_config_space *space, const int64_t *choices
         }
     }
     return n;
+}
+
+int64_t tcc_config_space_canonical(const tcc_config_space *space, int64_t index)
+{
+    if (!space || index < 0 || index >= space->size)
+        return -1;
+    if (!space->redundancy_ctx)
+        return index;
+    int64_t choices[64];
+    for (int64_t rest = index, i = 0; i < space->nknob; i++) {
+        choices[i] = rest % space->knobs[i].length;
+        rest /= space->knobs[i].length;
+    }
+    tcc_config cfg = {
+        .ctx = space->redundancy_ctx, .space = space, .index = index, .choices = choices};
+    uint64_t redundant =
+        space->tmpl->redundant_knobs(space->redundancy_ctx, &cfg, &space->workload, space->arch);
+    if (!redundant || cfg.failed != TCC_OK)
+        return index;
+    int64_t canonical = 0;
+    for (int i = space->nknob - 1; i >= 0; i--)
+        canonical = canonical * space->knobs[i].length + ((redundant >> i) & 1 ? 0 : choices[i]);
+    return canonical;
 }
 
 int tcc_config_features(const tcc_config *cfg, double *features, int count)

@@ -45,6 +45,12 @@ struct tcc_config_space {
     int nknob, knob_cap;
     TciKnob *knobs;
     int64_t size; /* the product of the knobs' lengths */
+    /* What the space was defined for, for the template's redundant_knobs (NULL: it has none),
+     * and the context that function reports to. */
+    const tcc_template *tmpl;
+    tcc_workload workload;
+    tcc_arch arch;
+    tcc_context *redundancy_ctx;
 };
 
 struct tcc_config {

@@ -6,12 +6,18 @@
  * instruction for) are left out of the lists; combinations that do not fit together (too
  * much shared memory, passes that do not divide) are refused by tcc's own validation, which
  * the measurer records as COMPILE_HOST without running anything.
+ *
+ * Many points build one kernel: a knob the kernel's intrinsic does not have, or one whose
+ * value is what "chosen" chooses. gemm_redundant_knobs names them, so that the tuners
+ * propose each kernel once (tcc_config_space_canonical).
  */
 #include "tune/templates.h"
 
+#include "ops/gemm.h"
 #include "support/context.h"
 
 #include <stddef.h>
+#include <string.h>
 
 enum { MAX_VALUES = 16 };
 
@@ -61,6 +67,7 @@ static Values intrinsics(tcc_arch arch)
 typedef struct Knobs {
     tcc_config *cfg;
     tcc_status status;
+    int defined; /* knobs defined so far */
 } Knobs;
 
 /* Defines (or reads) one knob; the first failure is kept. */
@@ -69,6 +76,7 @@ static int knob(Knobs *k, const char *name, Values values)
     int64_t value = 0;
     if (k->status == TCC_OK)
         k->status = tcc_define_knob(k->cfg, name, values.count, values.v, &value);
+    k->defined++;
     return (int)value;
 }
 
@@ -80,6 +88,37 @@ typedef struct GemmKnobs {
     int passes, fused, policy, column_major, stages, smem, split_k;
     int wgmma_steps, copy, producer, store, grid, cluster;
 } GemmKnobs;
+
+/* Each knob's field, in the order define_knobs defines them (a knob's bit in
+ * gemm_redundant_knobs). */
+static const size_t knob_fields[] = {
+    offsetof(GemmKnobs, intrinsic),
+    offsetof(GemmKnobs, mma_shape),
+    offsetof(GemmKnobs, block_row_warps),
+    offsetof(GemmKnobs, block_col_warps),
+    offsetof(GemmKnobs, warp_row_tiles),
+    offsetof(GemmKnobs, warp_col_tiles),
+    offsetof(GemmKnobs, passes),
+    offsetof(GemmKnobs, fused),
+    offsetof(GemmKnobs, policy),
+    offsetof(GemmKnobs, column_major),
+    offsetof(GemmKnobs, stages),
+    offsetof(GemmKnobs, smem),
+    offsetof(GemmKnobs, split_k),
+    offsetof(GemmKnobs, wgmma_shape),
+    offsetof(GemmKnobs, wgmma_steps),
+    offsetof(GemmKnobs, copy),
+    offsetof(GemmKnobs, producer),
+    offsetof(GemmKnobs, store),
+    offsetof(GemmKnobs, grid),
+    offsetof(GemmKnobs, cluster),
+};
+enum { KNOB_COUNT = sizeof knob_fields / sizeof knob_fields[0] };
+
+static int *knob_field(GemmKnobs *g, int knob)
+{
+    return (int *)((char *)g + knob_fields[knob]);
+}
 
 static GemmKnobs define_knobs(Knobs *k, const tcc_workload *w, tcc_arch arch)
 {
@@ -163,13 +202,114 @@ static tcc_gemm_schedule schedule_of(const GemmKnobs *g, tcc_gemm_intrinsic chos
     return s;
 }
 
+/* The schedule the library completes `given` to for the workload; false where it refuses. */
+static bool complete(tcc_context *ctx, const tcc_workload *w, tcc_arch arch,
+                     const tcc_gemm_schedule *given, tcc_gemm_schedule *out)
+{
+    bool matmul = w->kind == TCC_WORKLOAD_MATMUL;
+    GemmPlan plan;
+    tcc_status status = tci_gemm_plan(ctx, matmul ? tci_matmul_gemm : tci_conv2d_gemm,
+                                      matmul ? (const void *)&w->matmul : (const void *)&w->conv2d,
+                                      arch, given, &plan);
+    if (status == TCC_OK)
+        *out = plan.schedule;
+    return status == TCC_OK;
+}
+
+static bool same_schedule(const tcc_gemm_schedule *a, const tcc_gemm_schedule *b)
+{
+    int x[] = {a->mma_m,
+               a->mma_n,
+               a->mma_k,
+               a->block_row_warps,
+               a->block_col_warps,
+               a->warp_row_tiles,
+               a->warp_col_tiles,
+               a->num_total_passes,
+               a->num_fused_passes,
+               (int)a->policy,
+               a->column_major_blocks,
+               a->stages,
+               (int)a->smem_layout,
+               (int)a->intrinsic,
+               a->split_k,
+               a->wgmma_steps,
+               (int)a->copy,
+               (int)a->producer,
+               (int)a->store,
+               (int)a->grid,
+               a->grid_blocks,
+               a->cluster};
+    int y[] = {b->mma_m,
+               b->mma_n,
+               b->mma_k,
+               b->block_row_warps,
+               b->block_col_warps,
+               b->warp_row_tiles,
+               b->warp_col_tiles,
+               b->num_total_passes,
+               b->num_fused_passes,
+               (int)b->policy,
+               b->column_major_blocks,
+               b->stages,
+               (int)b->smem_layout,
+               (int)b->intrinsic,
+               b->split_k,
+               b->wgmma_steps,
+               (int)b->copy,
+               (int)b->producer,
+               (int)b->store,
+               (int)b->grid,
+               b->grid_blocks,
+               b->cluster};
+    return memcmp(x, y, sizeof x) == 0;
+}
+
+/* The knobs that can go to their first value (0: "chosen") with the schedule the library
+ * completes unchanged, together: a knob the kernel's intrinsic does not have, or one
+ * set to what would be chosen. Settings that differ only in what the library then reads the
+ * same (the MMA order of a wgmma kernel) are not seen here; the measurer measures their one
+ * kernel once all the same. */
+uint64_t tci_template_gemm_redundant_knobs(tcc_context *ctx, const tcc_config *cfg_in,
+                                           const tcc_workload *w, tcc_arch arch)
+{
+    Knobs k = {(tcc_config *)cfg_in, TCC_OK, 0};
+    GemmKnobs g = define_knobs(&k, w, arch);
+    tcc_gemm_schedule chosen, full, trial;
+    tcc_gemm_schedule_init(&chosen);
+    if (k.status != TCC_OK || !complete(ctx, w, arch, NULL, &chosen))
+        return 0;
+    tcc_gemm_schedule given = schedule_of(&g, chosen.intrinsic);
+    if (!complete(ctx, w, arch, &given, &full))
+        return 0;
+    uint64_t redundant = 0;
+    /* Until none moves: one knob may go only once another has (passes, then fused ones). */
+    for (bool moved = true; moved;) {
+        moved = false;
+        for (int i = 0; i < KNOB_COUNT && i < k.defined; i++) {
+            int *field = knob_field(&g, i), value = *field;
+            if (!value)
+                continue;
+            *field = 0;
+            given = schedule_of(&g, chosen.intrinsic);
+            if (complete(ctx, w, arch, &given, &trial) && same_schedule(&trial, &full)) {
+                redundant |= 1ull << i;
+                moved = true;
+            } else {
+                *field = value;
+            }
+        }
+    }
+    return redundant;
+}
+
 tcc_status tci_template_gemm(tcc_context *ctx, tcc_config *cfg, const tcc_workload *w,
                              tcc_arch arch, const tcc_build_options *options, tcc_kernel **kernel)
 {
     if (!w || (w->kind != TCC_WORKLOAD_CONV2D && w->kind != TCC_WORKLOAD_MATMUL))
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "template gemm: the workload must be a conv2d or a matmul");
-    Knobs k = {cfg, TCC_OK};
+    Knobs k = {cfg, TCC_OK, 0};
     GemmKnobs g = define_knobs(&k, w, arch);
     if (k.status != TCC_OK || tcc_config_is_defining(cfg))
         return k.status;

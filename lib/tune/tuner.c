@@ -215,12 +215,42 @@ int64_t tci_tuner_random_unvisited(tcc_tuner *tuner)
     return -1;
 }
 
+/* The canonical point of `index` is visited with it: a point whose kernel a result came in for
+ * is not proposed (tcc_tuner_update), whichever of its points the result named. */
+static tcc_status visit_with_canonical(tcc_tuner *tuner, int64_t index, int64_t *canonical)
+{
+    *canonical = tcc_config_space_canonical(tuner->space, index);
+    if (*canonical < 0)
+        *canonical = index;
+    tcc_status status = tci_tuner_visit(tuner, index);
+    if (status == TCC_OK && *canonical != index && !tci_index_set_has(&tuner->visited, *canonical))
+        status = tci_tuner_visit(tuner, *canonical);
+    return status;
+}
+
+tcc_status tci_tuner_propose(tcc_tuner *tuner, int64_t index, int64_t *proposed)
+{
+    int64_t canonical = tcc_config_space_canonical(tuner->space, index);
+    *proposed = -1;
+    if (canonical >= 0 && canonical != index && tci_index_set_has(&tuner->visited, canonical))
+        return tci_tuner_visit(tuner, index);
+    tcc_status status = visit_with_canonical(tuner, index, &canonical);
+    if (status == TCC_OK)
+        *proposed = canonical;
+    return status;
+}
+
 tcc_status tci_tuner_take_random(tcc_tuner *tuner, int64_t *index)
 {
-    *index = tci_tuner_random_unvisited(tuner);
-    if (*index < 0) /* none left, or no memory to list them (the error is set) */
-        return tuner->visited.count < tuner->size ? TCC_ERROR_OUT_OF_MEMORY : TCC_OK;
-    return tci_tuner_visit(tuner, *index);
+    for (*index = -1; *index < 0;) {
+        int64_t drawn = tci_tuner_random_unvisited(tuner);
+        if (drawn < 0) /* none left, or no memory to list them (the error is set) */
+            return tuner->visited.count < tuner->size ? TCC_ERROR_OUT_OF_MEMORY : TCC_OK;
+        tcc_status status = tci_tuner_propose(tuner, drawn, index);
+        if (status != TCC_OK)
+            return status;
+    }
+    return TCC_OK;
 }
 
 /* ---- kinds -------------------------------------------------------------------------------------
@@ -447,7 +477,8 @@ tcc_status tcc_tuner_update(tcc_tuner *tuner, int count, const int64_t *indices,
         return status;
     int64_t first = tuner->result_count;
     for (int i = 0; i < count; i++) {
-        status = tci_tuner_visit(tuner, indices[i]);
+        int64_t canonical;
+        status = visit_with_canonical(tuner, indices[i], &canonical);
         if (status != TCC_OK)
             return status;
         tuner->result_index[tuner->result_count] = indices[i];

@@ -91,7 +91,13 @@ tcc_status tci_tuner_visit(tcc_tuner *tuner, int64_t index);
  * error set). Does not mark it. */
 int64_t tci_tuner_random_unvisited(tcc_tuner *tuner);
 
-/* A random unvisited point, marked visited, in *index; -1 when none is left. */
+/* Point `index` (unvisited) as a proposal: marked visited, and in *proposed the point of the
+ * space that builds its kernel with the fewest knobs set (tcc_config_space_canonical), marked
+ * too; -1 where that point was visited already (its kernel was proposed or measured). */
+tcc_status tci_tuner_propose(tcc_tuner *tuner, int64_t index, int64_t *proposed);
+
+/* A random unvisited point as a proposal (tci_tuner_propose), in *index; -1 when none is
+ * left. */
 tcc_status tci_tuner_take_random(tcc_tuner *tuner, int64_t *index);
 
 /* AutoTVM's submodular_pick with the scores zeroed, as ModelBasedTuner calls it: of the

@@ -46,10 +46,12 @@ static tcc_status grid_next_batch(tcc_tuner *tuner, int count, int64_t *indices,
     for (; *cursor < tuner->size && *proposed < count; ++*cursor) {
         if (tci_index_set_has(&tuner->visited, *cursor))
             continue;
-        tcc_status status = tci_tuner_visit(tuner, *cursor);
+        int64_t index;
+        tcc_status status = tci_tuner_propose(tuner, *cursor, &index);
         if (status != TCC_OK)
             return status;
-        indices[(*proposed)++] = *cursor;
+        if (index >= 0)
+            indices[(*proposed)++] = index;
     }
     return TCC_OK;
 }
@@ -257,10 +259,11 @@ static tcc_status genetic_next_batch(tcc_tuner *tuner, int count, int64_t *indic
         int64_t index = ga->generation[ga->generation_next++];
         if (tci_index_set_has(&tuner->visited, index))
             continue; /* a result for it came in since it was bred */
-        tcc_status status = tci_tuner_visit(tuner, index);
+        tcc_status status = tci_tuner_propose(tuner, index, &index);
         if (status != TCC_OK)
             return status;
-        indices[(*proposed)++] = index;
+        if (index >= 0)
+            indices[(*proposed)++] = index;
     }
     return TCC_OK;
 }

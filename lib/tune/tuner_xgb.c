@@ -406,7 +406,8 @@ static tcc_status fit(tcc_tuner *tuner, Model *model)
 /* ---- simulated annealing over the model -------------------------------------------------------
  */
 
-/* The best `capacity` points found, none visited, none twice. */
+/* The best `capacity` points found, none visited, none twice, each its kernel's canonical
+ * point. */
 typedef struct Best {
     int64_t *points;
     double *scores;
@@ -421,11 +422,16 @@ static bool best_has(const Best *best, int64_t point)
     return false;
 }
 
+/* A point the model scores `score`, as the point of the space that builds its kernel
+ * (tcc_config_space_canonical): the plan holds distinct kernels. */
 static bool best_offer(const tcc_tuner *tuner, Best *best, int64_t point, double score)
 {
     bool full = best->count == best->capacity;
-    if ((full && score <= best->scores[best->lowest]) ||
-        tci_index_set_has(&tuner->visited, point) || best_has(best, point))
+    if (full && score <= best->scores[best->lowest])
+        return false;
+    int64_t canonical = tcc_config_space_canonical(tuner->space, point);
+    point = canonical >= 0 ? canonical : point;
+    if (tci_index_set_has(&tuner->visited, point) || best_has(best, point))
         return false;
     int at = full ? best->lowest : best->count++;
     best->points[at] = point;
@@ -611,12 +617,12 @@ static tcc_status xgb_next_batch(tcc_tuner *tuner, int count, int64_t *indices, 
             if (status == TCC_OK && index < 0)
                 break;
         } else {
-            index = model->trials[model->trial_next];
-            status = tci_tuner_visit(tuner, index);
+            status = tci_tuner_propose(tuner, model->trials[model->trial_next++], &index);
         }
         if (status != TCC_OK)
             return status;
-        indices[(*proposed)++] = index;
+        if (index >= 0)
+            indices[(*proposed)++] = index;
     }
     return TCC_OK;
 }

@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static tcc_context *ctx;
@@ -116,6 +117,75 @@ START_TEST(test_gemm_point_zero_is_default)
     tcc_kernel *kernel = instantiate(tcc_template_find("gemm"), &m, TCC_SM_90A, 0);
     ck_assert_ptr_nonnull(tcc_kernel_ptx(kernel));
     tcc_kernel_destroy(kernel);
+}
+END_TEST
+
+/* A kernel's PTX, or NULL where the point does not build (the caller frees it). */
+static char *point_ptx(const tcc_config_space *space, const tcc_workload *w, int64_t index)
+{
+    tcc_config *cfg;
+    tcc_kernel *kernel = NULL;
+    ck_assert_int_eq(tcc_config_create(ctx, space, index, &cfg), TCC_OK);
+    tcc_status status =
+        tcc_config_instantiate(ctx, tcc_template_find("gemm"), cfg, w, TCC_SM_90A, NULL, &kernel);
+    char *ptx = status == TCC_OK ? strdup(tcc_kernel_ptx(kernel)) : NULL;
+    tcc_kernel_destroy(kernel);
+    tcc_config_destroy(cfg);
+    return ptx;
+}
+
+/* The gemm template's canonical points: a wgmma kernel's point with warp tiles and the
+ * intrinsic named is the point with them chosen; a canonical point is its own; and a point
+ * builds what its canonical point builds (sampled; each with fewer knobs set). A tuner of the
+ * space proposes no two points of one kernel. */
+START_TEST(test_gemm_canonical_points)
+{
+    tcc_workload w = resnet_layer();
+    tcc_config_space *space;
+    ck_assert_int_eq(
+        tcc_config_space_create(ctx, tcc_template_find("gemm"), &w, TCC_SM_90A, &space), TCC_OK);
+    ck_assert_int_eq(tcc_config_space_canonical(space, -1), -1);
+    ck_assert_int_eq(tcc_config_space_canonical(space, 0), 0);
+    /* Knob 0 the intrinsic (3: wgmma, the default's here), knob 4 warp_row_tiles (2: 2). */
+    int64_t lengths[32], n = tcc_config_space_knob_count(space);
+    for (int k = 0; k < n; k++)
+        lengths[k] = tcc_config_space_knob_length(space, k);
+    int64_t named = 3 + lengths[0] * lengths[1] * lengths[2] * lengths[3] * 2;
+    ck_assert_int_eq(tcc_config_space_canonical(space, named), 0);
+    uint64_t seed = 7;
+    int compared = 0;
+    for (int i = 0; i < 400 && compared < 6; i++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        int64_t index = (int64_t)((seed >> 11) % (uint64_t)tcc_config_space_size(space));
+        int64_t canonical = tcc_config_space_canonical(space, index);
+        ck_assert(canonical >= 0 && canonical <= index);
+        ck_assert_int_eq(tcc_config_space_canonical(space, canonical), canonical);
+        if (canonical == index)
+            continue;
+        char *a = point_ptx(space, &w, index);
+        if (!a)
+            continue;
+        char *b = point_ptx(space, &w, canonical);
+        ck_assert_msg(b && strcmp(a, b) == 0, "points %lld and %lld", (long long)index,
+                      (long long)canonical);
+        free(a);
+        free(b);
+        compared++;
+    }
+    ck_assert_int_eq(compared, 6);
+    tcc_tuner *tuner;
+    ck_assert_int_eq(tcc_tuner_create(ctx, TCC_TUNER_RANDOM, space, 3, &tuner), TCC_OK);
+    int64_t proposed[256];
+    int count = 0;
+    ck_assert_int_eq(tcc_tuner_next_batch(tuner, 256, proposed, &count), TCC_OK);
+    ck_assert_int_eq(count, 256);
+    for (int i = 0; i < count; i++) {
+        ck_assert_int_eq(tcc_config_space_canonical(space, proposed[i]), proposed[i]);
+        for (int j = 0; j < i; j++)
+            ck_assert(proposed[i] != proposed[j]);
+    }
+    tcc_tuner_destroy(tuner);
+    tcc_config_space_destroy(space);
 }
 END_TEST
 
@@ -265,6 +335,7 @@ static Suite *make_suite(void)
     tcase_add_test(tc, test_registry);
     tcase_add_test(tc, test_workload_keys);
     tcase_add_test(tc, test_gemm_point_zero_is_default);
+    tcase_add_test(tc, test_gemm_canonical_points);
     tcase_add_test(tc, test_tutorial_point_is_tutorial);
     tcase_add_test(tc, test_apply_history_best);
     return suite;
