@@ -6,6 +6,7 @@
  */
 #include "support/context.h"
 #include "tcc/tune.h"
+#include "tune/config.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -92,7 +93,7 @@ tcc_status tcc_apply_history_best(tcc_context *ctx, tcc_record_store *store,
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "tcc_apply_history_best: the store, template, workload or kernel is NULL");
     /* Before the template's name or the workload is read for the key. */
-    tcc_status status = TCI_CHECK_SIZE(ctx, "template", tcc_template, tmpl);
+    tcc_status status = tci_check_template_size(ctx, tmpl);
     if (status == TCC_OK)
         status = TCI_CHECK_SIZE(ctx, "workload", tcc_workload, workload);
     if (status != TCC_OK)

@@ -267,12 +267,23 @@ static tcc_status check_workload(tcc_context *ctx, const tcc_template *tmpl,
     return TCC_OK;
 }
 
+tcc_status tci_check_template_size(tcc_context *ctx, const tcc_template *tmpl)
+{
+    return tci_check_struct_size(ctx, "template", "tcc_template", tmpl->size,
+                                 TCI_TEMPLATE_FIRST_SIZE, sizeof *tmpl);
+}
+
+bool tci_template_size_known(const tcc_template *tmpl)
+{
+    return tmpl && tmpl->size >= TCI_TEMPLATE_FIRST_SIZE && tmpl->size <= sizeof *tmpl;
+}
+
 static tcc_status check_template(tcc_context *ctx, const tcc_template *tmpl)
 {
     if (!tmpl)
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "NULL template");
     /* Before any field is read: a template a program defined may be of other headers. */
-    tcc_status status = TCI_CHECK_SIZE(ctx, "template", tcc_template, tmpl);
+    tcc_status status = tci_check_template_size(ctx, tmpl);
     if (status == TCC_OK && !tmpl->instantiate)
         status = tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "template %s: NULL instantiate",
                           tmpl->name ? tmpl->name : "(unnamed)");
@@ -308,7 +319,7 @@ tcc_status tcc_config_space_create(tcc_context *ctx, const tcc_template *tmpl,
         tcc_config_space_destroy(space);
         return status;
     }
-    if (tmpl->redundant_knobs && space->nknob <= 64) {
+    if (TCI_TEMPLATE_REDUNDANT_KNOBS(tmpl) && space->nknob <= 64) {
         space->tmpl = tmpl;
         space->workload = *workload;
         space->arch = arch;

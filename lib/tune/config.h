@@ -13,7 +13,19 @@
 #include "tcc/tune.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+/* tcc_template's size before redundant_knobs, the first with a size field: a program built
+ * against those headers still defines templates (tcc/tcc.h, "ABI"). */
+#define TCI_TEMPLATE_FIRST_SIZE offsetof(tcc_template, redundant_knobs)
+/* Checks a template's size (the first one to this library's), refusing it in one line. */
+tcc_status tci_check_template_size(tcc_context *ctx, const tcc_template *tmpl);
+/* The same without a context. */
+bool tci_template_size_known(const tcc_template *tmpl);
+/* Its redundant_knobs, NULL where its size predates the field. */
+#define TCI_TEMPLATE_REDUNDANT_KNOBS(tmpl)                                                         \
+    ((tmpl)->size > TCI_TEMPLATE_FIRST_SIZE ? (tmpl)->redundant_knobs : NULL)
 
 /* Limits, each refused in one line where a template passes more. */
 #define TCI_MAX_SPLIT_OUTPUTS 32         /* num_outputs of one split */

@@ -7,6 +7,7 @@
  * changes the kernel, so that no two workloads share a key.
  */
 #include "tune/templates.h"
+#include "tune/config.h"
 
 #include "ops/ops.h"
 #include "support/context.h"
@@ -99,7 +100,7 @@ int tcc_workload_key(const tcc_template *tmpl, const tcc_workload *w, char *buf,
     if (!tmpl || !w)
         return snprintf(buf, size, "[]");
     /* No key from fields read at the wrong offsets: "[]" would be one all such callers share. */
-    if (!TCI_KNOWN_SIZE(tcc_template, tmpl) || !TCI_KNOWN_SIZE(tcc_workload, w)) {
+    if (!tci_template_size_known(tmpl) || !TCI_KNOWN_SIZE(tcc_workload, w)) {
         if (size > 0)
             buf[0] = '\0';
         return -1;
