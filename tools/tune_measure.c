@@ -497,11 +497,12 @@ static void wait_and_collect(TuneMeasurer *m)
 static tcc_status measure_on_gpus(TuneMeasurer *m, int count, const int64_t *indices,
                                   tcc_measure_result *results)
 {
+    pthread_mutex_lock(&m->lock);
     if (!tune_seen_start_batch(&m->seen, count)) {
+        pthread_mutex_unlock(&m->lock);
         snprintf(m->error, sizeof m->error, "out of memory for a batch of %d", count);
         return TCC_ERROR_OUT_OF_MEMORY;
     }
-    pthread_mutex_lock(&m->lock);
     m->indices = indices;
     m->results = results;
     m->count = count;

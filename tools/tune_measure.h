@@ -130,14 +130,20 @@ typedef struct TuneSeenKernel {
     tcc_measure_result result;
 } TuneSeenKernel;
 
+/* A trial of the batch: the config whose result it copies (-1: none), the trial of this batch
+ * it copies (-1: none), its kernel's identity (0: none built). */
+typedef struct TuneSeenTrial {
+    int64_t same_as;
+    int same_slot;
+    uint64_t identity;
+} TuneSeenTrial;
+
 typedef struct TuneSeen {
     TuneSeenKernel *kernels;
     int64_t capacity, count;
     uint64_t batch;
+    TuneSeenTrial *trials;
     int trial_count, trial_capacity;
-    int64_t *same_as;   /* per trial: the config whose result it copies (-1: none) */
-    int *same_slot;     /* per trial: the trial of this batch it copies (-1: none) */
-    uint64_t *identity; /* per trial: its kernel's (0: none built) */
 } TuneSeen;
 
 /* A new batch of `count` trials; false when out of memory. */

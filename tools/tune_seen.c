@@ -83,49 +83,41 @@ static void copy_result(tcc_measure_result *to, const tcc_measure_result *from)
 bool tune_seen_start_batch(TuneSeen *seen, int count)
 {
     if (count > seen->trial_capacity) {
-        int64_t *same_as = realloc(seen->same_as, sizeof *same_as * (size_t)count);
-        if (same_as)
-            seen->same_as = same_as;
-        int *same_slot = realloc(seen->same_slot, sizeof *same_slot * (size_t)count);
-        if (same_slot)
-            seen->same_slot = same_slot;
-        uint64_t *identity = realloc(seen->identity, sizeof *identity * (size_t)count);
-        if (identity)
-            seen->identity = identity;
-        if (!same_as || !same_slot || !identity)
+        TuneSeenTrial *trials = realloc(seen->trials, sizeof *trials * (size_t)count);
+        if (!trials)
             return false;
+        seen->trials = trials;
         seen->trial_capacity = count;
     }
     seen->batch++;
     seen->trial_count = count;
-    for (int i = 0; i < count; i++) {
-        seen->same_as[i] = -1;
-        seen->same_slot[i] = -1;
-        seen->identity[i] = 0;
-    }
+    for (int i = 0; i < count; i++)
+        seen->trials[i] = (TuneSeenTrial){.same_as = -1, .same_slot = -1};
     return true;
 }
 
 bool tune_seen_copies(TuneSeen *seen, int slot, int64_t index, uint64_t identity,
                       tcc_measure_result *results)
 {
-    seen->identity[slot] = identity;
+    TuneSeenTrial *trial = &seen->trials[slot];
+    trial->identity = identity;
     bool claimed = false;
     TuneSeenKernel *k = identity ? claim(seen, identity, index, seen->batch, slot, &claimed) : NULL;
     if (!k || claimed)
         return false;
-    seen->same_as[slot] = k->index;
+    trial->same_as = k->index;
     if (k->measured)
         copy_result(&results[slot], &k->result);
     else
-        seen->same_slot[slot] = k->slot;
+        trial->same_slot = k->slot;
     return true;
 }
 
 void tune_seen_end_batch(TuneSeen *seen, tcc_measure_result *results)
 {
     for (int slot = 0; slot < seen->trial_count; slot++) {
-        TuneSeenKernel *k = seen->same_as[slot] < 0 ? find(seen, seen->identity[slot]) : NULL;
+        const TuneSeenTrial *trial = &seen->trials[slot];
+        TuneSeenKernel *k = trial->same_as < 0 ? find(seen, trial->identity) : NULL;
         if (k && k->batch == seen->batch && k->slot == slot && !k->measured) {
             tcc_measure_error e = results[slot].error;
             k->result = results[slot];
@@ -134,20 +126,18 @@ void tune_seen_end_batch(TuneSeen *seen, tcc_measure_result *results)
         }
     }
     for (int slot = 0; slot < seen->trial_count; slot++)
-        if (seen->same_slot[slot] >= 0)
-            copy_result(&results[slot], &results[seen->same_slot[slot]]);
+        if (seen->trials[slot].same_slot >= 0)
+            copy_result(&results[slot], &results[seen->trials[slot].same_slot]);
 }
 
 int64_t tune_seen_same_as(const TuneSeen *seen, int slot)
 {
-    return slot >= 0 && slot < seen->trial_count ? seen->same_as[slot] : -1;
+    return slot >= 0 && slot < seen->trial_count ? seen->trials[slot].same_as : -1;
 }
 
 void tune_seen_free(TuneSeen *seen)
 {
     free(seen->kernels);
-    free(seen->same_as);
-    free(seen->same_slot);
-    free(seen->identity);
+    free(seen->trials);
     *seen = (TuneSeen){0};
 }

@@ -89,8 +89,8 @@ typedef struct tcc_template {
      * of each such set (tcc_config_space_canonical), so that no trial is spent on a kernel
      * measured before. Called for many points (a model ranks thousands a plan): decide from
      * the knobs, do not build; 0 where unsure. */
-    uint64_t (*redundant_knobs)(tcc_context *ctx, const tcc_config *cfg,
-                                const tcc_workload *workload, tcc_arch arch);
+    uint64_t (*redundant_knobs)(tcc_context *ctx, tcc_config *cfg, const tcc_workload *workload,
+                                tcc_arch arch);
 } tcc_template;
 
 int tcc_template_count(void);

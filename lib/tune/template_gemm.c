@@ -216,52 +216,40 @@ static bool complete(tcc_context *ctx, const tcc_workload *w, tcc_arch arch,
     return status == TCC_OK;
 }
 
+/* Every field the library completes, as numbers (bool and enum fields have no common size). */
+enum { SCHEDULE_FIELDS = 22 };
+static void schedule_fields(const tcc_gemm_schedule *s, int out[SCHEDULE_FIELDS])
+{
+    int fields[SCHEDULE_FIELDS] = {s->mma_m,
+                                   s->mma_n,
+                                   s->mma_k,
+                                   s->block_row_warps,
+                                   s->block_col_warps,
+                                   s->warp_row_tiles,
+                                   s->warp_col_tiles,
+                                   s->num_total_passes,
+                                   s->num_fused_passes,
+                                   (int)s->policy,
+                                   s->column_major_blocks,
+                                   s->stages,
+                                   (int)s->smem_layout,
+                                   (int)s->intrinsic,
+                                   s->split_k,
+                                   s->wgmma_steps,
+                                   (int)s->copy,
+                                   (int)s->producer,
+                                   (int)s->store,
+                                   (int)s->grid,
+                                   s->grid_blocks,
+                                   s->cluster};
+    memcpy(out, fields, sizeof fields);
+}
+
 static bool same_schedule(const tcc_gemm_schedule *a, const tcc_gemm_schedule *b)
 {
-    int x[] = {a->mma_m,
-               a->mma_n,
-               a->mma_k,
-               a->block_row_warps,
-               a->block_col_warps,
-               a->warp_row_tiles,
-               a->warp_col_tiles,
-               a->num_total_passes,
-               a->num_fused_passes,
-               (int)a->policy,
-               a->column_major_blocks,
-               a->stages,
-               (int)a->smem_layout,
-               (int)a->intrinsic,
-               a->split_k,
-               a->wgmma_steps,
-               (int)a->copy,
-               (int)a->producer,
-               (int)a->store,
-               (int)a->grid,
-               a->grid_blocks,
-               a->cluster};
-    int y[] = {b->mma_m,
-               b->mma_n,
-               b->mma_k,
-               b->block_row_warps,
-               b->block_col_warps,
-               b->warp_row_tiles,
-               b->warp_col_tiles,
-               b->num_total_passes,
-               b->num_fused_passes,
-               (int)b->policy,
-               b->column_major_blocks,
-               b->stages,
-               (int)b->smem_layout,
-               (int)b->intrinsic,
-               b->split_k,
-               b->wgmma_steps,
-               (int)b->copy,
-               (int)b->producer,
-               (int)b->store,
-               (int)b->grid,
-               b->grid_blocks,
-               b->cluster};
+    int x[SCHEDULE_FIELDS], y[SCHEDULE_FIELDS];
+    schedule_fields(a, x);
+    schedule_fields(b, y);
     return memcmp(x, y, sizeof x) == 0;
 }
 
@@ -270,10 +258,10 @@ static bool same_schedule(const tcc_gemm_schedule *a, const tcc_gemm_schedule *b
  * set to what would be chosen. Settings that differ only in what the library then reads the
  * same (the MMA order of a wgmma kernel) are not seen here; the measurer measures their one
  * kernel once all the same. */
-uint64_t tci_template_gemm_redundant_knobs(tcc_context *ctx, const tcc_config *cfg_in,
-                                           const tcc_workload *w, tcc_arch arch)
+uint64_t tci_template_gemm_redundant_knobs(tcc_context *ctx, tcc_config *cfg, const tcc_workload *w,
+                                           tcc_arch arch)
 {
-    Knobs k = {(tcc_config *)cfg_in, TCC_OK, 0};
+    Knobs k = {cfg, TCC_OK, 0};
     GemmKnobs g = define_knobs(&k, w, arch);
     tcc_gemm_schedule chosen, full, trial;
     tcc_gemm_schedule_init(&chosen);

@@ -18,7 +18,7 @@ tcc_status tci_template_gemm(tcc_context *ctx, tcc_config *cfg, const tcc_worklo
                              tcc_arch arch, const tcc_build_options *options, tcc_kernel **kernel);
 /* Its knobs that a config could leave "chosen" and build the same kernel
  * (tcc_template.redundant_knobs). */
-uint64_t tci_template_gemm_redundant_knobs(tcc_context *ctx, const tcc_config *cfg,
+uint64_t tci_template_gemm_redundant_knobs(tcc_context *ctx, tcc_config *cfg,
                                            const tcc_workload *workload, tcc_arch arch);
 /* The tensor-core tutorial's schedule (seeds 000-002): its five tile sizes (template_tutorial.c).
  */

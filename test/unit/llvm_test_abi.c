@@ -246,7 +246,7 @@ START_TEST(test_templates_need_their_size)
     assert_contains(tcc_last_error(ctx), "the caller was built against other headers");
     /* The first size with the field, before redundant_knobs: taken, and that field unread. */
     tmpl.size = offsetof(tcc_template, redundant_knobs);
-    tmpl.redundant_knobs = (uint64_t(*)(tcc_context *, const tcc_config *, const tcc_workload *,
+    tmpl.redundant_knobs = (uint64_t(*)(tcc_context *, tcc_config *, const tcc_workload *,
                                         tcc_arch))1; /* never called */
     ck_assert_int_eq(tcc_config_space_create(ctx, &tmpl, &workload, TCC_SM_80, &refused), TCC_OK);
     ck_assert_int_eq(tcc_config_space_canonical(refused, 0), 0);
