@@ -68,7 +68,10 @@ typedef struct tcc_conv2d_desc {
 
 /* A 1x1, stride-1 convolution of 1x1x1x1, NHWC/KRSC, float16 -> float32, alpha 1; the size
  * set. */
+void tcc_conv2d_desc_init_size(tcc_conv2d_desc *desc, size_t size);
+/* Also a macro over tcc_conv2d_desc_init_size with its sizeof (tcc/tcc.h, "ABI"). */
 void tcc_conv2d_desc_init(tcc_conv2d_desc *desc);
+#define tcc_conv2d_desc_init(desc) tcc_conv2d_desc_init_size((desc), sizeof(tcc_conv2d_desc))
 /* The output's size and the FLOPs; 0 for NULL or a size this library does not know. */
 int64_t tcc_conv2d_out_height(const tcc_conv2d_desc *desc);
 int64_t tcc_conv2d_out_width(const tcc_conv2d_desc *desc);
@@ -86,7 +89,10 @@ typedef struct tcc_matmul_desc {
 
 /* 1x1x1, row-major, float16 -> float32, alpha 1; the size set. C is always row-major m x n.
  * tcc_matmul_flops: 0 for NULL or a size this library does not know. */
+void tcc_matmul_desc_init_size(tcc_matmul_desc *desc, size_t size);
+/* Also a macro over tcc_matmul_desc_init_size with its sizeof (tcc/tcc.h, "ABI"). */
 void tcc_matmul_desc_init(tcc_matmul_desc *desc);
+#define tcc_matmul_desc_init(desc) tcc_matmul_desc_init_size((desc), sizeof(tcc_matmul_desc))
 double tcc_matmul_flops(const tcc_matmul_desc *desc);
 
 /* Accera's MMA scheduling policy: the order of the passes and the MMA tiles of a warp. */
@@ -223,7 +229,11 @@ typedef struct tcc_gemm_schedule {
 } tcc_gemm_schedule;
 
 /* Every field zero (chosen from the shape), and the size set. */
+void tcc_gemm_schedule_init_size(tcc_gemm_schedule *schedule, size_t size);
+/* Also a macro over tcc_gemm_schedule_init_size with its sizeof (tcc/tcc.h, "ABI"). */
 void tcc_gemm_schedule_init(tcc_gemm_schedule *schedule);
+#define tcc_gemm_schedule_init(schedule)                                                           \
+    tcc_gemm_schedule_init_size((schedule), sizeof(tcc_gemm_schedule))
 
 #define TCC_MAX_GEMM_STAGES 8
 #define TCC_MAX_SPLIT_K 32

@@ -74,7 +74,11 @@ typedef struct tcc_check_options {
 } tcc_check_options;
 
 /* Seed 1, every output compared, all processors, no timing; the size set. */
+void tcc_check_options_init_size(tcc_check_options *options, size_t size);
+/* Also a macro over tcc_check_options_init_size with its sizeof (tcc/tcc.h, "ABI"). */
 void tcc_check_options_init(tcc_check_options *options);
+#define tcc_check_options_init(options)                                                            \
+    tcc_check_options_init_size((options), sizeof(tcc_check_options))
 
 typedef struct tcc_check_result {
     size_t size;           /* sizeof(tcc_check_result), set by the caller (tcc/tcc.h, "ABI") */

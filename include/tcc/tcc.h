@@ -29,7 +29,10 @@
  * tcc_check_result, tcc_tensor_map_encoding, tcc_kernel_param_info, the record of
  * tcc_record_best (set size before the call). A library reads and writes only the
  * sizes it knows, so a program built against older headers keeps working with a newer
- * library, and a size it does not know is refused in one line, never misread. tcc_epilogue
+ * library, and a size it does not know is refused in one line, never misread. Each _init is
+ * a macro over its _init_size function with the struct's sizeof, so that the library writes
+ * only as far as the caller's struct reaches; the function of the _init name itself, which
+ * programs built before the macro call, writes its struct's first-release size. tcc_epilogue
  * grows only as the last member of the descriptors, whose size covers it; tcc_mma_shape and
  * the tutorial's structs are what the tutorial defines and do not grow.
  *

@@ -268,7 +268,11 @@ typedef struct tcc_build_options {
     bool machine_code;
 } tcc_build_options;
 
+void tcc_build_options_init_size(tcc_build_options *options, size_t size);
+/* Also a macro over tcc_build_options_init_size with its sizeof (tcc/tcc.h, "ABI"). */
 void tcc_build_options_init(tcc_build_options *options);
+#define tcc_build_options_init(options)                                                            \
+    tcc_build_options_init_size((options), sizeof(tcc_build_options))
 /* The lowering passes, in pipeline order: their number, each one's name and a one-line
  * summary (NULL out of range), and the index of a name (-1 when no pass has it). */
 int tcc_pass_count(void);

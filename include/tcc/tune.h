@@ -40,7 +40,11 @@ typedef struct tcc_workload {
 } tcc_workload;
 
 /* The size set, the kind, and both descriptors initialized (tcc_conv2d_desc_init, ...). */
+void tcc_workload_init_size(tcc_workload *workload, tcc_workload_kind kind, size_t size);
+/* Also a macro over tcc_workload_init_size with its sizeof (tcc/tcc.h, "ABI"). */
 void tcc_workload_init(tcc_workload *workload, tcc_workload_kind kind);
+#define tcc_workload_init(workload, kind)                                                          \
+    tcc_workload_init_size((workload), (kind), sizeof(tcc_workload))
 
 /* ---- configs: what a template reads its knobs from -------------------------------- */
 

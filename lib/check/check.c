@@ -406,10 +406,16 @@ static tcc_status check(tcc_device *device, const tcc_kernel *kernel, const Chec
     return status;
 }
 
-void tcc_check_options_init(tcc_check_options *options)
+void tcc_check_options_init_size(tcc_check_options *options, size_t size)
 {
-    if (options)
-        *options = (tcc_check_options){.size = sizeof *options, .seed = 1};
+    tcc_check_options defaults = {.size = sizeof defaults, .seed = 1};
+    tci_init_struct(options, size, &defaults, sizeof defaults, sizeof defaults);
+}
+
+/* The symbol a program built before the macro calls: the first release's size. */
+void(tcc_check_options_init)(tcc_check_options *options)
+{
+    tcc_check_options_init_size(options, sizeof *options);
 }
 
 tcc_status tcc_conv2d_check(tcc_device *device, const tcc_kernel *kernel,

@@ -73,14 +73,18 @@ int tcc_pass_index(const char *name)
     return pass ? (int)(pass - passes) : -1;
 }
 
-void tcc_build_options_init(tcc_build_options *options)
+void tcc_build_options_init_size(tcc_build_options *options, size_t size)
 {
-    if (!options)
-        return;
-    memset(options, 0, sizeof *options);
-    options->size = sizeof *options;
-    options->arch = TCC_SM_80;
-    options->auto_unroll_max_step = 16;
+    tcc_build_options defaults = {
+        .size = sizeof defaults, .arch = TCC_SM_80, .auto_unroll_max_step = 16};
+    tci_init_struct(options, size, &defaults, TCI_BUILD_OPTIONS_FIRST_SIZE, sizeof defaults);
+}
+
+/* The symbol a program built before the macro calls: the first release's size, which a
+ * program built against the headers of that release has (no machine_code). */
+void(tcc_build_options_init)(tcc_build_options *options)
+{
+    tcc_build_options_init_size(options, TCI_BUILD_OPTIONS_FIRST_SIZE);
 }
 
 tcc_status tci_check_build_options_size(tcc_context *ctx, const char *what,

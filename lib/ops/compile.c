@@ -50,10 +50,16 @@ static tcc_status missing_argument(tcc_context *ctx, const char *op, const char 
                     !desc ? "descriptor" : "result pointer");
 }
 
-void tcc_gemm_schedule_init(tcc_gemm_schedule *schedule)
+void tcc_gemm_schedule_init_size(tcc_gemm_schedule *schedule, size_t size)
 {
-    if (schedule)
-        *schedule = (tcc_gemm_schedule){.size = sizeof *schedule};
+    tcc_gemm_schedule defaults = {.size = sizeof defaults};
+    tci_init_struct(schedule, size, &defaults, sizeof defaults, sizeof defaults);
+}
+
+/* The symbol a program built before the macro calls: the first release's size. */
+void(tcc_gemm_schedule_init)(tcc_gemm_schedule *schedule)
+{
+    tcc_gemm_schedule_init_size(schedule, sizeof *schedule);
 }
 
 static tcc_status default_schedule(tcc_context *ctx, const char *op, GemmMaker make,

@@ -31,9 +31,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-void tcc_conv2d_desc_init(tcc_conv2d_desc *desc)
+void tcc_conv2d_desc_init_size(tcc_conv2d_desc *desc, size_t size)
 {
-    *desc = (tcc_conv2d_desc){
+    tcc_conv2d_desc defaults = {
         .size = sizeof(tcc_conv2d_desc),
         .batch = 1,
         .height = 1,
@@ -54,6 +54,13 @@ void tcc_conv2d_desc_init(tcc_conv2d_desc *desc)
         .output_type = TCC_FLOAT32,
         .epilogue = tci_default_epilogue(),
     };
+    tci_init_struct(desc, size, &defaults, sizeof defaults, sizeof defaults);
+}
+
+/* The symbol a program built before the macro calls: the first release's size. */
+void(tcc_conv2d_desc_init)(tcc_conv2d_desc *desc)
+{
+    tcc_conv2d_desc_init_size(desc, sizeof *desc);
 }
 
 static bool in_range(int64_t value, int64_t min)

@@ -8,9 +8,9 @@
 
 /* ---- the descriptor ---------------------------------------------------------------------- */
 
-void tcc_matmul_desc_init(tcc_matmul_desc *desc)
+void tcc_matmul_desc_init_size(tcc_matmul_desc *desc, size_t size)
 {
-    *desc = (tcc_matmul_desc){
+    tcc_matmul_desc defaults = {
         .size = sizeof(tcc_matmul_desc),
         .batch = 1,
         .m = 1,
@@ -21,6 +21,13 @@ void tcc_matmul_desc_init(tcc_matmul_desc *desc)
         .output_type = TCC_FLOAT32,
         .epilogue = tci_default_epilogue(),
     };
+    tci_init_struct(desc, size, &defaults, sizeof defaults, sizeof defaults);
+}
+
+/* The symbol a program built before the macro calls: the first release's size. */
+void(tcc_matmul_desc_init)(tcc_matmul_desc *desc)
+{
+    tcc_matmul_desc_init_size(desc, sizeof *desc);
 }
 
 double tcc_matmul_flops(const tcc_matmul_desc *desc)

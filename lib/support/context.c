@@ -61,6 +61,15 @@ tcc_status tci_check_struct_size(tcc_context *ctx, const char *what, const char 
                     what, type, given, tcc_version_string(), oldest, current);
 }
 
+void tci_init_struct(void *out, size_t size, const void *defaults, size_t oldest, size_t current)
+{
+    if (!out || size < sizeof(size_t))
+        return;
+    if (size >= oldest && size <= current)
+        memcpy(out, defaults, size);
+    memcpy(out, &size, sizeof size);
+}
+
 const char *tcc_dtype_name(tcc_dtype type)
 {
     switch (type) {

@@ -34,6 +34,11 @@ tcc_status tci_vfail(tcc_context *ctx, tcc_status status, const char *format, va
  * library fills is copied out only as far as the caller's size reaches. */
 tcc_status tci_check_struct_size(tcc_context *ctx, const char *what, const char *type, size_t given,
                                  size_t oldest, size_t current);
+/* A struct's _init_size: the defaults (`defaults`, of the current size) written over the first
+ * `size` bytes of `out` where `size` is one this library knows (`oldest` to `current`), else
+ * only the size field, so that every call taking the struct refuses it in one line. Nothing
+ * for NULL or a size too small to hold the field. */
+void tci_init_struct(void *out, size_t size, const void *defaults, size_t oldest, size_t current);
 /* Whether a struct's size is one this library knows (calls that take no context). */
 #define TCI_KNOWN_SIZE(type, pointer) ((pointer) && (pointer)->size == sizeof(type))
 /* The check for a struct of this release, whose first and current sizes are the same. */

@@ -15,15 +15,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-void tcc_workload_init(tcc_workload *workload, tcc_workload_kind kind)
+void tcc_workload_init_size(tcc_workload *workload, tcc_workload_kind kind, size_t size)
 {
-    if (!workload)
-        return;
-    memset(workload, 0, sizeof *workload);
-    workload->size = sizeof *workload;
-    workload->kind = kind;
-    tcc_conv2d_desc_init(&workload->conv2d);
-    tcc_matmul_desc_init(&workload->matmul);
+    tcc_workload defaults = {.size = sizeof defaults, .kind = kind};
+    tcc_conv2d_desc_init(&defaults.conv2d);
+    tcc_matmul_desc_init(&defaults.matmul);
+    tci_init_struct(workload, size, &defaults, sizeof defaults, sizeof defaults);
+}
+
+/* The symbol a program built before the macro calls: the first release's size. */
+void(tcc_workload_init)(tcc_workload *workload, tcc_workload_kind kind)
+{
+    tcc_workload_init_size(workload, kind, sizeof *workload);
 }
 
 /* ---- defining and applying knobs ----------------------------------------------------------- */

@@ -141,10 +141,12 @@ _declare("tcc_last_error", ctypes.c_char_p, _p)
 _declare("tcc_arch_name", ctypes.c_char_p, c_int)
 _declare("tcc_arch_parse", _status, _p, ctypes.c_char_p, ctypes.POINTER(c_int))
 _declare("tcc_arch_for_device", c_int, c_int)
-_declare("tcc_conv2d_desc_init", None, ctypes.POINTER(Conv2dDesc))
-_declare("tcc_matmul_desc_init", None, ctypes.POINTER(MatmulDesc))
-_declare("tcc_build_options_init", None, ctypes.POINTER(BuildOptions))
-_declare("tcc_gemm_schedule_init", None, ctypes.POINTER(GemmSchedule))
+# The _init_size functions: the C headers' _init macros, which write as far as the caller's
+# struct reaches (tcc/tcc.h, "ABI").
+_declare("tcc_conv2d_desc_init_size", None, ctypes.POINTER(Conv2dDesc), ctypes.c_size_t)
+_declare("tcc_matmul_desc_init_size", None, ctypes.POINTER(MatmulDesc), ctypes.c_size_t)
+_declare("tcc_build_options_init_size", None, ctypes.POINTER(BuildOptions), ctypes.c_size_t)
+_declare("tcc_gemm_schedule_init_size", None, ctypes.POINTER(GemmSchedule), ctypes.c_size_t)
 _declare("tcc_conv2d_compile", _status, _p, ctypes.POINTER(Conv2dDesc),
          ctypes.POINTER(GemmSchedule), ctypes.POINTER(BuildOptions), ctypes.POINTER(_p))
 _declare("tcc_matmul_compile", _status, _p, ctypes.POINTER(MatmulDesc),
@@ -188,6 +190,6 @@ def new_struct(cls, init=None):
     """A struct with its size set, filled with the library's defaults when it has an init."""
     value = cls()
     if init is not None:
-        getattr(lib, init)(ctypes.byref(value))
+        getattr(lib, init + "_size")(ctypes.byref(value), ctypes.sizeof(cls))
     value.size = ctypes.sizeof(cls)
     return value

@@ -47,6 +47,44 @@ START_TEST(test_inits_set_sizes)
 }
 END_TEST
 
+/* A program built against the first release's headers calls the function tcc_build_options_init
+ * (the macro of that name is newer): it writes that release's size, not past it. The sized
+ * call writes as far as its size reaches; a size no release had gets only the size field
+ * (every call then refuses it), and NULL or a size too small for the field nothing. */
+START_TEST(test_inits_write_the_callers_size)
+{
+    enum { FIRST = offsetof(tcc_build_options, machine_code) };
+    unsigned char bytes[sizeof(tcc_build_options) + 16];
+    tcc_build_options *options = (tcc_build_options *)bytes;
+    memset(bytes, 0xab, sizeof bytes);
+    (tcc_build_options_init)(options);
+    ck_assert_uint_eq(options->size, FIRST);
+    ck_assert_int_eq(options->arch, TCC_SM_80);
+    for (size_t i = FIRST; i < sizeof bytes; i++)
+        ck_assert_uint_eq(bytes[i], 0xab);
+    memset(bytes, 0xab, sizeof bytes);
+    tcc_build_options_init(options);
+    ck_assert_uint_eq(options->size, sizeof *options);
+    ck_assert(!options->machine_code);
+    ck_assert_uint_eq(bytes[sizeof *options], 0xab);
+    memset(bytes, 0xab, sizeof bytes);
+    tcc_build_options_init_size(options, sizeof *options + 8);
+    ck_assert_uint_eq(options->size, sizeof *options + 8);
+    for (size_t i = sizeof options->size; i < sizeof bytes; i++)
+        ck_assert_uint_eq(bytes[i], 0xab);
+    tcc_build_options_init_size(NULL, sizeof *options);
+    tcc_build_options_init_size(options, 4);
+    ck_assert_uint_eq(options->size, sizeof *options + 8);
+    /* A workload's descriptors are initialized with it, whichever call. */
+    tcc_workload workload;
+    memset(&workload, 0xab, sizeof workload);
+    (tcc_workload_init)(&workload, TCC_WORKLOAD_MATMUL);
+    ck_assert_uint_eq(workload.size, sizeof workload);
+    ck_assert_uint_eq(workload.matmul.size, sizeof workload.matmul);
+    ck_assert_int_eq(workload.conv2d.groups, 1);
+}
+END_TEST
+
 /* Compiling a small product with one struct's size changed by `edit`; the kernel kept in
  * *out when out is not NULL. */
 static tcc_status compile_keeping(tcc_context *ctx,
@@ -333,6 +371,7 @@ static Suite *abi_suite(void)
     TCase *sizes = test_case(suite, "sizes", NULL, NULL);
     tcase_add_test(sizes, test_versions_agree);
     tcase_add_test(sizes, test_inits_set_sizes);
+    tcase_add_test(sizes, test_inits_write_the_callers_size);
     tcase_add_test(sizes, test_compile_refuses_unknown_sizes);
     tcase_add_test(sizes, test_outputs_need_their_size);
     tcase_add_test(sizes, test_calls_without_context_answer_zero);
