@@ -69,6 +69,11 @@ tcc_status tci_pass_fold_grid(const PassContext *pc, PrimFunc *func)
             index = binary(arena, EXPR_DIV, index, below);
         if (d < 2)
             index = binary(arena, EXPR_MOD, index, func->launch[d]);
+        if (fold.block_var[d] && tci_stmt_allocates_region_of(body, fold.block_var[d]))
+            return tci_fail(pc->ctx, TCC_ERROR_SCHEDULE,
+                            "fold_grid: a buffer's region starts at %s, which folding would "
+                            "replace",
+                            fold.block_var[d]->name);
         if (fold.block_var[d]) {
             vars[n] = fold.block_var[d];
             map[n++] = index;

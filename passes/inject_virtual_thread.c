@@ -424,6 +424,13 @@ static Stmt *inject_loop(Rewriter *rw, Stmt *s)
                               s->loop.var->name);
         return s;
     }
+    if (tci_stmt_allocates_region_of(body, s->loop.var)) {
+        lw->status = tci_fail(lw->ctx, TCC_ERROR_SCHEDULE,
+                              "inject_virtual_thread: a buffer's region starts at virtual "
+                              "thread %s, which the injection would replace",
+                              s->loop.var->name);
+        return s;
+    }
     /* One virtual thread is no thread at all: its variable is 0, nothing is replicated. */
     if (extent->int_value == 1) {
         Expr *zero = tci_ir_int(rw->arena, 0);

@@ -10,9 +10,11 @@
 
 static Stmt *remove_unit_loop(Rewriter *rw, Stmt *s)
 {
-    /* A loop carrying pragmas stays: they say how to unroll the loops inside it. */
+    /* A loop carrying pragmas stays: they say how to unroll the loops inside it. So does one
+     * whose variable starts a region allocated inside it (tci_stmt_allocates_region_of). */
     if (s->kind != STMT_FOR || s->loop.kind == FOR_THREAD || s->loop.pragmas ||
-        !tci_expr_is_int(s->loop.extent, 1))
+        !tci_expr_is_int(s->loop.extent, 1) ||
+        tci_stmt_allocates_region_of(s->loop.body, s->loop.var))
         return NULL;
     Stmt *body = tci_rewrite_stmt(rw, s->loop.body);
     return tci_stmt_substitute(rw->arena, body, 1, &s->loop.var, &s->loop.min);

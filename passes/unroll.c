@@ -4,7 +4,7 @@
  * replaced by copies of their body. Fragment indices become constants this way, which
  * lets LLVM keep tensor-core fragments in registers. Assumes nothing: a loop whose extent
  * is not a constant stays, and so do the loops around it, as does a loop whose body allocates
- * a region starting at its variable (allocates_region_of); the copies are simplified.
+ * a region starting at its variable (tci_stmt_allocates_region_of); the copies are simplified.
  * A loop's pragmas (tcc_pragma) set auto_max_step and TVM's unroll_explicit for its nest:
  * under unroll_explicit 0 the loops unrolled automatically stay, marked llvm_unroll for the
  * code generator (llvm.loop.unroll.full), as TVM's CUDA code gets `#pragma unroll`.
@@ -33,28 +33,6 @@ static Stmt *replicate(Unroller *u, Stmt *loop, Stmt *body, int64_t extent)
     return tci_stmt_seq(u->arena, (int)extent, copies);
 }
 
-static bool region_uses_var(Visitor *v, const Stmt *s)
-{
-    if (s->kind != STMT_ALLOCATE)
-        return true;
-    const Buffer *b = s->alloc.buffer;
-    for (int d = 0; d < b->ndim && !v->done; d++)
-        if (b->min[d] && tci_expr_uses_var(b->min[d], v->user))
-            v->done = true;
-    return true;
-}
-
-/* Whether `body` allocates a buffer whose region starts at an index made of `var`. Buffers
- * are shared between the statements that name them, so substituting a copy's value of the
- * variable cannot reach their region starts: such a loop is not replicated. The compiler
- * never builds one (regions start at block-level indices); loop IR read from text can. */
-static bool allocates_region_of(const Stmt *body, const Var *var)
-{
-    Visitor v = {.stmt = region_uses_var, .user = (void *)var};
-    tci_visit_stmt(&v, body);
-    return v.done;
-}
-
 static Stmt *unroll_loop(Unroller *u, Stmt *s, int64_t *steps)
 {
     int64_t body_steps;
@@ -70,7 +48,8 @@ static Stmt *unroll_loop(Unroller *u, Stmt *s, int64_t *steps)
         total = NOT_UNROLLABLE;
     bool automatic = s->loop.kind == FOR_SERIAL && !s->loop.pipelined && constant &&
                      body_steps < NOT_UNROLLABLE && total <= u->max_step;
-    if ((marked || automatic) && extent <= 4096 && !allocates_region_of(body, s->loop.var)) {
+    if ((marked || automatic) && extent <= 4096 &&
+        !tci_stmt_allocates_region_of(body, s->loop.var)) {
         *steps = total;
         if (marked || u->explicit_unroll)
             return replicate(u, s, body, extent);

@@ -502,6 +502,12 @@ bool tci_expr_equal(const Expr *a, const Expr *b);
 Expr *tci_expr_substitute(Arena *arena, Expr *e, int n, Var *const *vars, Expr *const *map);
 Stmt *tci_stmt_substitute(Arena *arena, Stmt *s, int n, Var *const *vars, Expr *const *map);
 bool tci_expr_uses_var(const Expr *e, const Var *var);
+/* Whether `body` allocates a buffer whose region starts at an index made of `var`. Buffers are
+ * shared between the statements that name them, so substituting a value for the variable
+ * cannot reach their region starts: a pass that would (unrolling, removing a loop of one
+ * iteration) leaves such a loop as it is. The compiler never builds one (regions start at
+ * block-level indices); loop IR read from text can. */
+bool tci_stmt_allocates_region_of(const Stmt *body, const Var *var);
 
 /* A generic rewriter: the callbacks return a replacement or NULL to recurse. */
 typedef struct Rewriter {

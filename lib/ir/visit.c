@@ -392,3 +392,21 @@ bool tci_expr_uses_var(const Expr *e, const Var *var)
     tci_visit_expr(&v, e);
     return v.done;
 }
+
+static bool region_uses_var(Visitor *v, const Stmt *s)
+{
+    if (s->kind != STMT_ALLOCATE)
+        return true;
+    const Buffer *b = s->alloc.buffer;
+    for (int d = 0; d < b->ndim && !v->done; d++)
+        if (b->min[d] && tci_expr_uses_var(b->min[d], v->user))
+            v->done = true;
+    return true;
+}
+
+bool tci_stmt_allocates_region_of(const Stmt *body, const Var *var)
+{
+    Visitor v = {.stmt = region_uses_var, .user = (void *)var};
+    tci_visit_stmt(&v, body);
+    return v.done;
+}
