@@ -435,6 +435,24 @@ static tcc_status new_config(tcc_context *ctx, const tcc_config_space *space, tc
     return TCC_OK;
 }
 
+/* A point's knob choices, and back: ConfigSpace.get's order, the first knob fastest. The
+ * product of the lengths fits (the space's size), so no step of the index overflows. */
+static void index_to_choices(const tcc_config_space *space, int64_t index, int64_t *choices)
+{
+    for (int i = 0; i < space->nknob; i++) {
+        choices[i] = index % space->knobs[i].length;
+        index /= space->knobs[i].length;
+    }
+}
+
+static int64_t choices_to_index(const tcc_config_space *space, const int64_t *choices)
+{
+    int64_t index = 0;
+    for (int i = space->nknob - 1; i >= 0; i--)
+        index = index * space->knobs[i].length + choices[i];
+    return index;
+}
+
 tcc_status tcc_config_create(tcc_context *ctx, const tcc_config_space *space, int64_t index,
                              tcc_config **out)
 {
@@ -452,10 +470,7 @@ tcc_status tcc_config_create(tcc_context *ctx, const tcc_config_space *space, in
     if (status != TCC_OK)
         return status;
     cfg->index = index;
-    for (int i = 0; i < space->nknob; i++) { /* ConfigSpace.get: the first knob fastest */
-        cfg->choices[i] = index % space->knobs[i].length;
-        index /= space->knobs[i].length;
-    }
+    index_to_choices(space, index, cfg->choices);
     *out = cfg;
     return TCC_OK;
 }
@@ -467,12 +482,8 @@ tcc_status tci_config_from_choices(tcc_context *ctx, const tcc_config_space *spa
     tcc_status status = new_config(ctx, space, &cfg);
     if (status != TCC_OK)
         return status;
-    /* The product of the lengths fits (the space's size), so no step overflows. */
-    int64_t index = 0;
-    for (int i = space->nknob - 1; i >= 0; i--)
-        index = index * space->knobs[i].length + choices[i];
     memcpy(cfg->choices, choices, sizeof(int64_t) * (size_t)space->nknob);
-    cfg->index = index;
+    cfg->index = choices_to_index(space, choices);
     *out = cfg;
     return TCC_OK;
 }
@@ -562,20 +573,17 @@ int64_t tcc_config_space_canonical(const tcc_config_space *space, int64_t index)
     if (!space->redundancy_ctx)
         return index;
     int64_t choices[64];
-    for (int64_t rest = index, i = 0; i < space->nknob; i++) {
-        choices[i] = rest % space->knobs[i].length;
-        rest /= space->knobs[i].length;
-    }
+    index_to_choices(space, index, choices);
     tcc_config cfg = {
         .ctx = space->redundancy_ctx, .space = space, .index = index, .choices = choices};
     uint64_t redundant =
         space->tmpl->redundant_knobs(space->redundancy_ctx, &cfg, &space->workload, space->arch);
     if (!redundant || cfg.failed != TCC_OK)
         return index;
-    int64_t canonical = 0;
-    for (int i = space->nknob - 1; i >= 0; i--)
-        canonical = canonical * space->knobs[i].length + ((redundant >> i) & 1 ? 0 : choices[i]);
-    return canonical;
+    for (int i = 0; i < space->nknob; i++)
+        if ((redundant >> i) & 1)
+            choices[i] = 0;
+    return choices_to_index(space, choices);
 }
 
 int tcc_config_features(const tcc_config *cfg, double *features, int count)
@@ -593,10 +601,7 @@ int tcc_config_space_features(const tcc_config_space *space, int64_t index, doub
     int64_t stack_choices[64] = {0}, *choices = stack_choices;
     if (space->nknob > 64 && !(choices = malloc(sizeof(int64_t) * (size_t)space->nknob)))
         return -1;
-    for (int i = 0; i < space->nknob; i++) {
-        choices[i] = index % space->knobs[i].length;
-        index /= space->knobs[i].length;
-    }
+    index_to_choices(space, index, choices);
     int n = choice_features(space, choices, features, features ? count : 0);
     if (choices != stack_choices)
         free(choices);

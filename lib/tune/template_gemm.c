@@ -202,9 +202,9 @@ static tcc_gemm_schedule schedule_of(const GemmKnobs *g, tcc_gemm_intrinsic chos
     return s;
 }
 
-/* The schedule the library completes `given` to for the workload; false where it refuses. */
-static bool complete(tcc_context *ctx, const tcc_workload *w, tcc_arch arch,
-                     const tcc_gemm_schedule *given, tcc_gemm_schedule *out)
+/* The schedule the library completes `given` to for the workload (NULL: the default). */
+static tcc_status complete(tcc_context *ctx, const tcc_workload *w, tcc_arch arch,
+                           const tcc_gemm_schedule *given, tcc_gemm_schedule *out)
 {
     bool matmul = w->kind == TCC_WORKLOAD_MATMUL;
     GemmPlan plan;
@@ -213,7 +213,7 @@ static bool complete(tcc_context *ctx, const tcc_workload *w, tcc_arch arch,
                                       arch, given, &plan);
     if (status == TCC_OK)
         *out = plan.schedule;
-    return status == TCC_OK;
+    return status;
 }
 
 /* Every field the library completes, as numbers (bool and enum fields have no common size). */
@@ -265,10 +265,10 @@ uint64_t tci_template_gemm_redundant_knobs(tcc_context *ctx, tcc_config *cfg, co
     GemmKnobs g = define_knobs(&k, w, arch);
     tcc_gemm_schedule chosen, full, trial;
     tcc_gemm_schedule_init(&chosen);
-    if (k.status != TCC_OK || !complete(ctx, w, arch, NULL, &chosen))
+    if (k.status != TCC_OK || complete(ctx, w, arch, NULL, &chosen) != TCC_OK)
         return 0;
     tcc_gemm_schedule given = schedule_of(&g, chosen.intrinsic);
-    if (!complete(ctx, w, arch, &given, &full))
+    if (complete(ctx, w, arch, &given, &full) != TCC_OK)
         return 0;
     uint64_t redundant = 0;
     /* Until none moves: one knob may go only once another has (passes, then fused ones). */
@@ -280,7 +280,7 @@ uint64_t tci_template_gemm_redundant_knobs(tcc_context *ctx, tcc_config *cfg, co
                 continue;
             *field = 0;
             given = schedule_of(&g, chosen.intrinsic);
-            if (complete(ctx, w, arch, &given, &trial) && same_schedule(&trial, &full)) {
+            if (complete(ctx, w, arch, &given, &trial) == TCC_OK && same_schedule(&trial, &full)) {
                 redundant |= 1ull << i;
                 moved = true;
             } else {
@@ -304,8 +304,7 @@ tcc_status tci_template_gemm(tcc_context *ctx, tcc_config *cfg, const tcc_worklo
     bool matmul = w->kind == TCC_WORKLOAD_MATMUL;
     tcc_gemm_schedule chosen;
     tcc_gemm_schedule_init(&chosen);
-    tcc_status status = matmul ? tcc_matmul_default_schedule(ctx, &w->matmul, arch, &chosen)
-                               : tcc_conv2d_default_schedule(ctx, &w->conv2d, arch, &chosen);
+    tcc_status status = complete(ctx, w, arch, NULL, &chosen);
     if (status != TCC_OK)
         return status;
     tcc_gemm_schedule s = schedule_of(&g, chosen.intrinsic);

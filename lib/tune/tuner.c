@@ -215,26 +215,29 @@ int64_t tci_tuner_random_unvisited(tcc_tuner *tuner)
     return -1;
 }
 
+static int64_t canonical_of(const tcc_tuner *tuner, int64_t index)
+{
+    int64_t canonical = tcc_config_space_canonical(tuner->space, index);
+    return canonical < 0 ? index : canonical;
+}
+
 /* The canonical point of `index` is visited with it: a point whose kernel a result came in for
  * is not proposed (tcc_tuner_update), whichever of its points the result named. */
-static tcc_status visit_with_canonical(tcc_tuner *tuner, int64_t index, int64_t *canonical)
+static tcc_status visit_with_canonical(tcc_tuner *tuner, int64_t index, int64_t canonical)
 {
-    *canonical = tcc_config_space_canonical(tuner->space, index);
-    if (*canonical < 0)
-        *canonical = index;
     tcc_status status = tci_tuner_visit(tuner, index);
-    if (status == TCC_OK && *canonical != index && !tci_index_set_has(&tuner->visited, *canonical))
-        status = tci_tuner_visit(tuner, *canonical);
+    if (status == TCC_OK && canonical != index && !tci_index_set_has(&tuner->visited, canonical))
+        status = tci_tuner_visit(tuner, canonical);
     return status;
 }
 
 tcc_status tci_tuner_propose(tcc_tuner *tuner, int64_t index, int64_t *proposed)
 {
-    int64_t canonical = tcc_config_space_canonical(tuner->space, index);
+    int64_t canonical = canonical_of(tuner, index);
     *proposed = -1;
-    if (canonical >= 0 && canonical != index && tci_index_set_has(&tuner->visited, canonical))
+    if (canonical != index && tci_index_set_has(&tuner->visited, canonical))
         return tci_tuner_visit(tuner, index);
-    tcc_status status = visit_with_canonical(tuner, index, &canonical);
+    tcc_status status = visit_with_canonical(tuner, index, canonical);
     if (status == TCC_OK)
         *proposed = canonical;
     return status;
@@ -477,8 +480,7 @@ tcc_status tcc_tuner_update(tcc_tuner *tuner, int count, const int64_t *indices,
         return status;
     int64_t first = tuner->result_count;
     for (int i = 0; i < count; i++) {
-        int64_t canonical;
-        status = visit_with_canonical(tuner, indices[i], &canonical);
+        status = visit_with_canonical(tuner, indices[i], canonical_of(tuner, indices[i]));
         if (status != TCC_OK)
             return status;
         tuner->result_index[tuner->result_count] = indices[i];
