@@ -5,8 +5,10 @@
 
 reads DIR/random_SEED.jsonl and DIR/xgb_SEED.jsonl (tcc-tune --db ... --export, one database a
 tuner and seed, layers tuned in order) and prints, per layer, how many trials each tuner took
-to reach 95% of a final best: its own, and the better of the two (the common target); then the
-medians over the seeds and the layers where the model-based tuner's median is the lower.
+to reach 95% of a final best, read three ways: each tuner's own final best ("own"); the
+model-based tuner's final best, for both ("xgb's"); the better of the two finals ("common");
+then the medians over the seeds and the layers where the model-based tuner's median is the
+lower.
 Trials count as tcc-tune counts them: measured configs, not those refused or copied.
 """
 import collections
@@ -48,25 +50,28 @@ def main(args):
     for arg in args:
         directory, seed = arg.split(":")
         runs.append((load(f"{directory}/random_{seed}.jsonl"), load(f"{directory}/xgb_{seed}.jsonl")))
-    wins = {"own": 0, "common": 0}
+    readings = ("own", "xgb's", "common")
+    wins = dict.fromkeys(readings, 0)
     show = lambda pairs: " ".join(f"{a if a < NOT_REACHED else '>'}:{b if b < NOT_REACHED else '>'}" for a, b in pairs)
-    print(f"{'workload (N H W C K R S)':32} {'own, random:xgb a seed':28} {'common, random:xgb':28} "
-          f"| median own | median common | median final ms")
+    print(f"{'workload (N H W C K R S)':32} " + " ".join(f"{r + ', random:xgb a seed':28}" for r in readings)
+          + " | medians own | xgb's | common | median final ms")
     for workload in runs[0][1]:
-        own, common, final = [], [], []
+        pairs = {r: [] for r in readings}
+        final = []
         for random_runs, xgb_runs in runs:
             r, x = best_so_far(random_runs[workload]), best_so_far(xgb_runs[workload])
-            own.append((trials_to(r, r[-1] / 0.95), trials_to(x, x[-1] / 0.95)))
-            target = min(r[-1], x[-1]) / 0.95
-            common.append((trials_to(r, target), trials_to(x, target)))
+            targets = {"own": (r[-1], x[-1]), "xgb's": (x[-1], x[-1]), "common": (min(r[-1], x[-1]),) * 2}
+            for reading, (tr, tx) in targets.items():
+                pairs[reading].append((trials_to(r, tr / 0.95), trials_to(x, tx / 0.95)))
             final.append((r[-1] * 1e3, x[-1] * 1e3))
         median = lambda pairs, i: statistics.median(p[i] for p in pairs)
-        wins["own"] += median(own, 1) < median(own, 0)
-        wins["common"] += median(common, 1) < median(common, 0)
-        print(f"{str(workload):32} {show(own):28} {show(common):28} | {median(own, 0):5.1f} {median(own, 1):5.1f} "
-              f"| {median(common, 0):5.1f} {median(common, 1):5.1f} | {median(final, 0):.4f} {median(final, 1):.4f}")
-    print(f"model-based tuner's median the lower: own final best on {wins['own']}, "
-          f"common on {wins['common']} of {len(runs[0][1])} workloads")
+        for reading in readings:
+            wins[reading] += median(pairs[reading], 1) < median(pairs[reading], 0)
+        print(f"{str(workload):32} " + " ".join(f"{show(pairs[r]):28}" for r in readings) + " | "
+              + " | ".join(f"{median(pairs[r], 0):5.1f} {median(pairs[r], 1):5.1f}" for r in readings)
+              + f" | {median(final, 0):.4f} {median(final, 1):.4f}")
+    print("model-based tuner's median the lower: "
+          + ", ".join(f"{r} target on {wins[r]}" for r in readings) + f" of {len(runs[0][1])} workloads")
 
 
 if __name__ == "__main__":

@@ -190,7 +190,8 @@ tcc_device_ptr tcc_device_buffer_address(const tcc_device_buffer *buffer);
  * alignment (the error names the parameter, its address and the alignment), a stream of
  * another CUDA context (where the driver can tell: cuStreamGetCtx).
  * Workspaces: a kernel with workspaces (tcc_kernel_workspace_count > 0: staged operands,
- * split-K) uses those tcc_kernel_load allocated with it, the same for every launch, so two
+ * split-K) uses those tcc_kernel_load allocated with it (filled with 0xFF bytes, a NaN or -1,
+ * so that scratch a kernel reads without writing shows), the same for every launch, so two
  * launches of one loaded kernel must not overlap: on one stream they are ordered; on two, the
  * caller orders them (an event) or passes each its own workspaces (below). Host memory is not
  * held past the call: the arguments are copied when the launches are enqueued.

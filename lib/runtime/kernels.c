@@ -258,7 +258,10 @@ static tcc_status load_launches(tcc_device *device, const tcc_kernel *kernel,
     return status;
 }
 
-/* The kernel's scratch memory, allocated once and kept for every launch. */
+/* The kernel's scratch memory, allocated once and kept for every launch. Filled with 0xFF bytes
+ * (a NaN in every float type, -1 in the integer ones), so that a kernel that reads scratch it
+ * never wrote gives a wrong answer every time, not only where the allocation held leftovers
+ * (a fresh process's memory reads as zeros, and zeros are right for a split-K slice left out). */
 static tcc_status allocate_workspaces(tcc_device *device, const tcc_kernel *kernel,
                                       tcc_loaded_kernel *loaded)
 {
@@ -273,6 +276,9 @@ static tcc_status allocate_workspaces(tcc_device *device, const tcc_kernel *kern
         if (status != TCC_OK)
             return status;
         loaded->nworkspace = i + 1;
+        status = tcc_device_buffer_fill_bytes(loaded->workspaces[i], 0xFF);
+        if (status != TCC_OK)
+            return status;
     }
     return TCC_OK;
 }

@@ -178,7 +178,10 @@ static CUresult fake_cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t bytes)
 
 static CUresult fake_cuMemsetD8(CUdeviceptr dst, unsigned char value, size_t count)
 {
-    (void)dst, (void)value, (void)count;
+    (void)dst;
+    fake.memsets++;
+    fake.memset_value = value;
+    fake.memset_bytes = count;
     return CUDA_SUCCESS;
 }
 

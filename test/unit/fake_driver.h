@@ -39,6 +39,10 @@ typedef struct FakeDriver {
     /* Calls made: a refusal before the driver is asked must leave them unchanged. */
     int loads, launches, cluster_launches, encodes, synchronizes;
     unsigned int dynamic_shared; /* the last CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
+    /* cuMemsetD8: how many, and the last one's byte and length. */
+    int memsets;
+    unsigned char memset_value;
+    size_t memset_bytes;
     /* Contexts: the fake's primary context is FAKE_PRIMARY; `current` is what cuCtxSetCurrent
      * made current (NULL at first); a stream other than NULL and the special handles belongs
      * to stream_owner (FAKE_PRIMARY unless a test changes it). */

@@ -408,6 +408,25 @@ START_TEST(test_ptx_for_another_arch)
 }
 END_TEST
 
+/* A kernel's workspaces are filled with 0xFF bytes (NaN, -1) when it loads, so that a kernel
+ * reading scratch it never wrote is wrong every time, not only on memory that held leftovers. */
+START_TEST(test_workspaces_poisoned_at_load)
+{
+    tcc_kernel k = plain_kernel();
+    k.nworkspace = 2;
+    k.workspace_bytes[0] = 1024;
+    k.workspace_bytes[1] = 4096;
+    int memsets = fake.memsets;
+    tcc_loaded_kernel *loaded = NULL;
+    ck_assert_msg(tcc_kernel_load(device, &k, &loaded) == TCC_OK, "%s", tcc_last_error(ctx));
+    ck_assert_int_eq(fake.memsets, memsets + 2);
+    ck_assert_int_eq(fake.memset_value, 0xFF);
+    ck_assert_uint_eq(fake.memset_bytes, 4096);
+    tcc_loaded_kernel_destroy(loaded);
+    ck_assert_int_eq(fake.buffers, 0);
+}
+END_TEST
+
 /* A launch the driver refuses anyway (what no check here foresees): its error, and the next
  * launch of the same loaded kernel runs; timing leaves no event behind. */
 START_TEST(test_launch_refused_by_driver)
@@ -446,6 +465,7 @@ static Suite *runtime_fake_suite(void)
     tcase_add_test(driver, test_ptx_newer_than_driver);
     tcase_add_test(driver, test_ptx_for_another_arch);
     tcase_add_test(driver, test_launch_refused_by_driver);
+    tcase_add_test(driver, test_workspaces_poisoned_at_load);
     return suite;
 }
 
