@@ -19,6 +19,11 @@ packages=(cmake make gcc g++ binutils pkg-config check llvm-19-dev llvm-19-tools
 # builds and runs without it, that tuner then refusing and its tests saying SKIP.
 packages+=(libxgboost0)
 
+# postgresql (the server) and libpq5: the records store on PostgreSQL, which tcc reaches through
+# libpq.so.5 opened at run time (lib/tune/postgres.c); test/postgres/run.sh starts a server of
+# its own and says SKIP without one.
+packages+=(postgresql libpq5)
+
 missing=()
 for package in "${packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed'; then

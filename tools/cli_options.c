@@ -466,7 +466,9 @@ static const CliOpt schedule_rows[] = {
     FLAG("--tuned", tuned,
          "the fastest config tcc-tune recorded for this workload (on this GPU with --run) of "
          "the gemm template, else the default schedule; stderr says which"),
-    STRING("--db", db, "FILE: the records of --tuned (default $XDG_CACHE_HOME/tcc/records.db)"),
+    STRING("--db", db,
+           "FILE|URL: the records of --tuned, an SQLite file (default "
+           "$XDG_CACHE_HOME/tcc/records.db) or a PostgreSQL server's postgresql://... URL"),
 };
 
 static const CliOpt output_rows[] = {

@@ -124,7 +124,9 @@ static const CliOpt tune_rows[] = {
     INT("--repeat", repeat, 1, "N: timings of each config, its cost their mean (default 3)"),
     DOUBLE("--min-repeat-ms", min_repeat_ms, "MS: launches in a timing until it lasts this long (default 5)"),
     CLI_HEADING_ROW("records"),
-    STRING("--db", db, "FILE: the SQLite records (default $XDG_CACHE_HOME/tcc/records.db)"),
+    STRING("--db", db,
+           "FILE|URL: the records, an SQLite file (default $XDG_CACHE_HOME/tcc/records.db) or a "
+           "PostgreSQL server's postgresql://user@host/database URL (through libpq.so.5)"),
     STRING("--export", export_path, "FILE: write the records as AutoTVM log lines (JSON) and exit"),
     STRING("--import", import_path, "FILE: read AutoTVM log lines (tcc's or AutoTVM's) into the records and exit"),
     CLI_HEADING_ROW("reporting"),

@@ -255,7 +255,13 @@ typedef struct tcc_record {
 } tcc_record;
 
 /* Opens (creating it and its directories) the SQLite database at `path`, in WAL mode; NULL
- * for the default, $XDG_CACHE_HOME/tcc/records.db (~/.cache/tcc/records.db). */
+ * for the default, $XDG_CACHE_HOME/tcc/records.db (~/.cache/tcc/records.db). A `path` that
+ * starts with postgresql:// or postgres:// is a PostgreSQL server's connection URI instead
+ * (libpq's: postgresql://user:password@host:port/database?options), reached through libpq,
+ * which is opened at run time (libpq.so.5, or the file $TCC_LIBPQ names): the same records,
+ * in tables tcc_trials and tcc_schema that the first store to open the database creates.
+ * Errors name the URL without its password. A visitor of tcc_record_each must not use the
+ * store it walks. */
 tcc_status tcc_record_store_open(tcc_context *ctx, const char *path, tcc_record_store **out);
 void tcc_record_store_close(tcc_record_store *store);
 tcc_status tcc_record_add(tcc_record_store *store, const tcc_record *record);

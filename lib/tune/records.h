@@ -1,13 +1,15 @@
 /*
- * What the records store's files share: records.c keeps the trials in SQLite;
- * records_json.c reads and writes JSON (the texts a row holds: the workload key, the config,
- * the costs); records_autotvm.c converts a row to and from a line of AutoTVM's log.
+ * What the records store's files share: records.c is the store's API over an engine, SQLite
+ * (records_sqlite.c, a file) or PostgreSQL (records_postgres.c, a server); records_json.c
+ * reads and writes JSON (the texts a row holds: the workload key, the config, the costs);
+ * records_autotvm.c converts a row to and from a line of AutoTVM's log.
  */
 #ifndef TCI_TUNE_RECORDS_H
 #define TCI_TUNE_RECORDS_H
 
 #include "support/arena.h"
 #include "support/strbuf.h"
+#include "tcc/tune.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -68,6 +70,51 @@ typedef struct RecordRow {
     int error_no; /* tcc_measure_error */
     double mean_cost, all_cost, timestamp;
 } RecordRow;
+
+/* ---- the store and the engines it runs on ------------------------------------------ */
+
+typedef struct RecordEngine RecordEngine;
+
+struct tcc_record_store {
+    tcc_context *ctx; /* receives the store's errors */
+    const RecordEngine *engine;
+    void *db;   /* the engine's connection */
+    char *name; /* the file's path, or the URL without its password: what errors name */
+    /* The strings of the last record read (tcc_record's), the store's until its next call. */
+    char *strings;
+};
+
+/* Which rows a select yields. */
+typedef struct RecordQuery {
+    const char *template_name; /* NULL: every template's */
+    /* NULL: every row of the template, oldest first, as one snapshot. Else only the fastest
+     * error-free row of this workload of the template on device_name (any when NULL). */
+    const char *workload_key;
+    const char *device_name;
+} RecordQuery;
+
+/* Called on each row a select yields (its strings valid during the call): false stops. */
+typedef bool (*RecordRowVisit)(const RecordRow *row, void *user);
+
+/* An engine: every failure is one line through tci_fail naming store->name. */
+struct RecordEngine {
+    /* Connects to `location` (a path, or a URL), creating the schema in a new database, and
+     * sets store->db; a database of another schema version is refused. */
+    tcc_status (*open)(tcc_record_store *store, const char *location);
+    void (*close)(tcc_record_store *store);
+    /* A write transaction: the rows inserted until end are all kept (status TCC_OK, and the
+     * commit succeeded: end returns its failure) or none (any other status, returned). */
+    tcc_status (*begin)(tcc_record_store *store);
+    tcc_status (*insert)(tcc_record_store *store, const RecordRow *row);
+    tcc_status (*end)(tcc_record_store *store, tcc_status status);
+    /* The query's rows, in order; *found says whether there was one (may be NULL). The visitor
+     * must not use the store. */
+    tcc_status (*select)(tcc_record_store *store, const RecordQuery *query, RecordRowVisit visit,
+                         void *user, bool *found);
+};
+
+extern const RecordEngine tci_records_sqlite;
+extern const RecordEngine tci_records_postgres;
 
 /* The costs text of `count` seconds: "[0.000506, 0.000507]". */
 void tci_record_costs_text(StrBuf *sb, const double *costs, int count);

@@ -38,6 +38,8 @@
 #                  where the loader's path lacks it
 #   xgboost        libxgboost.so.0 loads (as the xgb tuner opens it): tests of the model
 #                  say `%if xgboost %{ ... %}`
+#   libpq          libpq.so.5 loads (as the records store opens it for a postgresql:// URL);
+#                  the tests with a server are test/postgres/run.sh's
 #
 # Sanitizer builds: ASAN_OPTIONS, UBSAN_OPTIONS and LSAN_OPTIONS pass through, and a
 # sanitizer report exits with status 86 (not the default 1), so a tool that dies in
@@ -116,6 +118,8 @@ def loads(library):
 
 if loads("libxgboost.so.0"):
     config.available_features.add("xgboost")
+if loads("libpq.so.5"):
+    config.available_features.add("libpq")
 
 driver, gpu = find_gpu()
 if driver:
