@@ -20,7 +20,7 @@ packages=(cmake make gcc g++ binutils pkg-config check llvm-19-dev llvm-19-tools
 packages+=(libxgboost0)
 
 # postgresql (the server) and libpq5: the records store on PostgreSQL, which tcc reaches through
-# libpq.so.5 opened at run time (lib/tune/postgres.c); test/postgres/run.sh starts a server of
+# libpq.so.5 opened at run time (lib/tune/postgres.c); test/postgres/*.sh starts a server of
 # its own and says SKIP without one.
 packages+=(postgresql libpq5)
 

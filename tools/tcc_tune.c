@@ -9,6 +9,7 @@
  *      cost) measures it, each trial is recorded and fed back, progress is printed
  *   -> the fastest configs, and the tuning curve (--plot).
  */
+#include "tune_jobs.h"
 #include "tune_measure.h"
 #include "tune_options.h"
 #include "tune_report.h"
@@ -32,7 +33,8 @@ typedef struct Tuning {
     tcc_config_space *space;
     tcc_record_store *store;
     tcc_tuner *tuner;
-    TuneMeasurer *measurer;
+    TuneMeasurer *measurer; /* NULL where the workers measure (--measure workers): */
+    TuneRemote remote;      /* their jobs, in the store */
     tcc_arch arch;
     char key[1024];
     char target[64];
@@ -57,6 +59,10 @@ static void list_templates(void)
 static CliExit resolve_arch(Tuning *t)
 {
     const char *name = t->options->conv.common.arch_name;
+    if (t->options->workers && (!name || strcmp(name, "native") == 0)) {
+        cli_error("--measure workers: give --arch, the arch the workers' GPUs run");
+        return CLI_EXIT_USAGE;
+    }
     if (name && strcmp(name, "native") != 0) {
         tcc_status status = tcc_arch_parse(t->ctx, name, &t->arch);
         return status == TCC_OK ? CLI_EXIT_OK : library_error(t, status);
@@ -159,7 +165,8 @@ static bool earlier_record(const tcc_record *r, void *user)
     Earlier *e = user;
     Tuning *t = e->t;
     bool same = strcmp(r->workload_key, t->key) == 0;
-    if (strcmp(r->device_name, t->device_name) != 0 || strcmp(r->target, t->target) != 0 ||
+    bool device = !t->device_name[0] || strcmp(r->device_name, t->device_name) == 0;
+    if (!device || strcmp(r->target, t->target) != 0 ||
         (!same && (t->options->no_transfer || t->options->tuner != TCC_TUNER_XGB)))
         return true;
     /* The index from the config's text: a record of a template whose knobs changed since names
@@ -238,7 +245,8 @@ static CliExit record_trial(Tuning *t, int64_t index, const tcc_measure_result *
                          .config = text ? text : "[]",
                          .config_index = index,
                          .result = *result};
-    status = tcc_record_add(t->store, &record);
+    if (t->measurer) /* the workers add theirs, as they finish each job */
+        status = tcc_record_add(t->store, &record);
     bool added = status == TCC_OK && text &&
                  (refused(result) || tune_history_add(&t->history, index, text, result));
     free(text);
@@ -259,6 +267,21 @@ static CliExit record_trial(Tuning *t, int64_t index, const tcc_measure_result *
     return CLI_EXIT_OK;
 }
 
+/* The configs measured, here or by the workers; false once it said why not. */
+static bool measure(Tuning *t, int count, const int64_t *indices, tcc_measure_result *results)
+{
+    if (!t->measurer) {
+        if (tune_remote_measure(&t->remote, count, indices, results))
+            return true;
+        cli_error("%s", t->remote.error);
+        return false;
+    }
+    if (tune_measure_batch(t->measurer, count, indices, results) == TCC_OK)
+        return true;
+    cli_error("%s", tune_measurer_error(t->measurer));
+    return false;
+}
+
 /* The gemm template's point 0 is the default schedule: measured first (unless recorded
  * before), so that what tuning finds is never slower than what tcc builds untuned. */
 static CliExit measure_default(Tuning *t)
@@ -266,15 +289,12 @@ static CliExit measure_default(Tuning *t)
     int64_t index = 0;
     tcc_measure_result result;
     double score;
-    tcc_status status = tune_measure_batch(t->measurer, 1, &index, &result);
-    if (status != TCC_OK) {
-        cli_error("%s", tune_measurer_error(t->measurer));
+    if (!measure(t, 1, &index, &result))
         return CLI_EXIT_ERROR;
-    }
     CliExit rc = record_trial(t, index, &result, &score);
     if (rc != CLI_EXIT_OK)
         return rc;
-    status = tcc_tuner_update(t->tuner, 1, &index, &score);
+    tcc_status status = tcc_tuner_update(t->tuner, 1, &index, &score);
     return status == TCC_OK ? CLI_EXIT_OK : library_error(t, status);
 }
 
@@ -294,13 +314,10 @@ static CliExit tune_batch(Tuning *t, int64_t n_trial, bool *done)
     if (rc == CLI_EXIT_OK &&
         (status = tcc_tuner_next_batch(t->tuner, count, indices, &proposed)) != TCC_OK)
         rc = library_error(t, status);
-    if (rc == CLI_EXIT_OK && proposed &&
-        tune_measure_batch(t->measurer, proposed, indices, results) != TCC_OK) {
-        cli_error("%s", tune_measurer_error(t->measurer));
+    if (rc == CLI_EXIT_OK && proposed && !measure(t, proposed, indices, results))
         rc = CLI_EXIT_ERROR;
-    }
     for (int i = 0; rc == CLI_EXIT_OK && i < proposed; i++) {
-        if (tune_measurer_same_as(t->measurer, i) < 0) {
+        if (!t->measurer || tune_measurer_same_as(t->measurer, i) < 0) {
             rc = record_trial(t, indices[i], &results[i], &scores[i]);
         } else {
             t->history.duplicates++;
@@ -338,8 +355,10 @@ static CliExit tune_loop(Tuning *t)
     int64_t n_trial = o->n_trial < size ? o->n_trial : size;
     bool bar = o->progress_given ? o->progress : isatty(STDERR_FILENO);
     fprintf(stderr, "tcc-tune: %s on %s (%s), %s tuner, up to %lld of %lld configs; %s\n",
-            t->tmpl->name, t->device_name, t->target, tcc_tuner_kind_name(o->tuner),
-            (long long)n_trial, (long long)size, tune_measurer_machine_code(t->measurer));
+            t->tmpl->name, t->device_name[0] ? t->device_name : "any GPU", t->target,
+            tcc_tuner_kind_name(o->tuner), (long long)n_trial, (long long)size,
+            t->measurer ? tune_measurer_machine_code(t->measurer)
+                        : "measured by the workers of the store's jobs (run ...)");
     bool done = false;
     CliExit rc = CLI_EXIT_OK;
     while (rc == CLI_EXIT_OK && !done && t->history.count < n_trial && !stopped_early(t) &&
@@ -390,22 +409,33 @@ static CliExit report(Tuning *t)
     return CLI_EXIT_OK;
 }
 
+static void measure_options(const Tuning *t, TuneMeasureOptions *m)
+{
+    const TuneOptions *o = t->options;
+    tune_measure_options_init(m);
+    m->tmpl = t->tmpl;
+    m->workload = &t->workload;
+    m->devices = o->devices;
+    m->builders = o->builders;
+    m->machine_code = o->machine_code;
+    m->build_timeout = o->build_timeout;
+    m->run_timeout = o->run_timeout;
+    m->repeat = o->repeat;
+    m->min_repeat_ms = o->min_repeat_ms;
+    m->synthetic = o->synthetic;
+    m->seed = o->seed;
+}
+
 static CliExit start_measuring(Tuning *t)
 {
     const TuneOptions *o = t->options;
     TuneMeasureOptions m;
-    tune_measure_options_init(&m);
-    m.tmpl = t->tmpl;
-    m.workload = &t->workload;
-    m.devices = o->devices;
-    m.builders = o->builders;
-    m.machine_code = o->machine_code;
-    m.build_timeout = o->build_timeout;
-    m.run_timeout = o->run_timeout;
-    m.repeat = o->repeat;
-    m.min_repeat_ms = o->min_repeat_ms;
-    m.synthetic = o->synthetic;
-    m.seed = o->seed;
+    measure_options(t, &m);
+    if (o->workers) {
+        tune_remote_init(&t->remote, &m);
+        t->device_name = o->device_name ? o->device_name : "";
+        return CLI_EXIT_OK;
+    }
     char error[512];
     t->measurer = tune_measurer_create(&m, error, sizeof error);
     if (!t->measurer) {
@@ -440,7 +470,7 @@ static CliExit tune(Tuning *t)
         free(text);
         return formatted ? CLI_EXIT_OK : CLI_EXIT_ERROR;
     }
-    if (!tune_measurer_set_space(t->measurer, t->space, t->arch)) {
+    if (t->measurer && !tune_measurer_set_space(t->measurer, t->space, t->arch)) {
         cli_error("%s", tune_measurer_error(t->measurer));
         return CLI_EXIT_ERROR;
     }
@@ -450,6 +480,13 @@ static CliExit tune(Tuning *t)
     }
     snprintf(t->target, sizeof t->target, "cuda -arch=%s", tcc_arch_name(t->arch));
     rc = open_records(t);
+    TuneRemote *r = &t->remote;
+    r->store = t->store, r->ctx = t->ctx, r->space = t->space, r->template_name = t->tmpl->name;
+    r->workload_key = t->key, r->target = t->target, r->device_name = t->device_name;
+    r->grace = o->worker_grace, r->deadline = o->worker_deadline;
+    /* A store that holds no jobs (an SQLite file) refuses this first call, before anything. */
+    if (rc == CLI_EXIT_OK && o->workers && (status = tcc_job_cancel(t->store, r->run)) != TCC_OK)
+        rc = library_error(t, status);
     if (rc == CLI_EXIT_OK &&
         (status = tcc_tuner_create(t->ctx, o->tuner, t->space, o->seed, &t->tuner)) != TCC_OK)
         rc = library_error(t, status);
@@ -461,6 +498,8 @@ static CliExit tune(Tuning *t)
         rc = measure_default(t);
     if (rc == CLI_EXIT_OK)
         rc = tune_loop(t);
+    if (!t->measurer && t->store)
+        tune_remote_cancel(r);
     if (rc == CLI_EXIT_OK)
         rc = report(t);
     return rc;
@@ -491,6 +530,8 @@ static int tool_main(int argc, char **argv)
         cli_error("%s", error);
         return CLI_EXIT_USAGE;
     }
+    if (options.worker)
+        return tune_worker(&options, t.tmpl, &t.workload);
     tune_history_init(&t.history, tcc_conv2d_flops(&t.workload.conv2d));
     if (tcc_context_create(&t.ctx) != TCC_OK) {
         cli_error("out of memory");

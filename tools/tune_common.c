@@ -26,3 +26,10 @@ uint64_t tune_mix(uint64_t z)
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
 }
+
+void tune_sleep_s(double seconds)
+{
+    struct timespec t = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    while (nanosleep(&t, &t) != 0)
+        ; /* a signal: the rest of the time */
+}

@@ -89,8 +89,9 @@ struct TuneMeasurer {
     int count, next, building, finished;
     Built *queue; /* a ring of `capacity` */
     int capacity, head, queued;
-    TuneSeen seen; /* the kernels measured, each once */
-    int wake[2];   /* builders -> the waiting thread */
+    TuneSeen seen;       /* the kernels measured, each once */
+    double synthetic_ms; /* $TCC_TUNE_SYNTHETIC_MS: each synthetic trial lasts this long */
+    int wake[2];         /* builders -> the waiting thread */
 };
 
 /* ---- options --------------------------------------------------------------------------------- */
@@ -529,8 +530,11 @@ tcc_status tune_measure_batch(TuneMeasurer *m, int count, const int64_t *indices
     if (!m || !m->options.space || count < 0 || (count > 0 && (!indices || !results)))
         return TCC_ERROR_INVALID_ARGUMENT;
     if (m->options.synthetic) {
-        for (int i = 0; i < count; i++)
+        for (int i = 0; i < count; i++) {
             tune_synthetic_measure(m->options.space, m->options.seed, indices[i], &results[i]);
+            if (m->synthetic_ms > 0)
+                tune_sleep_s(m->synthetic_ms * 1e-3);
+        }
         return TCC_OK;
     }
     return count > 0 ? measure_on_gpus(m, count, indices, results) : TCC_OK;
@@ -547,6 +551,8 @@ static bool setup(TuneMeasurer *m, const TuneMeasureOptions *o)
     m->workload = *o->workload;
     if (o->synthetic) {
         snprintf(m->device_name, sizeof m->device_name, "synthetic");
+        const char *ms = getenv("TCC_TUNE_SYNTHETIC_MS");
+        m->synthetic_ms = ms ? atof(ms) : 0;
         return true;
     }
     const char *path = o->runner_path ? o->runner_path : "/proc/self/exe";
@@ -584,6 +590,31 @@ bool tune_measurer_set_space(TuneMeasurer *m, const tcc_config_space *space, tcc
     m->options.space = space;
     m->options.arch = arch;
     return m->options.synthetic || start_builders(m);
+}
+
+bool tune_measurer_retarget(TuneMeasurer *m, const TuneMeasureOptions *next)
+{
+    if (!m->options.space)
+        return tune_measurer_set_space(m, next->space, next->arch) &&
+               tune_measurer_retarget(m, next);
+    /* Between batches the builders wait on `changed` and build nothing: what they read is
+     * replaced under the lock, and the kernels measured (another workload's) forgotten. */
+    pthread_mutex_lock(&m->lock);
+    TuneMeasureOptions *o = &m->options;
+    o->tmpl = next->tmpl;
+    m->workload = *next->workload;
+    o->space = next->space;
+    o->arch = next->arch;
+    o->seed = next->seed;
+    o->repeat = next->repeat;
+    o->min_repeat_ms = next->min_repeat_ms;
+    o->run_timeout = next->run_timeout;
+    o->build_timeout = next->build_timeout;
+    o->measure_duplicates = next->measure_duplicates;
+    tune_seen_free(&m->seen);
+    memset(&m->seen, 0, sizeof m->seen);
+    pthread_mutex_unlock(&m->lock);
+    return true;
 }
 
 TuneMeasurer *tune_measurer_create(const TuneMeasureOptions *options, char *error,

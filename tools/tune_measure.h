@@ -13,6 +13,7 @@
  *   synthetic a deterministic cost of the knobs instead of the GPU (tune_synthetic.c), so
  *             the whole tool runs in CI.
  *
+ * TCC_TUNE_SYNTHETIC_MS=N makes each synthetic trial last N ms (a worker killed mid-job).
  * Fault injection (testing the isolation): TCC_TUNE_INJECT_FAULT="trap:0.1,oob:0.1,spin:0.05,
  * seed:7" makes that share of GPU trials run a tiny kernel that traps, reads an invalid address
  * or spins forever instead of the real one; "hang" and "crash" make the runner itself hang or
@@ -69,6 +70,11 @@ TuneMeasurer *tune_measurer_create(const TuneMeasureOptions *options, char *erro
  * template depends on. Once, before the first batch; false with tune_measurer_error's message
  * when the builders cannot start. */
 bool tune_measurer_set_space(TuneMeasurer *measurer, const tcc_config_space *space, tcc_arch arch);
+/* Another template, workload and space (and seed, repeat, min_repeat_ms, timeouts and
+ * measure_duplicates) from `next`, for the batches to come, on the same runners and builders:
+ * a worker's next jobs may be another run's. Between batches; false with tune_measurer_error's
+ * message where the builders cannot start. */
+bool tune_measurer_retarget(TuneMeasurer *measurer, const TuneMeasureOptions *next);
 /* Measures the configs `indices` of the space: results[i] for indices[i], each with its
  * error class. Fails (TCC_ERROR_OUT_OF_MEMORY, TCC_ERROR_CUDA where a runner can no longer be
  * started) only when the measurement itself cannot go on: tune_measurer_error says why. */
@@ -99,6 +105,7 @@ int tune_runner_main(int argc, char **argv);
 uint64_t tune_mix(uint64_t z);
 double tune_monotonic_s(void);
 double tune_wall_s(void);
+void tune_sleep_s(double seconds);
 /* tune_build.c: a result with its error class and one-line message, no costs. */
 void tune_set_result(tcc_measure_result *result, tcc_measure_error error, const char *message);
 

@@ -21,13 +21,15 @@ static bool set_tuner(const CliOpt *opt, const char *value, void *base, char *er
 
 static bool set_measure(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
 {
-    bool *synthetic = cli_field(base, opt->offset);
-    if (strcmp(value, "gpu") == 0 || strcmp(value, "synthetic") == 0) {
+    bool *synthetic = cli_field(base, opt->offset), *workers = cli_field(base, opt->offset2);
+    if (strcmp(value, "gpu") == 0 || strcmp(value, "synthetic") == 0 ||
+        strcmp(value, "workers") == 0) {
         *synthetic = value[0] == 's';
+        *workers = value[0] == 'w';
         return true;
     }
-    return cli_fail(err, n, "%s: unknown measurer '%s' (expected gpu or synthetic)", opt->name,
-                    value);
+    return cli_fail(err, n, "%s: unknown measurer '%s' (expected gpu, synthetic or workers)",
+                    opt->name, value);
 }
 
 static bool set_machine_code(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
@@ -115,7 +117,7 @@ static const CliOpt tune_rows[] = {
     CUSTOM2("--seed", seed, seed_given, set_u64, "N: seed of the tuner and of the inputs (default from the clock)"),
     {.name = "--arch", .kind = CLI_STRING, .offset = F(conv.common.arch_name), .describe = cli_describe_arch},
     CLI_HEADING_ROW("measuring"),
-    CUSTOM("--measure", synthetic, set_measure, "gpu|synthetic: time each config on the GPUs, or a deterministic cost of its knobs (no GPU: for tests)"),
+    CUSTOM2("--measure", synthetic, workers, set_measure, "gpu|synthetic|workers: time each config on the GPUs, or a deterministic cost of its knobs (no GPU: for tests), or queue it as a job for the workers of the PostgreSQL --db (tcc-tune --worker on any host)"),
     STRING("--devices", devices, "N[,N...]: the GPUs measuring, one process each (default 0)"),
     CUSTOM("--machine-code", machine_code, set_machine_code, "auto|nvjitlink|driver: who compiles the PTX for the GPU: nvJitLink in the build threads (libnvJitLink.so, or $TCC_NVJITLINK), or the driver as each kernel loads (default auto: nvJitLink where it opens)"),
     INT("--builders", builders, 1, "N: threads compiling configs while the GPUs measure (default: the cores)"),
@@ -123,6 +125,12 @@ static const CliOpt tune_rows[] = {
     CUSTOM("--timeout", run_timeout, set_seconds, "S: a run's time limit, after which its process is killed (default 4)"),
     INT("--repeat", repeat, 1, "N: timings of each config, its cost their mean (default 3)"),
     DOUBLE("--min-repeat-ms", min_repeat_ms, "MS: launches in a timing until it lasts this long (default 5)"),
+    CLI_HEADING_ROW("workers (jobs in a PostgreSQL --db)"),
+    FLAG("--worker", worker, "measure the jobs of the --db that a tuning run with --measure workers queued, on this host's GPUs (--devices) or the synthetic cost (--measure synthetic), until stopped (SIGTERM, SIGINT)"),
+    STRING("--worker-name", worker_name, "NAME: the worker's name, unique among the workers (default HOST:PID)"),
+    STRING("--device-name", device_name, "NAME: the GPU the run's jobs are for, as its driver names it (\"NVIDIA H200\"; default: any)"),
+    CUSTOM("--worker-grace", worker_grace, set_seconds, "S: a worker silent this long has its jobs queued again; after two such workers a job is recorded as a RUNTIME_DEVICE error (default 30)"),
+    CUSTOM("--worker-deadline", worker_deadline, set_seconds, "S: a batch of jobs none of which is finished for this long stops the run (default 300)"),
     CLI_HEADING_ROW("records"),
     STRING("--db", db,
            "FILE|URL: the records, an SQLite file (default $XDG_CACHE_HOME/tcc/records.db) or a "
@@ -157,6 +165,8 @@ bool tune_parse(int argc, char **argv, TuneOptions *o, char *error, size_t error
     o->tuner = TCC_TUNER_XGB;
     o->n_trial = 1000;
     o->batch = 64;
+    o->worker_grace = 30;
+    o->worker_deadline = 300;
     o->build_timeout = 10;
     o->run_timeout = 4;
     o->repeat = 3;

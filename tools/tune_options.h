@@ -12,15 +12,21 @@ typedef struct TuneOptions {
     ConvOptions conv; /* the convolution, as tcc-conv reads it; conv.common.arch_name */
     const char *template_name;
     tcc_tuner_kind tuner;
-    int64_t n_trial;        /* trials at most (default 1000; the space's size if smaller) */
-    int64_t early_stopping; /* stop after this many trials without a better one (0: never) */
-    int batch;              /* configs proposed and measured at a time */
-    bool no_transfer;       /* --transfer off: no learning from other workloads' records */
-    bool skip_default;      /* --measure-default off: the gemm template's point 0 not first */
-    const char *db;         /* the records' SQLite file (NULL: the default under the cache) */
-    bool synthetic;         /* --measure synthetic */
-    const char *devices;    /* "0,1": the GPUs measuring */
-    int builders;           /* compiling threads (0: the cores) */
+    int64_t n_trial;         /* trials at most (default 1000; the space's size if smaller) */
+    int64_t early_stopping;  /* stop after this many trials without a better one (0: never) */
+    int batch;               /* configs proposed and measured at a time */
+    bool no_transfer;        /* --transfer off: no learning from other workloads' records */
+    bool skip_default;       /* --measure-default off: the gemm template's point 0 not first */
+    const char *db;          /* the records' SQLite file (NULL: the default under the cache) */
+    bool synthetic;          /* --measure synthetic */
+    bool workers;            /* --measure workers: the jobs of a PostgreSQL --db, by workers */
+    bool worker;             /* --worker: measure those jobs */
+    const char *device_name; /* --device-name: the GPU the jobs are for (NULL: any) */
+    const char *worker_name; /* --worker-name (NULL: host:pid) */
+    double worker_grace;     /* a worker silent this long has its jobs queued again */
+    double worker_deadline;  /* a batch none of whose jobs finishes for this long fails */
+    const char *devices;     /* "0,1": the GPUs measuring */
+    int builders;            /* compiling threads (0: the cores) */
     TuneMachineCode machine_code;
     double build_timeout, run_timeout; /* seconds */
     int repeat;

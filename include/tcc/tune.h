@@ -109,6 +109,11 @@ const tcc_template *tcc_template_find(const char *name);
  * (the call has no context to say so in: tcc_config_space_create does). */
 int tcc_workload_key(const tcc_template *tmpl, const tcc_workload *workload, char *buf,
                      size_t size);
+/* Its inverse: the workload `key` names (out's size set as tcc_workload_init sets it). A key
+ * that is not one this tcc writes for the template, exactly, is refused with a line saying
+ * why (TCC_ERROR_INVALID_ARGUMENT), so that a key is never read as another workload. */
+tcc_status tcc_workload_from_key(tcc_context *ctx, const tcc_template *tmpl, const char *key,
+                                 tcc_workload *out);
 
 /* ---- config spaces ---------------------------------------------------------------- */
 
@@ -280,6 +285,49 @@ tcc_status tcc_record_each(tcc_record_store *store, const char *template_name,
 tcc_status tcc_record_export(tcc_record_store *store, const char *path);
 /* Reads such a file (tcc's own exports, or an AutoTVM log): *imported says how many. */
 tcc_status tcc_record_import(tcc_record_store *store, const char *path, int64_t *imported);
+
+/* ---- jobs: trials measured by workers on other hosts (a PostgreSQL store) ---------- */
+
+/* A trial for a worker (tcc-tune --worker) to measure: the config `config_index` (its text
+ * `config`, tcc_config_format's) of the template's space for the workload `workload_key`,
+ * compiled for `target`, on a GPU named `device_name` ("" for any); `run` names the tuning run
+ * that wants it and `options` the measuring settings it asks for (text kept as given). The
+ * strings are the caller's when enqueuing, the store's when claimed (until its next call). */
+typedef struct tcc_job {
+    size_t size; /* sizeof(tcc_job): set by the caller (tcc/tcc.h, "ABI") */
+    int64_t id;  /* the store's, once enqueued */
+    const char *run, *template_name, *workload_key, *target, *device_name, *config, *options;
+    int64_t config_index;
+} tcc_job;
+
+/* Every call refuses a store that holds no jobs (an SQLite file: one host measures its own
+ * trials), in one line. */
+/* Adds `count` jobs, queued, in one transaction; ids[i] receives each one's id. */
+tcc_status tcc_job_enqueue(tcc_record_store *store, int count, const tcc_job *jobs, int64_t *ids);
+/* Claims up to `max` queued jobs for `worker` (a name unique among the workers) whose target
+ * is `target` and whose device is `device_name` or any, those of `prefer_workload_key` first
+ * (may be NULL), the oldest first: *count of them into jobs[] (whose sizes the caller set).
+ * Two workers never claim one job (SELECT ... FOR UPDATE SKIP LOCKED). */
+tcc_status tcc_job_claim(tcc_record_store *store, const char *worker, const char *target,
+                         const char *device_name, const char *prefer_workload_key, int max,
+                         tcc_job *jobs, int *count);
+/* The worker is alive: the heartbeat of every job it runs is now. */
+tcc_status tcc_job_heartbeat(tcc_record_store *store, const char *worker);
+/* The job done: `record` added and the job marked done in one transaction, if `worker` still
+ * runs it. *kept is false where it does not (it was queued again when the worker seemed dead,
+ * and another may measure it): the record is then not added, so a job has one record. */
+tcc_status tcc_job_finish(tcc_record_store *store, const char *worker, int64_t id,
+                          const tcc_record *record, bool *kept);
+/* Of the jobs ids[], which are done (done[i]), and the results of those (results[i]). */
+tcc_status tcc_job_results(tcc_record_store *store, int count, const int64_t *ids, bool *done,
+                           tcc_measure_result *results);
+/* Jobs whose worker has said nothing for grace_s seconds: queued again (*requeued of them), or,
+ * once `max_attempts` workers stopped answering on one, done with a RUNTIME_DEVICE record
+ * saying so (*failed), so that a job that kills its workers is not tried for ever. */
+tcc_status tcc_job_requeue_stale(tcc_record_store *store, double grace_s, int max_attempts,
+                                 int64_t *requeued, int64_t *failed);
+/* The run's jobs still queued, removed (the run stopped). */
+tcc_status tcc_job_cancel(tcc_record_store *store, const char *run);
 
 /* ---- applying the best ------------------------------------------------------------ */
 

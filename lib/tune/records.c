@@ -63,6 +63,7 @@ void tcc_record_store_close(tcc_record_store *store)
     store->engine->close(store);
     free(store->name);
     free(store->strings);
+    free(store->job_strings);
     free(store);
 }
 
@@ -124,29 +125,26 @@ static tcc_status insert(tcc_record_store *store, const RecordRow *row)
     return store->engine->end(store, store->engine->insert(store, row));
 }
 
-tcc_status tcc_record_add(tcc_record_store *store, const tcc_record *record)
+tcc_status tci_record_row_of(tcc_record_store *store, const tcc_record *record, RecordRowText *text,
+                             RecordRow *row)
 {
-    if (!store)
-        return TCC_ERROR_INVALID_ARGUMENT;
+    tci_strbuf_init(&text->costs);
     tcc_status status = check_record(store->ctx, record);
     if (status != TCC_OK)
         return status;
     const tcc_measure_result *result = &record->result;
     /* The message is a fixed array the caller may have filled to its end. */
-    char message[sizeof result->message + 1];
     size_t length = strnlen(result->message, sizeof result->message);
-    memcpy(message, result->message, length);
-    message[length] = '\0';
-    StrBuf costs;
-    tci_strbuf_init(&costs);
-    RecordRow row = {
+    memcpy(text->message, result->message, length);
+    text->message[length] = '\0';
+    *row = (RecordRow){
         .template_name = record->template_name,
         .workload_key = record->workload_key,
         .target = record->target ? record->target : "",
         .device_name = record->device_name ? record->device_name : "",
         .tcc_version = record->tcc_version ? record->tcc_version : tcc_version_string(),
         .config = record->config,
-        .message = message,
+        .message = text->message,
         .config_index = record->config_index,
         .error_no = (int)result->error,
         .all_cost = result->all_cost,
@@ -156,15 +154,23 @@ tcc_status tcc_record_add(tcc_record_store *store, const tcc_record *record)
                          ? tcc_measure_result_mean_cost(result)
                          : TCI_FAILED_COST,
     };
-    tci_record_costs_text(&costs, result->costs, result->ncost);
-    row.costs = costs.data;
-    if (costs.failed)
-        status = tci_fail(store->ctx, TCC_ERROR_OUT_OF_MEMORY, "records: out of memory");
-    else
-        status = check_exportable(store->ctx, &row);
+    tci_record_costs_text(&text->costs, result->costs, result->ncost);
+    row->costs = text->costs.data;
+    if (text->costs.failed)
+        return tci_fail(store->ctx, TCC_ERROR_OUT_OF_MEMORY, "records: out of memory");
+    return check_exportable(store->ctx, row);
+}
+
+tcc_status tcc_record_add(tcc_record_store *store, const tcc_record *record)
+{
+    if (!store)
+        return TCC_ERROR_INVALID_ARGUMENT;
+    RecordRowText text;
+    RecordRow row;
+    tcc_status status = tci_record_row_of(store, record, &text, &row);
     if (status == TCC_OK)
         status = insert(store, &row);
-    tci_strbuf_free(&costs);
+    tci_strbuf_free(&text.costs);
     return status;
 }
 
@@ -194,6 +200,17 @@ static tcc_status read_costs(tcc_record_store *store, const RecordRow *row,
     }
     tci_arena_destroy(arena);
     return status;
+}
+
+tcc_status tci_record_result_of(tcc_record_store *store, const RecordRow *row,
+                                tcc_measure_result *result)
+{
+    memset(result, 0, sizeof *result);
+    result->error = (tcc_measure_error)row->error_no;
+    result->all_cost = row->all_cost;
+    result->timestamp = row->timestamp;
+    snprintf(result->message, sizeof result->message, "%s", row->message);
+    return read_costs(store, row, result);
 }
 
 /* The row as a tcc_record whose strings the store keeps until its next call. */
@@ -226,11 +243,7 @@ static tcc_status to_record(tcc_record_store *store, const RecordRow *row, tcc_r
     out->tcc_version = copies[4];
     out->config = copies[5];
     out->config_index = row->config_index;
-    out->result.error = (tcc_measure_error)row->error_no;
-    out->result.all_cost = row->all_cost;
-    out->result.timestamp = row->timestamp;
-    snprintf(out->result.message, sizeof out->result.message, "%s", row->message);
-    return read_costs(store, row, &out->result);
+    return tci_record_result_of(store, row, &out->result);
 }
 
 /* A select's rows as records for a caller's visitor. */

@@ -59,6 +59,12 @@ void tci_json_write_double(StrBuf *sb, double value);
 /* AutoTVM's cost of a failed trial (its log writes costs (1e9,) for one). */
 #define TCI_FAILED_COST 1e9
 
+/* The trials table's columns in RecordRow's order (each engine's read_row), how many. */
+#define TCI_RECORD_COLUMNS                                                                         \
+    "id, template, workload_key, target, device_name, tcc_version, config, config_index, "         \
+    "error_no, costs, mean_cost, all_cost, timestamp, message"
+enum { TCI_RECORD_COLUMN_COUNT = 14 };
+
 /* One row of the trials table; the strings are not owned. */
 typedef struct RecordRow {
     int64_t id; /* its rowid (0 for a row not yet stored) */
@@ -82,6 +88,7 @@ struct tcc_record_store {
     char *name; /* the file's path, or the URL without its password: what errors name */
     /* The strings of the last record read (tcc_record's), the store's until its next call. */
     char *strings;
+    char *job_strings; /* those of the last jobs claimed, likewise (jobs.c) */
 };
 
 /* Which rows a select yields. */
@@ -115,6 +122,29 @@ struct RecordEngine {
 
 extern const RecordEngine tci_records_sqlite;
 extern const RecordEngine tci_records_postgres;
+
+/* The PostgreSQL engine's insert, which also gives the new row's id (NULL: not wanted), and
+ * its reading of a result's row i whose first columns are TCI_RECORD_COLUMNS: jobs.c's. */
+struct PqConnection;
+struct PqResult;
+tcc_status tci_records_postgres_insert(tcc_record_store *store, const RecordRow *row, int64_t *id);
+void tci_records_postgres_read_row(struct PqConnection *pq, const struct PqResult *result, int i,
+                                   RecordRow *row);
+
+/* What a row made of a tcc_record points into. */
+typedef struct RecordRowText {
+    StrBuf costs;
+    char message[sizeof((tcc_measure_result *)0)->message + 1];
+} RecordRowText;
+
+/* A caller's record as a row, checked as tcc_record_add checks it (one line through the
+ * store's context where it is refused); text->costs is the caller's to free, either way. */
+tcc_status tci_record_row_of(tcc_record_store *store, const tcc_record *record, RecordRowText *text,
+                             RecordRow *row);
+/* A row's result: its error, costs (a costs text that is no JSON array of numbers is refused),
+ * times and message. */
+tcc_status tci_record_result_of(tcc_record_store *store, const RecordRow *row,
+                                tcc_measure_result *result);
 
 /* The costs text of `count` seconds: "[0.000506, 0.000507]". */
 void tci_record_costs_text(StrBuf *sb, const double *costs, int count);

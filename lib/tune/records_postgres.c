@@ -30,13 +30,17 @@ static const char *const SCHEMA[] = {
     "message TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS tcc_trials_workload ON tcc_trials (template, workload_key, "
     "device_name)",
+    /* Trials for workers to measure (jobs.c): queued, then running on `worker` (heartbeat:
+     * when it last said it is alive), then done with the record it added. */
+    "CREATE TABLE IF NOT EXISTS tcc_jobs (id BIGSERIAL PRIMARY KEY, run TEXT NOT NULL, "
+    "template TEXT NOT NULL, workload_key TEXT NOT NULL, target TEXT NOT NULL, "
+    "device_name TEXT NOT NULL, config TEXT NOT NULL, config_index BIGINT NOT NULL, "
+    "options TEXT NOT NULL, state TEXT NOT NULL DEFAULT 'queued', worker TEXT, "
+    "heartbeat TIMESTAMPTZ, attempts INTEGER NOT NULL DEFAULT 0, record_id BIGINT)",
+    "CREATE INDEX IF NOT EXISTS tcc_jobs_queue ON tcc_jobs (state, target, device_name, id)",
+    "CREATE INDEX IF NOT EXISTS tcc_jobs_worker ON tcc_jobs (worker, state)",
     "INSERT INTO tcc_schema (version) SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM tcc_schema)",
 };
-
-/* The columns in RecordRow's order (read_row). */
-#define COLUMNS                                                                                    \
-    "id, template, workload_key, target, device_name, tcc_version, config, config_index, "         \
-    "error_no, costs, mean_cost, all_cost, timestamp, message"
 
 static tcc_status exec(tcc_record_store *store, const char *what, const char *sql)
 {
@@ -132,7 +136,7 @@ static tcc_status postgres_end(tcc_record_store *store, tcc_status status)
 
 /* ---- writing and reading -------------------------------------------------------------- */
 
-static tcc_status postgres_insert(tcc_record_store *store, const RecordRow *row)
+tcc_status tci_records_postgres_insert(tcc_record_store *store, const RecordRow *row, int64_t *id)
 {
     char index[24], error[16], mean[32], all[32], timestamp[32];
     snprintf(index, sizeof index, "%lld", (long long)row->config_index);
@@ -153,19 +157,30 @@ static tcc_status postgres_insert(tcc_record_store *store, const RecordRow *row)
                             all,
                             timestamp,
                             row->message};
-    return tci_pq_exec(store->db, "adding a record",
-                       "INSERT INTO tcc_trials (template, workload_key, target, device_name, "
-                       "tcc_version, config, config_index, error_no, costs, mean_cost, all_cost, "
-                       "timestamp, message) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, "
-                       "$11, $12, $13)",
-                       (int)(sizeof params / sizeof *params), params, NULL);
+    PqResult *result = NULL;
+    tcc_status status = tci_pq_exec(
+        store->db, "adding a record",
+        "INSERT INTO tcc_trials (template, workload_key, target, device_name, tcc_version, "
+        "config, config_index, error_no, costs, mean_cost, all_cost, timestamp, message) VALUES "
+        "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id",
+        (int)(sizeof params / sizeof *params), params, &result);
+    if (status == TCC_OK && id)
+        *id = strtoll(tci_pq_value(store->db, result, 0, 0), NULL, 10);
+    tci_pq_clear(store->db, result);
+    return status;
 }
 
-/* A row of a SELECT of COLUMNS (its strings valid until the result is cleared). */
-static void read_row(PqConnection *pq, const PqResult *result, int i, RecordRow *row)
+static tcc_status postgres_insert(tcc_record_store *store, const RecordRow *row)
 {
-    const char *text[14];
-    for (int c = 0; c < 14; c++)
+    return tci_records_postgres_insert(store, row, NULL);
+}
+
+/* A row of a SELECT of TCI_RECORD_COLUMNS first (its strings valid until the result is
+ * cleared). */
+void tci_records_postgres_read_row(PqConnection *pq, const PqResult *result, int i, RecordRow *row)
+{
+    const char *text[TCI_RECORD_COLUMN_COUNT];
+    for (int c = 0; c < TCI_RECORD_COLUMN_COUNT; c++)
         text[c] = tci_pq_value(pq, result, i, c);
     row->id = strtoll(text[0], NULL, 10);
     row->template_name = text[1];
@@ -190,7 +205,7 @@ static bool visit_rows(tcc_record_store *store, const PqResult *result, RecordRo
     int rows = tci_pq_rows(store->db, result);
     for (int i = 0; i < rows; i++) {
         RecordRow row;
-        read_row(store->db, result, i, &row);
+        tci_records_postgres_read_row(store->db, result, i, &row);
         if (found)
             *found = true;
         if (!visit(&row, user))
@@ -206,7 +221,8 @@ static tcc_status select_best(tcc_record_store *store, const RecordQuery *query,
     PqResult *result = NULL;
     tcc_status status = tci_pq_exec(
         store->db, "finding the best record",
-        "SELECT " COLUMNS " FROM tcc_trials WHERE template = $1 AND workload_key = $2 AND "
+        "SELECT " TCI_RECORD_COLUMNS
+        " FROM tcc_trials WHERE template = $1 AND workload_key = $2 AND "
         "($3::text IS NULL OR device_name = $3::text) AND error_no = 0 ORDER BY mean_cost, id "
         "LIMIT 1",
         3, params, &result);
@@ -226,7 +242,7 @@ static tcc_status select_all(tcc_record_store *store, const RecordQuery *query,
         return status;
     const char *params[] = {query->template_name};
     status = tci_pq_exec(store->db, "reading the records",
-                         "DECLARE tcc_rows NO SCROLL CURSOR FOR SELECT " COLUMNS
+                         "DECLARE tcc_rows NO SCROLL CURSOR FOR SELECT " TCI_RECORD_COLUMNS
                          " FROM tcc_trials WHERE $1::text IS NULL OR template = $1::text "
                          "ORDER BY id",
                          1, params, NULL);

@@ -30,11 +30,6 @@ static const char SCHEMA[] =
     "CREATE INDEX trials_workload ON trials (template, workload_key, device_name);"
     "PRAGMA user_version = 1;";
 
-/* The columns in RecordRow's order (read_row). */
-#define COLUMNS                                                                                    \
-    "id, template, workload_key, target, device_name, tcc_version, config, config_index, "         \
-    "error_no, costs, mean_cost, all_cost, timestamp, message"
-
 typedef struct SqliteDb {
     sqlite3 *db;
     sqlite3_stmt *insert; /* prepared by the first insert, kept until close */
@@ -287,7 +282,7 @@ static const char *column_text(sqlite3_stmt *stmt, int column)
     return text ? (const char *)text : "";
 }
 
-/* The current row of a SELECT of COLUMNS (its strings valid until the next step). */
+/* The current row of a SELECT of TCI_RECORD_COLUMNS (its strings valid until the next step). */
 static void read_row(sqlite3_stmt *stmt, RecordRow *row)
 {
     row->id = sqlite3_column_int64(stmt, 0);
@@ -312,10 +307,11 @@ static tcc_status sqlite_select(tcc_record_store *store, const RecordQuery *quer
                                 RecordRowVisit visit, void *user, bool *found)
 {
     const char *sql = query->workload_key
-                          ? "SELECT " COLUMNS " FROM trials WHERE template = ?1 AND "
+                          ? "SELECT " TCI_RECORD_COLUMNS " FROM trials WHERE template = ?1 AND "
                             "workload_key = ?2 AND (?3 IS NULL OR device_name = ?3) AND "
                             "error_no = 0 ORDER BY mean_cost, id LIMIT 1"
-                          : "SELECT " COLUMNS " FROM trials WHERE ?1 IS NULL OR template = ?1 "
+                          : "SELECT " TCI_RECORD_COLUMNS
+                            " FROM trials WHERE ?1 IS NULL OR template = ?1 "
                             "ORDER BY id";
     sqlite3_stmt *stmt = NULL;
     tcc_status status = prepare(store, sql, &stmt);

@@ -39,7 +39,7 @@
 #   xgboost        libxgboost.so.0 loads (as the xgb tuner opens it): tests of the model
 #                  say `%if xgboost %{ ... %}`
 #   libpq          libpq.so.5 loads (as the records store opens it for a postgresql:// URL);
-#                  the tests with a server are test/postgres/run.sh's
+#                  the tests with a server are test/postgres/*.sh's
 #
 # Sanitizer builds: ASAN_OPTIONS, UBSAN_OPTIONS and LSAN_OPTIONS pass through, and a
 # sanitizer report exits with status 86 (not the default 1), so a tool that dies in

@@ -4,7 +4,7 @@
  * at once; a writer killed mid-loop losing nothing it added; export and import as AutoTVM's
  * log lines (a round trip, a line of the seed tutorial's log, bad lines refused by number);
  * the JSON writer's numbers; tcc_measure_error_name; a visitor stopping the walk; the mean of
- * a result's costs, and an untimed record never the best.
+ * a result's costs, and an untimed record never the best; jobs refused on an SQLite file.
  */
 #include "support.h"
 #include "tcc/tune.h"
@@ -299,6 +299,38 @@ START_TEST(other_databases_refused)
     assert_contains(tcc_last_error(ctx), text);
     assert_one_line(ctx);
     ck_assert_int_eq(tcc_record_store_open(ctx, "", &store), TCC_ERROR_INVALID_ARGUMENT);
+}
+END_TEST
+
+/* Jobs (measuring on other hosts) need a PostgreSQL store: every call on a file says so in one
+ * line (test/postgres/workers.sh runs them on a server). */
+START_TEST(jobs_need_postgres)
+{
+    tcc_record_store *store = open_store(in_dir("records.db"));
+    tcc_job job = {.size = sizeof job};
+    int64_t id = 0, requeued, failed;
+    int count = -1;
+    bool done = false, kept = true;
+    tcc_measure_result result;
+    tcc_record record = {.size = sizeof record};
+    tcc_status statuses[] = {
+        tcc_job_enqueue(store, 1, &job, &id),
+        tcc_job_claim(store, "w", "cuda -arch=sm_90a", "", NULL, 1, &job, &count),
+        tcc_job_heartbeat(store, "w"),
+        tcc_job_finish(store, "w", 1, &record, &kept),
+        tcc_job_results(store, 1, &id, &done, &result),
+        tcc_job_requeue_stale(store, 1, 2, &requeued, &failed),
+        tcc_job_cancel(store, "run"),
+    };
+    for (size_t i = 0; i < sizeof statuses / sizeof *statuses; i++)
+        ck_assert_int_eq(statuses[i], TCC_ERROR_UNSUPPORTED);
+    assert_contains(tcc_last_error(ctx), "tcc_job_cancel: records ");
+    assert_contains(tcc_last_error(ctx), "hold no jobs: measuring on other hosts needs a "
+                                         "PostgreSQL store");
+    assert_one_line(ctx);
+    ck_assert_int_eq(tcc_job_claim(NULL, "w", "t", "", NULL, 1, &job, &count),
+                     TCC_ERROR_INVALID_ARGUMENT);
+    tcc_record_store_close(store);
 }
 END_TEST
 
@@ -646,6 +678,7 @@ static Suite *records_suite(void)
     tcase_add_test(store, best_per_device);
     tcase_add_test(store, other_databases_refused);
     tcase_add_test(store, default_path);
+    tcase_add_test(store, jobs_need_postgres);
     TCase *processes = test_case(suite, "processes", setup, teardown);
     tcase_add_test(processes, concurrent_writers);
     tcase_add_test(processes, killed_writer_loses_nothing);

@@ -1,54 +1,14 @@
 #!/usr/bin/env bash
-# The records store on a real PostgreSQL server (issue 13): starts Debian's postgresql server in
-# a temporary data directory, listening on a Unix socket only and trusting local connections,
-# as an unprivileged user where this runs as root (the server refuses root); runs tcc-tune and
-# tcc-conv against it; stops it and removes the directory at the end. Where no server is
-# installed it says so and exits 77 (ctest: skipped), so that it never passes silently.
+# The records store on a real PostgreSQL server (issue 13), started and stopped by server.sh
+# (exit 77, ctest's skip, where none is installed): tcc-tune and tcc-conv against it.
 #
-# usage: run.sh path/to/build   (the folder holding tcc-tune and tcc-conv)
+# usage: records.sh path/to/build   (the folder holding tcc-tune and tcc-conv)
 set -euo pipefail
 
 build=$(cd "$1" && pwd)
 tune=$build/tcc-tune conv=$build/tcc-conv
-initdb=$(ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null | sort -V | tail -n 1 || true)
-if [ -z "$initdb" ]; then
-    echo "SKIP: no PostgreSQL server installed (no /usr/lib/postgresql/*/bin/initdb):" \
-        "apt-get install postgresql"
-    exit 77
-fi
-bin=$(dirname "$initdb")
-
-dir=$(mktemp -d "${TMPDIR:-/tmp}/tcc-postgres.XXXXXX")
-chmod 755 "$dir"
-as_server=()
-if [ "$(id -u)" -eq 0 ]; then
-    chown nobody "$dir"
-    as_server=(runuser -u nobody --)
-fi
-stop() {
-    (cd / && "${as_server[@]}" "$bin/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1) || true
-    rm -rf "$dir"
-}
-trap stop EXIT
-port=$((20000 + RANDOM % 20000))
-(cd "$dir" && "${as_server[@]}" "$bin/initdb" -D "$dir/data" -U tcc --auth=trust -E UTF8 \
-    >"$dir/initdb.log" 2>&1) || { cat "$dir/initdb.log"; exit 1; }
-start() {
-    (cd "$dir" && "${as_server[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
-        -o "-k $dir -p $port -c listen_addresses=''" start >/dev/null) ||
-        { cat "$dir/server.log"; exit 1; }
-}
-start
-server="host=$dir&port=$port&user=tcc"
-sql() { # database, then psql's options (its notices, such as "does not exist, skipping", unsaid)
-    PGOPTIONS="-c client_min_messages=warning" \
-        "$bin/psql" -X -q -v ON_ERROR_STOP=1 "postgresql:///$1?$server" "${@:2}"
-}
-# A fresh database NAME; its URL.
-database() {
-    sql postgres -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1"
-    echo "postgresql:///$1?$server"
-}
+# shellcheck source=server.sh
+. "$(dirname "$0")/server.sh"
 
 failures=0
 check() { # description, then a command that must succeed
@@ -69,7 +29,7 @@ tune_synthetic() { # db, seed, trials, extra options...
         --db "$1" --seed "$2" --n-trial "$3" "${@:4}" >/dev/null 2>&1
 }
 work=$(mktemp -d "${TMPDIR:-/tmp}/tcc-postgres-work.XXXXXX")
-trap 'stop; rm -rf "$work"' EXIT
+trap 'cleanup_server; rm -rf "$work"' EXIT
 
 # 1. A tuning run records the same trials into PostgreSQL as into SQLite.
 url=$(database records)
@@ -126,7 +86,7 @@ tune_synthetic "$url" 14 16
 check "and the next tuner adds to them" test "$(lines "$work/after.jsonl")" -gt "$kept"
 
 # 6. A server restart loses no record written before it.
-"${as_server[@]}" "$bin/pg_ctl" -D "$dir/data" -m fast stop >/dev/null
+stop_server fast
 start
 "$tune" --db "$url" --export "$work/restarted.jsonl"
 check "a server restart kept every record" diff "$work/after.jsonl" "$work/restarted.jsonl"

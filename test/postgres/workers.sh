@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Tuning on workers through the jobs of a PostgreSQL store (issue 13), on a server server.sh
+# starts (exit 77, ctest's skip, where none is installed), with the synthetic measurer:
+#   1. a coordinator and three workers tune to the end: every job is measured once, and the
+#      records are those of the same run measured locally into SQLite;
+#   2. a worker killed with SIGKILL mid-job: its jobs are queued again and finished by others;
+#   3. a job on which two workers stopped answering is recorded as a RUNTIME_DEVICE error;
+#   4. the server restarted mid-run: the coordinator stops with one line, no written record is
+#      lost, and the workers, which waited, finish the next run's jobs.
+#
+# usage: workers.sh path/to/build   (the folder holding tcc-tune)
+set -uo pipefail
+
+build=$(cd "$1" && pwd)
+tune=$build/tcc-tune
+# shellcheck source=server.sh
+. "$(dirname "$0")/server.sh"
+work=$(mktemp -d "${TMPDIR:-/tmp}/tcc-workers.XXXXXX")
+workers=()
+finish() {
+    [ ${#workers[@]} -gt 0 ] && kill -KILL "${workers[@]}" 2>/dev/null
+    cleanup_server
+    rm -rf "$work"
+}
+trap finish EXIT
+
+failures=0
+check() { # description, then a command that must succeed
+    local what=$1
+    shift
+    if "$@"; then echo "ok - $what"; else echo "FAIL - $what"; failures=$((failures + 1)); fi
+}
+value() { sql "$1" -tA -c "$2"; } # database, query: its one value
+# A worker on the synthetic cost, in the background; its pid appended to workers[].
+worker() { # database URL, name, options...
+    "$tune" --worker --db "$1" --worker-name "$2" --measure synthetic --arch sm_90a "${@:3}" \
+        2>"$work/$2.log" &
+    workers+=($!)
+}
+stop_workers() {
+    kill -TERM "${workers[@]}" 2>/dev/null
+    wait "${workers[@]}" 2>/dev/null
+    workers=()
+}
+tuning=(--template gemm --layer r50_res2_3x3_b32 --tuner random --batch 16 --progress lines)
+coordinate() { # database URL, seed, trials, options...
+    "$tune" "${tuning[@]}" --db "$1" --seed "$2" --n-trial "$3" --measure workers \
+        --arch sm_90a --device-name synthetic "${@:4}"
+}
+# An export's records without their times, in config order (workers finish in any order).
+untimed() {
+    python3 -c 'import json, sys
+rows = []
+for line in open(sys.argv[1]):
+    r = json.loads(line); r["result"][2:4] = [0, 0]; rows.append(json.dumps(r, sort_keys=True))
+print("\n".join(sorted(rows)))' "$1"
+}
+
+# 1. Three workers, to the end.
+url=$(database tuned)
+for name in one two three; do worker "$url" "$name" --batch 4; done
+coordinate "$url" 5 120 >"$work/coordinator.out" 2>"$work/coordinator.err"
+check "the coordinator finished (status $?)" test $? -eq 0
+stop_workers
+"$tune" "${tuning[@]}" --db "$work/local.db" --seed 5 --n-trial 120 --measure synthetic \
+    --arch sm_90a >/dev/null 2>&1
+"$tune" --db "$url" --export "$work/workers.jsonl"
+"$tune" --db "$work/local.db" --export "$work/local.jsonl"
+check "the workers' records are those of the run measured locally" \
+    diff <(untimed "$work/workers.jsonl") <(untimed "$work/local.jsonl")
+jobs=$(value tuned "SELECT count(*) FROM tcc_jobs WHERE state = 'done'")
+check "$jobs jobs, each measured once: a record each, no job claimed twice" test \
+    "$(value tuned "SELECT count(DISTINCT record_id) || ' ' || max(attempts) FROM tcc_jobs")" \
+    = "$jobs 1" -a "$(value tuned "SELECT count(*) FROM tcc_trials")" -eq "$jobs"
+check "every worker measured jobs" test \
+    "$(value tuned "SELECT count(DISTINCT worker) FROM tcc_jobs")" -eq 3
+
+# 2. A worker killed mid-job: its jobs queued again once its heartbeat is 1 s old.
+url=$(database killed)
+TCC_TUNE_SYNTHETIC_MS=2000 worker "$url" victim --batch 4
+victim=${workers[0]}
+coordinate "$url" 6 40 --worker-grace 1 >/dev/null 2>"$work/killed.err" &
+coordinator=$!
+for _ in $(seq 100); do
+    [ "$(value killed "SELECT count(*) FROM tcc_jobs WHERE worker = 'victim'")" -gt 0 ] && break
+    sleep 0.1
+done
+kill -KILL "$victim"
+workers=()
+worker "$url" healthy --batch 4
+wait $coordinator
+check "the coordinator finished after a worker was killed (status $?)" test $? -eq 0
+stop_workers
+check "the killed worker's jobs were queued again" grep -q "jobs of silent workers queued again" \
+    "$work/killed.err"
+requeued=$(value killed "SELECT count(*) FROM tcc_jobs WHERE attempts = 2")
+check "and finished by another ($requeued), once each" test "$requeued" -ge 1 -a "$(value killed \
+    "SELECT count(*) FROM tcc_jobs WHERE attempts = 2 AND state = 'done' AND worker = 'healthy'")" \
+    -eq "$requeued" -a "$(value killed "SELECT count(*) FROM tcc_trials")" -eq \
+    "$(value killed "SELECT count(*) FROM tcc_jobs")"
+
+# 3. A job two workers stopped answering on: an error, not tried a third time.
+url=$(database poison)
+coordinate "$url" 7 4 --measure-default off --batch 1 --worker-grace 1 >/dev/null \
+    2>"$work/poison.err" &
+coordinator=$!
+for round in 1 2; do
+    TCC_TUNE_SYNTHETIC_MS=60000 worker "$url" "stuck$round" --batch 1
+    for _ in $(seq 100); do
+        [ "$(value poison "SELECT count(*) FROM tcc_jobs WHERE worker = 'stuck$round'")" -gt 0 ] &&
+            break
+        sleep 0.1
+    done
+    kill -KILL "${workers[@]}"
+    workers=()
+done
+worker "$url" healthy --batch 1
+wait $coordinator
+check "the coordinator finished after two workers died on one job (status $?)" test $? -eq 0
+stop_workers
+check "that job is recorded as RUNTIME_DEVICE, its workers named" test "$(value poison \
+    "SELECT count(*) FROM tcc_trials WHERE error_no = 4 AND message LIKE '%stopped answering 2 times (the last: stuck2)%'")" \
+    -eq 1
+
+# 4. The server restarted mid-run.
+url=$(database restarted)
+for name in left right; do TCC_TUNE_SYNTHETIC_MS=20 worker "$url" "$name" --batch 2; done
+coordinate "$url" 8 100000 >/dev/null 2>"$work/restarted.err" &
+coordinator=$!
+for _ in $(seq 100); do
+    [ "$(value restarted "SELECT count(*) FROM tcc_trials")" -ge 20 ] && break
+    sleep 0.1
+done
+stop_server fast
+start
+wait $coordinator
+status=$?
+check "the coordinator stops when the server goes away (status $status), in one line" test \
+    $status -eq 1 -a "$(grep -c . "$work/restarted.err")" -ge 1 -a \
+    "$(grep -c "tcc-tune: error: records postgresql:///restarted" "$work/restarted.err")" -eq 1
+check "no record written before is lost: every finished job has its record" test "$(value \
+    restarted "SELECT count(*) FROM tcc_jobs j JOIN tcc_trials t ON t.id = j.record_id")" -eq \
+    "$(value restarted "SELECT count(*) FROM tcc_jobs WHERE state = 'done'")" -a \
+    "$(value restarted "SELECT count(*) FROM tcc_trials")" -ge 20
+coordinate "$url" 9 12 --worker-grace 2 >/dev/null 2>"$work/again.err"
+check "the workers came back and measured the next run (status $?)" test $? -eq 0
+stop_workers
+check "after waiting for the server" grep -q "trying again" "$work/left.log"
+
+if [ "$failures" -gt 0 ]; then
+    for log in "$work"/*.log "$work"/*.err; do echo "== $log"; tail -n 5 "$log"; done
+    echo "FAIL: $failures checks"
+    exit 1
+fi
+echo "PASS: PostgreSQL workers"

@@ -1,0 +1,155 @@
+/*
+ * tcc-tune --measure workers (tune_jobs.h): a batch's configs queued as jobs in the PostgreSQL
+ * store for the workers of any host, and their results read back as the workers finish them.
+ * The workers add each trial's record, in the transaction that finishes its job; the
+ * coordinator only waits, queueing again the jobs of workers that stopped answering.
+ */
+#include "tune_jobs.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Workers that stopped answering on one job before it is recorded as an error instead. */
+enum { MAX_ATTEMPTS = 2 };
+/* How often the results are read while waiting, and stale workers looked for. */
+static const double POLL_S = 0.05, STALE_CHECK_S = 1.0;
+
+void tune_job_options_format(const TuneMeasureOptions *m, char *out, size_t size)
+{
+    snprintf(out, size,
+             "seed=%" PRIu64 " repeat=%d min_repeat_ms=%.17g timeout=%.17g build_timeout=%.17g "
+             "measure_duplicates=%d",
+             m->seed, m->repeat, m->min_repeat_ms, m->run_timeout, m->build_timeout,
+             (int)m->measure_duplicates);
+}
+
+bool tune_job_options_parse(const char *text, TuneMeasureOptions *m)
+{
+    int duplicates = 0, end = 0;
+    if (sscanf(text,
+               "seed=%" SCNu64 " repeat=%d min_repeat_ms=%lf timeout=%lf build_timeout=%lf "
+               "measure_duplicates=%d%n",
+               &m->seed, &m->repeat, &m->min_repeat_ms, &m->run_timeout, &m->build_timeout,
+               &duplicates, &end) != 6 ||
+        text[end] != '\0' || m->repeat < 1 || !(m->run_timeout > 0) || !(m->build_timeout > 0))
+        return false;
+    m->measure_duplicates = duplicates != 0;
+    return true;
+}
+
+void tune_remote_init(TuneRemote *r, const TuneMeasureOptions *m)
+{
+    char host[64] = "host";
+    gethostname(host, sizeof host - 1);
+    snprintf(r->run, sizeof r->run, "%s:%d:%.0f", host, (int)getpid(), tune_wall_s());
+    tune_job_options_format(m, r->options, sizeof r->options);
+}
+
+static bool fail(TuneRemote *r)
+{
+    snprintf(r->error, sizeof r->error, "%s", tcc_last_error(r->ctx));
+    return false;
+}
+
+/* The batch's configs as jobs of this run, queued; ids[i] each one's. */
+static bool enqueue(TuneRemote *r, int count, const int64_t *indices, int64_t *ids)
+{
+    tcc_job *jobs = calloc((size_t)count, sizeof *jobs);
+    char **texts = calloc((size_t)count, sizeof *texts);
+    bool ok = jobs && texts;
+    if (!ok)
+        snprintf(r->error, sizeof r->error, "out of memory");
+    for (int i = 0; ok && i < count; i++) {
+        tcc_config *cfg;
+        ok = tcc_config_create(r->ctx, r->space, indices[i], &cfg) == TCC_OK || fail(r);
+        if (ok) {
+            texts[i] = tcc_config_format(cfg);
+            tcc_config_destroy(cfg);
+            if (!(ok = texts[i] != NULL))
+                snprintf(r->error, sizeof r->error, "out of memory");
+        }
+        jobs[i] = (tcc_job){.size = sizeof(tcc_job),
+                            .run = r->run,
+                            .template_name = r->template_name,
+                            .workload_key = r->workload_key,
+                            .target = r->target,
+                            .device_name = r->device_name,
+                            .config = texts[i],
+                            .options = r->options,
+                            .config_index = indices[i]};
+    }
+    ok = ok && (tcc_job_enqueue(r->store, count, jobs, ids) == TCC_OK || fail(r));
+    for (int i = 0; texts && i < count; i++)
+        free(texts[i]);
+    free(texts);
+    free(jobs);
+    return ok;
+}
+
+/* Waits until every job is done, reading their results; *finished counts them. */
+static bool wait_for(TuneRemote *r, int count, const int64_t *ids, bool *done,
+                     tcc_measure_result *results)
+{
+    double last_progress = tune_monotonic_s(), last_stale_check = 0;
+    int finished = 0;
+    while (finished < count) {
+        if (tcc_job_results(r->store, count, ids, done, results) != TCC_OK)
+            return fail(r);
+        int now_finished = 0;
+        for (int i = 0; i < count; i++)
+            now_finished += done[i];
+        double now = tune_monotonic_s();
+        if (now_finished > finished)
+            last_progress = now;
+        finished = now_finished;
+        if (finished == count)
+            break;
+        if (now - last_progress > r->deadline) {
+            snprintf(r->error, sizeof r->error,
+                     "no worker finished any of the %d jobs left in %.0f s (--worker-deadline): "
+                     "are workers for %s%s%s running on the store's jobs?",
+                     count - finished, r->deadline, r->target, r->device_name[0] ? " on " : "",
+                     r->device_name);
+            return false;
+        }
+        if (now - last_stale_check > STALE_CHECK_S) {
+            int64_t requeued = 0, failed = 0;
+            if (tcc_job_requeue_stale(r->store, r->grace, MAX_ATTEMPTS, &requeued, &failed) !=
+                TCC_OK)
+                return fail(r);
+            if (requeued || failed)
+                fprintf(stderr,
+                        "tcc-tune: %lld jobs of silent workers queued again, %lld recorded as "
+                        "errors after %d such workers\n",
+                        (long long)requeued, (long long)failed, MAX_ATTEMPTS);
+            last_stale_check = now;
+        }
+        tune_sleep_s(POLL_S);
+    }
+    return true;
+}
+
+bool tune_remote_measure(TuneRemote *r, int count, const int64_t *indices,
+                         tcc_measure_result *results)
+{
+    if (count == 0)
+        return true;
+    int64_t *ids = calloc((size_t)count, sizeof *ids);
+    bool *done = calloc((size_t)count, sizeof *done);
+    bool ok = ids && done;
+    if (!ok)
+        snprintf(r->error, sizeof r->error, "out of memory");
+    ok = ok && enqueue(r, count, indices, ids) && wait_for(r, count, ids, done, results);
+    free(ids);
+    free(done);
+    return ok;
+}
+
+void tune_remote_cancel(TuneRemote *r)
+{
+    if (r->store)
+        tcc_job_cancel(r->store, r->run); /* a failure leaves jobs some worker measures */
+}
