@@ -17,6 +17,9 @@
 
 /* The heartbeat's period, and the longest wait between tries of a server that went away. */
 static const double HEARTBEAT_S = 1.0, MAX_BACKOFF_S = 10.0;
+/* The longest wait between claims while no job is queued: a run queues its next batch as soon
+ * as the last finishes, and an idle claim costs the server one indexed query. */
+static const double MAX_IDLE_S = 0.02;
 
 static volatile sig_atomic_t stopping;
 
@@ -244,7 +247,7 @@ static CliExit serve(Worker *w)
         bool lost = status != TCC_OK;
         if (!lost && count == 0) {
             nap(idle);
-            idle = idle * 2 < 0.5 ? idle * 2 : 0.5;
+            idle = idle * 2 < MAX_IDLE_S ? idle * 2 : MAX_IDLE_S;
             continue;
         }
         if (!lost) {

@@ -54,13 +54,15 @@ check "an SQLite export imported into PostgreSQL exports the same lines" \
 check "tcc-conv --tuned picks a record from PostgreSQL" grep -q "schedule: tuned: config" "$work/tuned.pg"
 check "the same record as from SQLite" diff "$work/tuned.pg" "$work/tuned.sqlite"
 
-# 4. Two tuners writing one database at once: every record of both is there.
+# 4. Two tuners writing one database at once: every record of both is there. (Two layers: the
+# tuners of one would learn from each other's records, as they should, and differ from alone.)
 url=$(database shared)
+other=(--layer r50_res3_1x1_b256)
 tune_synthetic "$url" 11 200 & first=$!
-tune_synthetic "$url" 12 200 & second=$!
+tune_synthetic "$url" 12 200 "${other[@]}" & second=$!
 wait $first && wait $second
 tune_synthetic "$work/eleven.db" 11 200
-tune_synthetic "$work/twelve.db" 12 200
+tune_synthetic "$work/twelve.db" 12 200 "${other[@]}"
 "$tune" --db "$url" --export "$work/shared.jsonl"
 "$tune" --db "$work/eleven.db" --export "$work/eleven.jsonl"
 "$tune" --db "$work/twelve.db" --export "$work/twelve.jsonl"
