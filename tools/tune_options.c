@@ -136,7 +136,7 @@ static const CliOpt tune_rows[] = {
            "FILE|URL: the records, an SQLite file (default $XDG_CACHE_HOME/tcc/records.db) or a "
            "PostgreSQL server's postgresql://user@host/database URL (through libpq.so.5)"),
     STRING("--export", export_path, "FILE: write the records as AutoTVM log lines (JSON) and exit"),
-    STRING("--import", import_path, "FILE: read AutoTVM log lines (tcc's or AutoTVM's) into the records and exit"),
+    STRING("--import", import_path, "FILE: read AutoTVM log lines (tcc's or AutoTVM's), or every record of another SQLite records file (a migration into PostgreSQL), into the records and exit"),
     CLI_HEADING_ROW("reporting"),
     CUSTOM2("--progress", progress, progress_given, set_progress, "bar|lines: a bar on a terminal, a line a batch otherwise (default: bar when stderr is a terminal)"),
     INT("--top", top, 1, "N: the fastest configs listed at the end (default 10)"),

@@ -283,7 +283,9 @@ tcc_status tcc_record_each(tcc_record_store *store, const char *template_name,
 /* JSON lines in AutoTVM's log layout ({"input": [target, workload, [], {"config": ...}],
  * "result": [costs, error_no, all_cost, timestamp], "version": ..., "tvm_version": ...}). */
 tcc_status tcc_record_export(tcc_record_store *store, const char *path);
-/* Reads such a file (tcc's own exports, or an AutoTVM log): *imported says how many. */
+/* Reads such a file (tcc's own exports, or an AutoTVM log), or every record of another store's
+ * SQLite file (a migration into PostgreSQL, or a merge), all in one transaction: *imported
+ * says how many. */
 tcc_status tcc_record_import(tcc_record_store *store, const char *path, int64_t *imported);
 
 /* ---- jobs: trials measured by workers on other hosts (a PostgreSQL store) ---------- */

@@ -411,6 +411,55 @@ static tcc_status import_lines(tcc_record_store *store, const char *path, FILE *
     return status;
 }
 
+/* Another store's rows into this one's open transaction. */
+typedef struct Migration {
+    tcc_record_store *into;
+    int64_t count;
+    tcc_status status;
+} Migration;
+
+static bool migrate_row(const RecordRow *row, void *user)
+{
+    Migration *m = user;
+    m->status = m->into->engine->insert(m->into, row);
+    m->count += m->status == TCC_OK;
+    return m->status == TCC_OK;
+}
+
+/* Every record of the SQLite database at `path` (an SQLite store's file: a migration into
+ * PostgreSQL, or a merge of two files). */
+static tcc_status import_database(tcc_record_store *store, const char *path, int64_t *count)
+{
+    char *from = realpath(path, NULL), *to = realpath(store->name, NULL);
+    bool same = from && to && strcmp(from, to) == 0;
+    free(from);
+    free(to);
+    if (same)
+        return tci_fail(store->ctx, TCC_ERROR_INVALID_ARGUMENT,
+                        "records import: %s is the database importing it", path);
+    tcc_record_store *source = NULL;
+    tcc_status status = tcc_record_store_open(store->ctx, path, &source);
+    if (status != TCC_OK)
+        return status;
+    Migration m = {store, 0, TCC_OK};
+    RecordQuery all = {0};
+    status = source->engine->select(source, &all, migrate_row, &m, NULL);
+    tcc_record_store_close(source);
+    *count = m.count;
+    return status == TCC_OK ? m.status : status;
+}
+
+/* Whether the file at `path` is an SQLite database (its header's first 16 bytes). */
+static bool is_sqlite_file(FILE *file)
+{
+    static const char header[16] = "SQLite format 3";
+    char start[16];
+    bool sqlite = fread(start, 1, sizeof start, file) == sizeof start &&
+                  memcmp(start, header, sizeof header) == 0;
+    rewind(file);
+    return sqlite;
+}
+
 tcc_status tcc_record_import(tcc_record_store *store, const char *path, int64_t *imported)
 {
     if (!store)
@@ -426,9 +475,11 @@ tcc_status tcc_record_import(tcc_record_store *store, const char *path, int64_t 
     /* One transaction: a file with a bad line imports nothing, so that importing it again
      * once mended adds no record twice. */
     int64_t count = 0;
+    bool database = is_sqlite_file(file);
     tcc_status status = store->engine->begin(store);
     if (status == TCC_OK)
-        status = store->engine->end(store, import_lines(store, path, file, &count));
+        status = store->engine->end(store, database ? import_database(store, path, &count)
+                                                    : import_lines(store, path, file, &count));
     fclose(file);
     if (status == TCC_OK && imported)
         *imported = count;

@@ -47,6 +47,13 @@ url=$(database imported)
 check "an SQLite export imported into PostgreSQL exports the same lines" \
     diff "$work/sqlite.jsonl" "$work/imported.jsonl"
 
+# 2b. An SQLite records file migrated into PostgreSQL: its records, to the bit.
+url=$(database migrated)
+"$tune" --db "$url" --import "$work/records.db" >"$work/migrated.out" 2>&1
+"$tune" --db "$url" --export "$work/migrated.jsonl"
+check "an SQLite file migrated into PostgreSQL ($(cat "$work/migrated.out"))" \
+    diff "$work/sqlite.jsonl" "$work/migrated.jsonl"
+
 # 3. --tuned reads the best record from PostgreSQL as from SQLite.
 "$conv" --layer r50_res2_3x3_b32 --arch sm_90a --tuned --db "$url" -o /dev/null 2>"$work/tuned.pg"
 "$conv" --layer r50_res2_3x3_b32 --arch sm_90a --tuned --db "$work/records.db" -o /dev/null \

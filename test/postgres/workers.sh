@@ -2,7 +2,8 @@
 # Tuning on workers through the jobs of a PostgreSQL store (issue 13), on a server server.sh
 # starts (exit 77, ctest's skip, where none is installed), with the synthetic measurer:
 #   1. a coordinator and three workers tune to the end: every job is measured once, and the
-#      records are those of the same run measured locally into SQLite;
+#      records are those of the same run measured locally into SQLite; two coordinators of two
+#      layers at once share the workers;
 #   2. a worker killed with SIGKILL mid-job: its jobs are queued again and finished by others;
 #   3. a job on which two workers stopped answering is recorded as a RUNTIME_DEVICE error;
 #   4. the server restarted mid-run: the coordinator stops with one line, no written record is
@@ -74,6 +75,27 @@ check "$jobs jobs, each measured once: a record each, no job claimed twice" test
     = "$jobs 1" -a "$(value tuned "SELECT count(*) FROM tcc_trials")" -eq "$jobs"
 check "the workers shared them" test \
     "$(value tuned "SELECT count(DISTINCT worker) FROM tcc_jobs")" -ge 2
+
+# 1b. Two coordinators of two layers at once share one pool of workers.
+url=$(database shared)
+for name in left right; do worker "$url" "$name" --batch 4; done
+coordinate "$url" 10 60 >/dev/null 2>"$work/first.err" & first=$!
+coordinate "$url" 11 60 --layer r50_res3_1x1_b256 >/dev/null 2>"$work/second.err" & second=$!
+wait $first && wait $second
+check "two coordinators at once both finished (status $?)" test $? -eq 0
+stop_workers
+"$tune" --db "$url" --export "$work/shared.jsonl"
+for seed in 10 11; do
+    layer=$([ $seed = 10 ] && echo r50_res2_3x3_b32 || echo r50_res3_1x1_b256)
+    "$tune" "${tuning[@]}" --layer $layer --db "$work/alone.db" --seed $seed --n-trial 60 \
+        --measure synthetic --arch sm_90a >/dev/null 2>&1
+done
+"$tune" --db "$work/alone.db" --export "$work/alone.jsonl"
+check "each run's records are those it measures alone" \
+    diff <(untimed "$work/shared.jsonl") <(untimed "$work/alone.jsonl")
+check "one pool of workers served both runs" test "$(value shared \
+    "SELECT count(DISTINCT run) || ' ' || count(*) FILTER (WHERE state <> 'done') FROM tcc_jobs")" \
+    = "2 0"
 
 # 2. A worker killed mid-job: its jobs queued again once its heartbeat is 1 s old.
 url=$(database killed)

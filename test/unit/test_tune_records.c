@@ -501,6 +501,22 @@ START_TEST(export_import_round_trip)
     assert_contains(text, "\"version\": 0.2");
     free(text);
 
+    /* Another store's file imports whole (a migration); never into itself. */
+    tcc_record_store *third = open_store(in_dir("third.db"));
+    ck_assert_msg(tcc_record_import(third, in_dir("second.db"), &imported) == TCC_OK, "%s",
+                  tcc_last_error(ctx));
+    ck_assert_int_eq(imported, 5);
+    const char *third_log = in_dir("third.log");
+    ck_assert_msg(tcc_record_export(third, third_log) == TCC_OK, "%s", tcc_last_error(ctx));
+    char *migrated = strdup(read_file(third_log));
+    ck_assert_str_eq(read_file(in_dir("first.log")), migrated);
+    free(migrated);
+    ck_assert_int_eq(tcc_record_import(third, in_dir("third.db"), &imported),
+                     TCC_ERROR_INVALID_ARGUMENT);
+    assert_contains(tcc_last_error(ctx), "third.db is the database importing it");
+    assert_one_line(ctx);
+    tcc_record_store_close(third);
+
     /* What the import stored is what was added. */
     tcc_record best = {.size = sizeof best};
     ck_assert_int_eq(tcc_record_best(store, "gemm", records[2].workload_key, NULL, &best), TCC_OK);
