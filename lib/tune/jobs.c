@@ -39,6 +39,20 @@ static tcc_status exec(tcc_record_store *store, const char *what, const char *sq
     return tci_pq_exec(store->db, what, sql, nparam, params, result);
 }
 
+/* A call whose one argument `name` is the statement's $1: refused where the store holds no
+ * jobs or the argument is NULL. */
+static tcc_status one_statement(tcc_record_store *store, const char *call, const char *name,
+                                const char *value, const char *what, const char *sql)
+{
+    if (!store)
+        return TCC_ERROR_INVALID_ARGUMENT;
+    tcc_status status = jobs_of(store, call);
+    if (status == TCC_OK && !value)
+        status = tci_fail(store->ctx, TCC_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", call, name);
+    const char *params[] = {value};
+    return status == TCC_OK ? exec(store, what, sql, 1, params, NULL) : status;
+}
+
 /* "{1,2,3}": ids as a PostgreSQL array literal (malloc'd; NULL out of memory). */
 static char *id_array(int count, const int64_t *ids)
 {
@@ -149,16 +163,8 @@ tcc_status tcc_job_results(tcc_record_store *store, int count, const int64_t *id
 
 tcc_status tcc_job_cancel(tcc_record_store *store, const char *run)
 {
-    if (!store)
-        return TCC_ERROR_INVALID_ARGUMENT;
-    tcc_status status = jobs_of(store, "tcc_job_cancel");
-    if (status == TCC_OK && !run)
-        status = tci_fail(store->ctx, TCC_ERROR_INVALID_ARGUMENT, "tcc_job_cancel: run is NULL");
-    const char *params[] = {run};
-    return status == TCC_OK
-               ? exec(store, "removing a run's queued jobs",
-                      "DELETE FROM tcc_jobs WHERE run = $1 AND state = 'queued'", 1, params, NULL)
-               : status;
+    return one_statement(store, "tcc_job_cancel", "run", run, "removing a run's queued jobs",
+                         "DELETE FROM tcc_jobs WHERE run = $1 AND state = 'queued'");
 }
 
 /* ---- the workers' side ------------------------------------------------------------------ */
@@ -239,19 +245,9 @@ tcc_status tcc_job_claim(tcc_record_store *store, const char *worker, const char
 
 tcc_status tcc_job_heartbeat(tcc_record_store *store, const char *worker)
 {
-    if (!store)
-        return TCC_ERROR_INVALID_ARGUMENT;
-    tcc_status status = jobs_of(store, "tcc_job_heartbeat");
-    if (status == TCC_OK && !worker)
-        status =
-            tci_fail(store->ctx, TCC_ERROR_INVALID_ARGUMENT, "tcc_job_heartbeat: worker is NULL");
-    const char *params[] = {worker};
-    return status == TCC_OK
-               ? exec(store, "sending a heartbeat",
-                      "UPDATE tcc_jobs SET heartbeat = now() WHERE worker = $1 AND state = "
-                      "'running'",
-                      1, params, NULL)
-               : status;
+    return one_statement(store, "tcc_job_heartbeat", "worker", worker, "sending a heartbeat",
+                         "UPDATE tcc_jobs SET heartbeat = now() WHERE worker = $1 AND state = "
+                         "'running'");
 }
 
 /* In the open transaction: the job locked if `worker` (NULL: anyone) still runs it. */
