@@ -113,8 +113,8 @@ worker "$url" healthy --batch 4
 wait $coordinator
 check "the coordinator finished after a worker was killed (status $?)" test $? -eq 0
 stop_workers
-check "the killed worker's jobs were queued again" grep -q "jobs of silent workers queued again" \
-    "$work/killed.err"
+requeue_line=$(grep "jobs of silent workers queued again" "$work/killed.err")
+check "the killed worker's jobs were queued again: '$requeue_line'" test -n "$requeue_line"
 requeued=$(value killed "SELECT count(*) FROM tcc_jobs WHERE attempts = 2")
 check "and finished by another ($requeued), once each" test "$requeued" -ge 1 -a "$(value killed \
     "SELECT count(*) FROM tcc_jobs WHERE attempts = 2 AND state = 'done' AND worker = 'healthy'")" \
