@@ -433,7 +433,7 @@ static CliExit start_measuring(Tuning *t)
     measure_options(t, &m);
     if (o->workers) {
         tune_remote_init(&t->remote, &m);
-        t->device_name = o->device_name ? o->device_name : "";
+        t->device_name = o->device_name ? o->device_name : ""; /* any GPU */
         return CLI_EXIT_OK;
     }
     char error[512];
@@ -478,7 +478,7 @@ static CliExit tune(Tuning *t)
         cli_error("the workload's key is longer than %zu bytes", sizeof t->key);
         return CLI_EXIT_ERROR;
     }
-    snprintf(t->target, sizeof t->target, "cuda -arch=%s", tcc_arch_name(t->arch));
+    tune_target_format(t->arch, t->target, sizeof t->target);
     rc = open_records(t);
     TuneRemote *r = &t->remote;
     r->store = t->store, r->ctx = t->ctx, r->space = t->space, r->template_name = t->tmpl->name;

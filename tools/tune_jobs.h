@@ -9,6 +9,20 @@
 #include "tune_measure.h"
 #include "tune_options.h"
 
+/* A worker's heartbeat period; a grace shorter than three of them would take live workers for
+ * dead (--worker-grace is refused below it). */
+#define TUNE_HEARTBEAT_S 1.0
+#define TUNE_MIN_GRACE_S (3 * TUNE_HEARTBEAT_S)
+/* Workers that went silent on one job before it is recorded as an error instead. */
+enum { TUNE_MAX_ATTEMPTS = 2 };
+
+/* A name unique among the processes of every host: "HOST:PID:" and 64 random bits in hex (a
+ * container's host name and pid may be another's). */
+void tune_unique_name(char *out, size_t size);
+/* The target a job is compiled for, "cuda -arch=sm_90a", and its arch read back. */
+void tune_target_format(tcc_arch arch, char *out, size_t size);
+tcc_status tune_target_arch(tcc_context *ctx, const char *target, tcc_arch *arch);
+
 /* A job's measuring settings as the text it carries ("seed=... repeat=... ..."), and read back
  * into `m` (false: not such a text). Both sides' one definition of it. */
 void tune_job_options_format(const TuneMeasureOptions *m, char *out, size_t size);
@@ -22,7 +36,7 @@ typedef struct TuneRemote {
     const tcc_config_space *space;
     const char *template_name, *workload_key, *target;
     const char *device_name; /* "" for any */
-    char run[160];           /* this run's name: host, process and start */
+    char run[160];           /* this run's name (tune_unique_name) */
     char options[256];       /* the settings each job carries */
     double grace, deadline;  /* --worker-grace, --worker-deadline */
     char error[512];

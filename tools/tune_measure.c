@@ -606,6 +606,8 @@ bool tune_measurer_retarget(TuneMeasurer *m, const TuneMeasureOptions *next)
     o->space = next->space;
     o->arch = next->arch;
     o->seed = next->seed;
+    o->number = next->number;
+    o->check_samples = next->check_samples;
     o->repeat = next->repeat;
     o->min_repeat_ms = next->min_repeat_ms;
     o->run_timeout = next->run_timeout;

@@ -70,10 +70,10 @@ TuneMeasurer *tune_measurer_create(const TuneMeasureOptions *options, char *erro
  * template depends on. Once, before the first batch; false with tune_measurer_error's message
  * when the builders cannot start. */
 bool tune_measurer_set_space(TuneMeasurer *measurer, const tcc_config_space *space, tcc_arch arch);
-/* Another template, workload and space (and seed, repeat, min_repeat_ms, timeouts and
- * measure_duplicates) from `next`, for the batches to come, on the same runners and builders:
- * a worker's next jobs may be another run's. Between batches; false with tune_measurer_error's
- * message where the builders cannot start. */
+/* Another template, workload and space (and seed, number, repeat, min_repeat_ms, timeouts,
+ * check_samples and measure_duplicates) from `next`, for the batches to come, on the same runners
+ * and builders: a worker's next jobs may be another run's. Between batches; false with
+ * tune_measurer_error's message where the builders cannot start. */
 bool tune_measurer_retarget(TuneMeasurer *measurer, const TuneMeasureOptions *next);
 /* Measures the configs `indices` of the space: results[i] for indices[i], each with its
  * error class. Fails (TCC_ERROR_OUT_OF_MEMORY, TCC_ERROR_CUDA where a runner can no longer be

@@ -3,6 +3,7 @@
  * output) beside tcc-conv's tables of the convolution, parsed in one pass (cli_parse).
  */
 #include "tune_options.h"
+#include "tune_jobs.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,18 @@ static bool set_seconds(const CliOpt *opt, const char *value, void *base, char *
     if (*seconds > 0)
         return true;
     return cli_fail(err, n, "%s: must be more than 0 seconds, not %s", opt->name, value);
+}
+
+/* A worker's grace: long enough that a live worker's heartbeat always comes within it. */
+static bool set_grace(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
+{
+    double *seconds = cli_field(base, opt->offset);
+    if (!cli_parse_double(opt->name, value, seconds, err, n))
+        return false;
+    if (*seconds >= TUNE_MIN_GRACE_S && *seconds <= 1e6)
+        return true;
+    return cli_fail(err, n, "%s: %s is not %g to 1000000 seconds (three heartbeats at least)",
+                    opt->name, value, TUNE_MIN_GRACE_S);
 }
 
 static bool set_u64(const CliOpt *opt, const char *value, void *base, char *err, size_t n)
@@ -129,7 +142,7 @@ static const CliOpt tune_rows[] = {
     FLAG("--worker", worker, "measure the jobs of the --db that a tuning run with --measure workers queued, on this host's GPUs (--devices) or the synthetic cost (--measure synthetic), until stopped (SIGTERM, SIGINT)"),
     STRING("--worker-name", worker_name, "NAME: the worker's name, unique among the workers (default HOST:PID)"),
     STRING("--device-name", device_name, "NAME: the GPU the run's jobs are for, as its driver names it (\"NVIDIA H200\"; default: any)"),
-    CUSTOM("--worker-grace", worker_grace, set_seconds, "S: a worker silent this long has its jobs queued again; after two such workers a job is recorded as a RUNTIME_DEVICE error (default 30)"),
+    CUSTOM("--worker-grace", worker_grace, set_grace, "S: a worker silent this long (3 or more) has its jobs queued again; a job two such workers went silent on is recorded as a RUNTIME_DEVICE error (default 30)"),
     CUSTOM("--worker-deadline", worker_deadline, set_seconds, "S: a batch of jobs none of which is finished for this long stops the run (default 300)"),
     CLI_HEADING_ROW("records"),
     STRING("--db", db,

@@ -12,40 +12,69 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Workers that stopped answering on one job before it is recorded as an error instead. */
-enum { MAX_ATTEMPTS = 2 };
 /* How often the results are read while waiting, and stale workers looked for. */
 static const double POLL_S = 0.05, STALE_CHECK_S = 1.0;
 
+/* The settings a job carries, each written and read by this one format (and copied by
+ * tune_measurer_retarget). */
+#define JOB_OPTIONS                                                                                \
+    "seed=%" PRIu64 " number=%d repeat=%d min_repeat_ms=%.17g timeout=%.17g "                      \
+    "build_timeout=%.17g samples=%" PRId64 " measure_duplicates=%d"
+#define JOB_OPTIONS_READ                                                                           \
+    "seed=%" SCNu64 " number=%d repeat=%d min_repeat_ms=%lf timeout=%lf build_timeout=%lf "        \
+    "samples=%" SCNd64 " measure_duplicates=%d%n"
+
 void tune_job_options_format(const TuneMeasureOptions *m, char *out, size_t size)
 {
-    snprintf(out, size,
-             "seed=%" PRIu64 " repeat=%d min_repeat_ms=%.17g timeout=%.17g build_timeout=%.17g "
-             "measure_duplicates=%d",
-             m->seed, m->repeat, m->min_repeat_ms, m->run_timeout, m->build_timeout,
-             (int)m->measure_duplicates);
+    snprintf(out, size, JOB_OPTIONS, m->seed, m->number, m->repeat, m->min_repeat_ms,
+             m->run_timeout, m->build_timeout, m->check_samples, (int)m->measure_duplicates);
 }
 
 bool tune_job_options_parse(const char *text, TuneMeasureOptions *m)
 {
     int duplicates = 0, end = 0;
-    if (sscanf(text,
-               "seed=%" SCNu64 " repeat=%d min_repeat_ms=%lf timeout=%lf build_timeout=%lf "
-               "measure_duplicates=%d%n",
-               &m->seed, &m->repeat, &m->min_repeat_ms, &m->run_timeout, &m->build_timeout,
-               &duplicates, &end) != 6 ||
-        text[end] != '\0' || m->repeat < 1 || !(m->run_timeout > 0) || !(m->build_timeout > 0))
+    if (sscanf(text, JOB_OPTIONS_READ, &m->seed, &m->number, &m->repeat, &m->min_repeat_ms,
+               &m->run_timeout, &m->build_timeout, &m->check_samples, &duplicates, &end) != 8 ||
+        text[end] != '\0' || m->number < 1 || m->repeat < 1 || !(m->run_timeout > 0) ||
+        !(m->build_timeout > 0) || m->check_samples < 0)
         return false;
     m->measure_duplicates = duplicates != 0;
     return true;
 }
 
-void tune_remote_init(TuneRemote *r, const TuneMeasureOptions *m)
+void tune_unique_name(char *out, size_t size)
 {
     char host[64] = "host";
     gethostname(host, sizeof host - 1);
-    snprintf(r->run, sizeof r->run, "%s:%d:%.0f", host, (int)getpid(), tune_wall_s());
-    tune_job_options_format(m, r->options, sizeof r->options);
+    uint64_t nonce = tune_mix((uint64_t)getpid() ^ (uint64_t)(tune_wall_s() * 1e9));
+    FILE *random = fopen("/dev/urandom", "rb");
+    if (random) {
+        if (fread(&nonce, sizeof nonce, 1, random) != 1)
+            nonce ^= tune_mix(nonce);
+        fclose(random);
+    }
+    snprintf(out, size, "%s:%d:%016" PRIx64, host, (int)getpid(), nonce);
+}
+
+void tune_target_format(tcc_arch arch, char *out, size_t size)
+{
+    snprintf(out, size, "cuda -arch=%s", tcc_arch_name(arch));
+}
+
+tcc_status tune_target_arch(tcc_context *ctx, const char *target, tcc_arch *arch)
+{
+    const char *name = strstr(target, "-arch=");
+    return tcc_arch_parse(ctx, name ? name + strlen("-arch=") : target, arch);
+}
+
+void tune_remote_init(TuneRemote *r, const TuneMeasureOptions *m)
+{
+    tune_unique_name(r->run, sizeof r->run);
+    /* Each job is measured by itself: a worker's result copied from another config's kernel
+     * would be a trial that ran nothing, recorded as this config's. */
+    TuneMeasureOptions own = *m;
+    own.measure_duplicates = true;
+    tune_job_options_format(&own, r->options, sizeof r->options);
 }
 
 static bool fail(TuneRemote *r)
@@ -89,7 +118,7 @@ static bool enqueue(TuneRemote *r, int count, const int64_t *indices, int64_t *i
     return ok;
 }
 
-/* Waits until every job is done, reading their results; *finished counts them. */
+/* Waits until every job is done, reading their results (done[i] and results[i] for each). */
 static bool wait_for(TuneRemote *r, int count, const int64_t *ids, bool *done,
                      tcc_measure_result *results)
 {
@@ -117,14 +146,14 @@ static bool wait_for(TuneRemote *r, int count, const int64_t *ids, bool *done,
         }
         if (now - last_stale_check > STALE_CHECK_S) {
             int64_t requeued = 0, failed = 0;
-            if (tcc_job_requeue_stale(r->store, r->grace, MAX_ATTEMPTS, &requeued, &failed) !=
+            if (tcc_job_requeue_stale(r->store, r->grace, TUNE_MAX_ATTEMPTS, &requeued, &failed) !=
                 TCC_OK)
                 return fail(r);
             if (requeued || failed)
                 fprintf(stderr,
                         "tcc-tune: %lld jobs of silent workers queued again, %lld recorded as "
                         "errors after %d such workers\n",
-                        (long long)requeued, (long long)failed, MAX_ATTEMPTS);
+                        (long long)requeued, (long long)failed, TUNE_MAX_ATTEMPTS);
             last_stale_check = now;
         }
         tune_sleep_s(POLL_S);

@@ -3,8 +3,9 @@
  * measure (its GPU's name, or "synthetic", and its arch), measures each as the tuning run that
  * queued it asks (the same builders and isolated runners as a local run, retargeted to each
  * workload), and finishes it with its record. A thread of its own keeps the heartbeat of its
- * jobs, on a connection of its own. A server that goes away is waited for, with backoff; the
- * jobs running then are queued again by their run once the worker's heartbeat is stale.
+ * jobs, on a connection of its own. A server that goes away is waited for, with backoff; once
+ * it is back, the jobs the worker held are queued again (tcc_job_release), for any worker, and
+ * so they are when the worker stops.
  */
 #include "tune_jobs.h"
 
@@ -15,8 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The heartbeat's period, and the longest wait between tries of a server that went away. */
-static const double HEARTBEAT_S = 1.0, MAX_BACKOFF_S = 10.0;
+/* The longest wait between tries of a server that went away. */
+static const double MAX_BACKOFF_S = 10.0;
 /* The longest wait between claims while no job is queued: a run queues its next batch as soon
  * as the last finishes, and an idle claim costs the server one indexed query. */
 static const double MAX_IDLE_S = 0.02;
@@ -80,7 +81,7 @@ static void *heartbeat(void *arg)
         pthread_mutex_lock(&w->lock);
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += (time_t)HEARTBEAT_S;
+        until.tv_sec += (time_t)TUNE_HEARTBEAT_S;
         if (!w->quit)
             pthread_cond_timedwait(&w->wake, &w->lock, &until);
     }
@@ -91,13 +92,6 @@ static void *heartbeat(void *arg)
 }
 
 /* ---- what the measurer measures ------------------------------------------------------------ */
-
-/* The arch a target names ("cuda -arch=sm_90a"). */
-static tcc_status arch_of(tcc_context *ctx, const char *target, tcc_arch *arch)
-{
-    const char *name = strstr(target, "-arch=");
-    return tcc_arch_parse(ctx, name ? name + 6 : target, arch);
-}
 
 /* The measurer retargeted to the job's template, workload and settings; false with *result
  * saying why a job cannot be measured here (which its record then says), or *fatal set when
@@ -110,7 +104,7 @@ static bool retarget(Worker *w, const tcc_job *job, tcc_measure_result *result, 
     TuneMeasureOptions m;
     tune_measure_options_init(&m);
     const tcc_template *tmpl = tcc_template_find(job->template_name);
-    tcc_workload workload;
+    tcc_workload workload = {.size = sizeof workload};
     tcc_config_space *space = NULL;
     tcc_arch arch;
     tcc_status status = TCC_OK;
@@ -118,7 +112,7 @@ static bool retarget(Worker *w, const tcc_job *job, tcc_measure_result *result, 
         status = TCC_ERROR_INVALID_ARGUMENT;
     if (status == TCC_OK &&
         (status = tcc_workload_from_key(w->ctx, tmpl, job->workload_key, &workload)) == TCC_OK &&
-        (status = arch_of(w->ctx, job->target, &arch)) == TCC_OK)
+        (status = tune_target_arch(w->ctx, job->target, &arch)) == TCC_OK)
         status = tcc_config_space_create(w->ctx, tmpl, &workload, arch, &space);
     if (status != TCC_OK || !tune_job_options_parse(job->options, &m)) {
         tune_set_result(result, TCC_MEASURE_INSTANTIATION_ERROR, "");
@@ -195,8 +189,13 @@ static bool work(Worker *w, const tcc_job *jobs, int count, bool *lost)
             for (int i = first + 1; ok && i < end; i++)
                 results[i] = results[first];
         }
-        for (int i = first; ok && !*lost && i < end; i++)
-            *lost = !finish(w, &jobs[i], &results[i]);
+        for (int i = first; ok && !*lost && i < end; i++) {
+            /* A stop signal to the process group also kills the runners: a trial they died
+             * on then is left to be measured again (released), not recorded as the kernel's. */
+            tcc_measure_error e = results[i].error;
+            if (!stopping || (e != TCC_MEASURE_RUNTIME_DEVICE && e != TCC_MEASURE_RUN_TIMEOUT))
+                *lost = !finish(w, &jobs[i], &results[i]);
+        }
     }
     if (!indices || !results)
         cli_error("out of memory");
@@ -218,6 +217,10 @@ static void reconnect(Worker *w, double *backoff)
     w->store = NULL;
     if (tcc_record_store_open(w->ctx, w->options->db, &w->store) != TCC_OK)
         w->store = NULL;
+    /* The jobs held when the server went away may be finished or not: queued again, so that the
+     * heartbeat does not keep alive jobs no one measures (a finished one is not running). */
+    else if (tcc_job_release(w->store, w->name) != TCC_OK)
+        fprintf(stderr, "tcc-tune: worker %s: %s\n", w->name, tcc_last_error(w->ctx));
 }
 
 static CliExit serve(Worker *w)
@@ -231,6 +234,7 @@ static CliExit serve(Worker *w)
     fprintf(stderr, "tcc-tune: worker %s measuring jobs for %s on %s; %s\n", w->name, w->target,
             w->device_name, tune_measurer_machine_code(w->measurer));
     double idle = 0.01, backoff = 0.5;
+    bool claimed = false; /* once: the store holds jobs */
     CliExit rc = CLI_EXIT_OK;
     while (!stopping && rc == CLI_EXIT_OK) {
         int count = 0;
@@ -245,6 +249,7 @@ static CliExit serve(Worker *w)
             break;
         }
         bool lost = status != TCC_OK;
+        claimed |= !lost;
         if (!lost && count == 0) {
             nap(idle);
             idle = idle * 2 < MAX_IDLE_S ? idle * 2 : MAX_IDLE_S;
@@ -261,6 +266,8 @@ static CliExit serve(Worker *w)
             backoff = 0.5;
     }
     free(jobs);
+    if (claimed && w->store && tcc_job_release(w->store, w->name) != TCC_OK)
+        fprintf(stderr, "tcc-tune: worker %s: %s\n", w->name, tcc_last_error(w->ctx));
     fprintf(stderr, "tcc-tune: worker %s stopped after %lld jobs\n", w->name,
             (long long)w->finished);
     return rc;
@@ -285,18 +292,16 @@ static CliExit start(Worker *w, const tcc_template *tmpl, const tcc_workload *wo
         cli_error("%s", tcc_last_error(w->ctx));
         return CLI_EXIT_USAGE;
     }
-    snprintf(w->target, sizeof w->target, "cuda -arch=%s", tcc_arch_name(w->arch));
+    tune_target_format(w->arch, w->target, sizeof w->target);
     tcc_status status = tcc_record_store_open(w->ctx, o->db, &w->store);
     if (status != TCC_OK) {
         cli_error("%s", tcc_last_error(w->ctx));
         return cli_exit_for_status(status, false);
     }
-    char host[64] = "host";
-    gethostname(host, sizeof host - 1);
     if (o->worker_name)
         snprintf(w->name, sizeof w->name, "%s", o->worker_name);
     else
-        snprintf(w->name, sizeof w->name, "%s:%d", host, (int)getpid());
+        tune_unique_name(w->name, sizeof w->name);
     w->heart_started = pthread_create(&w->heart, NULL, heartbeat, w) == 0;
     if (!w->heart_started) {
         cli_error("cannot start the heartbeat thread");

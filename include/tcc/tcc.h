@@ -27,7 +27,8 @@
  * (each set by its _init function, which also gives the defaults), tcc_reference_tensors,
  * tcc_tensor_map, tcc_template, tcc_record, tcc_job (set it to sizeof), and what the library
  * fills: tcc_check_result, tcc_tensor_map_encoding, tcc_kernel_param_info, the record of
- * tcc_record_best and the jobs of tcc_job_claim (set size before the call). A library reads and
+ * tcc_record_best, the jobs of tcc_job_claim and the workload of tcc_workload_from_key (set
+ * size before the call). A library reads and
  * writes only the sizes it knows, so a program built against older headers keeps working with a
  * newer library, and a size it does not know is refused in one line, never misread. Each _init is
  * a macro over its _init_size function with the struct's sizeof, so that the library writes

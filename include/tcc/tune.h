@@ -109,9 +109,10 @@ const tcc_template *tcc_template_find(const char *name);
  * (the call has no context to say so in: tcc_config_space_create does). */
 int tcc_workload_key(const tcc_template *tmpl, const tcc_workload *workload, char *buf,
                      size_t size);
-/* Its inverse: the workload `key` names (out's size set as tcc_workload_init sets it). A key
- * that is not one this tcc writes for the template, exactly, is refused with a line saying
- * why (TCC_ERROR_INVALID_ARGUMENT), so that a key is never read as another workload. */
+/* Its inverse: the workload `key` names, into *out, whose size the caller set (tcc/tcc.h,
+ * "ABI"). A key that is not one this tcc writes for the template, exactly, is refused with a
+ * line saying why (TCC_ERROR_INVALID_ARGUMENT), so that a key is never read as another
+ * workload. */
 tcc_status tcc_workload_from_key(tcc_context *ctx, const tcc_template *tmpl, const char *key,
                                  tcc_workload *out);
 
@@ -264,7 +265,8 @@ typedef struct tcc_record {
  * starts with postgresql:// or postgres:// is a PostgreSQL server's connection URI instead
  * (libpq's: postgresql://user:password@host:port/database?options), reached through libpq,
  * which is opened at run time (libpq.so.5, or the file $TCC_LIBPQ names): the same records,
- * in tables tcc_trials and tcc_schema that the first store to open the database creates.
+ * in tables tcc_trials, tcc_jobs and tcc_schema that opening the database creates where they
+ * are missing.
  * Errors name the URL without its password. A visitor of tcc_record_each must not use the
  * store it walks. */
 tcc_status tcc_record_store_open(tcc_context *ctx, const char *path, tcc_record_store **out);
@@ -315,6 +317,9 @@ tcc_status tcc_job_claim(tcc_record_store *store, const char *worker, const char
                          tcc_job *jobs, int *count);
 /* The worker is alive: the heartbeat of every job it runs is now. */
 tcc_status tcc_job_heartbeat(tcc_record_store *store, const char *worker);
+/* The jobs the worker runs, queued again for any worker: those it will not finish (it lost
+ * the server while measuring them, or it is stopping). */
+tcc_status tcc_job_release(tcc_record_store *store, const char *worker);
 /* The job done: `record` added and the job marked done in one transaction, if `worker` still
  * runs it. *kept is false where it does not (it was queued again when the worker seemed dead,
  * and another may measure it): the record is then not added, so a job has one record. */

@@ -245,12 +245,24 @@ tcc_status tcc_job_claim(tcc_record_store *store, const char *worker, const char
 
 tcc_status tcc_job_heartbeat(tcc_record_store *store, const char *worker)
 {
+    /* Rows another transaction holds (a requeue) are skipped, never waited for: two calls that
+     * lock one worker's rows can then never wait on each other. */
     return one_statement(store, "tcc_job_heartbeat", "worker", worker, "sending a heartbeat",
-                         "UPDATE tcc_jobs SET heartbeat = now() WHERE worker = $1 AND state = "
-                         "'running'");
+                         "UPDATE tcc_jobs SET heartbeat = now() WHERE id IN (SELECT id FROM "
+                         "tcc_jobs WHERE worker = $1 AND state = 'running' FOR UPDATE SKIP "
+                         "LOCKED)");
 }
 
-/* In the open transaction: the job locked if `worker` (NULL: anyone) still runs it. */
+tcc_status tcc_job_release(tcc_record_store *store, const char *worker)
+{
+    return one_statement(store, "tcc_job_release", "worker", worker,
+                         "queueing a worker's jobs again",
+                         "UPDATE tcc_jobs SET state = 'queued', worker = NULL WHERE id IN (SELECT "
+                         "id FROM tcc_jobs WHERE worker = $1 AND state = 'running' FOR UPDATE "
+                         "SKIP LOCKED)");
+}
+
+/* In the open transaction: the job locked if `worker` still runs it. */
 static tcc_status lock_running(tcc_record_store *store, const char *id, const char *worker,
                                bool *running)
 {
@@ -258,7 +270,7 @@ static tcc_status lock_running(tcc_record_store *store, const char *id, const ch
     PqResult *result = NULL;
     tcc_status status = exec(store, "finding the job",
                              "SELECT 1 FROM tcc_jobs WHERE id = $1::bigint AND state = 'running' "
-                             "AND ($2::text IS NULL OR worker = $2::text) FOR UPDATE",
+                             "AND worker = $2 FOR UPDATE",
                              2, params, &result);
     *running = status == TCC_OK && tci_pq_rows(store->db, result) == 1;
     tci_pq_clear(store->db, result);
@@ -295,7 +307,7 @@ tcc_status tcc_job_finish(tcc_record_store *store, const char *worker, int64_t i
     *kept = false;
     RecordRowText text;
     RecordRow row;
-    status = tci_record_row_of(store, record, &text, &row);
+    status = tci_record_row_of(store, "tcc_job_finish", record, &text, &row);
     char job[24];
     snprintf(job, sizeof job, "%" PRId64, id);
     bool running = false;
@@ -334,7 +346,7 @@ static tcc_status fail_job(tcc_record_store *store, const PqResult *stale, int r
                          .result = result};
     RecordRowText text;
     RecordRow row;
-    tcc_status status = tci_record_row_of(store, &record, &text, &row);
+    tcc_status status = tci_record_row_of(store, "tcc_job_requeue_stale", &record, &text, &row);
     if (status == TCC_OK)
         status = mark_done(store, tci_pq_value(pq, stale, r, 0), &row);
     tci_strbuf_free(&text.costs);
@@ -347,7 +359,8 @@ tcc_status tcc_job_requeue_stale(tcc_record_store *store, double grace_s, int ma
     if (!store)
         return TCC_ERROR_INVALID_ARGUMENT;
     tcc_status status = jobs_of(store, "tcc_job_requeue_stale");
-    if (status == TCC_OK && (!(grace_s >= 0) || max_attempts < 1 || !requeued || !failed))
+    if (status == TCC_OK &&
+        (!(grace_s >= 0 && grace_s < 1e9) || max_attempts < 1 || !requeued || !failed))
         status = tci_fail(store->ctx, TCC_ERROR_INVALID_ARGUMENT,
                           "tcc_job_requeue_stale: grace_s %g and max_attempts %d (at least 1), "
                           "and the counts, are required",
@@ -355,33 +368,46 @@ tcc_status tcc_job_requeue_stale(tcc_record_store *store, double grace_s, int ma
     if (status != TCC_OK)
         return status;
     *requeued = *failed = 0;
-    char grace[32], most[16];
+    char grace[32];
     snprintf(grace, sizeof grace, "%.3f", grace_s);
-    snprintf(most, sizeof most, "%d", max_attempts);
-    const char *params[] = {grace, most};
-    PqResult *stale = NULL, *queued = NULL;
+    const char *params[] = {grace};
+    PqResult *stale = NULL;
     if ((status = tci_records_postgres.begin(store)) != TCC_OK)
         return status;
+    /* Every stale job locked at once, skipping those another holds (a heartbeat now), then
+     * each failed or queued again by id: nothing here waits on another transaction's rows. */
     status = exec(store, "finding stale jobs",
                   "SELECT " JOB_COLUMNS ", worker, attempts FROM tcc_jobs WHERE state = "
                   "'running' AND heartbeat < now() - $1::double precision * interval '1 second' "
-                  "AND attempts >= $2::integer FOR UPDATE SKIP LOCKED",
-                  2, params, &stale);
+                  "ORDER BY id FOR UPDATE SKIP LOCKED",
+                  1, params, &stale);
     int rows = status == TCC_OK ? tci_pq_rows(store->db, stale) : 0;
-    for (int r = 0; r < rows && status == TCC_OK; r++)
-        status = fail_job(store, stale, r);
-    if (status == TCC_OK)
-        status = exec(store, "queueing stale jobs again",
-                      "UPDATE tcc_jobs SET state = 'queued', worker = NULL WHERE state = "
-                      "'running' AND heartbeat < now() - $1::double precision * interval '1 "
-                      "second' AND attempts < $2::integer RETURNING id",
-                      2, params, &queued);
-    if (status == TCC_OK) {
-        *failed = rows;
-        *requeued = tci_pq_rows(store->db, queued);
+    StrBuf again;
+    tci_strbuf_init(&again);
+    tci_strbuf_printf(&again, "{");
+    int64_t count = 0;
+    for (int r = 0; r < rows && status == TCC_OK; r++) {
+        if (strtol(tci_pq_value(store->db, stale, r, 10), NULL, 10) >= max_attempts) {
+            status = fail_job(store, stale, r);
+            *failed += status == TCC_OK;
+        } else {
+            tci_strbuf_printf(&again, "%s%s", count++ ? "," : "",
+                              tci_pq_value(store->db, stale, r, 0));
+        }
     }
+    tci_strbuf_printf(&again, "}");
+    if (status == TCC_OK && again.failed)
+        status = tci_fail(store->ctx, TCC_ERROR_OUT_OF_MEMORY, "records: out of memory");
+    const char *ids[] = {again.data};
+    if (status == TCC_OK && count > 0)
+        status = exec(store, "queueing stale jobs again",
+                      "UPDATE tcc_jobs SET state = 'queued', worker = NULL WHERE id = "
+                      "ANY($1::bigint[])",
+                      1, ids, NULL);
+    if (status == TCC_OK)
+        *requeued = count;
+    tci_strbuf_free(&again);
     tci_pq_clear(store->db, stale);
-    tci_pq_clear(store->db, queued);
     status = tci_records_postgres.end(store, status);
     if (status != TCC_OK)
         *requeued = *failed = 0;

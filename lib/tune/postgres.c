@@ -21,7 +21,8 @@ typedef void (*PQnoticeProcessor)(void *arg, const char *message);
 enum { CONNECTION_OK = 0, PGRES_COMMAND_OK = 1, PGRES_TUPLES_OK = 2 };
 
 typedef struct PqApi {
-    PGconn *(*PQconnectdb)(const char *conninfo);
+    PGconn *(*PQconnectdbParams)(const char *const *keywords, const char *const *values,
+                                 int expand_dbname);
     int (*PQstatus)(const PGconn *conn);
     char *(*PQerrorMessage)(const PGconn *conn);
     void (*PQfinish)(PGconn *conn);
@@ -42,7 +43,7 @@ typedef struct PqApi {
 #name, NULL, offsetof(PqApi, name), false                                                  \
     }
 static const TciSymbol pq_symbols[] = {
-    PQ_SYMBOL(PQconnectdb),
+    PQ_SYMBOL(PQconnectdbParams),
     PQ_SYMBOL(PQstatus),
     PQ_SYMBOL(PQerrorMessage),
     PQ_SYMBOL(PQfinish),
@@ -109,14 +110,21 @@ static char *without_password(const char *url)
         if (*at == '@' && colon && colon < at)
             memmove(colon, at, strlen(at) + 1);
     }
-    for (char *p = strstr(name, "password="); p; p = strstr(p + 1, "password=")) {
-        char *value = p + strlen("password="), *end = value + strcspn(value, "&");
-        if (end - value >= 3) {
-            memcpy(value, "...", 3);
-            memmove(value + 3, end, strlen(end) + 1);
+    /* Room for "..." in place of a value shorter than it: the name grows by at most 3 a value. */
+    size_t size = 2 * strlen(name) + 4;
+    char *masked = malloc(size), *out = masked;
+    for (const char *p = name; masked && *p;) {
+        const char *key = strstr(p, "password=");
+        if (!key) {
+            out += snprintf(out, size - (size_t)(out - masked), "%s", p);
+            break;
         }
+        key += strlen("password=");
+        out += snprintf(out, size - (size_t)(out - masked), "%.*s...", (int)(key - p), p);
+        p = key + strcspn(key, "&");
     }
-    return name;
+    free(name);
+    return masked;
 }
 
 static tcc_status open_library(PqConnection *pq)
@@ -137,10 +145,43 @@ static tcc_status open_library(PqConnection *pq)
                    : TCC_OK;
 }
 
+/* libpq's message of a failed connection without the URL's password: the URL it quotes named
+ * as `name`, and what follows a ':' of the user part or "password=" never shown. */
+static void scrub(const char *url, const char *name, const char *message, char *out, size_t size)
+{
+    out[0] = '\0';
+    size_t n = strlen(url), used = 0;
+    for (const char *p = message; *p && used + 1 < size;) {
+        if (strncmp(p, url, n) == 0) {
+            used += (size_t)snprintf(out + used, size - used, "%s", name);
+            p += n;
+        } else {
+            out[used++] = *p++;
+            out[used] = '\0';
+        }
+    }
+    /* A message quoting a part of the URL (a token it could not decode) may still hold it. */
+    const char *authority = strstr(url, "://"), *at = authority ? strchr(authority, '@') : NULL;
+    const char *colon = authority ? strchr(authority + 3, ':') : NULL;
+    if (at && colon && colon < at && at - colon > 1) {
+        char secret[256];
+        snprintf(secret, sizeof secret, "%.*s", (int)(at - colon - 1), colon + 1);
+        for (char *hit = strstr(out, secret); hit; hit = strstr(hit, secret))
+            memset(hit, '.', strlen(secret));
+    }
+}
+
 static void drop_notice(void *arg, const char *message)
 {
     (void)arg, (void)message;
 }
+
+/* A server that stops answering (its host gone, no reset sent) is given up after seconds, not
+ * after TCP's quarter of an hour: a connection's time limit and keepalives, which the URL may
+ * set otherwise (it is read after them, and overrides them). */
+static const char *const CONNECT_KEYWORDS[] = {
+    "connect_timeout", "keepalives_idle", "keepalives_interval", "keepalives_count", "dbname", NULL,
+};
 
 tcc_status tci_pq_connect(tcc_context *ctx, const char *url, char **name, PqConnection **out)
 {
@@ -154,12 +195,15 @@ tcc_status tci_pq_connect(tcc_context *ctx, const char *url, char **name, PqConn
     pq->name = *name;
     tcc_status status = open_library(pq);
     if (status == TCC_OK) {
-        pq->conn = pq->api.PQconnectdb(url);
-        if (!pq->conn)
+        const char *const values[] = {"10", "10", "5", "3", url, NULL};
+        pq->conn = pq->api.PQconnectdbParams(CONNECT_KEYWORDS, values, 1);
+        if (!pq->conn) {
             status = tci_pq_fail(pq, TCC_ERROR_OUT_OF_MEMORY, "out of memory connecting");
-        else if (pq->api.PQstatus(pq->conn) != CONNECTION_OK)
-            status = tci_pq_fail(pq, TCC_ERROR_INVALID_ARGUMENT, "cannot connect: %s",
-                                 pq->api.PQerrorMessage(pq->conn));
+        } else if (pq->api.PQstatus(pq->conn) != CONNECTION_OK) {
+            char message[1024];
+            scrub(url, *name, pq->api.PQerrorMessage(pq->conn), message, sizeof message);
+            status = tci_pq_fail(pq, TCC_ERROR_INVALID_ARGUMENT, "cannot connect: %s", message);
+        }
     }
     if (status == TCC_OK) {
         pq->api.PQsetNoticeProcessor(pq->conn, drop_notice, NULL);

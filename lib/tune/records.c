@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const char *tcc_measure_error_name(tcc_measure_error error)
 {
@@ -35,7 +36,8 @@ static bool is_postgres_url(const char *location)
                         strncmp(location, "postgres://", 11) == 0);
 }
 
-tcc_status tcc_record_store_open(tcc_context *ctx, const char *path, tcc_record_store **out)
+static tcc_status open_store(tcc_context *ctx, const char *path, bool read_only,
+                             tcc_record_store **out)
 {
     if (!out)
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "tcc_record_store_open: out is NULL");
@@ -46,6 +48,7 @@ tcc_status tcc_record_store_open(tcc_context *ctx, const char *path, tcc_record_
     if (!store)
         return tci_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "records: out of memory");
     store->ctx = ctx;
+    store->read_only = read_only;
     store->engine = is_postgres_url(path) ? &tci_records_postgres : &tci_records_sqlite;
     tcc_status status = store->engine->open(store, path);
     if (status != TCC_OK) {
@@ -54,6 +57,11 @@ tcc_status tcc_record_store_open(tcc_context *ctx, const char *path, tcc_record_
     }
     *out = store;
     return TCC_OK;
+}
+
+tcc_status tcc_record_store_open(tcc_context *ctx, const char *path, tcc_record_store **out)
+{
+    return open_store(ctx, path, false, out);
 }
 
 void tcc_record_store_close(tcc_record_store *store)
@@ -71,40 +79,40 @@ void tcc_record_store_close(tcc_record_store *store)
 
 /* What tcc_record_add refuses: a size it does not know, missing texts, errors and costs no
  * trial has. */
-static tcc_status check_record(tcc_context *ctx, const tcc_record *record)
+static tcc_status check_record(tcc_context *ctx, const char *call, const tcc_record *record)
 {
     if (!record)
-        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "tcc_record_add: record is NULL");
-    tcc_status status = TCI_CHECK_SIZE(ctx, "tcc_record_add", tcc_record, record);
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "%s: record is NULL", call);
+    tcc_status status = TCI_CHECK_SIZE(ctx, call, tcc_record, record);
     if (status != TCC_OK)
         return status;
     if (!record->template_name || !record->workload_key || !record->config)
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
-                        "tcc_record_add: a record needs its template, workload key and config");
+                        "%s: a record needs its template, workload key and config", call);
     const tcc_measure_result *result = &record->result;
     if ((int)result->error < TCC_MEASURE_OK || result->error > TCC_MEASURE_UNKNOWN_ERROR)
-        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
-                        "tcc_record_add: error %d is no tcc_measure_error", (int)result->error);
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "%s: error %d is no tcc_measure_error",
+                        call, (int)result->error);
     int most = (int)(sizeof result->costs / sizeof *result->costs);
     if (result->ncost < 0 || result->ncost > most)
-        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "tcc_record_add: ncost is %d (0 to %d)",
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "%s: ncost is %d (0 to %d)", call,
                         result->ncost, most);
     for (int i = 0; i < result->ncost; i++)
         if (!isfinite(result->costs[i]) || result->costs[i] < 0)
-            return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
-                            "tcc_record_add: cost %d is %g seconds", i, result->costs[i]);
+            return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "%s: cost %d is %g seconds", call, i,
+                            result->costs[i]);
     if (!isfinite(result->all_cost) || !isfinite(result->timestamp))
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
-                        "tcc_record_add: all_cost and timestamp must be finite");
+                        "%s: all_cost and timestamp must be finite", call);
     if (record->config_index < 0)
-        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "tcc_record_add: config_index is %lld",
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "%s: config_index is %lld", call,
                         (long long)record->config_index);
     return TCC_OK;
 }
 
 /* A record whose workload key or config is not the JSON tcc writes could not be exported:
  * refused when added, rather than found when exporting. */
-static tcc_status check_exportable(tcc_context *ctx, const RecordRow *row)
+static tcc_status check_exportable(tcc_context *ctx, const char *call, const RecordRow *row)
 {
     StrBuf line;
     char why[300];
@@ -112,7 +120,7 @@ static tcc_status check_exportable(tcc_context *ctx, const RecordRow *row)
     bool ok = tci_record_line_write(&line, row, why, sizeof why);
     tci_strbuf_free(&line);
     if (!ok)
-        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "tcc_record_add: %s", why);
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "%s: %s", call, why);
     return TCC_OK;
 }
 
@@ -125,11 +133,11 @@ static tcc_status insert(tcc_record_store *store, const RecordRow *row)
     return store->engine->end(store, store->engine->insert(store, row));
 }
 
-tcc_status tci_record_row_of(tcc_record_store *store, const tcc_record *record, RecordRowText *text,
-                             RecordRow *row)
+tcc_status tci_record_row_of(tcc_record_store *store, const char *call, const tcc_record *record,
+                             RecordRowText *text, RecordRow *row)
 {
     tci_strbuf_init(&text->costs);
-    tcc_status status = check_record(store->ctx, record);
+    tcc_status status = check_record(store->ctx, call, record);
     if (status != TCC_OK)
         return status;
     const tcc_measure_result *result = &record->result;
@@ -158,7 +166,7 @@ tcc_status tci_record_row_of(tcc_record_store *store, const tcc_record *record, 
     row->costs = text->costs.data;
     if (text->costs.failed)
         return tci_fail(store->ctx, TCC_ERROR_OUT_OF_MEMORY, "records: out of memory");
-    return check_exportable(store->ctx, row);
+    return check_exportable(store->ctx, call, row);
 }
 
 tcc_status tcc_record_add(tcc_record_store *store, const tcc_record *record)
@@ -167,7 +175,7 @@ tcc_status tcc_record_add(tcc_record_store *store, const tcc_record *record)
         return TCC_ERROR_INVALID_ARGUMENT;
     RecordRowText text;
     RecordRow row;
-    tcc_status status = tci_record_row_of(store, record, &text, &row);
+    tcc_status status = tci_record_row_of(store, "tcc_record_add", record, &text, &row);
     if (status == TCC_OK)
         status = insert(store, &row);
     tci_strbuf_free(&text.costs);
@@ -430,15 +438,14 @@ static bool migrate_row(const RecordRow *row, void *user)
  * PostgreSQL, or a merge of two files). */
 static tcc_status import_database(tcc_record_store *store, const char *path, int64_t *count)
 {
-    char *from = realpath(path, NULL), *to = realpath(store->name, NULL);
-    bool same = from && to && strcmp(from, to) == 0;
-    free(from);
-    free(to);
-    if (same)
+    struct stat from, to;
+    if (store->engine == &tci_records_sqlite && stat(path, &from) == 0 &&
+        stat(store->name, &to) == 0 && from.st_dev == to.st_dev && from.st_ino == to.st_ino)
         return tci_fail(store->ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "records import: %s is the database importing it", path);
+    /* Read only: nothing of the file changes, not even its journal mode. */
     tcc_record_store *source = NULL;
-    tcc_status status = tcc_record_store_open(store->ctx, path, &source);
+    tcc_status status = open_store(store->ctx, path, true, &source);
     if (status != TCC_OK)
         return status;
     Migration m = {store, 0, TCC_OK};

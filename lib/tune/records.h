@@ -89,6 +89,7 @@ struct tcc_record_store {
     /* The strings of the last record read (tcc_record's), the store's until its next call. */
     char *strings;
     char *job_strings; /* those of the last jobs claimed, likewise (jobs.c) */
+    bool read_only;    /* opened to read another store's records (an import): nothing written */
 };
 
 /* Which rows a select yields. */
@@ -138,9 +139,10 @@ typedef struct RecordRowText {
 } RecordRowText;
 
 /* A caller's record as a row, checked as tcc_record_add checks it (one line through the
- * store's context where it is refused); text->costs is the caller's to free, either way. */
-tcc_status tci_record_row_of(tcc_record_store *store, const tcc_record *record, RecordRowText *text,
-                             RecordRow *row);
+ * store's context, naming `call`, where it is refused); text->costs is the caller's to free,
+ * either way. */
+tcc_status tci_record_row_of(tcc_record_store *store, const char *call, const tcc_record *record,
+                             RecordRowText *text, RecordRow *row);
 /* A row's result: its error, costs (a costs text that is no JSON array of numbers is refused),
  * times and message. */
 tcc_status tci_record_result_of(tcc_record_store *store, const RecordRow *row,

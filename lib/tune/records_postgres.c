@@ -39,7 +39,6 @@ static const char *const SCHEMA[] = {
     "heartbeat TIMESTAMPTZ, attempts INTEGER NOT NULL DEFAULT 0, record_id BIGINT)",
     "CREATE INDEX IF NOT EXISTS tcc_jobs_queue ON tcc_jobs (state, target, device_name, id)",
     "CREATE INDEX IF NOT EXISTS tcc_jobs_worker ON tcc_jobs (worker, state)",
-    "INSERT INTO tcc_schema (version) SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM tcc_schema)",
 };
 
 static tcc_status exec(tcc_record_store *store, const char *what, const char *sql)
@@ -83,7 +82,9 @@ static tcc_status schema_version(tcc_record_store *store, long *version)
     return status;
 }
 
-/* Creates the tables in one transaction under the advisory lock, then reads the version. */
+/* Creates the tables that are missing (all of a new database; those a later tcc of the same
+ * version added, such as the jobs) in one transaction under the advisory lock, and refuses tables
+ * of another version. */
 static tcc_status create_schema(tcc_record_store *store)
 {
     tcc_status status = exec(store, "beginning", "BEGIN");
@@ -93,8 +94,15 @@ static tcc_status create_schema(tcc_record_store *store)
     long version = 0;
     if (status == TCC_OK)
         status = schema_version(store, &version);
-    for (size_t i = 0; i < sizeof SCHEMA / sizeof *SCHEMA && status == TCC_OK && !version; i++)
+    for (size_t i = 0; i < sizeof SCHEMA / sizeof *SCHEMA && status == TCC_OK; i++)
         status = exec(store, "creating the tables", SCHEMA[i]);
+    char text[16];
+    snprintf(text, sizeof text, "%d", SCHEMA_VERSION);
+    const char *params[] = {text};
+    if (status == TCC_OK && version == 0)
+        status =
+            tci_pq_exec(store->db, "creating the tables",
+                        "INSERT INTO tcc_schema (version) VALUES ($1::integer)", 1, params, NULL);
     return tci_records_postgres.end(store, status);
 }
 
@@ -103,13 +111,7 @@ static tcc_status postgres_open(tcc_record_store *store, const char *url)
     PqConnection *pq = NULL;
     tcc_status status = tci_pq_connect(store->ctx, url, &store->name, &pq);
     store->db = pq;
-    long version = 0;
-    /* Checked before anything is created, so that another version's database is left as it is. */
-    if (status == TCC_OK)
-        status = schema_version(store, &version);
-    if (status == TCC_OK)
-        status = create_schema(store);
-    return status;
+    return status == TCC_OK ? create_schema(store) : status;
 }
 
 static void postgres_close(tcc_record_store *store)

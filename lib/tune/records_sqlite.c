@@ -210,7 +210,7 @@ static tcc_status sqlite_open(tcc_record_store *store, const char *path)
         status = tci_fail(store->ctx, TCC_ERROR_OUT_OF_MEMORY, "records: out of memory");
     else if (!path)
         status = default_path(store->ctx, &store->name);
-    if (status == TCC_OK)
+    if (status == TCC_OK && !store->read_only)
         status = make_parent_directories(store->ctx, store->name);
     if (status != TCC_OK)
         return status;
@@ -218,13 +218,19 @@ static tcc_status sqlite_open(tcc_record_store *store, const char *path)
     if (!db)
         return tci_fail(store->ctx, TCC_ERROR_OUT_OF_MEMORY, "records: out of memory");
     store->db = db;
-    if (sqlite3_open_v2(store->name, &db->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-        SQLITE_OK)
+    int flags =
+        store->read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    if (sqlite3_open_v2(store->name, &db->db, flags, NULL) != SQLITE_OK)
         return db_fail(store, "opening");
     sqlite3_busy_timeout(db->db, BUSY_TIMEOUT_MS);
     int64_t version = 0;
     /* Checked before WAL mode is set, so that another program's database is left as it is. */
     status = check_version(store, &version);
+    if (status == TCC_OK && store->read_only && version != SCHEMA_VERSION)
+        status = tci_fail(store->ctx, TCC_ERROR_INVALID_ARGUMENT,
+                          "records %s: an SQLite database, but not tcc's records", store->name);
+    if (store->read_only)
+        return status;
     if (status == TCC_OK)
         status = set_journal(store);
     if (status == TCC_OK)

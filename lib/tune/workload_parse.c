@@ -122,7 +122,11 @@ static void epilogue(KeyReader *r, tcc_epilogue *e)
     e->clamp = number(clamp->first, r, "the clamp") != 0;
     e->clamp_min = number(clamp->first->next, r, "the clamp");
     e->clamp_max = number(clamp->first->next->next, r, "the clamp");
-    e->prologue = (tcc_prologue_op)(int)number(prologue->first, r, "the prologue");
+    double op = number(prologue->first, r, "the prologue");
+    if (!(op >= TCC_PROLOGUE_NONE && op <= TCC_PROLOGUE_RELU))
+        r->why = r->why ? r->why : "the prologue";
+    else
+        e->prologue = (tcc_prologue_op)(int)op;
     e->prologue_arg = number(prologue->first->next, r, "the prologue");
 }
 
@@ -219,6 +223,10 @@ tcc_status tcc_workload_from_key(tcc_context *ctx, const tcc_template *tmpl, con
     if (!tmpl || !key || !out)
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "tcc_workload_from_key: the template, key and out are required");
+    /* What the caller's out holds is checked before anything is written to it. */
+    tcc_status status = TCI_CHECK_SIZE(ctx, "tcc_workload_from_key: out", tcc_workload, out);
+    if (status != TCC_OK)
+        return status;
     Arena *arena = tci_arena_create();
     if (!arena)
         return tci_fail(ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory reading a workload key");
@@ -233,9 +241,16 @@ tcc_status tcc_workload_from_key(tcc_context *ctx, const tcc_template *tmpl, con
     if (!problem && (tcc_workload_key(tmpl, &w, again, sizeof again) >= (int)sizeof again ||
                      strcmp(again, key) != 0))
         problem = "written again it reads otherwise (a key of another tcc?)";
-    if (problem)
+    if (problem) {
+        /* The key as one line, whatever a database handed over. */
+        char shown[512];
+        snprintf(shown, sizeof shown, "%s", key);
+        for (char *c = shown; *c; c++)
+            if (*c == '\n' || *c == '\r')
+                *c = ' ';
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "workload key of template %s: %s: %s",
-                        tmpl->name, problem, key);
+                        tmpl->name, problem, shown);
+    }
     *out = w;
     return TCC_OK;
 }

@@ -101,7 +101,7 @@ check "one pool of workers served both runs" test "$(value shared \
 url=$(database killed)
 TCC_TUNE_SYNTHETIC_MS=2000 worker "$url" victim --batch 4
 victim=${workers[0]}
-coordinate "$url" 6 40 --worker-grace 1 >/dev/null 2>"$work/killed.err" &
+coordinate "$url" 6 40 --worker-grace 3 >/dev/null 2>"$work/killed.err" &
 coordinator=$!
 for _ in $(seq 300); do
     [ "$(value killed "SELECT count(*) FROM tcc_jobs WHERE worker = 'victim'")" -gt 0 ] && break
@@ -123,7 +123,7 @@ check "and finished by another ($requeued), once each" test "$requeued" -ge 1 -a
 
 # 3. A job two workers stopped answering on: an error, not tried a third time.
 url=$(database poison)
-coordinate "$url" 7 4 --measure-default off --batch 1 --worker-grace 1 >/dev/null \
+coordinate "$url" 7 4 --measure-default off --batch 1 --worker-grace 3 >/dev/null \
     2>"$work/poison.err" &
 coordinator=$!
 for round in 1 2; do
@@ -164,7 +164,7 @@ check "no record written before is lost: every finished job has its record" test
     restarted "SELECT count(*) FROM tcc_jobs j JOIN tcc_trials t ON t.id = j.record_id")" -eq \
     "$(value restarted "SELECT count(*) FROM tcc_jobs WHERE state = 'done'")" -a \
     "$(value restarted "SELECT count(*) FROM tcc_trials")" -ge 20
-coordinate "$url" 9 12 --worker-grace 2 >/dev/null 2>"$work/again.err"
+coordinate "$url" 9 12 --worker-grace 3 >/dev/null 2>"$work/again.err"
 check "the workers came back and measured the next run (status $?)" test $? -eq 0
 stop_workers
 check "after waiting for the server" grep -q "trying again" "$work/left.log"

@@ -29,7 +29,7 @@ static void assert_round_trip(const char *template_name, const tcc_workload *w)
     const tcc_template *tmpl = tcc_template_find(template_name);
     char key[2048], again[2048];
     ck_assert_int_lt(tcc_workload_key(tmpl, w, key, sizeof key), (int)sizeof key);
-    tcc_workload back;
+    tcc_workload back = {.size = sizeof back};
     ck_assert_msg(tcc_workload_from_key(ctx, tmpl, key, &back) == TCC_OK, "%s: %s", key,
                   tcc_last_error(ctx));
     ck_assert_int_eq(back.kind, w->kind);
@@ -96,7 +96,7 @@ END_TEST
 
 static void assert_refused(const char *template_name, const char *key, const char *part)
 {
-    tcc_workload w;
+    tcc_workload w = {.size = sizeof w};
     ck_assert_int_eq(tcc_workload_from_key(ctx, tcc_template_find(template_name), key, &w),
                      TCC_ERROR_INVALID_ARGUMENT);
     assert_contains(tcc_last_error(ctx), part);
@@ -123,8 +123,13 @@ START_TEST(other_keys_refused)
     assert_refused("conv2d_no_batching",
                    "[\"tutorial/conv2d_no_batching\",1, 7, 7, 512, 512, 3, 3, [1, 1], [1, 1]]",
                    "written again it reads otherwise");
-    tcc_workload w;
+    tcc_workload w = {.size = sizeof w};
     ck_assert_int_eq(tcc_workload_from_key(ctx, NULL, seed, &w), TCC_ERROR_INVALID_ARGUMENT);
+    /* An out whose size no release had is refused, nothing written. */
+    w.size = 3;
+    ck_assert_int_eq(tcc_workload_from_key(ctx, tcc_template_find("conv2d_no_batching"), seed, &w),
+                     TCC_ERROR_INVALID_ARGUMENT);
+    ck_assert_uint_eq(w.size, 3);
 }
 END_TEST
 
