@@ -382,23 +382,22 @@ tcc_status tcc_job_requeue_stale(tcc_record_store *store, double grace_s, int ma
                   "ORDER BY id FOR UPDATE SKIP LOCKED",
                   1, params, &stale);
     int rows = status == TCC_OK ? tci_pq_rows(store->db, stale) : 0;
-    StrBuf again;
-    tci_strbuf_init(&again);
-    tci_strbuf_printf(&again, "{");
-    int64_t count = 0;
+    int64_t *again = calloc((size_t)rows + 1, sizeof *again);
+    int count = 0;
+    if (!again)
+        status = tci_fail(store->ctx, TCC_ERROR_OUT_OF_MEMORY, "records: out of memory");
     for (int r = 0; r < rows && status == TCC_OK; r++) {
         if (strtol(tci_pq_value(store->db, stale, r, 10), NULL, 10) >= max_attempts) {
             status = fail_job(store, stale, r);
             *failed += status == TCC_OK;
         } else {
-            tci_strbuf_printf(&again, "%s%s", count++ ? "," : "",
-                              tci_pq_value(store->db, stale, r, 0));
+            again[count++] = strtoll(tci_pq_value(store->db, stale, r, 0), NULL, 10);
         }
     }
-    tci_strbuf_printf(&again, "}");
-    if (status == TCC_OK && again.failed)
+    char *array = status == TCC_OK && count > 0 ? id_array(count, again) : NULL;
+    if (status == TCC_OK && count > 0 && !array)
         status = tci_fail(store->ctx, TCC_ERROR_OUT_OF_MEMORY, "records: out of memory");
-    const char *ids[] = {again.data};
+    const char *ids[] = {array};
     if (status == TCC_OK && count > 0)
         status = exec(store, "queueing stale jobs again",
                       "UPDATE tcc_jobs SET state = 'queued', worker = NULL WHERE id = "
@@ -406,7 +405,8 @@ tcc_status tcc_job_requeue_stale(tcc_record_store *store, double grace_s, int ma
                       1, ids, NULL);
     if (status == TCC_OK)
         *requeued = count;
-    tci_strbuf_free(&again);
+    free(array);
+    free(again);
     tci_pq_clear(store->db, stale);
     status = tci_records_postgres.end(store, status);
     if (status != TCC_OK)
