@@ -1,5 +1,5 @@
 /*
- * What a builder thread of the measurer (tune_measure.c) does with one config: the template
+ * What a builder thread of the measurer (tune_pipeline.c) does with one config: the template
  * instantiated at it, the kernel compiled to machine code where nvJitLink is there (so that the
  * runner loads it without the driver's JIT, which would otherwise run one kernel at a time in
  * the runner), and serialized for the runner. A failure is classified as AutoTVM's

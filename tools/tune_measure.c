@@ -1,26 +1,16 @@
 /*
- * The measurer (tune_measure.h): builder threads and a runner process per GPU, or the
- * synthetic cost.
- *
- * A batch: the builders take the batch's configs in order, at most `capacity` built or
- * building ahead of the runners (a bounded queue), and record their own failures. The calling
- * thread hands each built kernel to an idle runner and waits on every busy runner's socket
- * (and a pipe the builders write to when they queue one) until the earliest deadline: a reply
- * is the trial's result; end of file is a runner that died (RUNTIME_DEVICE); a deadline passed
- * is a runner killed (RUN_TIMEOUT). A runner gone is started again for its next trial.
- *
- * A config whose kernel was measured before (tune_seen.c) is not measured again: its trial
- * copies that result, at once or, where the kernel's own trial is in this batch, at the end.
+ * The measurer (tune_measure.h): its options, its start and end, and its runner processes,
+ * one a GPU (the tool itself, exec'd with --runner); tune_pipeline.c feeds them and the builder
+ * threads the trials.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* pipe2, SOCK_CLOEXEC */
 #endif
-#include "tune_runner.h"
+#include "tune_measure_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,71 +18,9 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#define MAX_DEVICES 16
-#define MAX_BUILDERS 256
-#define MAX_FAILED_STARTS 3  /* in a row: the GPU is gone */
 #define HELLO_TIMEOUT_S 60.0 /* a runner opening its device (CUDA's start, a busy host) */
-
-/* ---- types ----------------------------------------------------------------------------------- */
-
-typedef struct Built {
-    int slot; /* the trial's position in the batch */
-    void *bytes;
-    size_t size;
-    double build_s;
-} Built;
-
-typedef struct Runner {
-    int device;
-    pid_t pid; /* 0: not running */
-    int fd;
-    int compute_capability;
-    bool busy;
-    Built trial;
-    double deadline;
-} Runner;
-
-struct TuneMeasurer {
-    TuneMeasureOptions options;
-    tcc_workload workload;
-    char devices_text[128];
-    char runner_path[4096];
-    char error[512];
-    char device_name[128];
-    bool machine_code;         /* the builders compile it (nvJitLink) */
-    char machine_code_by[256]; /* who compiles it, in words */
-    TuneFaultShares faults;
-    uint64_t trials; /* every trial so far, numbering the fault draws */
-    int restarts;
-    int failed_starts; /* runners that failed to start since one last started */
-    int nrunner;
-    Runner runners[MAX_DEVICES];
-    /* The builders and what they share, under `lock`. */
-    int nbuilder, started_builders;
-    pthread_t builders[MAX_BUILDERS];
-    /* What each builder builds: one past its time limit is given up (BUILD_TIMEOUT). */
-    struct {
-        int slot;       /* -1: none */
-        uint64_t batch; /* the batch it belongs to */
-        double started;
-        bool given_up;
-    } work[MAX_BUILDERS];
-    uint64_t batch;
-    pthread_mutex_t lock;
-    pthread_cond_t changed;
-    bool stop;
-    const int64_t *indices;
-    tcc_measure_result *results;
-    int count, next, building, finished;
-    Built *queue; /* a ring of `capacity` */
-    int capacity, head, queued;
-    TuneSeen seen;       /* the kernels measured, each once */
-    double synthetic_ms; /* $TCC_TUNE_SYNTHETIC_MS: each synthetic trial lasts this long */
-    int wake[2];         /* builders -> the waiting thread */
-};
 
 /* ---- options --------------------------------------------------------------------------------- */
 
@@ -127,93 +55,10 @@ static bool parse_devices(TuneMeasurer *m, const char *text)
     return m->nrunner > 0;
 }
 
-/* ---- builders -------------------------------------------------------------------------------- */
-
-static void wake(TuneMeasurer *m)
-{
-    char byte = 1;
-    ssize_t n = write(m->wake[1], &byte, 1); /* full: the waiter wakes anyway */
-    (void)n;
-}
-
-static void *builder_main(void *arg)
-{
-    TuneMeasurer *m = arg;
-    tcc_context *ctx = NULL;
-    if (tcc_context_create(&ctx) != TCC_OK)
-        return NULL; /* the others build; a pool of none is refused at creation */
-    pthread_mutex_lock(&m->lock);
-    int id = m->started_builders++;
-    for (;;) {
-        while (!m->stop && (m->next >= m->count || m->queued + m->building >= m->capacity))
-            pthread_cond_wait(&m->changed, &m->lock);
-        if (m->stop)
-            break;
-        int slot = m->next++;
-        int64_t index = m->indices[slot];
-        m->building++;
-        m->work[id].slot = slot;
-        m->work[id].batch = m->batch;
-        m->work[id].started = tune_monotonic_s();
-        m->work[id].given_up = false;
-        pthread_mutex_unlock(&m->lock);
-        TuneBuilt made;
-        tcc_measure_result result;
-        bool ok =
-            tune_build(&m->options, &m->workload, m->machine_code, ctx, index, &made, &result);
-        Built built = {
-            .slot = slot, .bytes = made.bytes, .size = made.size, .build_s = made.build_s};
-        pthread_mutex_lock(&m->lock);
-        m->building--;
-        bool wanted = !m->work[id].given_up && m->work[id].batch == m->batch;
-        m->work[id].slot = -1;
-        if (!wanted) {
-            free(built.bytes); /* its trial was recorded as BUILD_TIMEOUT */
-            continue;
-        }
-        m->results[slot] = result;
-        bool copies = ok && !m->options.measure_duplicates &&
-                      tune_seen_copies(&m->seen, slot, index, made.identity, m->results);
-        if (ok && !copies) {
-            m->queue[(m->head + m->queued++) % m->capacity] = built;
-        } else {
-            free(built.bytes);
-            m->finished++;
-        }
-        wake(m);
-    }
-    pthread_mutex_unlock(&m->lock);
-    tcc_context_destroy(ctx);
-    return NULL;
-}
-
-static bool start_builders(TuneMeasurer *m)
-{
-    long processors = sysconf(_SC_NPROCESSORS_ONLN);
-    int n = m->options.builders > 0 ? m->options.builders : processors > 0 ? (int)processors : 1;
-    n = n > MAX_BUILDERS ? MAX_BUILDERS : n;
-    m->capacity = n + 2 * m->nrunner;
-    m->queue = calloc((size_t)m->capacity, sizeof *m->queue);
-    for (int i = 0; i < MAX_BUILDERS; i++)
-        m->work[i].slot = -1;
-    if (!m->queue || pipe2(m->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
-        snprintf(m->error, sizeof m->error, "cannot start the builders: %s", strerror(errno));
-        return false;
-    }
-    for (int i = 0; i < n; i++) {
-        if (pthread_create(&m->builders[i], NULL, builder_main, m) != 0) {
-            snprintf(m->error, sizeof m->error, "cannot start builder thread %d", i);
-            return false;
-        }
-        m->nbuilder = i + 1;
-    }
-    return true;
-}
-
 /* ---- runners --------------------------------------------------------------------------------- */
 
 /* Reaps a runner (killing it first unless it is known to be exiting); its socket closed. */
-static void stop_runner(Runner *r, bool kill_it)
+void tune_runner_stop(Runner *r, bool kill_it)
 {
     if (r->fd >= 0)
         close(r->fd);
@@ -269,7 +114,7 @@ static void exec_runner(const char *path, char *const argv[], int fd, pid_t pare
 }
 
 /* Starts the runner of r->device and waits for its HELLO. */
-static bool start_runner(TuneMeasurer *m, Runner *r)
+bool tune_runner_start(TuneMeasurer *m, Runner *r)
 {
     int pair[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
@@ -303,241 +148,13 @@ static bool start_runner(TuneMeasurer *m, Runner *r)
     if (!ok || !hello.ok) {
         snprintf(m->error, sizeof m->error, "%s",
                  ok ? hello.message : "the measuring process did not start (--runner)");
-        stop_runner(r, !ok);
+        tune_runner_stop(r, !ok);
         return false;
     }
     r->compute_capability = hello.compute_capability;
     if (!m->device_name[0])
         snprintf(m->device_name, sizeof m->device_name, "%s", hello.name);
     return true;
-}
-
-static void finish_trial(TuneMeasurer *m, Runner *r, const tcc_measure_result *result)
-{
-    tcc_measure_result *out = &m->results[r->trial.slot];
-    double build_s = r->trial.build_s;
-    *out = *result;
-    out->all_cost += build_s;
-    out->timestamp = tune_wall_s();
-    free(r->trial.bytes);
-    r->trial.bytes = NULL;
-    r->busy = false;
-    pthread_mutex_lock(&m->lock);
-    m->finished++;
-    pthread_mutex_unlock(&m->lock);
-}
-
-/* Sends a built kernel to runner r (started again first if it is gone). */
-static void send_trial(TuneMeasurer *m, Runner *r, Built built)
-{
-    const TuneMeasureOptions *o = &m->options;
-    TuneTrial trial = {.workload = m->workload,
-                       .index = m->indices[built.slot],
-                       .fault = tune_faults_draw(&m->faults, m->trials),
-                       .number = o->number,
-                       .repeat = o->repeat,
-                       .min_repeat_ms = o->min_repeat_ms,
-                       .samples = o->check_samples,
-                       .seed = tune_mix(o->seed ^ m->trials)};
-    m->trials++;
-    r->trial = built;
-    r->busy = true;
-    double start = tune_monotonic_s();
-    if (r->pid <= 0 && !start_runner(m, r)) {
-        tcc_measure_result result = {0};
-        tune_set_result(&result, TCC_MEASURE_RUNTIME_DEVICE, m->error);
-        finish_trial(m, r, &result);
-        m->failed_starts++;
-        return;
-    }
-    m->failed_starts = 0;
-    r->deadline = tune_monotonic_s() + o->run_timeout;
-    if (!tune_send(r->fd, TUNE_MSG_TRIAL, &trial, sizeof trial, built.bytes, built.size))
-        r->deadline = start; /* gone: its end of file is read as a death */
-}
-
-/* Runner r is readable or past its deadline: its reply, its death or its timeout. */
-static void collect(TuneMeasurer *m, Runner *r, bool readable)
-{
-    tcc_measure_result result = {0};
-    if (!readable) {
-        char message[96];
-        snprintf(message, sizeof message, "no reply in %.1f s: the runner was killed",
-                 m->options.run_timeout);
-        tune_set_result(&result, TCC_MEASURE_RUN_TIMEOUT, message);
-        stop_runner(r, true);
-        m->restarts++;
-        finish_trial(m, r, &result);
-        return;
-    }
-    uint32_t type = 0;
-    void *payload = NULL;
-    size_t size = 0;
-    if (tune_receive(r->fd, &type, &payload, &size) && type == TUNE_MSG_RESULT &&
-        size == sizeof(TuneReply)) {
-        TuneReply reply;
-        memcpy(&reply, payload, sizeof reply);
-        free(payload);
-        if (reply.exiting) {
-            stop_runner(r, false);
-            m->restarts++;
-        }
-        finish_trial(m, r, &reply.result);
-        return;
-    }
-    free(payload);
-    int status = 0;
-    close(r->fd);
-    r->fd = -1;
-    if (waitpid(r->pid, &status, WNOHANG) == 0) /* alive, its reply malformed: not waited on */
-        kill(r->pid, SIGKILL);
-    while (r->pid > 0 && waitpid(r->pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    r->pid = 0;
-    m->restarts++;
-    char message[96];
-    if (WIFSIGNALED(status))
-        snprintf(message, sizeof message, "the runner died (signal %d)", WTERMSIG(status));
-    else
-        snprintf(message, sizeof message, "the runner died (exit status %d)",
-                 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    tune_set_result(&result, TCC_MEASURE_RUNTIME_DEVICE, message);
-    finish_trial(m, r, &result);
-}
-
-/* ---- a batch --------------------------------------------------------------------------------- */
-
-/* Hands queued kernels to idle runners. */
-static void dispatch(TuneMeasurer *m)
-{
-    for (int i = 0; i < m->nrunner; i++) {
-        Runner *r = &m->runners[i];
-        if (r->busy)
-            continue;
-        pthread_mutex_lock(&m->lock);
-        bool have = m->queued > 0;
-        Built built = {0};
-        if (have) {
-            built = m->queue[m->head];
-            m->head = (m->head + 1) % m->capacity;
-            m->queued--;
-            pthread_cond_broadcast(&m->changed); /* room for another build */
-        }
-        pthread_mutex_unlock(&m->lock);
-        if (have)
-            send_trial(m, r, built);
-    }
-}
-
-/* Waits for a builder's wake-up, a runner's reply or the earliest deadline. */
-static bool batch_done(TuneMeasurer *m)
-{
-    pthread_mutex_lock(&m->lock);
-    bool done = m->finished >= m->count;
-    pthread_mutex_unlock(&m->lock);
-    return done;
-}
-
-/* Builds of this batch past the time limit are given up (LLVM cannot be stopped: the thread
- * finishes unused). Returns when the next build running reaches the limit (-1: none runs). */
-static double give_up_slow_builds(TuneMeasurer *m)
-{
-    double now = tune_monotonic_s(), limit = m->options.build_timeout, next = -1;
-    pthread_mutex_lock(&m->lock);
-    for (int b = 0; b < m->started_builders; b++) {
-        if (m->work[b].slot < 0 || m->work[b].given_up || m->work[b].batch != m->batch)
-            continue;
-        double end = m->work[b].started + limit;
-        if (now < end) {
-            next = next < 0 || end < next ? end : next;
-            continue;
-        }
-        m->work[b].given_up = true;
-        tcc_measure_result *r = &m->results[m->work[b].slot];
-        *r = (tcc_measure_result){.all_cost = now - m->work[b].started, .timestamp = tune_wall_s()};
-        snprintf(r->message, sizeof r->message, "build still running after %.1f s", limit);
-        r->error = TCC_MEASURE_BUILD_TIMEOUT;
-        m->finished++;
-    }
-    pthread_mutex_unlock(&m->lock);
-    return next;
-}
-
-static void wait_and_collect(TuneMeasurer *m)
-{
-    struct pollfd fds[MAX_DEVICES + 1] = {{.fd = m->wake[0], .events = POLLIN}};
-    double deadline = give_up_slow_builds(m);
-    if (batch_done(m))
-        return; /* the last trial was a build given up */
-    for (int i = 0; i < m->nrunner; i++) {
-        const Runner *r = &m->runners[i];
-        fds[i + 1] = (struct pollfd){.fd = r->busy ? r->fd : -1, .events = POLLIN};
-        if (r->busy && (deadline < 0 || r->deadline < deadline))
-            deadline = r->deadline;
-    }
-    int timeout = -1;
-    if (deadline >= 0) {
-        double left = deadline - tune_monotonic_s();
-        timeout = left <= 0 ? 0 : (int)(left * 1000) + 1;
-    }
-    int n = poll(fds, (nfds_t)m->nrunner + 1, timeout);
-    if (n < 0)
-        return; /* EINTR: look again */
-    char drain[64];
-    while (read(m->wake[0], drain, sizeof drain) > 0)
-        ;
-    double now = tune_monotonic_s();
-    for (int i = 0; i < m->nrunner; i++) {
-        Runner *r = &m->runners[i];
-        bool ready = fds[i + 1].revents & (POLLIN | POLLHUP | POLLERR);
-        if (r->busy && (ready || now >= r->deadline))
-            collect(m, r, ready);
-    }
-}
-
-static tcc_status measure_on_gpus(TuneMeasurer *m, int count, const int64_t *indices,
-                                  tcc_measure_result *results)
-{
-    pthread_mutex_lock(&m->lock);
-    if (!tune_seen_start_batch(&m->seen, count)) {
-        pthread_mutex_unlock(&m->lock);
-        snprintf(m->error, sizeof m->error, "out of memory for a batch of %d", count);
-        return TCC_ERROR_OUT_OF_MEMORY;
-    }
-    m->indices = indices;
-    m->results = results;
-    m->count = count;
-    m->next = m->finished = 0;
-    m->batch++;
-    pthread_cond_broadcast(&m->changed);
-    pthread_mutex_unlock(&m->lock);
-    /* A GPU gone (its runners no longer start) ends the measuring instead of every trial. */
-    while (!batch_done(m) && m->failed_starts < MAX_FAILED_STARTS) {
-        dispatch(m);
-        wait_and_collect(m);
-    }
-    if (batch_done(m))
-        tune_seen_end_batch(&m->seen, results);
-    pthread_mutex_lock(&m->lock);
-    m->count = m->next = 0; /* the builders wait for the next batch */
-    pthread_mutex_unlock(&m->lock);
-    return m->failed_starts < MAX_FAILED_STARTS ? TCC_OK : TCC_ERROR_CUDA;
-}
-
-tcc_status tune_measure_batch(TuneMeasurer *m, int count, const int64_t *indices,
-                              tcc_measure_result *results)
-{
-    if (!m || !m->options.space || count < 0 || (count > 0 && (!indices || !results)))
-        return TCC_ERROR_INVALID_ARGUMENT;
-    if (m->options.synthetic) {
-        for (int i = 0; i < count; i++) {
-            tune_synthetic_measure(m->options.space, m->options.seed, indices[i], &results[i]);
-            if (m->synthetic_ms > 0)
-                tune_sleep_s(m->synthetic_ms * 1e-3);
-        }
-        return TCC_OK;
-    }
-    return count > 0 ? measure_on_gpus(m, count, indices, results) : TCC_OK;
 }
 
 /* ---- the measurer ---------------------------------------------------------------------------- */
@@ -573,9 +190,9 @@ static bool setup(TuneMeasurer *m, const TuneMeasureOptions *o)
         !tune_faults_parse(faults, &m->faults, m->error, sizeof m->error))
         return false;
     for (int i = 0; i < m->nrunner; i++)
-        if (!start_runner(m, &m->runners[i]))
+        if (!tune_runner_start(m, &m->runners[i]))
             return false;
-    return !o->space || start_builders(m);
+    return !o->space || tune_builders_start(m);
 }
 
 bool tune_measurer_set_space(TuneMeasurer *m, const tcc_config_space *space, tcc_arch arch)
@@ -589,7 +206,7 @@ bool tune_measurer_set_space(TuneMeasurer *m, const tcc_config_space *space, tcc
     }
     m->options.space = space;
     m->options.arch = arch;
-    return m->options.synthetic || start_builders(m);
+    return m->options.synthetic || tune_builders_start(m);
 }
 
 bool tune_measurer_retarget(TuneMeasurer *m, const TuneMeasureOptions *next)
@@ -651,11 +268,14 @@ void tune_measurer_destroy(TuneMeasurer *m)
         pthread_join(m->builders[i], NULL);
     for (int i = 0; i < m->nrunner; i++) {
         free(m->runners[i].trial.bytes);
-        stop_runner(&m->runners[i], false);
+        tune_runner_stop(&m->runners[i], false);
     }
     for (int i = 0; i < m->queued; i++)
         free(m->queue[(m->head + i) % m->capacity].bytes);
     free(m->queue);
+    free(m->indices);
+    free(m->results);
+    free(m->ended);
     tune_seen_free(&m->seen);
     for (int i = 0; i < 2; i++)
         if (m->wake[i] >= 0)

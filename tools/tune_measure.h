@@ -80,6 +80,19 @@ bool tune_measurer_retarget(TuneMeasurer *measurer, const TuneMeasureOptions *ne
  * started) only when the measurement itself cannot go on: tune_measurer_error says why. */
 tcc_status tune_measure_batch(TuneMeasurer *measurer, int count, const int64_t *indices,
                               tcc_measure_result *results);
+/* A stream of trials (a worker's jobs): the measurer asks for configs as its builders have
+ * room, and says when each trial ends, so that building never waits for a batch's last trial. */
+typedef struct TuneStream {
+    void *user;
+    /* Up to `room` further configs of the space into indices[]: how many. 0 while none is to be
+     * had now; the stream ends when it gives none and every trial it gave has ended. */
+    int (*more)(void *user, int room, int64_t *indices);
+    /* The trial of the slot-th config given (from 0) ended with *result. */
+    void (*ended)(void *user, int slot, const tcc_measure_result *result);
+} TuneStream;
+/* Measures the stream's configs until it ends; every kernel is measured (no trial copies
+ * another's result). Fails as tune_measure_batch does; trials not ended then are not told. */
+tcc_status tune_measure_stream(TuneMeasurer *measurer, const TuneStream *stream);
 const char *tune_measurer_error(const TuneMeasurer *measurer);
 /* After tune_measure_batch: for its trial `slot`, the config whose kernel (the same as this
  * one's) was measured, whose result the trial copies; -1 for a trial measured itself. */

@@ -1,6 +1,6 @@
 /*
- * What the measurer (tune_measure.c) and its runner processes (tune_runner.c) say to each
- * other over a Unix socket pair, the child's end as its fd 3. Both ends are the same
+ * What the measurer (tune_measure.c, tune_pipeline.c) and its runner processes (tune_runner.c)
+ * say to each other over a Unix socket pair, the child's end as its fd 3. Both ends are the same
  * executable, so structs travel as their bytes. A message is a header (type, payload length)
  * and the payload:
  *

@@ -1,11 +1,11 @@
 /*
- * tcc-tune's measurement (tools/tune_measure.c, tune_runner.c, tune_synthetic.c) without a
- * GPU: the runner processes run on the fake libcuda.so.1 (test/lit/fake_cuda), whose kernels
- * compute nothing, so every kernel that builds is checked and found WRONG_ANSWER, which
- * exercises the runner process, the protocol and the classification end to end. Also: build
- * errors classified, a runner that hangs killed at the time limit (RUN_TIMEOUT) and one that
- * dies restarted (RUNTIME_DEVICE) with the batch going on, several runners at once, and the
- * synthetic cost's determinism.
+ * tcc-tune's measurement (tools/tune_measure.c, tune_pipeline.c, tune_runner.c,
+ * tune_synthetic.c) without a GPU: the runner processes run on the fake libcuda.so.1
+ * (test/lit/fake_cuda), whose kernels compute nothing, so every kernel that builds is checked
+ * and found WRONG_ANSWER, which exercises the runner process, the protocol and the
+ * classification end to end. Also: build errors classified, a runner that hangs killed at the time
+ * limit (RUN_TIMEOUT) and one that dies restarted (RUNTIME_DEVICE) with the batch going on, several
+ * runners at once, a stream of trials, and the synthetic cost's determinism.
  *
  * This program is its own runner: main diverts to tune_runner_main on --runner, as tcc-tune.
  */
@@ -360,6 +360,94 @@ START_TEST(test_synthetic_deterministic)
 }
 END_TEST
 
+/* A stream (a worker's jobs) of the configs `indices`, given at most three at a time, and none
+ * once after the first piece while trials are in flight (no job queued just then). */
+typedef struct TestStream {
+    const int64_t *indices;
+    int count, given, max_room;
+    bool dry_once;
+    int ended[32];
+    tcc_measure_result results[32];
+} TestStream;
+
+static int stream_more(void *user, int room, int64_t *indices)
+{
+    TestStream *s = user;
+    s->max_room = room > s->max_room ? room : s->max_room;
+    if (s->dry_once && s->given > 0) {
+        s->dry_once = false;
+        return 0;
+    }
+    int n = s->count - s->given < room ? s->count - s->given : room;
+    n = n < 3 ? n : 3;
+    memcpy(indices, s->indices + s->given, (size_t)n * sizeof *indices);
+    s->given += n;
+    return n;
+}
+
+static void stream_ended(void *user, int slot, const tcc_measure_result *result)
+{
+    TestStream *s = user;
+    ck_assert_int_ge(slot, 0);
+    ck_assert_int_lt(slot, s->given);
+    s->ended[slot]++;
+    s->results[slot] = *result;
+}
+
+static void run_stream(TuneMeasurer *m, TestStream *s)
+{
+    TuneStream stream = {.user = s, .more = stream_more, .ended = stream_ended};
+    ck_assert_int_eq(tune_measure_stream(m, &stream), TCC_OK);
+    ck_assert_int_eq(s->given, s->count);
+    for (int i = 0; i < s->count; i++)
+        ck_assert_msg(s->ended[i] == 1, "slot %d ended %d times", i, s->ended[i]);
+}
+
+/* A stream is asked for no more than its builders and queue have room for, goes on past a
+ * moment with nothing to give, tells each trial's end once, with the classes a batch gives;
+ * another stream and a batch follow on the same runner. Synthetic streams cost as batches do. */
+START_TEST(test_stream)
+{
+    TuneMeasureOptions o = gpu_options(NULL);
+    TuneMeasurer *m = create(&o);
+    int64_t indices[14];
+    for (int i = 0; i < 12; i++)
+        indices[i] = point(i % 2, (i / 2) % 2, 0);
+    indices[12] = point(0, 1, 1), indices[13] = point(1, 0, 2);
+    TestStream s = {.indices = indices, .count = 14, .dry_once = true};
+    run_stream(m, &s);
+    ck_assert_int_le(s.max_room, 2 + 2); /* two builders, and two built ahead of one runner */
+    for (int i = 0; i < 12; i++)
+        assert_class(s.results[i], TCC_MEASURE_WRONG_ANSWER);
+    assert_class(s.results[12], TCC_MEASURE_INSTANTIATION_ERROR);
+    assert_class(s.results[13], TCC_MEASURE_COMPILE_HOST);
+    TestStream again = {.indices = indices + 10, .count = 4};
+    run_stream(m, &again);
+    assert_class(again.results[3], TCC_MEASURE_COMPILE_HOST);
+    tcc_measure_result results[2];
+    measure(m, 2, indices, results);
+    assert_class(results[1], TCC_MEASURE_WRONG_ANSWER);
+    ck_assert_int_eq(tune_measurer_restarts(m), 0);
+    tune_measurer_destroy(m);
+
+    o.synthetic = true;
+    m = create(&o);
+    int64_t all[24];
+    for (int i = 0; i < 24; i++)
+        all[i] = i;
+    TestStream synthetic = {.indices = all, .count = 24};
+    run_stream(m, &synthetic);
+    tcc_measure_result batch[24];
+    measure(m, 24, all, batch);
+    for (int i = 0; i < 24; i++) {
+        ck_assert_int_eq(synthetic.results[i].error, batch[i].error);
+        ck_assert(synthetic.results[i].ncost == 0 ||
+                  synthetic.results[i].costs[0] == batch[i].costs[0]);
+    }
+    tune_measurer_destroy(m);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *suite = suite_create("tune_measure");
@@ -373,6 +461,7 @@ static Suite *make_suite(void)
     tcase_add_test(tc, test_two_runners);
     tcase_add_test(tc, test_refusals);
     tcase_add_test(tc, test_synthetic_deterministic);
+    tcase_add_test(tc, test_stream);
     return suite;
 }
 
