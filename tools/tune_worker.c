@@ -2,10 +2,12 @@
  * tcc-tune --worker (tune_jobs.h): claims the jobs of a PostgreSQL store that this host can
  * measure (its GPU's name, or "synthetic", and its arch), measures each as the tuning run that
  * queued it asks (the same builders and isolated runners as a local run, retargeted to each
- * workload), and finishes it with its record. A thread of its own keeps the heartbeat of its
- * jobs, on a connection of its own. A server that goes away is waited for, with backoff; once
- * it is back, the jobs the worker held are queued again (tcc_job_release), for any worker, and
- * so they are when the worker stops.
+ * workload), and finishes it with its record as its trial ends. The jobs of one workload are
+ * one stream (tune_measure_stream): more are claimed whenever the builders have room, so that
+ * the GPU measures while the next jobs build, and no claim waits for the last of another. A thread
+ * of its own keeps the heartbeat of its jobs, on a connection of its own. A server that goes away
+ * is waited for, with backoff; once it is back, the jobs the worker held are queued again
+ * (tcc_job_release), for any worker, and so they are when the worker stops.
  */
 #include "tune_jobs.h"
 
@@ -37,6 +39,15 @@ static void nap(double seconds)
         tune_sleep_s(left < 0.05 ? left : 0.05);
 }
 
+/* A stream of this many jobs ends, and another starts: the memory of its trials is freed. */
+enum { MAX_STREAM_JOBS = 4096 };
+
+typedef struct Claimed Claimed;
+typedef struct Jobs {
+    Claimed *at;
+    int count, capacity;
+} Jobs;
+
 typedef struct Worker {
     const TuneOptions *options;
     tcc_context *ctx;
@@ -51,6 +62,10 @@ typedef struct Worker {
     tcc_config_space *space;
     char key[2048], settings[256];
     int64_t finished;
+    /* The jobs claimed: those the measurer has not been given, and those it has (by slot). */
+    tcc_job *claims; /* what a claim returns, --batch of them */
+    Jobs pending, stream;
+    bool lost; /* the store failed: the jobs held are released once it is back */
     /* The heartbeat thread. */
     pthread_t heart;
     bool heart_started;
@@ -91,15 +106,87 @@ static void *heartbeat(void *arg)
     return NULL;
 }
 
+/* ---- the jobs claimed --------------------------------------------------------------------- */
+
+/* A job claimed, its strings copied: the store's last only until its next call. */
+typedef struct Claimed {
+    int64_t id, config_index;
+    char *template_name, *workload_key, *options, *config;
+} Claimed;
+
+static void claimed_free(Claimed *c)
+{
+    free(c->template_name);
+    free(c->workload_key);
+    free(c->options);
+    free(c->config);
+}
+
+static bool jobs_reserve(Jobs *jobs, int count)
+{
+    if (count <= jobs->capacity)
+        return true;
+    int capacity = jobs->capacity ? 2 * jobs->capacity : 64;
+    capacity = capacity < count ? count : capacity;
+    Claimed *at = realloc(jobs->at, (size_t)capacity * sizeof *at);
+    if (!at)
+        return false;
+    jobs->at = at, jobs->capacity = capacity;
+    return true;
+}
+
+static void jobs_clear(Jobs *jobs)
+{
+    for (int i = 0; i < jobs->count; i++)
+        claimed_free(&jobs->at[i]);
+    jobs->count = 0;
+}
+
+static bool same_work(const Claimed *a, const Claimed *b)
+{
+    return strcmp(a->template_name, b->template_name) == 0 &&
+           strcmp(a->workload_key, b->workload_key) == 0 && strcmp(a->options, b->options) == 0;
+}
+
+/* Up to `max` jobs claimed onto the pending ones. */
+static tcc_status claim(Worker *w, int max)
+{
+    max = max < w->options->batch ? max : w->options->batch;
+    int count = 0;
+    w->claims[0].size = sizeof *w->claims;
+    tcc_status status = tcc_job_claim(w->store, w->name, w->target, w->device_name,
+                                      w->tmpl ? w->key : NULL, max, w->claims, &count);
+    if (status == TCC_OK && !jobs_reserve(&w->pending, w->pending.count + count))
+        status = TCC_ERROR_OUT_OF_MEMORY;
+    for (int i = 0; status == TCC_OK && i < count; i++) {
+        const tcc_job *job = &w->claims[i];
+        Claimed c = {.id = job->id,
+                     .config_index = job->config_index,
+                     .template_name = strdup(job->template_name),
+                     .workload_key = strdup(job->workload_key),
+                     .options = strdup(job->options),
+                     .config = strdup(job->config)};
+        w->pending.at[w->pending.count++] = c;
+        if (!c.template_name || !c.workload_key || !c.options || !c.config)
+            status = TCC_ERROR_OUT_OF_MEMORY;
+    }
+    return status; /* out of memory: the caller releases every job held, as for a lost store */
+}
+
 /* ---- what the measurer measures ------------------------------------------------------------ */
+
+static bool measures(const Worker *w, const Claimed *job)
+{
+    return w->tmpl && strcmp(w->tmpl->name, job->template_name) == 0 &&
+           strcmp(w->key, job->workload_key) == 0 && strcmp(w->settings, job->options) == 0;
+}
 
 /* The measurer retargeted to the job's template, workload and settings; false with *result
  * saying why a job cannot be measured here (which its record then says), or *fatal set when
  * the measurer itself failed. */
-static bool retarget(Worker *w, const tcc_job *job, tcc_measure_result *result, bool *fatal)
+static bool retarget(Worker *w, const Claimed *job, tcc_measure_result *result, bool *fatal)
 {
-    if (w->tmpl && strcmp(w->tmpl->name, job->template_name) == 0 &&
-        strcmp(w->key, job->workload_key) == 0 && strcmp(w->settings, job->options) == 0)
+    if (measures(w, job))
         return true;
     TuneMeasureOptions m;
     tune_measure_options_init(&m);
@@ -112,7 +199,7 @@ static bool retarget(Worker *w, const tcc_job *job, tcc_measure_result *result, 
         status = TCC_ERROR_INVALID_ARGUMENT;
     if (status == TCC_OK &&
         (status = tcc_workload_from_key(w->ctx, tmpl, job->workload_key, &workload)) == TCC_OK &&
-        (status = tune_target_arch(w->ctx, job->target, &arch)) == TCC_OK)
+        (status = tune_target_arch(w->ctx, w->target, &arch)) == TCC_OK)
         status = tcc_config_space_create(w->ctx, tmpl, &workload, arch, &space);
     if (status != TCC_OK || !tune_job_options_parse(job->options, &m)) {
         tune_set_result(result, TCC_MEASURE_INSTANTIATION_ERROR, "");
@@ -138,15 +225,15 @@ static bool retarget(Worker *w, const tcc_job *job, tcc_measure_result *result, 
     return true;
 }
 
-/* ---- claiming, measuring, finishing ------------------------------------------------------ */
+/* ---- measuring and finishing ------------------------------------------------------------- */
 
 /* The job done with its result as its record; false where the store failed. */
-static bool finish(Worker *w, const tcc_job *job, const tcc_measure_result *result)
+static bool finish(Worker *w, const Claimed *job, const tcc_measure_result *result)
 {
     tcc_record record = {.size = sizeof record,
                          .template_name = job->template_name,
                          .workload_key = job->workload_key,
-                         .target = job->target,
+                         .target = w->target,
                          .device_name = w->device_name,
                          .tcc_version = tcc_version_string(),
                          .config = job->config,
@@ -159,51 +246,90 @@ static bool finish(Worker *w, const tcc_job *job, const tcc_measure_result *resu
     return true;
 }
 
-/* Jobs [first, end) share a template, workload and settings: measured as one batch. */
-static int same_work(const tcc_job *jobs, int first, int count)
+/* The pending jobs of the measurer's work, up to `room`, handed to it (indices[]) in order;
+ * the others stay pending. How many. */
+static int hand_over(Worker *w, int room, int64_t *indices)
 {
-    int end = first + 1;
-    while (end < count && strcmp(jobs[end].template_name, jobs[first].template_name) == 0 &&
-           strcmp(jobs[end].workload_key, jobs[first].workload_key) == 0 &&
-           strcmp(jobs[end].options, jobs[first].options) == 0)
-        end++;
-    return end;
-}
-
-/* Measures and finishes the claimed jobs. *lost: the store failed; false: the measurer. */
-static bool work(Worker *w, const tcc_job *jobs, int count, bool *lost)
-{
-    int64_t *indices = calloc((size_t)count, sizeof *indices);
-    tcc_measure_result *results = calloc((size_t)count, sizeof *results);
-    bool ok = indices && results;
-    for (int first = 0, end; ok && !*lost && first < count; first = end) {
-        end = same_work(jobs, first, count);
-        bool fatal = false;
-        if (retarget(w, &jobs[first], &results[first], &fatal)) {
-            for (int i = first; i < end; i++)
-                indices[i] = jobs[i].config_index;
-            ok = tune_measure_batch(w->measurer, end - first, indices + first, results + first) ==
-                 TCC_OK;
+    int given = 0, kept = 0;
+    for (int i = 0; i < w->pending.count; i++) {
+        Claimed *job = &w->pending.at[i];
+        if (given < room && measures(w, job) && jobs_reserve(&w->stream, w->stream.count + 1)) {
+            indices[given++] = job->config_index;
+            w->stream.at[w->stream.count++] = *job;
         } else {
-            ok = !fatal;
-            for (int i = first + 1; ok && i < end; i++)
-                results[i] = results[first];
-        }
-        for (int i = first; ok && !*lost && i < end; i++) {
-            /* A stop signal to the process group also kills the runners: a trial they died
-             * on then is left to be measured again (released), not recorded as the kernel's. */
-            tcc_measure_error e = results[i].error;
-            if (!stopping || (e != TCC_MEASURE_RUNTIME_DEVICE && e != TCC_MEASURE_RUN_TIMEOUT))
-                *lost = !finish(w, &jobs[i], &results[i]);
+            w->pending.at[kept++] = *job;
         }
     }
-    if (!indices || !results)
-        cli_error("out of memory");
-    else if (!ok)
+    w->pending.count = kept;
+    return given;
+}
+
+/* The measurer's builders have room (TuneStream.more): the pending jobs of its work first, then
+ * jobs claimed now, the same workload's first. A job of other work ends the stream: the
+ * measurer is retargeted to it once the trials given have ended. */
+static int more_jobs(void *user, int room, int64_t *indices)
+{
+    Worker *w = user;
+    if (stopping || w->lost || w->stream.count >= MAX_STREAM_JOBS)
+        return 0;
+    int given = hand_over(w, room, indices);
+    if (given < room && w->pending.count == 0) {
+        tcc_status status = claim(w, room - given);
+        if (status != TCC_OK) {
+            w->lost = true; /* the store failed, or memory: the jobs held are released */
+            return given;
+        }
+        given += hand_over(w, room - given, indices + given);
+    }
+    return given;
+}
+
+/* A trial ended (TuneStream.ended): its job finished with the result as its record. */
+static void job_ended(void *user, int slot, const tcc_measure_result *result)
+{
+    Worker *w = user;
+    /* A stop signal to the process group also kills the runners: a trial they died on then is
+     * left to be measured again (released), not recorded as the kernel's. */
+    tcc_measure_error e = result->error;
+    bool killed = stopping && (e == TCC_MEASURE_RUNTIME_DEVICE || e == TCC_MEASURE_RUN_TIMEOUT);
+    if (!w->lost && !killed && !finish(w, &w->stream.at[slot], result))
+        w->lost = true;
+}
+
+/* Measures the first pending job and every job of its work the worker holds or can claim, as
+ * one stream; false where the measurer failed. */
+static bool measure_pending(Worker *w)
+{
+    Claimed first = w->pending.at[0];
+    tcc_measure_result result;
+    bool fatal = false;
+    if (!retarget(w, &first, &result, &fatal)) {
+        if (fatal) {
+            cli_error("worker %s: %s", w->name, tune_measurer_error(w->measurer));
+            return false;
+        }
+        int kept = 0; /* every job of that work gets the one result */
+        for (int i = 0; i < w->pending.count; i++) {
+            Claimed *job = &w->pending.at[i];
+            if (!same_work(job, &first)) {
+                w->pending.at[kept++] = *job;
+                continue;
+            }
+            if (!w->lost && !finish(w, job, &result))
+                w->lost = true;
+            if (job != &w->pending.at[0])
+                claimed_free(job);
+        }
+        claimed_free(&first);
+        w->pending.count = kept;
+        return true;
+    }
+    TuneStream stream = {.user = w, .more = more_jobs, .ended = job_ended};
+    tcc_status status = tune_measure_stream(w->measurer, &stream);
+    jobs_clear(&w->stream);
+    if (status != TCC_OK)
         cli_error("worker %s: %s", w->name, tune_measurer_error(w->measurer));
-    free(indices);
-    free(results);
-    return ok;
+    return status == TCC_OK;
 }
 
 /* The store open again after it failed, waiting `*backoff` (doubled) first. */
@@ -215,19 +341,19 @@ static void reconnect(Worker *w, double *backoff)
     *backoff = *backoff * 2 < MAX_BACKOFF_S ? *backoff * 2 : MAX_BACKOFF_S;
     tcc_record_store_close(w->store);
     w->store = NULL;
+    jobs_clear(&w->pending);
     if (tcc_record_store_open(w->ctx, w->options->db, &w->store) != TCC_OK)
         w->store = NULL;
     /* The jobs held when the server went away may be finished or not: queued again, so that the
      * heartbeat does not keep alive jobs no one measures (a finished one is not running). */
     else if (tcc_job_release(w->store, w->name) != TCC_OK)
         fprintf(stderr, "tcc-tune: worker %s: %s\n", w->name, tcc_last_error(w->ctx));
+    w->lost = !w->store;
 }
 
 static CliExit serve(Worker *w)
 {
-    int max = w->options->batch;
-    tcc_job *jobs = calloc((size_t)max, sizeof *jobs);
-    if (!jobs) {
+    if (!(w->claims = calloc((size_t)w->options->batch, sizeof *w->claims))) {
         cli_error("out of memory");
         return CLI_EXIT_ERROR;
     }
@@ -237,35 +363,35 @@ static CliExit serve(Worker *w)
     bool claimed = false; /* once: the store holds jobs */
     CliExit rc = CLI_EXIT_OK;
     while (!stopping && rc == CLI_EXIT_OK) {
-        int count = 0;
-        jobs[0].size = sizeof *jobs;
-        tcc_status status = w->store ? tcc_job_claim(w->store, w->name, w->target, w->device_name,
-                                                     w->tmpl ? w->key : NULL, max, jobs, &count)
-                                     : TCC_ERROR_CUDA;
-        /* A store that holds no jobs (an SQLite file) will not start to. */
-        if (status == TCC_ERROR_UNSUPPORTED) {
-            cli_error("%s", tcc_last_error(w->ctx));
-            rc = cli_exit_for_status(status, false);
-            break;
-        }
-        bool lost = status != TCC_OK;
-        claimed |= !lost;
-        if (!lost && count == 0) {
-            nap(idle);
-            idle = idle * 2 < MAX_IDLE_S ? idle * 2 : MAX_IDLE_S;
+        if (w->lost) {
+            reconnect(w, &backoff);
             continue;
         }
-        if (!lost) {
-            idle = 0.01;
-            if (!work(w, jobs, count, &lost))
-                rc = CLI_EXIT_ERROR;
+        backoff = 0.5;
+        if (w->pending.count == 0) {
+            /* One job, to learn what to measure; the stream claims as its builders have room,
+             * leaving the rest to other workers. */
+            tcc_status status = claim(w, 1);
+            /* A store that holds no jobs (an SQLite file) will not start to. */
+            if (status == TCC_ERROR_UNSUPPORTED) {
+                cli_error("%s", tcc_last_error(w->ctx));
+                rc = cli_exit_for_status(status, false);
+                break;
+            }
+            w->lost = status != TCC_OK;
+            claimed |= !w->lost;
+            if (!w->lost && w->pending.count == 0) {
+                nap(idle);
+                idle = idle * 2 < MAX_IDLE_S ? idle * 2 : MAX_IDLE_S;
+            }
+            if (w->lost || w->pending.count == 0)
+                continue;
         }
-        if (lost && rc == CLI_EXIT_OK)
-            reconnect(w, &backoff);
-        else
-            backoff = 0.5;
+        idle = 0.01;
+        if (!measure_pending(w))
+            rc = CLI_EXIT_ERROR;
     }
-    free(jobs);
+    jobs_clear(&w->pending);
     if (claimed && w->store && tcc_job_release(w->store, w->name) != TCC_OK)
         fprintf(stderr, "tcc-tune: worker %s: %s\n", w->name, tcc_last_error(w->ctx));
     fprintf(stderr, "tcc-tune: worker %s stopped after %lld jobs\n", w->name,
@@ -330,6 +456,11 @@ CliExit tune_worker(const TuneOptions *options, const tcc_template *tmpl,
         pthread_join(w.heart, NULL);
     }
     tune_measurer_destroy(w.measurer);
+    jobs_clear(&w.pending);
+    jobs_clear(&w.stream);
+    free(w.pending.at);
+    free(w.stream.at);
+    free(w.claims);
     tcc_config_space_destroy(w.space);
     tcc_record_store_close(w.store);
     tcc_context_destroy(w.ctx);
