@@ -14,6 +14,7 @@
 #include "tune_options.h"
 #include "tune_report.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -226,8 +227,9 @@ static bool refused(const tcc_measure_result *result)
            result->error == TCC_MEASURE_COMPILE_HOST;
 }
 
-/* Recorded in the store; a trial of the history unless refused. *score: its GFLOP/s. */
-static CliExit record_trial(Tuning *t, int64_t index, const tcc_measure_result *result,
+/* Recorded in the store; a trial of the history unless refused, or `beyond` the run's trials
+ * (the last batch's surplus: measured, so kept, but not one of the run's). *score: its GFLOP/s. */
+static CliExit record_trial(Tuning *t, int64_t index, const tcc_measure_result *result, bool beyond,
                             double *score)
 {
     tcc_config *cfg;
@@ -248,7 +250,7 @@ static CliExit record_trial(Tuning *t, int64_t index, const tcc_measure_result *
     if (t->measurer) /* the workers add theirs, as they finish each job */
         status = tcc_record_add(t->store, &record);
     bool added = status == TCC_OK && text &&
-                 (refused(result) || tune_history_add(&t->history, index, text, result));
+                 (refused(result) || beyond || tune_history_add(&t->history, index, text, result));
     free(text);
     if (status != TCC_OK)
         return library_error(t, status);
@@ -257,6 +259,10 @@ static CliExit record_trial(Tuning *t, int64_t index, const tcc_measure_result *
         return CLI_EXIT_ERROR;
     }
     *score = 0;
+    if (beyond && !refused(result)) {
+        *score = tune_history_gflops(&t->history, result);
+        return CLI_EXIT_OK;
+    }
     if (refused(result)) {
         t->history.refused++;
         return CLI_EXIT_OK;
@@ -267,16 +273,44 @@ static CliExit record_trial(Tuning *t, int64_t index, const tcc_measure_result *
     return CLI_EXIT_OK;
 }
 
-/* The configs measured, here or by the workers; false once it said why not. */
-static bool measure(Tuning *t, int count, const int64_t *indices, tcc_measure_result *results)
+/* A batch the tuner proposed: its configs and, where workers measure, their jobs' ids. */
+typedef struct Batch {
+    int count;
+    int64_t *indices, *ids;
+} Batch;
+
+static void batch_free(Batch *b)
+{
+    free(b->indices);
+    free(b->ids);
+    *b = (Batch){0};
+}
+
+/* Queued for the workers (nothing to do where this process measures). */
+static bool enqueue(Tuning *t, Batch *b)
+{
+    if (t->measurer || b->count == 0)
+        return true;
+    if (!(b->ids = malloc(sizeof *b->ids * (size_t)b->count))) {
+        cli_error("out of memory");
+        return false;
+    }
+    if (tune_remote_enqueue(&t->remote, b->count, b->indices, b->ids))
+        return true;
+    cli_error("%s", t->remote.error);
+    return false;
+}
+
+/* The batch queued (enqueue) measured here, or its jobs waited for; false once it said why not. */
+static bool measure(Tuning *t, const Batch *b, tcc_measure_result *results)
 {
     if (!t->measurer) {
-        if (tune_remote_measure(&t->remote, count, indices, results))
+        if (tune_remote_wait(&t->remote, b->count, b->ids, results))
             return true;
         cli_error("%s", t->remote.error);
         return false;
     }
-    if (tune_measure_batch(t->measurer, count, indices, results) == TCC_OK)
+    if (tune_measure_batch(t->measurer, b->count, b->indices, results) == TCC_OK)
         return true;
     cli_error("%s", tune_measurer_error(t->measurer));
     return false;
@@ -287,48 +321,78 @@ static bool measure(Tuning *t, int count, const int64_t *indices, tcc_measure_re
 static CliExit measure_default(Tuning *t)
 {
     int64_t index = 0;
+    Batch b = {.count = 1, .indices = &index};
     tcc_measure_result result;
     double score;
-    if (!measure(t, 1, &index, &result))
+    bool measured = enqueue(t, &b) && measure(t, &b, &result);
+    free(b.ids);
+    if (!measured)
         return CLI_EXIT_ERROR;
-    CliExit rc = record_trial(t, index, &result, &score);
+    CliExit rc = record_trial(t, index, &result, false, &score);
     if (rc != CLI_EXIT_OK)
         return rc;
     tcc_status status = tcc_tuner_update(t->tuner, 1, &index, &score);
     return status == TCC_OK ? CLI_EXIT_OK : library_error(t, status);
 }
 
-/* One batch proposed, measured, recorded and fed back. *done when nothing is left to try. */
-static CliExit tune_batch(Tuning *t, int64_t n_trial, bool *done)
+/* Of the configs measured so far, the share that were trials: refused ones and those whose
+ * kernel was measured before are not. */
+static double trial_share(const Tuning *t)
 {
-    const TuneOptions *o = t->options;
-    int64_t left = n_trial - t->history.count;
-    int count = left < o->batch ? (int)left : o->batch, proposed = 0;
-    int64_t *indices = malloc(sizeof *indices * (size_t)count);
-    tcc_measure_result *results = calloc((size_t)count, sizeof *results);
-    double *scores = malloc(sizeof *scores * (size_t)count);
-    CliExit rc = !indices || !results || !scores ? CLI_EXIT_ERROR : CLI_EXIT_OK;
+    const TuneHistory *h = &t->history;
+    int64_t configs = h->count + h->refused + h->duplicates;
+    double share = configs > 0 ? (double)h->count / (double)configs : 1.0;
+    return share > 1.0 / MAX_REFUSED_PER_TRIAL ? share : 1.0 / MAX_REFUSED_PER_TRIAL;
+}
+
+/* The next batch proposed and queued for the workers: up to --batch configs, as many as are
+ * expected to make the trials left, counting `in_flight` configs proposed but not measured
+ * yet. Proposing only as many configs as trials are left would end a run where most configs
+ * are refused in many small batches, each as long as a build. None where no trial is left, or
+ * the tuner has nothing more to propose. */
+static CliExit propose(Tuning *t, int64_t n_trial, int64_t in_flight, Batch *b)
+{
+    double share = trial_share(t);
+    double left = (double)(n_trial - t->history.count) - (double)in_flight * share;
+    double wanted = left > 0 ? ceil(left / share) : 0;
+    int count = wanted < t->options->batch ? (int)wanted : t->options->batch;
+    batch_free(b);
+    if (count <= 0)
+        return CLI_EXIT_OK;
+    if (!(b->indices = malloc(sizeof *b->indices * (size_t)count))) {
+        cli_error("out of memory");
+        return CLI_EXIT_ERROR;
+    }
+    tcc_status status = tcc_tuner_next_batch(t->tuner, count, b->indices, &b->count);
+    if (status != TCC_OK)
+        return library_error(t, status);
+    return enqueue(t, b) ? CLI_EXIT_OK : CLI_EXIT_ERROR;
+}
+
+/* A batch measured, recorded and fed back to the tuner; its trials past the n_trial-th are
+ * recorded, not counted. */
+static CliExit complete(Tuning *t, const Batch *b, int64_t n_trial)
+{
+    tcc_measure_result *results = calloc((size_t)b->count, sizeof *results);
+    double *scores = malloc(sizeof *scores * (size_t)b->count);
+    CliExit rc = !results || !scores ? CLI_EXIT_ERROR : CLI_EXIT_OK;
     if (rc != CLI_EXIT_OK)
         cli_error("out of memory");
-    tcc_status status = TCC_OK;
-    if (rc == CLI_EXIT_OK &&
-        (status = tcc_tuner_next_batch(t->tuner, count, indices, &proposed)) != TCC_OK)
-        rc = library_error(t, status);
-    if (rc == CLI_EXIT_OK && proposed && !measure(t, proposed, indices, results))
+    if (rc == CLI_EXIT_OK && !measure(t, b, results))
         rc = CLI_EXIT_ERROR;
-    for (int i = 0; rc == CLI_EXIT_OK && i < proposed; i++) {
+    for (int i = 0; rc == CLI_EXIT_OK && i < b->count; i++) {
         if (!t->measurer || tune_measurer_same_as(t->measurer, i) < 0) {
-            rc = record_trial(t, indices[i], &results[i], &scores[i]);
+            rc = record_trial(t, b->indices[i], &results[i], t->history.count >= n_trial,
+                              &scores[i]);
         } else {
             t->history.duplicates++;
             scores[i] = tune_history_gflops(&t->history, &results[i]);
         }
     }
-    if (rc == CLI_EXIT_OK && proposed &&
-        (status = tcc_tuner_update(t->tuner, proposed, indices, scores)) != TCC_OK)
+    tcc_status status;
+    if (rc == CLI_EXIT_OK &&
+        (status = tcc_tuner_update(t->tuner, b->count, b->indices, scores)) != TCC_OK)
         rc = library_error(t, status);
-    *done = proposed == 0 || !tcc_tuner_has_next(t->tuner);
-    free(indices);
     free(results);
     free(scores);
     return rc;
@@ -359,13 +423,25 @@ static CliExit tune_loop(Tuning *t)
             tcc_tuner_kind_name(o->tuner), (long long)n_trial, (long long)size,
             t->measurer ? tune_measurer_machine_code(t->measurer)
                         : "measured by the workers of the store's jobs (run ...)");
-    bool done = false;
+    Batch now = {0}, next = {0};
     CliExit rc = CLI_EXIT_OK;
-    while (rc == CLI_EXIT_OK && !done && t->history.count < n_trial && !stopped_early(t) &&
+    while (rc == CLI_EXIT_OK && t->history.count < n_trial && !stopped_early(t) &&
            !refusing_too_many(t, n_trial)) {
-        rc = tune_batch(t, n_trial, &done);
+        if (now.count == 0 && ((rc = propose(t, n_trial, 0, &now)) != CLI_EXIT_OK || !now.count))
+            break; /* nothing left to try */
+        /* Workers measure the next batch while the last jobs of this one finish and the tuner
+         * learns from it, so that none waits for the coordinator: the tuner proposes it
+         * without this batch's results. Its jobs still queued when the run ends are removed. */
+        if (!t->measurer)
+            rc = propose(t, n_trial, now.count, &next);
+        if (rc == CLI_EXIT_OK)
+            rc = complete(t, &now, n_trial);
+        batch_free(&now);
+        now = next, next = (Batch){0};
         tune_print_progress(stderr, &t->history, n_trial, bar);
     }
+    batch_free(&now);
+    batch_free(&next);
     if (bar && t->history.count < n_trial)
         fputc('\n', stderr);
     if (stopped_early(t))

@@ -44,12 +44,14 @@ typedef struct TuneRemote {
 
 /* The run's name and its jobs' settings (from `m`). */
 void tune_remote_init(TuneRemote *remote, const TuneMeasureOptions *m);
-/* The configs `indices` queued as jobs, and their results once workers finished them all;
- * meanwhile jobs of silent workers are queued again. False, with remote->error, when the
- * store fails (the server gone: no record already written is lost) or no job finished for
- * `deadline` seconds. */
-bool tune_remote_measure(TuneRemote *remote, int count, const int64_t *indices,
-                         tcc_measure_result *results);
+/* The configs `indices` queued as jobs of the run, ids[i] each one's; false with
+ * remote->error. */
+bool tune_remote_enqueue(TuneRemote *remote, int count, const int64_t *indices, int64_t *ids);
+/* The results of the jobs `ids` once workers finished them all; meanwhile jobs of silent
+ * workers are queued again. False, with remote->error, when the store fails (the server gone:
+ * no record already written is lost) or no job finished for `deadline` seconds. */
+bool tune_remote_wait(TuneRemote *remote, int count, const int64_t *ids,
+                      tcc_measure_result *results);
 /* The run's jobs still queued, removed (at its end, or when it fails). */
 void tune_remote_cancel(TuneRemote *remote);
 

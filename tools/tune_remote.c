@@ -83,8 +83,7 @@ static bool fail(TuneRemote *r)
     return false;
 }
 
-/* The batch's configs as jobs of this run, queued; ids[i] each one's. */
-static bool enqueue(TuneRemote *r, int count, const int64_t *indices, int64_t *ids)
+bool tune_remote_enqueue(TuneRemote *r, int count, const int64_t *indices, int64_t *ids)
 {
     tcc_job *jobs = calloc((size_t)count, sizeof *jobs);
     char **texts = calloc((size_t)count, sizeof *texts);
@@ -161,18 +160,14 @@ static bool wait_for(TuneRemote *r, int count, const int64_t *ids, bool *done,
     return true;
 }
 
-bool tune_remote_measure(TuneRemote *r, int count, const int64_t *indices,
-                         tcc_measure_result *results)
+bool tune_remote_wait(TuneRemote *r, int count, const int64_t *ids, tcc_measure_result *results)
 {
     if (count == 0)
         return true;
-    int64_t *ids = calloc((size_t)count, sizeof *ids);
     bool *done = calloc((size_t)count, sizeof *done);
-    bool ok = ids && done;
-    if (!ok)
+    if (!done)
         snprintf(r->error, sizeof r->error, "out of memory");
-    ok = ok && enqueue(r, count, indices, ids) && wait_for(r, count, ids, done, results);
-    free(ids);
+    bool ok = done && wait_for(r, count, ids, done, results);
     free(done);
     return ok;
 }
