@@ -9,6 +9,7 @@
 set -euo pipefail
 out=$(realpath "$1")
 pack=$(mktemp -d)
+chmod 755 "$pack" # the server runs as another user there
 trap 'rm -rf "$pack"' EXIT
 mkdir -p "$pack"/usr/lib/postgresql/15/{bin,lib} "$pack"/usr/share/postgresql "$pack"/lib
 cp -L /usr/lib/postgresql/15/bin/{postgres,initdb,pg_ctl,psql} "$pack"/usr/lib/postgresql/15/bin/
