@@ -41,6 +41,10 @@ static void nap(double seconds)
 
 /* A stream of this many jobs ends, and another starts: the memory of its trials is freed. */
 enum { MAX_STREAM_JOBS = 4096 };
+/* A stream claims the jobs of its own workload first; it ends after this long, and the next
+ * starts from the oldest job queued, so that the jobs of another run (whose coordinator waits
+ * for them) are not left behind those of a run that keeps its next batch queued. */
+static const double MAX_STREAM_S = 10.0;
 
 typedef struct Claimed Claimed;
 typedef struct Jobs {
@@ -65,7 +69,8 @@ typedef struct Worker {
     /* The jobs claimed: those the measurer has not been given, and those it has (by slot). */
     tcc_job *claims; /* what a claim returns, --batch of them */
     Jobs pending, stream;
-    bool lost; /* the store failed: the jobs held are released once it is back */
+    double stream_start; /* when the stream measuring now started */
+    bool lost;           /* the store failed: the jobs held are released once it is back */
     /* The heartbeat thread. */
     pthread_t heart;
     bool heart_started;
@@ -148,14 +153,16 @@ static bool same_work(const Claimed *a, const Claimed *b)
            strcmp(a->workload_key, b->workload_key) == 0 && strcmp(a->options, b->options) == 0;
 }
 
-/* Up to `max` jobs claimed onto the pending ones. */
-static tcc_status claim(Worker *w, int max)
+/* Up to `max` jobs claimed onto the pending ones: those of the workload measured now first,
+ * where `same_first`, else the oldest. */
+static tcc_status claim(Worker *w, int max, bool same_first)
 {
     max = max < w->options->batch ? max : w->options->batch;
     int count = 0;
     w->claims[0].size = sizeof *w->claims;
-    tcc_status status = tcc_job_claim(w->store, w->name, w->target, w->device_name,
-                                      w->tmpl ? w->key : NULL, max, w->claims, &count);
+    const char *prefer = same_first && w->tmpl ? w->key : NULL;
+    tcc_status status =
+        tcc_job_claim(w->store, w->name, w->target, w->device_name, prefer, max, w->claims, &count);
     if (status == TCC_OK && !jobs_reserve(&w->pending, w->pending.count + count))
         status = TCC_ERROR_OUT_OF_MEMORY;
     for (int i = 0; status == TCC_OK && i < count; i++) {
@@ -270,11 +277,12 @@ static int hand_over(Worker *w, int room, int64_t *indices)
 static int more_jobs(void *user, int room, int64_t *indices)
 {
     Worker *w = user;
-    if (stopping || w->lost || w->stream.count >= MAX_STREAM_JOBS)
+    if (stopping || w->lost || w->stream.count >= MAX_STREAM_JOBS ||
+        tune_monotonic_s() - w->stream_start > MAX_STREAM_S)
         return 0;
     int given = hand_over(w, room, indices);
     if (given < room && w->pending.count == 0) {
-        tcc_status status = claim(w, room - given);
+        tcc_status status = claim(w, room - given, true);
         if (status != TCC_OK) {
             w->lost = true; /* the store failed, or memory: the jobs held are released */
             return given;
@@ -325,6 +333,7 @@ static bool measure_pending(Worker *w)
         return true;
     }
     TuneStream stream = {.user = w, .more = more_jobs, .ended = job_ended};
+    w->stream_start = tune_monotonic_s();
     tcc_status status = tune_measure_stream(w->measurer, &stream);
     jobs_clear(&w->stream);
     if (status != TCC_OK)
@@ -369,9 +378,9 @@ static CliExit serve(Worker *w)
         }
         backoff = 0.5;
         if (w->pending.count == 0) {
-            /* One job, to learn what to measure; the stream claims as its builders have room,
-             * leaving the rest to other workers. */
-            tcc_status status = claim(w, 1);
+            /* The oldest job, to learn what to measure; the stream claims as its builders have
+             * room, leaving the rest to other workers. */
+            tcc_status status = claim(w, 1, false);
             /* A store that holds no jobs (an SQLite file) will not start to. */
             if (status == TCC_ERROR_UNSUPPORTED) {
                 cli_error("%s", tcc_last_error(w->ctx));
