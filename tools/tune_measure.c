@@ -214,9 +214,13 @@ bool tune_measurer_retarget(TuneMeasurer *m, const TuneMeasureOptions *next)
     if (!m->options.space)
         return tune_measurer_set_space(m, next->space, next->arch) &&
                tune_measurer_retarget(m, next);
-    /* Between batches the builders wait on `changed` and build nothing: what they read is
-     * replaced under the lock, and the kernels measured (another workload's) forgotten. */
+    /* Between batches the builders wait on `changed` and build nothing, but for a build given
+     * up at its time limit (LLVM cannot be stopped), which still reads the options, the
+     * workload and the space: once none runs, what they read is replaced under the lock, and
+     * the kernels measured (another workload's) forgotten. */
     pthread_mutex_lock(&m->lock);
+    while (m->building > 0)
+        pthread_cond_wait(&m->changed, &m->lock);
     TuneMeasureOptions *o = &m->options;
     o->tmpl = next->tmpl;
     m->workload = *next->workload;

@@ -33,7 +33,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define STREAM_ASK_S 0.02 /* how soon a stream that gave no configs is asked again */
+#define STREAM_ASK_S 0.05 /* how soon a stream that gave no configs is asked again */
 
 /* ---- builders -------------------------------------------------------------------------------- */
 
@@ -80,6 +80,7 @@ static void *builder_main(void *arg)
             .slot = slot, .bytes = made.bytes, .size = made.size, .build_s = made.build_s};
         pthread_mutex_lock(&m->lock);
         m->building--;
+        pthread_cond_broadcast(&m->changed); /* a retarget waits for no build to run */
         bool wanted = !m->work[id].given_up && m->work[id].batch == m->batch;
         m->work[id].slot = -1;
         if (!wanted) {
@@ -393,29 +394,56 @@ static void report(TuneMeasurer *m, const TuneStream *stream)
     }
 }
 
+/* The batch or stream over: a build still running is dropped when it ends, and a kernel queued
+ * or on a runner (a run that failed) is no trial of the next. */
+static void end_run(TuneMeasurer *m)
+{
+    for (int i = 0; i < m->nrunner; i++) {
+        Runner *r = &m->runners[i];
+        if (r->busy) {
+            tune_runner_stop(r, true);
+            free(r->trial.bytes);
+            r->trial.bytes = NULL;
+            r->busy = false;
+        }
+    }
+    pthread_mutex_lock(&m->lock);
+    m->count = m->next = 0; /* the builders wait for the next batch */
+    m->batch++;
+    for (; m->queued > 0; m->queued--, m->head = (m->head + 1) % m->capacity)
+        free(m->queue[m->head].bytes);
+    pthread_mutex_unlock(&m->lock);
+}
+
 /* Builds and measures the batch, or the stream until it gives no more and every trial ended. */
 static tcc_status run(TuneMeasurer *m, const TuneStream *stream)
 {
-    /* A GPU gone (its runners no longer start) ends the measuring instead of every trial. */
-    while (m->failed_starts < MAX_FAILED_STARTS) {
+    tcc_status status = TCC_OK;
+    for (;;) {
         int given = stream ? feed(m, stream) : 0;
-        if (given < 0)
-            return TCC_ERROR_OUT_OF_MEMORY;
+        if (given < 0) {
+            status = TCC_ERROR_OUT_OF_MEMORY;
+            break;
+        }
+        /* Read before the ends are told: a trial a builder ends meanwhile is told next round. */
+        bool done = given == 0 && batch_done(m);
         if (stream)
             report(m, stream);
-        if (given == 0 && batch_done(m))
+        if (done)
             break;
+        /* A GPU gone (its runners no longer start) ends the measuring instead of every trial. */
+        if (m->failed_starts >= MAX_FAILED_STARTS) {
+            status = TCC_ERROR_CUDA;
+            break;
+        }
         dispatch(m);
         /* A stream short of configs is asked again soon: jobs may have been queued since. */
         wait_and_collect(m, stream ? STREAM_ASK_S : -1);
     }
-    bool done = batch_done(m);
-    if (done && m->copying)
+    if (status == TCC_OK && m->copying)
         tune_seen_end_batch(&m->seen, m->results);
-    pthread_mutex_lock(&m->lock);
-    m->count = m->next = 0; /* the builders wait for the next batch */
-    pthread_mutex_unlock(&m->lock);
-    return done ? TCC_OK : TCC_ERROR_CUDA;
+    end_run(m);
+    return status;
 }
 
 static void measure_synthetic(TuneMeasurer *m, int64_t index, tcc_measure_result *result)

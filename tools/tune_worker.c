@@ -260,7 +260,12 @@ static int hand_over(Worker *w, int room, int64_t *indices)
     int given = 0, kept = 0;
     for (int i = 0; i < w->pending.count; i++) {
         Claimed *job = &w->pending.at[i];
-        if (given < room && measures(w, job) && jobs_reserve(&w->stream, w->stream.count + 1)) {
+        bool take = given < room && measures(w, job);
+        if (take && !jobs_reserve(&w->stream, w->stream.count + 1)) {
+            w->lost = true; /* out of memory: every job held is released, as for a lost store */
+            take = false;
+        }
+        if (take) {
             indices[given++] = job->config_index;
             w->stream.at[w->stream.count++] = *job;
         } else {

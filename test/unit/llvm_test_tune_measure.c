@@ -424,6 +424,11 @@ START_TEST(test_stream)
     TestStream again = {.indices = indices + 10, .count = 4};
     run_stream(m, &again);
     assert_class(again.results[3], TCC_MEASURE_COMPILE_HOST);
+    /* A stream whose last trial a builder ends (a build refused) is told of it all the same. */
+    for (int i = 0; i < 20; i++) {
+        TestStream refused = {.indices = indices + 13, .count = 1};
+        run_stream(m, &refused);
+    }
     tcc_measure_result results[2];
     measure(m, 2, indices, results);
     assert_class(results[1], TCC_MEASURE_WRONG_ANSWER);
