@@ -43,7 +43,8 @@ static void nap(double seconds)
 enum { MAX_STREAM_JOBS = 4096 };
 /* A stream claims the jobs of its own workload first; it ends after this long, and the next
  * starts from the oldest job queued, so that the jobs of another run (whose coordinator waits
- * for them) are not left behind those of a run that keeps its next batch queued. */
+ * for them) are not left behind those of a run that keeps its next batch queued.
+ * TCC_TUNE_STREAM_S=S sets it (a test of two runs sharing one worker). */
 static const double MAX_STREAM_S = 10.0;
 
 typedef struct Claimed Claimed;
@@ -69,8 +70,8 @@ typedef struct Worker {
     /* The jobs claimed: those the measurer has not been given, and those it has (by slot). */
     tcc_job *claims; /* what a claim returns, --batch of them */
     Jobs pending, stream;
-    double stream_start; /* when the stream measuring now started */
-    bool lost;           /* the store failed: the jobs held are released once it is back */
+    double stream_start, stream_limit_s; /* when the stream measuring now started; its end */
+    bool lost; /* the store failed: the jobs held are released once it is back */
     /* The heartbeat thread. */
     pthread_t heart;
     bool heart_started;
@@ -283,7 +284,7 @@ static int more_jobs(void *user, int room, int64_t *indices)
 {
     Worker *w = user;
     if (stopping || w->lost || w->stream.count >= MAX_STREAM_JOBS ||
-        tune_monotonic_s() - w->stream_start > MAX_STREAM_S)
+        tune_monotonic_s() - w->stream_start > w->stream_limit_s)
         return 0;
     int given = hand_over(w, room, indices);
     if (given < room && w->pending.count == 0) {
@@ -453,7 +454,9 @@ static CliExit start(Worker *w, const tcc_template *tmpl, const tcc_workload *wo
 CliExit tune_worker(const TuneOptions *options, const tcc_template *tmpl,
                     const tcc_workload *workload)
 {
-    Worker w = {.options = options};
+    const char *stream_s = getenv("TCC_TUNE_STREAM_S");
+    Worker w = {.options = options,
+                .stream_limit_s = stream_s && atof(stream_s) > 0 ? atof(stream_s) : MAX_STREAM_S};
     pthread_mutex_init(&w.lock, NULL);
     pthread_cond_init(&w.wake, NULL);
     struct sigaction action = {.sa_handler = stop};

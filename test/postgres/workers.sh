@@ -3,7 +3,7 @@
 # starts (exit 77, ctest's skip, where none is installed), with the synthetic measurer:
 #   1. a coordinator and three workers tune to the end: every job is measured once, and the
 #      records are those of the same run measured locally into SQLite; two coordinators of two
-#      layers at once share the workers;
+#      layers at once share the workers, and a short run is not left behind a long one;
 #   2. a worker killed with SIGKILL mid-job: its jobs are queued again and finished by others;
 #   3. a job on which two workers stopped answering is recorded as a RUNTIME_DEVICE error;
 #   4. the server restarted mid-run: the coordinator stops with one line, no written record is
@@ -112,6 +112,21 @@ check "each run's records are those it measures alone" \
 check "one pool of workers served both runs" test "$(value shared \
     "SELECT count(DISTINCT run) || ' ' || count(*) FILTER (WHERE state <> 'done') FROM tcc_jobs")" \
     = "2 0"
+
+# 1c. Two runs share one worker: the second's jobs are not left behind the first's, although
+# the first always has its next batch queued (its streams end after 1 s here, 10 s by default).
+url=$(database fair)
+TCC_TUNE_SYNTHETIC_MS=5 TCC_TUNE_STREAM_S=1 worker "$url" alone --batch 4
+coordinate "$url" 12 1500 >/dev/null 2>"$work/long.err" & long=$!
+sleep 1
+coordinate "$url" 13 20 --layer r50_res3_1x1_b256 >/dev/null 2>"$work/short.err"
+short=$?
+kill -0 $long 2>/dev/null
+check "a short run finished (status $short) while a long one on the same worker still ran" \
+    test $short -eq 0 -a $? -eq 0
+wait $long
+check "and the long one finished too (status $?)" test $? -eq 0
+stop_workers
 
 # 2. A worker killed mid-job: its jobs queued again once its heartbeat is 1 s old.
 url=$(database killed)
