@@ -246,7 +246,7 @@ static void dispatch(TuneMeasurer *m)
     }
 }
 
-/* Waits for a builder's wake-up, a runner's reply or the earliest deadline. */
+/* Every trial given has ended. */
 static bool batch_done(TuneMeasurer *m)
 {
     pthread_mutex_lock(&m->lock);
@@ -280,7 +280,8 @@ static double give_up_slow_builds(TuneMeasurer *m)
     return next;
 }
 
-/* `within`: the longest wait in seconds (-1: until something happens). */
+/* Waits for a builder's wake-up, a runner's reply or the earliest deadline, at most `within`
+ * seconds (-1: until one of them), and collects the runners' replies. */
 static void wait_and_collect(TuneMeasurer *m, double within)
 {
     struct pollfd fds[MAX_DEVICES + 1] = {{.fd = m->wake[0], .events = POLLIN}};
@@ -323,7 +324,11 @@ static bool reserve(TuneMeasurer *m, int slots)
     int want = m->slots ? m->slots : 64;
     while (want < slots && want <= INT_MAX / 2)
         want *= 2;
-    int64_t *indices = want >= slots ? realloc(m->indices, (size_t)want * sizeof *indices) : NULL;
+    if (want < slots) {
+        snprintf(m->error, sizeof m->error, "too many trials: %d", slots);
+        return false;
+    }
+    int64_t *indices = realloc(m->indices, (size_t)want * sizeof *indices);
     m->indices = indices ? indices : m->indices;
     tcc_measure_result *results = realloc(m->results, (size_t)want * sizeof *results);
     m->results = results ? results : m->results;

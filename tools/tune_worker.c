@@ -322,7 +322,9 @@ static bool measure_pending(Worker *w)
             cli_error("worker %s: %s", w->name, tune_measurer_error(w->measurer));
             return false;
         }
-        int kept = 0; /* every job of that work gets the one result */
+        /* Every job of that work gets the one result. `first` is a copy of the first job, whose
+         * strings the others are compared with: they are freed last, not with the job. */
+        int kept = 0;
         for (int i = 0; i < w->pending.count; i++) {
             Claimed *job = &w->pending.at[i];
             if (!same_work(job, &first)) {
