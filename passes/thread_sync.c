@@ -144,7 +144,7 @@ static void exposed(const Stmt *s, Accesses *acc, bool *barrier)
         return;
     switch (s->kind) {
     case STMT_BARRIER:
-        *barrier = true;
+        *barrier = !s->barrier.arrive; /* bar.arrive waits for nobody */
         return;
     case STMT_SEQ:
         for (int i = 0; i < s->seq.count && !*barrier; i++)
@@ -273,7 +273,8 @@ static Stmt *sync(Sync *y, Stmt *s, Accesses *pending)
         return tci_stmt_if(a, s->branch.cond, then_body, else_body);
     }
     case STMT_BARRIER:
-        memset(pending, 0, sizeof *pending);
+        if (!s->barrier.arrive) /* bar.arrive waits for nobody */
+            memset(pending, 0, sizeof *pending);
         return s;
     default:
         leaf_accesses(s, pending);

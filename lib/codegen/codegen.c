@@ -315,6 +315,11 @@ static bool gen_barrier(Codegen *cg, const Stmt *s)
     if (!s->barrier.threads)
         return tci_cg_call_intrinsic(cg, cg->builder, INTRINSIC_BARRIER, NULL, 0, NULL, 0) != NULL;
     LLVMValueRef args[2] = {tci_cg_i32(cg, s->barrier.id), tci_cg_i32(cg, s->barrier.threads)};
+    if (s->barrier.arrive) { /* LLVM 19 has no intrinsic for bar.arrive */
+        LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->llctx), params[2] = {i32, i32};
+        return tci_cg_call_asm(cg, LLVMVoidTypeInContext(cg->llctx), params, args, 2,
+                               "bar.arrive $0, $1;", "r,r,~{memory}") != NULL;
+    }
     return tci_cg_call_intrinsic(cg, cg->builder, INTRINSIC_NAMED_BARRIER, NULL, 0, args, 2) !=
            NULL;
 }

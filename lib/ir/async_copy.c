@@ -45,6 +45,13 @@ Stmt *tci_stmt_named_barrier(Arena *arena, int id, int threads)
     return s;
 }
 
+Stmt *tci_stmt_barrier_arrive(Arena *arena, int id, int threads)
+{
+    Stmt *s = tci_stmt_named_barrier(arena, id, threads);
+    s->barrier.arrive = true;
+    return s;
+}
+
 Stmt *tci_stmt_cluster_barrier(Arena *arena)
 {
     Stmt *s = tci_stmt_barrier(arena);
@@ -166,13 +173,15 @@ void tci_print_mbarrier(StrBuf *sb, const Stmt *s)
     tci_strbuf_printf(sb, ")");
 }
 
-/* `__syncthreads()`, `barrier.sync(1, 256)` for part of the block, or `cluster_sync()`. */
+/* `__syncthreads()`, `barrier.sync(1, 256)` or `barrier.arrive(2, 256)` for part of the block,
+ * or `cluster_sync()`. */
 void tci_print_barrier(StrBuf *sb, const Stmt *s)
 {
     if (s->barrier.cluster)
         tci_strbuf_printf(sb, "cluster_sync()");
     else if (s->barrier.threads)
-        tci_strbuf_printf(sb, "barrier.sync(%d, %d)", s->barrier.id, s->barrier.threads);
+        tci_strbuf_printf(sb, "barrier.%s(%d, %d)", s->barrier.arrive ? "arrive" : "sync",
+                          s->barrier.id, s->barrier.threads);
     else
         tci_strbuf_printf(sb, "__syncthreads()");
 }

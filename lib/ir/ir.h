@@ -266,6 +266,11 @@ struct Stmt {
             /* A persistent grid: > 0 asks persistent_grid to run the block's tiles on `persistent`
              * blocks, this loop carrying on from one tile into the next. */
             int64_t persistent;
+            /* Ping-pong (CUTLASS's): > 1 asks for `turns` consumer warpgroups of a persistent,
+             * warp-specialized loop that take the block's tiles in turns, each computing whole
+             * tiles of its own; persistent_grid sets `tile_steps`, the iterations of a tile. */
+            int turns;
+            int64_t tile_steps;
             /* tcc_pragma on the nest under this loop (TVM's pragma_auto_unroll_max_step and
              * pragma_unroll_explicit, read by unroll): `pragmas` has a bit a pragma given
              * (PragmaKind), its value beside it. */
@@ -329,8 +334,11 @@ struct Stmt {
             Expr *parity; /* WAIT */
         } mbarrier;
         struct {
-            int id;      /* 0: __syncthreads() */
+            int id;      /* 0: __syncthreads() (TciBarrierId) */
             int threads; /* threads that meet there (a multiple of 32); 0: the whole block */
+            /* bar.arrive: counts the threads at a named barrier without waiting there (the
+             * others of `threads` wait with bar.sync): one group's signal to another */
+            bool arrive;
             /* barrier.cluster: every thread of every block of the thread-block cluster, which
              * also makes mbarriers initialized before it visible to the others */
             bool cluster;
@@ -435,6 +443,17 @@ Stmt *tci_stmt_allocate(Arena *arena, Buffer *buffer, Stmt *body);
 Stmt *tci_stmt_barrier(Arena *arena);
 /* bar.sync id, threads: a barrier of named `id` (1 to 15) for `threads` of the block. */
 Stmt *tci_stmt_named_barrier(Arena *arena, int id, int threads);
+/* The named barriers of tcc's kernels (bar.sync's ids, 16 a block). */
+typedef enum TciBarrierId {
+    TCI_BARRIER_BLOCK = 0,     /* __syncthreads() */
+    TCI_BARRIER_CONSUMERS = 1, /* a producer warpgroup's consumers (warp_specialize) */
+    /* Consumers taking turns at tiles: TCI_BARRIER_TURNS + g is where consumer g waits for
+     * the one before it to have started its last step (software_pipeline). */
+    TCI_BARRIER_TURNS = 2,
+    TCI_BARRIER_LAST = 15,
+} TciBarrierId;
+/* bar.arrive at named barrier `id` of `threads` threads: signals without waiting. */
+Stmt *tci_stmt_barrier_arrive(Arena *arena, int id, int threads);
 /* barrier.cluster: every thread of every block of the thread-block cluster. */
 Stmt *tci_stmt_cluster_barrier(Arena *arena);
 Stmt *tci_stmt_setmaxnreg(Arena *arena, bool increase, int registers);

@@ -119,6 +119,17 @@ static Stmt *parse_loop(Parser *p, Stmt *s, Var *var, const char *name)
         s->loop.persistent = tci_parse_expect_count(p, "the persistent blocks", 1, INT32_MAX);
         tci_parse_expect(p, ")", "after the persistent blocks");
     }
+    if (tci_parse_accept(p, "turns")) {
+        tci_parse_expect(p, "(", "after 'turns'");
+        s->loop.turns = (int)tci_parse_expect_count(p, "the consumers taking turns", 2,
+                                                    TCC_MAX_PINGPONG_CONSUMERS);
+        tci_parse_expect(p, ")", "after the consumers taking turns");
+    }
+    if (tci_parse_accept(p, "tile_steps")) {
+        tci_parse_expect(p, "(", "after 'tile_steps'");
+        s->loop.tile_steps = tci_parse_expect_count(p, "a tile's iterations", 1, INT32_MAX);
+        tci_parse_expect(p, ")", "after a tile's iterations");
+    }
     while (tci_parse_accept(p, "pragma")) {
         tci_parse_expect(p, "(", "after 'pragma'");
         const char *at_name = tci_parse_peek(p);
@@ -522,8 +533,8 @@ static Stmt *parse_stmt(Parser *p)
         tci_parse_expect(p, ")", "after 'cluster_sync('");
         return tci_stmt_cluster_barrier(p->arena);
     }
-    if (tci_parse_word_is(at, n, "barrier.sync"))
-        return tci_parse_named_barrier(p);
+    if (tci_parse_word_is(at, n, "barrier.sync") || tci_parse_word_is(at, n, "barrier.arrive"))
+        return tci_parse_named_barrier(p, at[n - 1] == 'e');
     if (tci_parse_word_is(at, n, "setmaxnreg.inc") || tci_parse_word_is(at, n, "setmaxnreg.dec"))
         return tci_parse_setmaxnreg(p, at[n - 3] == 'i');
     if (tci_parse_word_is(at, n, "cp.async"))

@@ -124,7 +124,7 @@ void tci_parse_tensor_maps(Parser *p);
 Stmt *tci_parse_bulk_copy(Parser *p);
 Stmt *tci_parse_mbarrier(Parser *p, MbarrierOp op);
 /* After `barrier.sync`, `setmaxnreg.inc` or `setmaxnreg.dec`. */
-Stmt *tci_parse_named_barrier(Parser *p);
+Stmt *tci_parse_named_barrier(Parser *p, bool arrive);
 Stmt *tci_parse_setmaxnreg(Parser *p, bool increase);
 
 #endif

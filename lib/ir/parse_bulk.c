@@ -202,14 +202,16 @@ static int expect_multiple(Parser *p, const char *what, int min, int max, int st
     return value;
 }
 
-/* `barrier.sync(1, 256)`: named barriers 1 to 15 (0 is __syncthreads), whole warps. */
-Stmt *tci_parse_named_barrier(Parser *p)
+/* `barrier.sync(1, 256)`, `barrier.arrive(2, 256)`: named barriers 1 to 15 (0 is
+ * __syncthreads), whole warps. */
+Stmt *tci_parse_named_barrier(Parser *p, bool arrive)
 {
-    tci_parse_expect(p, "(", "after 'barrier.sync'");
-    int id = (int)tci_parse_expect_count(p, "the barrier's number", 1, 15);
+    tci_parse_expect(p, "(", arrive ? "after 'barrier.arrive'" : "after 'barrier.sync'");
+    int id = (int)tci_parse_expect_count(p, "the barrier's number", 1, TCI_BARRIER_LAST);
     tci_parse_expect(p, ",", "after the barrier's number");
     int threads = expect_multiple(p, "the barrier's threads", 32, 1024, 32);
-    return tci_stmt_named_barrier(p->arena, id, threads);
+    return arrive ? tci_stmt_barrier_arrive(p->arena, id, threads)
+                  : tci_stmt_named_barrier(p->arena, id, threads);
 }
 
 /* `setmaxnreg.inc(232)`: 24 to 256 registers, a multiple of 8. */

@@ -89,16 +89,7 @@ static void put_number(StrBuf *sb, double value)
 
 static const char *float_suffix(tcc_dtype type)
 {
-    switch (type) {
-    case TCC_FLOAT32:
-        return "f";
-    case TCC_FLOAT16:
-        return "h";
-    case TCC_BFLOAT16:
-        return "bf";
-    default:
-        return "";
-    }
+    return type == TCC_FLOAT32 ? "f" : type == TCC_FLOAT16 ? "h" : type == TCC_BFLOAT16 ? "bf" : "";
 }
 
 static void put_float(StrBuf *sb, double value, tcc_dtype type)
@@ -422,6 +413,10 @@ static void print_for(StrBuf *sb, const Stmt *s, int indent)
     put(sb, s->loop.producer ? " producer" : "");
     if (s->loop.persistent)
         tci_strbuf_printf(sb, " persistent(%lld)", (long long)s->loop.persistent);
+    if (s->loop.turns)
+        tci_strbuf_printf(sb, " turns(%d)", s->loop.turns);
+    if (s->loop.tile_steps)
+        tci_strbuf_printf(sb, " tile_steps(%lld)", (long long)s->loop.tile_steps);
     if (s->loop.pragmas & PRAGMA_AUTO_UNROLL_MAX_STEP)
         tci_strbuf_printf(sb, " pragma(auto_unroll_max_step=%lld)",
                           (long long)s->loop.auto_unroll_max_step);
