@@ -26,7 +26,8 @@ tcc_status tci_pass_vectorize(const PassContext *pc, PrimFunc *func);
  * carrying on from one tile into the next: one loop over every step of every tile of the
  * block, the statements around it at each tile's first and last step. Assumes flattened
  * accesses, launches, allocations and sequences around the loop, bulk copies first in it and
- * no shared memory beside it; refuses any other. */
+ * no shared memory beside it; refuses any other. With turns(T) (ping-pong), the rounds come in
+ * whole turns and the loop says its tile_steps. */
 tcc_status tci_pass_persistent_grid(const PassContext *pc, PrimFunc *func);
 /* fold_grid.c: a grid of more blocks along blockIdx.y or .z than the device launches runs
  * along blockIdx.x, each block's indices recovered from its number (x fastest). Assumes the
@@ -36,8 +37,9 @@ tcc_status tci_pass_fold_grid(const PassContext *pc, PrimFunc *func);
  * its body, a prologue issuing the copies of its first S - 1 iterations, and a steady state
  * that waits for iteration k's copies, issues those of k + S - 1 and computes k; with cp.async
  * groups where the target has them, mbarriers for bulk copies, and a producer loop of its own
- * for a warp_specialized loop. Assumes flattened accesses and a body that allocates,
- * copies, then reads; refuses any other. */
+ * for a warp_specialized loop; with turns(T), each consumer's tile releases its own stages
+ * and waits its turn at named barriers. Assumes flattened accesses and a body that
+ * allocates, copies, then reads; refuses any other. */
 tcc_status tci_pass_software_pipeline(const PassContext *pc, PrimFunc *func);
 /* inject_async_copy.c: the copies a cp.async group commits (stores to shared memory, of 4, 8
  * or 16 bytes, of global loads, zero where a condition fails) become cp.async. Assumes
@@ -72,7 +74,8 @@ tcc_status tci_pass_wgmma_sync(const PassContext *pc, PrimFunc *func);
  * block barriers become a named barrier of theirs; setmaxnreg moves registers to them.
  * Assumes it runs last (barriers placed, shared memory laid out), the consumer warpgroups
  * along threadIdx.y or .z, and the producer loop under thread launches and allocations only;
- * refuses any other. A function without a producer loop is left as it is. */
+ * refuses any other. With turns(T), T consumers each run the one-warpgroup block on every T-th
+ * tile. A function without a producer loop is left as it is. */
 tcc_status tci_pass_warp_specialize(const PassContext *pc, PrimFunc *func);
 
 #endif

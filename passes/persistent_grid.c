@@ -37,6 +37,10 @@
  * the clustered index only (block rank r = blockIdx.x % C taking the r-th), so that the blocks
  * of a cluster always share what they multicast: P / C clusters take the T / C units.
  *
+ * Where consumers take turns at tiles (`turns(T)`, ping-pong: warp_specialize gives consumer g
+ * the rounds g, g + T, ...), the rounds come in whole turns, and the loop made says its
+ * iterations a tile (`tile_steps`) for software_pipeline and warp_specialize.
+ *
  * Runs before software_pipeline. Assumes flattened accesses, and block launches, thread
  * launches, allocations and sequences between the kernel's top and the loop; refuses any
  * other. A function without a persistent loop is left as it is.
@@ -311,6 +315,8 @@ static Stmt *carry_loop(Persist *p, Var *block, int64_t clusters, int64_t rounds
     out->loop.stages = loop->loop.stages;
     out->loop.in_flight = loop->loop.in_flight;
     out->loop.warp_specialized = loop->loop.warp_specialized;
+    out->loop.turns = loop->loop.turns;
+    out->loop.tile_steps = steps;
     return out;
 }
 
@@ -332,6 +338,10 @@ static tcc_status persist(Persist *p)
     if (clusters > units)
         clusters = units;
     int64_t rounds = (units + clusters - 1) / clusters;
+    /* Consumers taking turns take one tile each a turn: rounds come in whole turns, those
+     * past the last tile computing in range and storing nothing. */
+    int64_t turns = p->loop->loop.turns > 1 ? p->loop->loop.turns : 1;
+    rounds = (rounds + turns - 1) / turns * turns;
     clusters = (units + rounds - 1) / rounds;
     Var *block = tci_prim_func_new_var(f, tci_thread_tag_name(TCC_BLOCK_X));
     Stmt *loop = carry_loop(p, block, clusters, rounds, units);
@@ -359,6 +369,11 @@ tcc_status tci_pass_persistent_grid(const PassContext *pc, PrimFunc *func)
                         "persistent_grid: more than one loop is persistent");
     if (!found)
         return TCC_OK;
+    if (found->loop.turns > 1 && !found->loop.warp_specialized)
+        return tci_fail(pc->ctx, TCC_ERROR_SCHEDULE,
+                        "persistent_grid: loop %s: consumers taking turns need a producer "
+                        "warpgroup (warp_specialized)",
+                        found->loop.var->name);
     Persist p = {.pc = pc,
                  .func = func,
                  .arena = func->arena,

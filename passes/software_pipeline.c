@@ -35,7 +35,10 @@
  * `warp_specialized` (bulk copies only) gets no prologue and
  * issues no copies: a `producer` loop in front of it fills stage i % S with iteration i once
  * the stage's use S iterations before was released, for warp_specialize to give to a
- * warpgroup of its own. The loop made is marked
+ * warpgroup of its own. Where its consumers take turns at tiles (`turns(T)`, ping-pong: a
+ * persistent loop of `tile_steps` iterations a tile), each consumer releases only the stages
+ * its tile used, the last ones at the tile's last iteration once its products are done, and
+ * waits for its turn at named barriers (turn_order). The loop made is marked
  * `pipelined`: thread_sync leaves its body alone. Assumes flattened accesses (one index) and runs
  * before unroll.
  */
@@ -309,6 +312,96 @@ static Stmt *fail(Pipeline *p, const char *why)
     return NULL;
 }
 
+/* Who releases a stage: the first thread of each warp where warps release (warp_releases),
+ * else every thread. */
+static Expr *releaser(const Pipeline *p)
+{
+    Arena *a = p->arena;
+    if (!warp_releases(p))
+        return tci_ir_bool(a, true);
+    Expr *lane = tci_ir_binary(a, EXPR_MOD, tci_ir_var(a, p->func->thread_var[TCC_THREAD_X]),
+                               tci_ir_int(a, tci_device_limits.warp_size));
+    return tci_ir_binary(a, EXPR_EQ, lane, tci_ir_int(a, 0));
+}
+
+static Stmt *release(const Pipeline *p, Expr *stage)
+{
+    return tci_stmt_mbarrier(p->arena, MBARRIER_ARRIVE, p->empty, stage, p->multicast, NULL);
+}
+
+/* Consumers taking turns at tiles (ping-pong): the iterations of a tile, 0 for a loop
+ * without turns, -1 after a failure. Each consumer releases the stages its tile used: those
+ * of its own earlier iterations as usual, and at the tile's last iteration the ones still in
+ * use (release_at_turn_end), since the next iterations are another consumer's. */
+static int64_t turns_of(Pipeline *p, const Stmt *loop)
+{
+    if (loop->loop.turns < 2)
+        return 0;
+    int64_t steps = loop->loop.tile_steps;
+    if (!loop->loop.warp_specialized || !p->full) {
+        fail(p, "consumers taking turns need a producer warpgroup (warp_specialized)");
+        return -1;
+    }
+    if (steps < loop->loop.in_flight + 1) {
+        fail(p, "consumers taking turns need a persistent grid (tile_steps) and more "
+                "iterations a tile than are in flight");
+        return -1;
+    }
+    return steps;
+}
+
+/* The turns' order: at a tile's first iteration (but the run's first) its consumer, g = tile %
+ * T, waits at named barrier TCI_BARRIER_TURNS + g until the consumer of the tile before has
+ * issued its last step's products (`arrive`: which that one signals there, but for the run's
+ * last tile). So a consumer never waits for a stage's fill more than one phase ahead of the
+ * barrier's (parity tells two phases apart only: a wait on a later one would pass at once),
+ * and the tensor cores take one tile at a time while the other consumer stores its last. */
+static Stmt *turn_order(const Pipeline *p, const Stmt *loop, Expr *i, int64_t turn_steps,
+                        bool arrive)
+{
+    Arena *a = p->arena;
+    int turns = loop->loop.turns;
+    const int64_t *block = p->func->launch + 3;
+    int threads = (int)(2 * block[0] * block[1] * block[2]); /* one consumer and the next */
+    Expr *k = tci_ir_int(a, turn_steps);
+    Expr *tile = tci_ir_binary(a, EXPR_DIV, i, k), *step = tci_ir_binary(a, EXPR_MOD, i, k);
+    if (arrive)
+        tile = tci_ir_binary(a, EXPR_ADD, tile, tci_ir_int(a, 1));
+    Stmt *which = NULL;
+    for (int g = 0; g < turns; g++) {
+        Expr *is_g = tci_ir_binary(
+            a, EXPR_EQ, tci_ir_binary(a, EXPR_MOD, tile, tci_ir_int(a, turns)), tci_ir_int(a, g));
+        int id = TCI_BARRIER_TURNS + g;
+        Stmt *barrier = arrive ? tci_stmt_barrier_arrive(a, id, threads)
+                               : tci_stmt_named_barrier(a, id, threads);
+        which = tci_stmt_seq2(a, which, tci_stmt_if(a, is_g, barrier, NULL));
+    }
+    Expr *when =
+        arrive ? tci_ir_binary(
+                     a, EXPR_AND, tci_ir_binary(a, EXPR_EQ, step, tci_ir_int(a, turn_steps - 1)),
+                     tci_ir_binary(a, EXPR_LT, i, tci_ir_binary(a, EXPR_SUB, loop->loop.extent, k)))
+               : tci_ir_binary(a, EXPR_AND, tci_ir_binary(a, EXPR_EQ, step, tci_ir_int(a, 0)),
+                               tci_ir_binary(a, EXPR_LE, k, i));
+    return tci_stmt_if(a, when, which, NULL);
+}
+
+/* At the last iteration of a consumer's tile, the stages of its last F + 1 iterations,
+ * once their products are done (wgmma_sync waits for them before a release in a branch). */
+static Stmt *release_at_turn_end(const Pipeline *p, Expr *i, int stages, int in_flight,
+                                 int64_t turn_steps)
+{
+    Arena *a = p->arena;
+    Stmt *releases = NULL;
+    for (int back = in_flight; back >= 0; back--) {
+        Expr *use = tci_ir_binary(a, EXPR_SUB, i, tci_ir_int(a, back));
+        releases = tci_stmt_seq2(
+            a, releases, release(p, tci_ir_binary(a, EXPR_MOD, use, tci_ir_int(a, stages))));
+    }
+    Expr *last = tci_ir_binary(a, EXPR_EQ, tci_ir_binary(a, EXPR_MOD, i, tci_ir_int(a, turn_steps)),
+                               tci_ir_int(a, turn_steps - 1));
+    return tci_stmt_if(a, last, tci_stmt_if(a, releaser(p), releases, NULL), NULL);
+}
+
 /* The bulk copies of iteration `k` into stage `stage`, announced to the stage's full barrier
  * after waiting, where `release` is given, until every thread has released the stage:
  * `release` holds when the stage was used before, `released` is that use. */
@@ -478,21 +571,19 @@ static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
     /* With bulk copies no barrier: each thread releases the stage iteration i - F - 1 read
      * (its products waited for at the end of the last iteration), which the issuing thread
      * waits for before refilling it in this one. */
-    Expr *used = tci_ir_binary(a, EXPR_LE, tci_ir_int(a, in_flight + 1), i);
     Expr *use = tci_ir_binary(a, EXPR_SUB, i, tci_ir_int(a, in_flight + 1));
-    Expr *releases = used;
-    if (p->full && warp_releases(p)) {
-        Expr *lane = tci_ir_binary(a, EXPR_MOD, tci_ir_var(a, p->func->thread_var[TCC_THREAD_X]),
-                                   tci_ir_int(a, tci_device_limits.warp_size));
-        releases =
-            tci_ir_binary(a, EXPR_AND, used, tci_ir_binary(a, EXPR_EQ, lane, tci_ir_int(a, 0)));
-    }
-    Stmt *sync = p->full ? tci_stmt_if(a, releases,
-                                       tci_stmt_mbarrier(a, MBARRIER_ARRIVE, p->empty, next_stage,
-                                                         p->multicast, NULL),
-                                       NULL)
+    Expr *used = tci_ir_binary(a, EXPR_LE, tci_ir_int(a, in_flight + 1), i);
+    int64_t turn_steps = turns_of(p, loop);
+    if (turn_steps < 0)
+        return NULL;
+    if (turn_steps) /* the stage of iteration i - F - 1 if this consumer's tile used it */
+        used = tci_ir_binary(a, EXPR_LE, tci_ir_int(a, in_flight + 1),
+                             tci_ir_binary(a, EXPR_MOD, i, tci_ir_int(a, turn_steps)));
+    Stmt *sync = p->full ? tci_stmt_if(a, tci_ir_binary(a, EXPR_AND, used, releaser(p)),
+                                       release(p, next_stage), NULL)
                          : tci_stmt_barrier(a);
-    Stmt *steady[5] = {
+    Stmt *steady[8] = {
+        turn_steps ? turn_order(p, loop, i, turn_steps, false) : NULL,
         wait_for_stage(p, i, stages, in_flight, async),
         sync,
         at_stage(p, work, tci_ir_binary(a, EXPR_MOD, i, mod)),
@@ -501,12 +592,16 @@ static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
             : issue(p, loop, copies,
                     tci_ir_binary(a, EXPR_ADD, tci_ir_var(a, loop->loop.var), ahead), next_stage,
                     tci_ir_binary(a, EXPR_LT, next, extent), async, p->full ? used : NULL, use),
+        turn_steps ? turn_order(p, loop, i, turn_steps, true) : NULL,
+        turn_steps ? release_at_turn_end(p, i, stages, in_flight, turn_steps) : NULL,
         tail,
     };
     Stmt *main = tci_stmt_for(a, loop->loop.var, min, extent, FOR_SERIAL,
-                              tci_stmt_seq(a, 5, steady)); /* without the NULL ones */
+                              tci_stmt_seq(a, 8, steady)); /* without the NULL ones */
     main->loop.pipelined = true;
     main->loop.in_flight = in_flight;
+    main->loop.turns = loop->loop.turns;
+    main->loop.tile_steps = loop->loop.tile_steps;
 
     /* The buffers may be reused once every copy has landed and every thread is done (every
      * bulk copy issued was waited for in the loop). */

@@ -26,6 +26,11 @@
  * consumers share what it gives up (setmaxnreg; 232 each for two consumer warpgroups, 104 for
  * four; none with one, where every thread already has all it can use).
  *
+ * Consumers taking turns (`turns(T)` on the pipelined loop, ping-pong): the schedule's block is
+ * one warpgroup, and T of them run its code, each the tiles g, g + T, ... of the pipelined
+ * loop's (consumer_turns); the setup is the first warpgroup's. Blocks in clusters: the
+ * consumers' last statement, the cluster's barrier, is met by every thread after the branch.
+ *
  * Runs last: thread_sync placed the barriers for the consumer threads, which were the whole
  * block until now, and plan_shared laid out the buffers (it keeps the mbarriers' bytes for
  * the whole kernel, since the producer may still poll one while the consumers move on).
@@ -40,7 +45,6 @@ enum {
     WARPGROUP = 128,
     /* The producer's registers: its loop's addresses and barrier phases (CUTLASS's 40). */
     PRODUCER_REGISTERS = 40,
-    CONSUMER_BARRIER = 1, /* the named barrier of the consumers (0 is __syncthreads) */
     MAX_PATH = 64,
 };
 
@@ -55,6 +59,11 @@ typedef struct Specializer {
     int at;
     tcc_thread_tag axis; /* the consumer warpgroups' thread index, `consumers` of them */
     int consumers;
+    bool turns; /* the consumers take turns at tiles: each runs the schedule's block */
+    /* The consumers' last statement was the cluster's barrier (their blocks' copies and
+     * releases reach each other): every thread meets it after the branch. */
+    bool cluster_exit;
+    const char *failed;
 } Specializer;
 
 static tcc_status fail(const Specializer *w, const char *why)
@@ -130,6 +139,18 @@ static bool locate_in_seq(Specializer *w)
     return true;
 }
 
+/* Whether the producer loop's sequence is the last thing the block runs: each sequence on the
+ * way to it (above it) ends with the statement that leads there. */
+static bool seq_ends_kernel(const Specializer *w)
+{
+    for (int i = 0; i + 2 < w->depth; i++) {
+        const Stmt *s = w->path[i];
+        if (s->kind == STMT_SEQ && s->seq.items[s->seq.count - 1] != w->path[i + 1])
+            return false;
+    }
+    return true;
+}
+
 /* The consumers' program: the code with the hoisted allocations unwrapped, the setup and the
  * producer loop gone, and the block barriers made the consumers'. */
 static Stmt *consumer_stmt(Rewriter *rw, Stmt *s)
@@ -138,11 +159,25 @@ static Stmt *consumer_stmt(Rewriter *rw, Stmt *s)
     if (s->kind == STMT_ALLOCATE && hoisted(w, s->alloc.buffer))
         return tci_rewrite_stmt(rw, s->alloc.body);
     if (s->kind == STMT_BARRIER && !s->barrier.threads && !s->barrier.cluster)
-        return tci_stmt_named_barrier(rw->arena, CONSUMER_BARRIER, w->consumers * WARPGROUP);
+        return tci_stmt_named_barrier(rw->arena, TCI_BARRIER_CONSUMERS, w->consumers * WARPGROUP);
+    if (s->kind == STMT_BARRIER && s->barrier.cluster)
+        w->failed = "the consumers meet the cluster's barrier before their last statement, "
+                    "where the producer cannot meet them";
     if (s == w->seq) {
         Stmt **rest = tci_arena_alloc(rw->arena, sizeof(Stmt *) * (size_t)s->seq.count);
-        int n = 0;
-        for (int i = w->at + 1; i < s->seq.count; i++)
+        int n = 0, count = s->seq.count;
+        const Stmt *last = s->seq.items[count - 1];
+        if (count > w->at + 1 && last->kind == STMT_BARRIER && last->barrier.cluster) {
+            /* Met by every thread after the branch, where nothing follows: code after it
+             * (an epilogue through the stages' memory) must wait for the other blocks' copies
+             * into this one, and the producer cannot meet the consumers there. */
+            if (!seq_ends_kernel(w))
+                w->failed = "the consumers go on past the cluster's barrier, which the producer "
+                            "cannot meet (a persistent grid stores from inside its loop)";
+            w->cluster_exit = true;
+            count--;
+        }
+        for (int i = w->at + 1; i < count; i++)
             rest[n++] = tci_rewrite_stmt(rw, s->seq.items[i]);
         return tci_stmt_seq(rw->arena, n, rest);
     }
@@ -176,6 +211,90 @@ static Expr *thread_is(Specializer *w, tcc_thread_tag tag, int64_t value)
     return tci_ir_binary(w->arena, EXPR_EQ, tci_ir_var(w->arena, v), tci_ir_int(w->arena, value));
 }
 
+/* ---- consumers taking turns (ping-pong) ------------------------------------------------- */
+
+static bool find_turns(Visitor *v, const Stmt *s)
+{
+    if (s->kind == STMT_FOR && s->loop.pipelined && !s->loop.producer && s->loop.turns > 1)
+        *(const Stmt **)v->user = s;
+    return true;
+}
+
+/* The pipelined loop whose consumers take turns; NULL for none. */
+static const Stmt *turns_loop(const Stmt *body)
+{
+    const Stmt *found = NULL;
+    Visitor v = {.stmt = find_turns, .user = &found};
+    tci_visit_stmt(&v, body);
+    return found;
+}
+
+static Expr *zero_index(Specializer *w)
+{
+    return tci_ir_int(w->arena, 0);
+}
+
+/* The schedule's block was one warpgroup, whose index along the consumers' axis was 0: its
+ * code with that index 0, where the axis now counts the consumers. */
+static Stmt *as_first_warpgroup(Specializer *w, Stmt *s)
+{
+    Var *index = w->func->thread_var[w->axis];
+    Expr *zero = zero_index(w);
+    return index && s ? tci_stmt_substitute(w->arena, s, 1, &index, &zero) : s;
+}
+
+/* Consumer g's loop of the turns loop: iteration u of it is iteration ((u / K) T + g) K + u % K
+ * of the pipeline, the iterations of the pipeline's tiles g, g + T, ... (K steps a tile, T
+ * consumers, g = the consumer's index along the axis). */
+static Stmt *consumer_turns(Rewriter *rw, Stmt *s)
+{
+    Specializer *w = rw->user;
+    Arena *a = w->arena;
+    if (s->kind == STMT_FOR && s->loop.kind == FOR_THREAD && s->loop.tag == w->axis)
+        return tci_rewrite_stmt(rw, as_first_warpgroup(w, s->loop.body));
+    if (!(s->kind == STMT_FOR && s->loop.pipelined && s->loop.turns > 1))
+        return NULL;
+    int64_t steps = s->loop.tile_steps, turns = s->loop.turns, extent;
+    if (steps < 1 || !tci_expr_is_const(s->loop.extent) ||
+        (extent = s->loop.extent->int_value) % (steps * turns)) {
+        w->failed = "the consumers' turns do not divide the pipelined loop (persistent_grid "
+                    "makes its rounds whole turns)";
+        return NULL;
+    }
+    Var *u = tci_prim_func_new_var(w->func, tci_arena_printf(a, "%s.turn", s->loop.var->name));
+    Expr *uv = tci_ir_var(a, u), *k = tci_ir_int(a, steps);
+    Expr *tile = tci_ir_binary(
+        a, EXPR_ADD,
+        tci_ir_binary(a, EXPR_MUL, tci_ir_binary(a, EXPR_DIV, uv, k), tci_ir_int(a, turns)),
+        tci_ir_var(a, w->func->thread_var[w->axis]));
+    Expr *i = tci_ir_binary(a, EXPR_ADD, s->loop.min,
+                            tci_ir_binary(a, EXPR_ADD, tci_ir_binary(a, EXPR_MUL, tile, k),
+                                          tci_ir_binary(a, EXPR_MOD, uv, k)));
+    Stmt *body = tci_stmt_substitute(a, s->loop.body, 1, &s->loop.var, &i);
+    Stmt *loop = tci_stmt_for(a, u, tci_ir_int(a, 0), tci_ir_int(a, extent / turns), s->loop.kind,
+                              tci_rewrite_stmt(rw, body));
+    loop->loop.pipelined = true;
+    loop->loop.in_flight = s->loop.in_flight;
+    loop->loop.turns = s->loop.turns;
+    loop->loop.tile_steps = steps;
+    return tci_simplify_stmt(a, loop);
+}
+
+/* The setup, which the schedule's block ran, run by the first warpgroup (with index 0); the
+ * others meet it at its barriers. */
+static Stmt *setup_of_first_warpgroup(Specializer *w, Stmt *setup)
+{
+    int count;
+    Stmt *const *items = tci_stmt_items(&setup, &count);
+    Stmt **out = tci_arena_alloc(w->arena, sizeof(Stmt *) * (size_t)(count ? count : 1));
+    for (int i = 0; i < count; i++)
+        out[i] = items[i]->kind == STMT_BARRIER
+                     ? items[i]
+                     : tci_stmt_if(w->arena, thread_is(w, w->axis, 0),
+                                   as_first_warpgroup(w, items[i]), NULL);
+    return tci_stmt_seq(w->arena, count, out);
+}
+
 /* `below` (the code under the block launches) split between the producer and the consumers. */
 static Stmt *specialize(Specializer *w, Stmt *below)
 {
@@ -185,13 +304,20 @@ static Stmt *specialize(Specializer *w, Stmt *below)
     Stmt *producer = tci_stmt_if(a, thread_is(w, TCC_THREAD_X, 0), (Stmt *)w->producer, NULL);
     Rewriter rw = {.arena = a, .stmt = consumer_stmt, .user = w};
     Stmt *consumer = tci_rewrite_stmt(&rw, below);
+    if (w->turns) {
+        Rewriter turns = {.arena = a, .stmt = consumer_turns, .user = w};
+        consumer = tci_rewrite_stmt(&turns, consumer);
+        setup = setup_of_first_warpgroup(w, setup);
+        producer = as_first_warpgroup(w, producer);
+    }
     if (consumers >= 2 && consumer_registers(consumers) > entry_registers(consumers)) {
         producer = tci_stmt_seq2(a, tci_stmt_setmaxnreg(a, false, PRODUCER_REGISTERS), producer);
         consumer =
             tci_stmt_seq2(a, tci_stmt_setmaxnreg(a, true, consumer_registers(consumers)), consumer);
     }
-    Stmt *split = tci_stmt_seq2(
-        a, setup, tci_stmt_if(a, thread_is(w, w->axis, consumers), producer, consumer));
+    Stmt *parts[3] = {setup, tci_stmt_if(a, thread_is(w, w->axis, consumers), producer, consumer),
+                      w->cluster_exit ? tci_stmt_cluster_barrier(a) : NULL};
+    Stmt *split = tci_stmt_seq(a, w->cluster_exit ? 3 : 2, parts);
     for (int i = w->depth - 1; i >= 0; i--)
         if (w->path[i]->kind == STMT_ALLOCATE && hoisted(w, w->path[i]->alloc.buffer))
             split = tci_stmt_allocate(a, w->path[i]->alloc.buffer, split);
@@ -223,9 +349,6 @@ tcc_status tci_pass_warp_specialize(const PassContext *pc, PrimFunc *func)
     tci_visit_stmt(&count, func->body);
     if (producers > 1)
         return fail(&w, "the kernel has more than one producer loop");
-    if (tci_cluster_blocks(func) > 1)
-        return fail(&w, "the blocks run in clusters, whose barriers every thread must meet, and "
-                        "the producer meets none past its loop");
     for (int i = 0; i < w.depth - 1; i++) {
         const Stmt *s = w.path[i];
         bool passes = s->kind == STMT_SEQ || s->kind == STMT_ALLOCATE ||
@@ -241,7 +364,18 @@ tcc_status tci_pass_warp_specialize(const PassContext *pc, PrimFunc *func)
                         "threadIdx.y or threadIdx.z");
     w.axis = block[2] > 1 ? TCC_THREAD_Z : TCC_THREAD_Y;
     w.consumers = (int)(block[1] * block[2]);
-    func->body = under_blocks(&w, func->body);
-    func->launch[w.axis] += 1;
+    const Stmt *turns = turns_loop(below);
+    if (turns) {
+        if (w.consumers != 1)
+            return fail(&w, "consumers taking turns each compute the schedule's block, which "
+                            "must be one warpgroup");
+        w.turns = true;
+        w.consumers = turns->loop.turns;
+    }
+    Stmt *body = under_blocks(&w, func->body);
+    if (w.failed)
+        return fail(&w, w.failed);
+    func->body = body;
+    func->launch[w.axis] = w.consumers + 1; /* the producer after them */
     return tci_target_validate_launch(pc->ctx, func->launch);
 }

@@ -9,8 +9,9 @@
  *     that follows the commit in the same sequence: past that barrier the step's tiles may be
  *     overwritten, and the accumulators read. With no barrier after it, at the sequence's end.
  *     The copies issued between the commit and the wait overlap the products. A statement
- *     that reads the accumulators element by element waits for all before it (inside a
- *     branch that every thread takes alike). In a pipelined
+ *     that reads the accumulators element by element, or releases a stage (mbarrier.arrive,
+ *     at a ping-pong consumer's turn end), waits for all before it (inside a branch that every
+ *     thread takes alike). bar.arrive waits for nothing and gets nothing. In a pipelined
  *     loop whose work stays `in_flight(F)` (software_pipeline then copies into stages F steps
  *     older), the wait leaves F groups running across the barrier, and the loop is followed
  *     by a wait for all;
@@ -44,10 +45,19 @@ static bool find_register_read(Visitor *v, const Expr *e)
     return !v->done;
 }
 
-/* Whether `s` reads accumulators element by element (the epilogue from registers). */
-static bool reads_registers(const Stmt *s)
+static bool find_release(Visitor *v, const Stmt *s)
 {
-    Visitor v = {.expr = find_register_read};
+    if (s->kind == STMT_MBARRIER && s->mbarrier.op == MBARRIER_ARRIVE)
+        v->done = true;
+    return !v->done;
+}
+
+/* Whether `s` reads accumulators element by element (the epilogue from registers), or
+ * releases a stage (a consumer's last ones at the end of its turn): either needs the
+ * products done. */
+static bool needs_products(const Stmt *s)
+{
+    Visitor v = {.expr = find_register_read, .stmt = find_release};
     tci_visit_stmt(&v, s);
     return v.done;
 }
@@ -97,7 +107,7 @@ static Stmt *place_in_seq(Rewriter *rw, Stmt *const *items, int count)
             }
             continue;
         }
-        if (waiting && reads_registers(s) && uniform_branch(rw->user, s)) {
+        if (waiting && needs_products(s) && uniform_branch(rw->user, s)) {
             /* Only where the branch is taken (a persistent loop's last step of a tile): the
              * other steps leave their products running. */
             Stmt *then = tci_stmt_seq2(a, tci_stmt_wgmma_sync(a, WGMMA_WAIT, 0),
@@ -105,11 +115,11 @@ static Stmt *place_in_seq(Rewriter *rw, Stmt *const *items, int count)
             out[n++] = tci_stmt_if(a, s->branch.cond, then, NULL);
             continue;
         }
-        if (waiting && reads_registers(s)) {
+        if (waiting && needs_products(s)) {
             out[n++] = tci_stmt_wgmma_sync(a, WGMMA_WAIT, 0);
             waiting = false;
         }
-        if (s->kind == STMT_BARRIER) {
+        if (s->kind == STMT_BARRIER && !s->barrier.arrive) { /* bar.arrive waits for nobody */
             if (waiting)
                 out[n++] = tci_stmt_wgmma_sync(a, WGMMA_WAIT, pending);
             waiting = false;
@@ -145,7 +155,7 @@ static Stmt *place(Rewriter *rw, Stmt *s)
         return place_in_flight(rw, s);
     if (s->kind == STMT_SEQ)
         return place_in_seq(rw, s->seq.items, s->seq.count);
-    if (is_wgmma_product(s) || s->kind == STMT_BARRIER)
+    if (is_wgmma_product(s) || (s->kind == STMT_BARRIER && !s->barrier.arrive))
         return place_in_seq(rw, &s, 1);
     return NULL;
 }

@@ -167,6 +167,14 @@ tcc_status tcc_warp_specialize(tcc_stage *stage, tcc_iter_var *axis);
  * with the stages (store from registers, sm_90a's bulk copies whose reads past a tensor's edges are
  * zeros). */
 tcc_status tcc_persistent(tcc_stage *stage, tcc_iter_var *axis, int64_t blocks);
+/* Ping-pong (CUTLASS's warp-specialized ping-pong kernels): the persistent, warp-specialized
+ * pipeline at `axis` (tcc_persistent, tcc_warp_specialize) runs `consumers` consumer
+ * warpgroups that take the block's tiles in turns, each computing whole tiles of its own,
+ * so that one's epilogue and waits run under another's products. The block the schedule
+ * describes, one warpgroup, is what each consumer computes; the producer fills the stages for
+ * each consumer's tile in turn. 2 to TCC_MAX_PINGPONG_CONSUMERS. */
+#define TCC_MAX_PINGPONG_CONSUMERS 4
+tcc_status tcc_pingpong(tcc_stage *stage, tcc_iter_var *axis, int consumers);
 /* Thread-block clusters (sm_90): the blocks along `axis` (bound to a block index) run in
  * clusters of `blocks` neighbours, which the GPU schedules together and whose shared memories
  * are one another's. A stage filled by bulk copies whose tile is the same for every block of a

@@ -82,6 +82,7 @@ static Stmt *make_loop(Lowering *lw, const IterVar *leaf, Var *var, Stmt *body)
     loop->loop.in_flight = leaf->pipeline_in_flight;
     loop->loop.warp_specialized = leaf->warp_specialized;
     loop->loop.persistent = leaf->persistent_blocks;
+    loop->loop.turns = leaf->pingpong_consumers;
     return loop;
 }
 

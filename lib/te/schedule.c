@@ -518,6 +518,23 @@ tcc_status tcc_persistent(tcc_stage *stage, tcc_iter_var *axis, int64_t blocks)
     return TCC_OK;
 }
 
+tcc_status tcc_pingpong(tcc_stage *stage, tcc_iter_var *axis, int consumers)
+{
+    if (!stage)
+        return TCC_ERROR_INVALID_ARGUMENT;
+    if (tci_stage_leaf_index(stage, axis) < 0)
+        return not_a_leaf(stage, axis, "pingpong");
+    if (!axis->warp_specialized || !axis->persistent_blocks || consumers < 2 ||
+        consumers > TCC_MAX_PINGPONG_CONSUMERS)
+        return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE,
+                        "pingpong %s: %s must be persistent and warp-specialized (tcc_persistent, "
+                        "tcc_warp_specialize), and the consumers 2 to %d, not %d",
+                        stage->tensor->name, axis->var->name, TCC_MAX_PINGPONG_CONSUMERS,
+                        consumers);
+    axis->pingpong_consumers = consumers;
+    return TCC_OK;
+}
+
 tcc_status tcc_cluster(tcc_stage *stage, tcc_iter_var *axis, int blocks)
 {
     if (!stage)

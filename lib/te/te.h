@@ -36,6 +36,7 @@ struct tcc_iter_var {
     int pipeline_in_flight; /* tcc_pipeline_in_flight: iterations the work's reads outlive */
     bool warp_specialized;  /* tcc_warp_specialize: the copies issued by a warpgroup of their own */
     int64_t persistent_blocks; /* tcc_persistent: the blocks of a persistent grid, 0 for none */
+    int pingpong_consumers;    /* tcc_pingpong: consumer warpgroups taking turns, 0 for none */
     int cluster_blocks;        /* tcc_cluster: blocks of a thread-block cluster along it, 0 */
     /* tcc_pragma: the pragmas given (PragmaKind bits) and their values, which lowering
      * puts on the axis's loop. */
