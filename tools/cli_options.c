@@ -261,6 +261,8 @@ static const NamedValue store_names[] = {{"shared", TCC_GEMM_STORE_SHARED},
                                          {"registers", TCC_GEMM_STORE_REGISTERS}};
 static const NamedValue grid_names[] = {{"tiles", TCC_GEMM_GRID_TILES},
                                         {"persistent", TCC_GEMM_GRID_PERSISTENT}};
+static const NamedValue consumers_names[] = {{"cooperative", TCC_GEMM_CONSUMERS_COOPERATIVE},
+                                             {"pingpong", TCC_GEMM_CONSUMERS_PINGPONG}};
 
 #define ENUM_KNOB(option_, what_, names_)                                                          \
     {                                                                                              \
@@ -273,6 +275,7 @@ static const EnumKnob enum_knobs[] = {
     ENUM_KNOB("--producer", "producer", producer_names),
     ENUM_KNOB("--store", "store", store_names),
     ENUM_KNOB("--grid", "grid", grid_names),
+    ENUM_KNOB("--consumers", "consumers", consumers_names),
 };
 
 /* set_enum stores through an int: each knob's enum must be one. */
@@ -280,7 +283,8 @@ _Static_assert(sizeof(tcc_smem_layout) == sizeof(int) &&
                    sizeof(tcc_gemm_intrinsic) == sizeof(int) &&
                    sizeof(tcc_gemm_copy) == sizeof(int) &&
                    sizeof(tcc_gemm_producer) == sizeof(int) &&
-                   sizeof(tcc_gemm_store) == sizeof(int) && sizeof(tcc_gemm_grid) == sizeof(int),
+                   sizeof(tcc_gemm_store) == sizeof(int) && sizeof(tcc_gemm_grid) == sizeof(int) &&
+                   sizeof(tcc_gemm_consumers) == sizeof(int),
                "the schedule's enumerated knobs are int-sized");
 
 const char *cli_knob_name(const char *option, int value)
@@ -458,6 +462,10 @@ static const CliOpt schedule_rows[] = {
     INT("--grid-blocks", schedule.grid_blocks, 1,
         "N: a persistent grid's blocks (default: the device's multiprocessors with --run, "
         "else the target's)"),
+    CUSTOM("--consumers", schedule.consumers, set_enum,
+           "cooperative|pingpong: the consumer warpgroups of a producer warpgroup compute each "
+           "tile together, or take the tiles in turns, each a tile of the block's size, one "
+           "storing while the other multiplies (--producer warpgroup, --grid persistent)"),
     INT("--cluster", schedule.cluster, 1,
         "N: blocks along m run as a thread-block cluster sharing their B tiles, each block "
         "copying a slice into all (bulk copies, sm_90a; 1: none)"),
@@ -579,7 +587,7 @@ bool cli_gemm_knobs_given(const CliCommon *c)
     return s->mma_m || s->block_row_warps || s->warp_row_tiles || s->num_total_passes ||
            s->num_fused_passes || c->policy_given || c->block_order_given || s->stages ||
            s->smem_layout || s->intrinsic || s->split_k || s->wgmma_steps || s->copy ||
-           s->producer || s->store || s->grid || s->grid_blocks || s->cluster;
+           s->producer || s->store || s->grid || s->grid_blocks || s->cluster || s->consumers;
 }
 
 int64_t cli_samples(const CliCommon *c, int64_t outputs)

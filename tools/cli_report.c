@@ -127,6 +127,7 @@ static void write_gemm(CliOut *out, const CliSession *s, const CliCommon *c, boo
     write_knob(out, "grid", "--grid", (int)g.grid);
     cli_out_count(out, "grid_blocks", g.grid_blocks);
     cli_out_count(out, "cluster", g.cluster);
+    write_knob(out, "consumers", "--consumers", (int)g.consumers);
     cli_out_end(out);
 }
 

@@ -331,6 +331,8 @@ static void print_gemm_schedule(const tcc_gemm_schedule *s)
         print_count("grid-blocks", s->grid_blocks);
     if (s->cluster > 1)
         print_count("cluster", s->cluster);
+    if (s->producer == TCC_GEMM_PRODUCER_WARPGROUP)
+        print_knob("consumers", "--consumers", (int)s->consumers);
     fputc('\n', stderr);
 }
 

@@ -145,10 +145,9 @@ typedef enum tcc_gemm_copy {
 
 /* Who issues the bulk copies. */
 typedef enum tcc_gemm_producer {
-    /* Chosen: none. On the H200 a producer warpgroup measured 1-4% slower than none for the
-     * default tiles (128 x 256, two warpgroups), faster for four warpgroups of 64 x 128; in
-     * a persistent grid on an H100 the seed layer ran 0.7% faster with one, 8192^3 5% slower:
-     * it is the tuner's knob. */
+    /* Chosen: a warpgroup where a persistent grid runs a reduction of 4096 or more (with
+     * clusters of two: the 8192^3 product 5% faster on an H100), else none (the seed layer
+     * and shallower products ran as fast or faster without). */
     TCC_GEMM_PRODUCER_AUTO = 0,
     TCC_GEMM_PRODUCER_NONE, /* one of the threads that compute, between its products */
     /* Warp specialization (tcc_warp_specialize): a warpgroup added to the block issues them,
@@ -187,6 +186,19 @@ typedef enum tcc_gemm_grid {
     TCC_GEMM_GRID_PERSISTENT,
 } tcc_gemm_grid;
 
+/* How a producer warpgroup's consumer warpgroups share the tiles (CUTLASS's two kinds of
+ * warp-specialized kernels). */
+typedef enum tcc_gemm_consumers {
+    TCC_GEMM_CONSUMERS_AUTO = 0, /* chosen: cooperative (see the schedule's field) */
+    /* The block's warpgroups compute each tile together, each its rows or columns. */
+    TCC_GEMM_CONSUMERS_COOPERATIVE,
+    /* Ping-pong (tcc_pingpong): two consumer warpgroups take the block's tiles in turns, each
+     * computing whole tiles of its own (the block of the schedule, one warpgroup: its warp
+     * tiles may be 2x1, two m64 tiles), so that one's epilogue and waits run under the
+     * other's products. A producer warpgroup, a persistent grid, stores from registers. */
+    TCC_GEMM_CONSUMERS_PINGPONG,
+} tcc_gemm_consumers;
+
 typedef struct tcc_gemm_schedule {
     size_t size; /* sizeof(tcc_gemm_schedule): set by tcc_gemm_schedule_init (tcc/tcc.h, "ABI") */
     int mma_m, mma_n, mma_k; /* m16n16k16, m32n8k16, m8n32k16; m16n16k8 for tf32; m64nNk16
@@ -221,11 +233,15 @@ typedef struct tcc_gemm_schedule {
      * waves. */
     int grid_blocks;
     /* Thread-block clusters (tcc_cluster): blocks along m that run as one cluster and share
-     * their tiles of B, each fetching a slice for all of them (bulk copies, sm_90a, without a
-     * producer warpgroup). 1: none; 2 to TCC_MAX_CLUSTER_BLOCKS dividing the blocks along m;
-     * 0: chosen (none: on an H100 two ran the 8192^3 product 1% faster, the seed layer 6%
-     * slower). */
+     * their tiles of B, each fetching a slice for all of them (bulk copies, sm_90a; with a
+     * producer warpgroup, a persistent grid). 1: none; 2 to TCC_MAX_CLUSTER_BLOCKS dividing the
+     * blocks along m; 0: chosen (two with the producer warpgroup of a deep reduction, which
+     * ran the 8192^3 product 5% faster on an H100; else none: the seed layer ran 6% slower). */
     int cluster;
+    /* How a producer warpgroup's consumers share the tiles (ping-pong is the tuner's knob:
+     * on an H100 its best, 128x128 tiles a consumer in 6 stages, ran the seed layer 0.2016 ms
+     * against 0.1810 cooperative, the 8192^3 product 1.98 ms in clusters against 1.67). */
+    tcc_gemm_consumers consumers;
 } tcc_gemm_schedule;
 
 /* Every field zero (chosen from the shape), and the size set. */

@@ -32,11 +32,13 @@ static tcc_status check_wgmma(tcc_context *ctx, const GemmOperator *op, tcc_arch
                         "schedule: wgmma_steps must be 1, or 2 with 3 stages or more; not %d with "
                         "%d stages",
                         s->wgmma_steps, s->stages);
-    if (s->warp_row_tiles != 1 || s->warp_col_tiles != 1)
+    if (!tci_gemm_wgmma_tiles_possible(op, s))
         return tci_fail(ctx, TCC_ERROR_SCHEDULE,
-                        "schedule: under wgmma a warpgroup computes one MMA tile: warp tiles must "
-                        "be 1x1, not %dx%d",
-                        s->warp_row_tiles, s->warp_col_tiles);
+                        "schedule: under wgmma a warpgroup's tiles lie along m (warp tiles Nx1) "
+                        "and their accumulators take at most 128 registers a thread; not %dx%d "
+                        "of %s",
+                        s->warp_row_tiles, s->warp_col_tiles,
+                        tci_target_shape_name(s->mma_m, s->mma_n, s->mma_k, shape, sizeof shape));
     /* A k-major tile's rows are the k step; an MN-major one lies in 128-byte column blocks. */
     int64_t size = (int64_t)tcc_dtype_size(op->input_type);
     int64_t k_row = (int64_t)s->num_total_passes * s->mma_k * size;
@@ -173,14 +175,23 @@ tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, 
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "schedule: a persistent grid's blocks must be 1 to %lld, not %d",
                         (long long)tci_device_limits.grid_dim[0], s->grid_blocks);
+    if ((int)s->consumers < TCC_GEMM_CONSUMERS_COOPERATIVE ||
+        s->consumers > TCC_GEMM_CONSUMERS_PINGPONG)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: unknown consumers %d",
+                        (int)s->consumers);
+    if (s->consumers == TCC_GEMM_CONSUMERS_PINGPONG && !tci_gemm_pingpong_possible(s))
+        return tci_fail(ctx, TCC_ERROR_SCHEDULE,
+                        "schedule: ping-pong consumers need a producer warpgroup, a persistent "
+                        "grid and a block of one warpgroup (block warps 1x1)");
     if (s->cluster < 1 || s->cluster > TCC_MAX_CLUSTER_BLOCKS)
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "schedule: a cluster's blocks must be 1 to %d, not %d",
                         TCC_MAX_CLUSTER_BLOCKS, s->cluster);
     if (s->cluster > 1 && !tci_gemm_cluster_possible(op, arch, s, s->cluster))
         return tci_fail(ctx, TCC_ERROR_SCHEDULE,
-                        "schedule: clusters of %d blocks need bulk copies (sm_90a) without a "
-                        "producer warpgroup, and the %lld blocks along m a multiple of it",
+                        "schedule: clusters of %d blocks need bulk copies (sm_90a), a persistent "
+                        "grid with a producer warpgroup, and the %lld blocks along m a multiple "
+                        "of it",
                         s->cluster, (long long)tci_ceil_div(op->m, tci_gemm_tiles(s).bm));
     char shape[32];
     if (s->intrinsic == TCC_GEMM_WMMA &&

@@ -295,7 +295,11 @@ static void choose_wgmma(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedul
         int64_t blocks = blocks_of(op, bm, bn);
         int64_t sliced = blocks * (s->split_k ? s->split_k : wgmma_split(blocks, steps));
         bool last = i + 1 == NWGMMA_WIDTH;
-        bool exists = tci_target_family_shape(TENSOR_WGMMA, 64, wgmma_widths[i], k, op->input_type);
+        tcc_gemm_schedule wide = *s;
+        wide.mma_m = 64, wide.mma_n = wgmma_widths[i], wide.mma_k = k;
+        bool exists =
+            tci_target_family_shape(TENSOR_WGMMA, 64, wgmma_widths[i], k, op->input_type) &&
+            tci_gemm_wgmma_tiles_possible(op, &wide);
         if (exists && ((fits(op->n, wgmma_widths[i]) && sliced >= WGMMA_FEW_BLOCKS) || last)) {
             s->mma_m = 64, s->mma_n = wgmma_widths[i], s->mma_k = k;
             break;
@@ -338,7 +342,7 @@ static bool wgmma_default(const GemmOperator *op, tcc_arch arch, const tcc_gemm_
     int k = tci_target_wgmma_k(op->input_type);
     const TensorShape *row = tci_target_family_shape(TENSOR_WGMMA, 64, 64, k, op->input_type);
     bool shape_open = !s->mma_m || s->mma_m == 64;
-    bool tiles_open = s->warp_row_tiles <= 1 && s->warp_col_tiles <= 1;
+    bool tiles_open = s->warp_row_tiles <= 2 && s->warp_col_tiles <= 1;
     int64_t passes = s->num_total_passes ? s->num_total_passes : 4;
     bool rows_fit = passes * k * (int64_t)tcc_dtype_size(op->input_type) <= 128;
     return tci_target_arch_has_family(arch, TENSOR_WGMMA) && row &&
@@ -377,6 +381,27 @@ bool tci_gemm_producer_possible(tcc_arch arch, const tcc_gemm_schedule *s)
                tci_device_limits.threads_per_block;
 }
 
+/* A warpgroup's accumulators take at most this many registers a thread: one m64n256 tile
+ * of float32, or two m64n128 (CUTLASS's largest); more leave none to address and store with. */
+enum { WGMMA_MOST_ACCUMULATOR_REGISTERS = 128 };
+
+static int wgmma_accumulator_registers(const GemmOperator *op, const tcc_gemm_schedule *s)
+{
+    const TensorAccumulator *acc = tci_target_accumulator(op->accumulate_type);
+    return acc ? tci_target_accumulator_regs(acc, TENSOR_WGMMA, s->mma_m, s->mma_n) *
+                     s->warp_row_tiles * s->warp_col_tiles
+               : 0;
+}
+
+/* Whether a warpgroup's tiles can be the schedule's warp tiles: along m (the descriptors of
+ * A's tiles step through the stage), with their accumulators within
+ * WGMMA_MOST_ACCUMULATOR_REGISTERS. */
+bool tci_gemm_wgmma_tiles_possible(const GemmOperator *op, const tcc_gemm_schedule *s)
+{
+    return s->warp_col_tiles == 1 && s->warp_row_tiles >= 1 &&
+           wgmma_accumulator_registers(op, s) <= WGMMA_MOST_ACCUMULATOR_REGISTERS;
+}
+
 /* Registers a thread needs beside its accumulators to store them with the epilogue (its
  * addresses and the epilogue's operands): ptxas needed 154 for 128 accumulators of m64n256
  * (and refused four warpgroups of those, at 128 registers a thread). */
@@ -393,8 +418,7 @@ bool tci_gemm_registers_possible(const GemmOperator *op, const tcc_gemm_schedule
     int64_t per_thread = tci_device_limits.registers_per_block / t.threads;
     if (per_thread > tci_device_limits.registers_per_thread)
         per_thread = tci_device_limits.registers_per_thread;
-    int held = tci_target_accumulator_regs(acc, TENSOR_WGMMA, s->mma_m, s->mma_n);
-    return held + STORE_REGISTERS_SPARE <= per_thread;
+    return wgmma_accumulator_registers(op, s) + STORE_REGISTERS_SPARE <= per_thread;
 }
 
 /* Whether the blocks can run the tiles in a persistent grid: its pipeline's stages filled by
@@ -402,6 +426,14 @@ bool tci_gemm_registers_possible(const GemmOperator *op, const tcc_gemm_schedule
 bool tci_gemm_persistent_possible(const tcc_gemm_schedule *s)
 {
     return s->copy == TCC_GEMM_COPY_BULK && s->store == TCC_GEMM_STORE_REGISTERS;
+}
+
+/* Whether two consumer warpgroups can take the tiles in turns: each the schedule's block of
+ * one warpgroup, fed by a producer warpgroup in a persistent grid. */
+bool tci_gemm_pingpong_possible(const tcc_gemm_schedule *s)
+{
+    return s->producer == TCC_GEMM_PRODUCER_WARPGROUP && s->grid == TCC_GEMM_GRID_PERSISTENT &&
+           s->block_row_warps == 1 && s->block_col_warps == 1;
 }
 
 /* Blocks of the schedule a multiprocessor holds at once, as its shared memory and threads
@@ -445,32 +477,65 @@ static void choose_grid(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule
 }
 
 /* Whether blocks can run in clusters of `blocks` along m, sharing their B tiles: bulk copies
- * on a target with clusters, issued by a thread of the consumers (a producer warpgroup meets
- * no barrier past its loop, and a cluster's must be met by every thread), the blocks along m
- * a multiple of it. */
+ * on a target with clusters, the blocks along m a multiple of it; with a producer warpgroup in
+ * a persistent grid (which meets the cluster's last barrier after its loop, where nothing
+ * follows; a block a tile stores after it). */
 bool tci_gemm_cluster_possible(const GemmOperator *op, tcc_arch arch, const tcc_gemm_schedule *s,
                                int blocks)
 {
     Tiles t = tci_gemm_tiles(s);
     return s->copy == TCC_GEMM_COPY_BULK && tci_target_arch(arch)->clusters &&
-           s->producer != TCC_GEMM_PRODUCER_WARPGROUP && tci_ceil_div(op->m, t.bm) % blocks == 0;
+           (s->producer != TCC_GEMM_PRODUCER_WARPGROUP || s->grid == TCC_GEMM_GRID_PERSISTENT) &&
+           tci_ceil_div(op->m, t.bm) % blocks == 0;
 }
 
-/* No clusters unless asked for: on an H100 sharing B between two blocks (each fetching
- * half) ran the seed layer 0.1926 ms against 0.1811 (persistent), 0.1927 against 0.1879 (a
- * block a tile), and the 8192^3 product 1.636 ms against 1.657; clusters of 4 0.35 and
- * 2.90 ms. A block's copies then wait for the other's consumers too, and this kernel is not
- * short of L2 bandwidth (ncu: 57%). */
-static void choose_cluster(tcc_gemm_schedule *s)
+/* A reduction slice at least this deep, in a persistent grid, takes a producer warpgroup and
+ * clusters of two blocks along m (deep_pipeline). */
+enum { DEEP_PIPELINE_K = 4096 };
+
+/* The producer and the clusters. Deep reductions in a persistent grid (DEEP_PIPELINE_K) take
+ * a producer warpgroup feeding blocks in clusters of two that share their B tiles: on an H100
+ * the 8192^3 product ran 1.600 and 1.599 ms against 1.691 and 1.703 without (cuBLAS 1.461),
+ * bf16 1.534 against 1.710; either alone gained 1-2% or lost. Elsewhere neither: the seed
+ * layer (K = 2304) ran 0.1895 ms with both against 0.1818, clusters alone 0.1926 against
+ * 0.1811 (a block's copies wait for the other block's consumers too), a producer warpgroup
+ * alone 0.1793 against 0.1805 (a block a tile 1-4% slower with one, on an H200); clusters of 4
+ * ran the seed layer 0.35 ms and 8192^3 2.90. */
+static void choose_producer_and_cluster(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s)
 {
+    bool deep = s->intrinsic == TCC_GEMM_WGMMA && s->grid == TCC_GEMM_GRID_PERSISTENT &&
+                tci_gemm_split(op, s).slice >= DEEP_PIPELINE_K && s->cluster != 1 &&
+                s->producer != TCC_GEMM_PRODUCER_NONE && tci_gemm_producer_possible(arch, s);
+    if (s->producer == TCC_GEMM_PRODUCER_AUTO)
+        s->producer = deep ? TCC_GEMM_PRODUCER_WARPGROUP : TCC_GEMM_PRODUCER_NONE;
     if (!s->cluster)
-        s->cluster = 1;
+        s->cluster = deep && tci_gemm_cluster_possible(op, arch, s, 2) ? 2 : 1;
+}
+
+/* Cooperative unless asked for; ping-pong asks for what it needs of what is left open. */
+static void choose_consumers(tcc_gemm_schedule *s)
+{
+    if (s->consumers == TCC_GEMM_CONSUMERS_AUTO)
+        s->consumers = TCC_GEMM_CONSUMERS_COOPERATIVE;
+    if (s->consumers != TCC_GEMM_CONSUMERS_PINGPONG)
+        return;
+    if (s->producer == TCC_GEMM_PRODUCER_AUTO)
+        s->producer = TCC_GEMM_PRODUCER_WARPGROUP;
+    if (s->grid == TCC_GEMM_GRID_AUTO)
+        s->grid = TCC_GEMM_GRID_PERSISTENT;
+    if (s->store == TCC_GEMM_STORE_AUTO)
+        s->store = TCC_GEMM_STORE_REGISTERS;
+    if (s->copy == TCC_GEMM_COPY_AUTO)
+        s->copy = TCC_GEMM_COPY_BULK;
+    if (!s->block_row_warps)
+        s->block_row_warps = 1;
+    if (!s->block_col_warps)
+        s->block_col_warps = 1;
 }
 
 void tci_gemm_choose_defaults(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s)
 {
-    if (s->producer == TCC_GEMM_PRODUCER_AUTO)
-        s->producer = TCC_GEMM_PRODUCER_NONE;
+    choose_consumers(s);
     if (s->intrinsic == TCC_GEMM_INTRINSIC_AUTO && wgmma_default(op, arch, s))
         s->intrinsic = TCC_GEMM_WGMMA;
     if (s->intrinsic == TCC_GEMM_WGMMA) {
@@ -479,10 +544,10 @@ void tci_gemm_choose_defaults(const GemmOperator *op, tcc_arch arch, tcc_gemm_sc
             s->copy =
                 tci_gemm_bulk_possible(op, arch, s) ? TCC_GEMM_COPY_BULK : TCC_GEMM_COPY_THREADS;
         choose_grid(op, arch, s);
-        choose_cluster(s);
+        choose_producer_and_cluster(op, arch, s);
         return;
     }
-    choose_cluster(s);
+    choose_producer_and_cluster(op, arch, s);
     if (s->grid == TCC_GEMM_GRID_AUTO)
         s->grid = TCC_GEMM_GRID_TILES;
     if (s->store == TCC_GEMM_STORE_AUTO)

@@ -130,6 +130,9 @@ static tcc_status schedule_out_from_registers(tcc_func *f, const Gemm *gemm,
     TRY(tcc_bind(so, wy, TCC_THREAD_Y));
     TRY(tcc_bind(so, wz, TCC_THREAD_Z));
     TRY(tcc_tensorize(so, tmi, TCC_WGMMA_ELEMENTS, (int)t.mm, (int)t.mn, (int)t.mk));
+    /* Codegen reads an accumulator by register number: a warpgroup's several tiles unrolled. */
+    TRY(tcc_unroll(so, tm));
+    TRY(tcc_unroll(so, tn));
     *warp_axis = wz;
     return TCC_OK;
 }
@@ -156,8 +159,11 @@ static tcc_status schedule_accumulator(tcc_func *f, tcc_tensor *acc, tcc_stage *
      * next group's fragments while this group's products run (a loop hides them). wgmma's
      * passes too: one run of products between a fence and a commit (wgmma_sync). */
     TRY(tcc_unroll(sf, kg));
-    if (t.intrinsic == TCC_GEMM_WGMMA)
+    if (t.intrinsic == TCC_GEMM_WGMMA) {
         TRY(tcc_unroll(sf, pass));
+        TRY(tcc_unroll(sf, tm));
+        TRY(tcc_unroll(sf, tn));
+    }
     *step = ko;
     *group = kg;
     return TCC_OK;
@@ -296,7 +302,9 @@ tcc_status tci_gemm_schedule_apply(tcc_func *f, const GemmOperator *op, const Ge
         TRY(tcc_pipeline_in_flight(sf, step, s->stages, in_flight));
     if (s->grid == TCC_GEMM_GRID_PERSISTENT)
         TRY(tcc_persistent(sf, step, s->grid_blocks));
-    return s->producer == TCC_GEMM_PRODUCER_WARPGROUP ? tcc_warp_specialize(sf, step) : TCC_OK;
+    if (s->producer == TCC_GEMM_PRODUCER_WARPGROUP)
+        TRY(tcc_warp_specialize(sf, step));
+    return s->consumers == TCC_GEMM_CONSUMERS_PINGPONG ? tcc_pingpong(sf, step, 2) : TCC_OK;
 }
 
 /* ---- the elementwise kernels: split-K's reduction, staging copies ------------------------- */

@@ -42,6 +42,8 @@ const TensorShape *tci_gemm_mma_sync_row(const GemmOperator *op, const tcc_gemm_
 bool tci_gemm_operands_readable(const GemmOperator *op);
 bool tci_gemm_bulk_possible(const GemmOperator *op, tcc_arch arch, const tcc_gemm_schedule *s);
 bool tci_gemm_producer_possible(tcc_arch arch, const tcc_gemm_schedule *s);
+bool tci_gemm_wgmma_tiles_possible(const GemmOperator *op, const tcc_gemm_schedule *s);
+bool tci_gemm_pingpong_possible(const tcc_gemm_schedule *s);
 bool tci_gemm_registers_possible(const GemmOperator *op, const tcc_gemm_schedule *s);
 bool tci_gemm_persistent_possible(const tcc_gemm_schedule *s);
 bool tci_gemm_cluster_possible(const GemmOperator *op, tcc_arch arch, const tcc_gemm_schedule *s,

@@ -86,7 +86,7 @@ typedef struct GemmKnobs {
     int intrinsic, mma_shape, wgmma_shape;
     int block_row_warps, block_col_warps, warp_row_tiles, warp_col_tiles;
     int passes, fused, policy, column_major, stages, smem, split_k;
-    int wgmma_steps, copy, producer, store, grid, cluster;
+    int wgmma_steps, copy, producer, store, grid, cluster, consumers;
 } GemmKnobs;
 
 /* Each knob's field, in the order define_knobs defines them (a knob's bit in
@@ -112,6 +112,7 @@ static const size_t knob_fields[] = {
     offsetof(GemmKnobs, store),
     offsetof(GemmKnobs, grid),
     offsetof(GemmKnobs, cluster),
+    offsetof(GemmKnobs, consumers),
 };
 enum { KNOB_COUNT = sizeof knob_fields / sizeof knob_fields[0] };
 
@@ -152,6 +153,9 @@ static GemmKnobs define_knobs(Knobs *k, const tcc_workload *w, tcc_arch arch)
         g.grid = knob(k, "grid",
                       VALUES(TCC_GEMM_GRID_AUTO, TCC_GEMM_GRID_TILES, TCC_GEMM_GRID_PERSISTENT));
         g.cluster = knob(k, "cluster", VALUES(0, 1, 2));
+        g.consumers = knob(k, "consumers",
+                           VALUES(TCC_GEMM_CONSUMERS_AUTO, TCC_GEMM_CONSUMERS_COOPERATIVE,
+                                  TCC_GEMM_CONSUMERS_PINGPONG));
     }
     return g;
 }
@@ -199,6 +203,7 @@ static tcc_gemm_schedule schedule_of(const GemmKnobs *g, tcc_gemm_intrinsic chos
     s.store = (tcc_gemm_store)g->store;
     s.grid = (tcc_gemm_grid)g->grid;
     s.cluster = g->cluster;
+    s.consumers = (tcc_gemm_consumers)g->consumers;
     return s;
 }
 
@@ -217,7 +222,7 @@ static tcc_status complete(tcc_context *ctx, const tcc_workload *w, tcc_arch arc
 }
 
 /* Every field the library completes, as numbers (bool and enum fields have no common size). */
-enum { SCHEDULE_FIELDS = 22 };
+enum { SCHEDULE_FIELDS = 23 };
 static void schedule_fields(const tcc_gemm_schedule *s, int out[SCHEDULE_FIELDS])
 {
     int fields[SCHEDULE_FIELDS] = {s->mma_m,
@@ -241,7 +246,8 @@ static void schedule_fields(const tcc_gemm_schedule *s, int out[SCHEDULE_FIELDS]
                                    (int)s->store,
                                    (int)s->grid,
                                    s->grid_blocks,
-                                   s->cluster};
+                                   s->cluster,
+                                   (int)s->consumers};
     memcpy(out, fields, sizeof fields);
 }
 

@@ -105,7 +105,7 @@ class GemmSchedule(ctypes.Structure):
     ] + [("column_major_blocks", c_bool)] + [
         (name, c_int) for name in (
             "stages", "smem_layout", "intrinsic", "split_k", "wgmma_steps", "copy", "producer",
-            "store", "grid", "grid_blocks", "cluster")
+            "store", "grid", "grid_blocks", "cluster", "consumers")
     ]
 
 

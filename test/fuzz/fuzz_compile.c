@@ -130,6 +130,7 @@ static tcc_gemm_schedule fuzz_schedule(FuzzBytes *in)
     s.grid = (tcc_gemm_grid)fuzz_enum(in, TCC_GEMM_GRID_PERSISTENT + 1);
     s.grid_blocks = fuzz_knob(in, 8);
     s.cluster = fuzz_knob(in, 4);
+    s.consumers = (tcc_gemm_consumers)fuzz_enum(in, TCC_GEMM_CONSUMERS_PINGPONG + 1);
     return s;
 }
 

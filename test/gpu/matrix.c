@@ -415,6 +415,10 @@ static void draw_cluster(Rng *r, Config *c)
     if (chance(r, 0.5))
         c->schedule.store = TCC_GEMM_STORE_REGISTERS;
     draw_grid(r, &c->schedule);
+    /* A producer warpgroup for half of the persistent ones (it meets the cluster's last
+     * barrier after its loop). */
+    if (c->schedule.grid == TCC_GEMM_GRID_PERSISTENT && chance(r, 0.5))
+        c->schedule.producer = TCC_GEMM_PRODUCER_WARPGROUP;
 }
 
 /* One configuration in six is shaped for the bulk copy engine (sm_90a): a channels-last
@@ -441,6 +445,11 @@ static void shape_for_bulk_copies(Rng *r, Config *c)
         if (chance(r, 0.5))
             c->schedule.store = TCC_GEMM_STORE_REGISTERS;
         draw_grid(r, &c->schedule);
+        /* Half of the persistent ones ping-pong, a consumer's tile one or two m64 tiles. */
+        if (c->schedule.grid == TCC_GEMM_GRID_PERSISTENT && chance(r, 0.5)) {
+            c->schedule.consumers = TCC_GEMM_CONSUMERS_PINGPONG;
+            c->schedule.warp_row_tiles = chance(r, 0.5) ? 2 : 0;
+        }
     } else if (chance(r, 0.5)) {
         draw_cluster(r, c);
     }
@@ -543,6 +552,8 @@ static void put_schedule(Text *t, const Config *c)
         put(t, " grid=persistent:%d", s->grid_blocks);
     if (s->cluster > 1)
         put(t, " cluster=%d", s->cluster);
+    if (s->consumers == TCC_GEMM_CONSUMERS_PINGPONG)
+        put(t, " consumers=pingpong warp-tiles=%dx1", s->warp_row_tiles);
     if (!s->block_row_warps && !s->block_col_warps && !s->warp_row_tiles && !s->warp_col_tiles &&
         !s->num_total_passes)
         return;

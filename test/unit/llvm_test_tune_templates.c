@@ -276,7 +276,7 @@ static void add_record(tcc_record_store *store, const char *key, const char *con
     "[\"column_major_blocks\", 0], [\"stages\", 0], [\"smem_layout\", 0], [\"split_k\", 0], "      \
     "[\"wgmma_shape\", 0], [\"wgmma_steps\", 0], [\"copy\", 0], [\"producer\", 0], [\"store\", "   \
     "0], "                                                                                         \
-    "[\"grid\", 0], [\"cluster\", 0]]"
+    "[\"grid\", 0], [\"cluster\", 0], [\"consumers\", 0]]"
 
 /* The config text of point `index` of the gemm space. */
 static char *config_text(const tcc_config_space *space, int64_t index)

@@ -49,10 +49,11 @@ GEMM = {"mma": nullable(str)}
 for key in ["mma_m", "mma_n", "mma_k", "block_row_warps", "block_col_warps", "warp_row_tiles",
             "warp_col_tiles", "num_total_passes", "num_fused_passes", "policy",
             "column_major_blocks", "stages", "smem_layout", "intrinsic", "split_k",
-            "wgmma_steps", "copy", "producer", "store", "grid", "grid_blocks", "cluster"]:
+            "wgmma_steps", "copy", "producer", "store", "grid", "grid_blocks", "cluster",
+            "consumers"]:
     GEMM[key] = nullable(bool if key == "column_major_blocks" else
                          str if key in ("policy", "smem_layout", "intrinsic", "copy", "producer",
-                                        "store", "grid") else int)
+                                        "store", "grid", "consumers") else int)
 TUTORIAL = dict.fromkeys(["block_row_warps", "block_col_warps", "warp_row_tiles",
                           "warp_col_tiles", "chunk"], int)
 LAUNCH = {"name": str, "grid": "dims", "block": "dims", "cluster": "dims", "shared_bytes": int,
