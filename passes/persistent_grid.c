@@ -359,6 +359,23 @@ static tcc_status persist(Persist *p)
     return TCC_OK;
 }
 
+static bool find_turns(Visitor *v, const Stmt *s)
+{
+    v->done = v->done || (s->kind == STMT_FOR && s->loop.turns > 1 && !s->loop.tile_steps);
+    return !v->done;
+}
+
+/* Consumers taking turns without tiles: a loop marked turns(T) that is not persistent (one
+ * that persistent_grid made says its tile_steps). */
+static tcc_status turns_refused(const PassContext *pc, const PrimFunc *func)
+{
+    Visitor v = {.stmt = find_turns};
+    tci_visit_stmt(&v, func->body);
+    return v.done ? tci_fail(pc->ctx, TCC_ERROR_SCHEDULE,
+                             "persistent_grid: consumers taking turns need a persistent loop")
+                  : TCC_OK;
+}
+
 tcc_status tci_pass_persistent_grid(const PassContext *pc, PrimFunc *func)
 {
     const Stmt *found = NULL;
@@ -368,7 +385,7 @@ tcc_status tci_pass_persistent_grid(const PassContext *pc, PrimFunc *func)
         return tci_fail(pc->ctx, TCC_ERROR_SCHEDULE,
                         "persistent_grid: more than one loop is persistent");
     if (!found)
-        return TCC_OK;
+        return turns_refused(pc, func);
     if (found->loop.turns > 1 && !found->loop.warp_specialized)
         return tci_fail(pc->ctx, TCC_ERROR_SCHEDULE,
                         "persistent_grid: loop %s: consumers taking turns need a producer "

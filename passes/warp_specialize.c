@@ -270,9 +270,11 @@ static Stmt *consumer_turns(Rewriter *rw, Stmt *s)
     Expr *i = tci_ir_binary(a, EXPR_ADD, s->loop.min,
                             tci_ir_binary(a, EXPR_ADD, tci_ir_binary(a, EXPR_MUL, tile, k),
                                           tci_ir_binary(a, EXPR_MOD, uv, k)));
-    Stmt *body = tci_stmt_substitute(a, s->loop.body, 1, &s->loop.var, &i);
-    Stmt *loop = tci_stmt_for(a, u, tci_ir_int(a, 0), tci_ir_int(a, extent / turns), s->loop.kind,
-                              tci_rewrite_stmt(rw, body));
+    /* Launches along the axis inside it go first (their index 0), then the consumer's index
+     * comes in with the iteration. */
+    Stmt *body = tci_stmt_substitute(a, tci_rewrite_stmt(rw, s->loop.body), 1, &s->loop.var, &i);
+    Stmt *loop =
+        tci_stmt_for(a, u, tci_ir_int(a, 0), tci_ir_int(a, extent / turns), s->loop.kind, body);
     loop->loop.pipelined = true;
     loop->loop.in_flight = s->loop.in_flight;
     loop->loop.turns = s->loop.turns;
@@ -371,6 +373,7 @@ tcc_status tci_pass_warp_specialize(const PassContext *pc, PrimFunc *func)
                             "must be one warpgroup");
         w.turns = true;
         w.consumers = turns->loop.turns;
+        thread_is(&w, w.axis, 0); /* makes the consumers' index, which consumer_turns reads */
     }
     Stmt *body = under_blocks(&w, func->body);
     if (w.failed)

@@ -297,10 +297,11 @@ static void choose_wgmma(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedul
         bool last = i + 1 == NWGMMA_WIDTH;
         tcc_gemm_schedule wide = *s;
         wide.mma_m = 64, wide.mma_n = wgmma_widths[i], wide.mma_k = k;
-        bool exists =
-            tci_target_family_shape(TENSOR_WGMMA, 64, wgmma_widths[i], k, op->input_type) &&
-            tci_gemm_wgmma_tiles_possible(op, &wide);
-        if (exists && ((fits(op->n, wgmma_widths[i]) && sliced >= WGMMA_FEW_BLOCKS) || last)) {
+        bool exists = tci_target_family_shape(TENSOR_WGMMA, 64, wgmma_widths[i], k, op->input_type);
+        /* The narrowest is taken whatever its registers: check_wgmma refuses it in a line. */
+        bool held = tci_gemm_wgmma_tiles_possible(op, &wide);
+        if (exists &&
+            ((held && fits(op->n, wgmma_widths[i]) && sliced >= WGMMA_FEW_BLOCKS) || last)) {
             s->mma_m = 64, s->mma_n = wgmma_widths[i], s->mma_k = k;
             break;
         }
@@ -342,7 +343,9 @@ static bool wgmma_default(const GemmOperator *op, tcc_arch arch, const tcc_gemm_
     int k = tci_target_wgmma_k(op->input_type);
     const TensorShape *row = tci_target_family_shape(TENSOR_WGMMA, 64, 64, k, op->input_type);
     bool shape_open = !s->mma_m || s->mma_m == 64;
-    bool tiles_open = s->warp_row_tiles <= 2 && s->warp_col_tiles <= 1;
+    /* Warp tiles of two m64 tiles: a ping-pong consumer's (--intrinsic wgmma gives them too). */
+    int rows = s->consumers == TCC_GEMM_CONSUMERS_PINGPONG ? 2 : 1;
+    bool tiles_open = s->warp_row_tiles <= rows && s->warp_col_tiles <= 1;
     int64_t passes = s->num_total_passes ? s->num_total_passes : 4;
     bool rows_fit = passes * k * (int64_t)tcc_dtype_size(op->input_type) <= 128;
     return tci_target_arch_has_family(arch, TENSOR_WGMMA) && row &&
