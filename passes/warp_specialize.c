@@ -203,12 +203,18 @@ static int consumer_registers(int consumers)
     return regs > 256 ? 256 : regs;
 }
 
-static Expr *thread_is(Specializer *w, tcc_thread_tag tag, int64_t value)
+/* The kernel's variable of thread index `tag`, made where no code read it yet. */
+static Expr *thread_index(Specializer *w, tcc_thread_tag tag)
 {
     Var *v = w->func->thread_var[tag];
     if (!v)
         v = w->func->thread_var[tag] = tci_prim_func_new_var(w->func, tci_thread_tag_name(tag));
-    return tci_ir_binary(w->arena, EXPR_EQ, tci_ir_var(w->arena, v), tci_ir_int(w->arena, value));
+    return tci_ir_var(w->arena, v);
+}
+
+static Expr *thread_is(Specializer *w, tcc_thread_tag tag, int64_t value)
+{
+    return tci_ir_binary(w->arena, EXPR_EQ, thread_index(w, tag), tci_ir_int(w->arena, value));
 }
 
 /* ---- consumers taking turns (ping-pong) ------------------------------------------------- */
@@ -229,17 +235,12 @@ static const Stmt *turns_loop(const Stmt *body)
     return found;
 }
 
-static Expr *zero_index(Specializer *w)
-{
-    return tci_ir_int(w->arena, 0);
-}
-
 /* The schedule's block was one warpgroup, whose index along the consumers' axis was 0: its
  * code with that index 0, where the axis now counts the consumers. */
 static Stmt *as_first_warpgroup(Specializer *w, Stmt *s)
 {
     Var *index = w->func->thread_var[w->axis];
-    Expr *zero = zero_index(w);
+    Expr *zero = tci_ir_int(w->arena, 0);
     return index && s ? tci_stmt_substitute(w->arena, s, 1, &index, &zero) : s;
 }
 
@@ -266,7 +267,7 @@ static Stmt *consumer_turns(Rewriter *rw, Stmt *s)
     Expr *tile = tci_ir_binary(
         a, EXPR_ADD,
         tci_ir_binary(a, EXPR_MUL, tci_ir_binary(a, EXPR_DIV, uv, k), tci_ir_int(a, turns)),
-        tci_ir_var(a, w->func->thread_var[w->axis]));
+        thread_index(w, w->axis));
     Expr *i = tci_ir_binary(a, EXPR_ADD, s->loop.min,
                             tci_ir_binary(a, EXPR_ADD, tci_ir_binary(a, EXPR_MUL, tile, k),
                                           tci_ir_binary(a, EXPR_MOD, uv, k)));
@@ -373,7 +374,6 @@ tcc_status tci_pass_warp_specialize(const PassContext *pc, PrimFunc *func)
                             "must be one warpgroup");
         w.turns = true;
         w.consumers = turns->loop.turns;
-        thread_is(&w, w.axis, 0); /* makes the consumers' index, which consumer_turns reads */
     }
     Stmt *body = under_blocks(&w, func->body);
     if (w.failed)

@@ -493,7 +493,7 @@ bool tci_gemm_cluster_possible(const GemmOperator *op, tcc_arch arch, const tcc_
 }
 
 /* A reduction slice at least this deep, in a persistent grid, takes a producer warpgroup and
- * clusters of two blocks along m (deep_pipeline). */
+ * clusters of two blocks along m (choose_producer_and_cluster). */
 enum { DEEP_PIPELINE_K = 4096 };
 
 /* The producer and the clusters. Deep reductions in a persistent grid (DEEP_PIPELINE_K) take
