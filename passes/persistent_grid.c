@@ -27,8 +27,9 @@
  * more blocks idle than it must. The tiles of the last round past T compute in range (every
  * block index wraps) and store nothing. The statements around the loop inside the block run
  * at each tile's first iteration (those before it, outer ones first) and its last (those
- * after, inner ones first); they must not touch shared memory, which the stages now hold for
- * the whole run (the epilogue from registers). The loop's body must start with bulk copies,
+ * after, inner ones first); they must not allocate shared memory, which the stages now hold
+ * for the whole run, but may use buffers allocated outside the loop (a bulk store's output
+ * tile, which then lives beside the stages). The loop's body must start with bulk copies,
  * after which the fill goes, and write nothing to global memory (a tile past the last would
  * write a tile again).
  *
@@ -99,46 +100,18 @@ static bool contains(const Stmt *s, const Stmt *target)
     return v.done;
 }
 
-static bool is_shared(const Buffer *b)
+/* An allocation of shared memory in a statement beside the loop would move into the loop's
+ * body, where the stages hold the bytes; buffers allocated outside it (a bulk store's output
+ * tile) stay apart from them for the whole run (plan_shared). */
+static bool find_shared_allocation(Visitor *v, const Stmt *s)
 {
-    return b && b->scope == TCC_SCOPE_SHARED;
-}
-
-static bool find_shared_stmt(Visitor *v, const Stmt *s)
-{
-    bool shared = false;
-    switch (s->kind) {
-    case STMT_STORE:
-        shared = is_shared(s->store.buffer);
-        break;
-    case STMT_ALLOCATE:
-        shared = is_shared(s->alloc.buffer);
-        break;
-    case STMT_WMMA:
-        shared = is_shared(s->wmma.memory) || is_shared(s->wmma.a) || is_shared(s->wmma.b);
-        break;
-    case STMT_BARRIER:
-    case STMT_COPY_ASYNC:
-    case STMT_BULK_COPY:
-    case STMT_MBARRIER:
-        shared = true;
-        break;
-    default:
-        break;
-    }
-    v->done = v->done || shared;
+    v->done = v->done || (s->kind == STMT_ALLOCATE && s->alloc.buffer->scope == TCC_SCOPE_SHARED);
     return !v->done;
 }
 
-static bool find_shared_expr(Visitor *v, const Expr *e)
+static bool allocates_shared(const Stmt *s)
 {
-    v->done = v->done || (e->kind == EXPR_LOAD && is_shared(e->load.buffer));
-    return !v->done;
-}
-
-static bool uses_shared(const Stmt *s)
-{
-    Visitor v = {.stmt = find_shared_stmt, .expr = find_shared_expr};
+    Visitor v = {.stmt = find_shared_allocation};
     tci_visit_stmt(&v, s);
     return v.done;
 }
@@ -148,7 +121,7 @@ static bool find_global_write(Visitor *v, const Stmt *s)
     const Buffer *b = s->kind == STMT_STORE                              ? s->store.buffer
                       : s->kind == STMT_WMMA && s->wmma.op == WMMA_STORE ? s->wmma.memory
                                                                          : NULL;
-    v->done = v->done || (b && b->scope == TCC_SCOPE_GLOBAL);
+    v->done = v->done || (b && b->scope == TCC_SCOPE_GLOBAL) || s->kind == STMT_BULK_STORE;
     return !v->done;
 }
 
@@ -200,9 +173,9 @@ static Stmt *strip(Persist *p, Stmt *s, Stmt *flat)
     if (p->nlevel == MAX_LEVELS)
         return refuse(p, "the loop lies too deep");
     for (int i = 0; i < s->seq.count; i++)
-        if (i != at && uses_shared(s->seq.items[i]))
-            return refuse(p, "the statements around the loop use shared memory, which its "
-                             "stages hold across tiles (store from registers)");
+        if (i != at && allocates_shared(s->seq.items[i]))
+            return refuse(p, "the statements around the loop allocate shared memory, which "
+                             "its stages hold across tiles");
     p->levels[p->nlevel++] = (Level){s->seq.items, at, s->seq.count};
     return strip(p, s->seq.items[at], flat);
 }

@@ -249,15 +249,7 @@ static Stmt *block_barrier(const Pipeline *p)
 /* The one thread that issues bulk copies and initializes barriers: thread (0, 0, 0). */
 static Expr *elected(const Pipeline *p)
 {
-    Arena *a = p->arena;
-    Expr *cond = tci_ir_bool(a, true);
-    for (int tag = TCC_THREAD_X; tag <= TCC_THREAD_Z; tag++) {
-        Var *v = p->func->thread_var[tag];
-        if (v)
-            cond = tci_ir_binary(a, EXPR_AND, cond,
-                                 tci_ir_binary(a, EXPR_EQ, tci_ir_var(a, v), tci_ir_int(a, 0)));
-    }
-    return cond;
+    return tci_first_thread(p->arena, p->func);
 }
 
 /* Who releases a stage on its empty barrier: the first thread of each warp (the wgmma wait

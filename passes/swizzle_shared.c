@@ -17,6 +17,10 @@ typedef struct Swizzler {
     const PassContext *pc;
     Arena *arena;
     bool failed;
+    /* The thread indices' ranges: a thread's stores into a tile in column blocks (an epilogue's
+     * output tile) then address it without the block's divisions and remainders. */
+    int nthread;
+    VarRange threads[3];
 } Swizzler;
 
 static Expr *swizzled(Swizzler *z, const Buffer *b, Expr *index)
@@ -83,6 +87,8 @@ static Stmt *swizzle_stmt(Rewriter *rw, Stmt *s)
     if (s->kind == STMT_STORE && is_swizzled(s->store.buffer)) {
         Stmt *x = tci_rewrite_stmt_children(rw, s);
         Expr *index = swizzled(z, s->store.buffer, x->store.index[0]);
+        if (s->store.buffer->swizzle.block)
+            index = tci_simplify(rw->arena, index, z->nthread, z->threads);
         return tci_stmt_store(rw->arena, s->store.buffer, 1, &index, x->store.value);
     }
     if (s->kind == STMT_COPY_ASYNC && is_swizzled(s->copy.dst)) {
@@ -110,6 +116,9 @@ static Stmt *swizzle_stmt(Rewriter *rw, Stmt *s)
 tcc_status tci_pass_swizzle_shared(const PassContext *pc, PrimFunc *func)
 {
     Swizzler z = {.pc = pc, .arena = func->arena};
+    for (int tag = TCC_THREAD_X; tag <= TCC_THREAD_Z; tag++)
+        if (func->thread_var[tag])
+            z.threads[z.nthread++] = (VarRange){func->thread_var[tag], 0, func->launch[tag]};
     Rewriter rw = {.arena = func->arena, .expr = swizzle_expr, .stmt = swizzle_stmt, .user = &z};
     Stmt *body = tci_rewrite_stmt(&rw, func->body);
     if (z.failed)

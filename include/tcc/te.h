@@ -235,6 +235,13 @@ typedef struct tcc_tensor_map {
     tcc_expr *offsets[3];
 } tcc_tensor_map;
 tcc_status tcc_storage_bulk_copy(tcc_stage *stage, const tcc_tensor_map *map);
+/* The loops of a global stage from `axis` in, which copy a shared tile into the map's tensor
+ * (a stage made by tcc_cache_write(..., TCC_SCOPE_SHARED) of its output), become bulk tensor
+ * stores through `map` (tiled; coordinates over the stage's own axes, evaluated at the tile's
+ * start): the thread that issues them waits until the previous tile's stores have read the
+ * shared tile before the block writes it again, and the kernel waits for them before it
+ * ends. The shared tile lies as the map's box (tcc_storage_swizzle_blocks). sm_90a. */
+tcc_status tcc_bulk_store(tcc_stage *stage, tcc_iter_var *axis, const tcc_tensor_map *map);
 /* What a launcher encodes into one tensor-map parameter of a built kernel, from the device
  * address of the kernel's parameter `param` (cuTensorMapEncodeTiled, or
  * cuTensorMapEncodeIm2col): dimensions innermost first, strides in bytes, one copy's box, the

@@ -102,6 +102,48 @@ bool tci_cg_gen_bulk_copy(Codegen *cg, const Stmt *s)
     return true;
 }
 
+/* "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [$1, {$2, $3}], [$0];
+ *  cp.async.bulk.commit_group;": each store a bulk async-group of its own, which
+ * STMT_BULK_WAIT counts. */
+bool tci_cg_gen_bulk_store(Codegen *cg, const Stmt *s)
+{
+    const TensorMap *map = s->bulk.map;
+    LLVMTypeRef i32 = tci_cg_i32_type(cg), i64 = LLVMInt64TypeInContext(cg->llctx);
+    LLVMValueRef args[2 + TCI_MAX_MAP_RANK];
+    LLVMTypeRef types[2 + TCI_MAX_MAP_RANK];
+    LLVMValueRef param = LLVMGetParam(cg->function, (unsigned)(cg->func->nparam + map->index));
+    args[0] = shared_u32(cg, s->bulk.dst, s->bulk.dst_index);
+    args[1] = LLVMBuildPtrToInt(cg->builder, param, i64, "");
+    types[0] = i32, types[1] = i64;
+    char constraints[64] = "r,l", text[192];
+    int n = snprintf(text, sizeof text,
+                     "cp.async.bulk.tensor.%dd.global.shared::cta.tile.bulk_group [$1, {",
+                     map->enc.rank);
+    for (int d = 0; d < map->enc.rank; d++) {
+        args[2 + d] = tci_cg_gen_expr(cg, s->bulk.coords[d]);
+        types[2 + d] = i32;
+        strcat(constraints, ",r");
+        n += snprintf(text + n, sizeof text - (size_t)n, "%s$%d", d ? ", " : "", 2 + d);
+    }
+    snprintf(text + n, sizeof text - (size_t)n, "}], [$0]; cp.async.bulk.commit_group;");
+    strcat(constraints, ",~{memory}");
+    for (int i = 0; i < 2 + map->enc.rank; i++)
+        if (!args[i])
+            return false;
+    tci_cg_call_asm(cg, LLVMVoidTypeInContext(cg->llctx), types, args, 2 + map->enc.rank, text,
+                    constraints);
+    return true;
+}
+
+/* cp.async.bulk.wait_group.read N; or, with `read` false, until the stores are done. */
+bool tci_cg_gen_bulk_wait(Codegen *cg, int pending, bool read)
+{
+    char text[64];
+    snprintf(text, sizeof text, "cp.async.bulk.wait_group%s %d;", read ? ".read" : "", pending);
+    tci_cg_call_asm(cg, LLVMVoidTypeInContext(cg->llctx), NULL, NULL, 0, text, "~{memory}");
+    return true;
+}
+
 /* Spins on mbarrier.try_wait.parity (which itself waits a while in hardware) until the
  * barrier's phase of that parity has completed. */
 static bool gen_wait(Codegen *cg, LLVMValueRef barrier, LLVMValueRef parity)

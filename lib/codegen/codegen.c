@@ -118,7 +118,9 @@ static bool analyze_stmt(Visitor *v, const Stmt *s)
         v->done = true;
     bool async =
         s->kind == STMT_COPY_ASYNC || s->kind == STMT_ASYNC_COMMIT || s->kind == STMT_ASYNC_WAIT;
-    bool bulk = s->kind == STMT_BULK_COPY || s->kind == STMT_MBARRIER;
+    bool bulk = s->kind == STMT_BULK_COPY || s->kind == STMT_MBARRIER ||
+                s->kind == STMT_BULK_STORE || s->kind == STMT_BULK_WAIT;
+    cg->bulk_stores = cg->bulk_stores || s->kind == STMT_BULK_STORE;
     if (s->kind == STMT_BARRIER && s->barrier.cluster && !tci_target_arch(cg->arch)->clusters) {
         tci_cg_fail(cg, TCC_ERROR_UNSUPPORTED, "thread-block clusters need sm_90; the target is %s",
                     tci_target_arch(cg->arch)->name);
@@ -394,6 +396,10 @@ bool tci_cg_gen_stmt(Codegen *cg, const Stmt *s)
         return tci_cg_gen_wgmma_sync(cg, s->wgmma_sync.op, s->wgmma_sync.pending);
     case STMT_BULK_COPY:
         return tci_cg_gen_bulk_copy(cg, s);
+    case STMT_BULK_STORE:
+        return tci_cg_gen_bulk_store(cg, s);
+    case STMT_BULK_WAIT:
+        return tci_cg_gen_bulk_wait(cg, s->wait.pending, true);
     case STMT_MBARRIER:
         return tci_cg_gen_mbarrier(cg, s);
     }
@@ -412,6 +418,10 @@ static bool gen_function(Codegen *cg)
     LLVMPositionBuilderAtEnd(cg->entry_builder, entry);
     LLVMPositionBuilderAtEnd(cg->builder, body);
     if (!tci_cg_gen_stmt(cg, cg->func->body))
+        return false;
+    /* The block's shared memory must outlive the bulk stores that read it; and they are
+     * done before the kernel is. */
+    if (cg->bulk_stores && !tci_cg_gen_bulk_wait(cg, 0, false))
         return false;
     LLVMBuildRetVoid(cg->builder);
     LLVMBuildBr(cg->entry_builder, body);

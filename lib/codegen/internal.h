@@ -87,6 +87,7 @@ typedef struct Codegen {
     /* Warpgroups move registers (setmaxnreg): the kernel then declares one block an SM, so
      * that ptxas knows the registers a thread starts with. */
     bool moves_registers;
+    bool bulk_stores; /* the kernel stores tiles with the copy engine (waited for at its end) */
     LLVMValueRef dynamic_shared; /* the extern shared array placed buffers live in */
 
     LLVMContextRef llctx;
@@ -206,6 +207,8 @@ bool tci_cg_gen_wgmma_sync(Codegen *cg, WgmmaSync op, int pending);
 
 /* cp.async.bulk.tensor completing on its mbarrier, and the mbarrier operations (inline PTX). */
 bool tci_cg_gen_bulk_copy(Codegen *cg, const Stmt *s);
+bool tci_cg_gen_bulk_store(Codegen *cg, const Stmt *s);
+bool tci_cg_gen_bulk_wait(Codegen *cg, int pending, bool read);
 bool tci_cg_gen_mbarrier(Codegen *cg, const Stmt *s);
 
 /* ---- the kernel function (signature.c) ---------------------------------------------------- */

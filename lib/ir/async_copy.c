@@ -25,6 +25,34 @@ Stmt *tci_stmt_bulk_copy(Arena *arena, Buffer *dst, Expr *dst_index, const Tenso
     return s;
 }
 
+Stmt *tci_stmt_bulk_store(Arena *arena, Buffer *src, Expr *src_index, const TensorMap *map,
+                          Expr *const *coords)
+{
+    Stmt *s = tci_stmt_bulk_copy(arena, src, src_index, map, coords, NULL, NULL, NULL);
+    s->kind = STMT_BULK_STORE;
+    return s;
+}
+
+Stmt *tci_stmt_bulk_wait(Arena *arena, int pending)
+{
+    Stmt *s = tci_stmt_new(arena, STMT_BULK_WAIT);
+    s->wait.pending = pending;
+    return s;
+}
+
+Expr *tci_first_thread(Arena *arena, const PrimFunc *func)
+{
+    Expr *cond = tci_ir_bool(arena, true);
+    for (int tag = TCC_THREAD_X; tag <= TCC_THREAD_Z; tag++) {
+        Var *v = func->thread_var[tag];
+        if (v)
+            cond = tci_ir_binary(
+                arena, EXPR_AND, cond,
+                tci_ir_binary(arena, EXPR_EQ, tci_ir_var(arena, v), tci_ir_int(arena, 0)));
+    }
+    return cond;
+}
+
 Stmt *tci_stmt_mbarrier(Arena *arena, MbarrierOp op, Buffer *barrier, Expr *index, int64_t value,
                         Expr *parity)
 {
@@ -131,13 +159,24 @@ static void print_list(StrBuf *sb, int n, Expr *const *items)
 
 /* bulk_copy(&A.shared[0], tensor_map0{k, m}, barrier loop.full[s]); im2col copies add their
  * filter offsets: tensor_map0{c, w, h, n} offsets {s, r}. */
-void tci_print_bulk_copy(StrBuf *sb, const Stmt *s)
+void tci_print_bulk(StrBuf *sb, const Stmt *s)
 {
+    if (s->kind == STMT_BULK_WAIT) {
+        tci_strbuf_printf(sb, "bulk_wait_read(%d)", s->wait.pending);
+        return;
+    }
     const TensorMap *map = s->bulk.map;
-    tci_strbuf_printf(sb, "bulk_copy(&");
-    print_element(sb, s->bulk.dst, s->bulk.dst_index);
-    tci_strbuf_printf(sb, ", tensor_map%d", map->index);
+    bool store = s->kind == STMT_BULK_STORE;
+    tci_strbuf_printf(sb, store ? "bulk_store(tensor_map%d" : "bulk_copy(&", map->index);
+    if (!store) {
+        print_element(sb, s->bulk.dst, s->bulk.dst_index);
+        tci_strbuf_printf(sb, ", tensor_map%d", map->index);
+    }
     print_list(sb, map->enc.rank, s->bulk.coords);
+    if (store) {
+        tci_strbuf_printf(sb, ", &");
+        print_element(sb, s->bulk.dst, s->bulk.dst_index);
+    }
     if (map->enc.mode == TCC_TENSOR_MAP_IM2COL) {
         tci_strbuf_printf(sb, " offsets ");
         print_list(sb, map->enc.rank - 2, s->bulk.offsets);

@@ -162,6 +162,8 @@ typedef enum StmtKind {
     STMT_ASYNC_WAIT,   /* cp.async.wait_group: wait until at most `pending` groups are in flight */
     STMT_WGMMA_SYNC,   /* one step of wgmma's protocol (WgmmaSync) */
     STMT_BULK_COPY,    /* cp.async.bulk.tensor: a tile from global to shared memory (TensorMap) */
+    STMT_BULK_STORE,   /* cp.async.bulk.tensor: shared to global memory (bulk.dst: the source) */
+    STMT_BULK_WAIT,    /* cp.async.bulk.wait_group.read: the bulk stores have read their tiles */
     STMT_MBARRIER,     /* one operation on a shared-memory barrier (MbarrierOp) */
     STMT_SETMAXNREG,   /* setmaxnreg: a warpgroup's registers a thread raised or lowered */
 } StmtKind;
@@ -468,8 +470,17 @@ Stmt *tci_stmt_wgmma_sync(Arena *arena, WgmmaSync op, int pending);
 Stmt *tci_stmt_bulk_copy(Arena *arena, Buffer *dst, Expr *dst_index, const TensorMap *map,
                          Expr *const *coords, Expr *const *offsets, Buffer *barrier,
                          Expr *barrier_index);
+/* The tile at src[src_index] stored into the map's box at coords (STMT_BULK_STORE), closed
+ * into a bulk async-group of its own; STMT_BULK_WAIT (`wait`) waits until this thread's stores
+ * have read their shared tiles, but for the last `pending` groups. */
+Stmt *tci_stmt_bulk_store(Arena *arena, Buffer *src, Expr *src_index, const TensorMap *map,
+                          Expr *const *coords);
+Stmt *tci_stmt_bulk_wait(Arena *arena, int pending);
 Stmt *tci_stmt_mbarrier(Arena *arena, MbarrierOp op, Buffer *barrier, Expr *index, int64_t value,
                         Expr *parity);
+/* Thread (0, 0, 0) of the block, over the thread indices the function has: the one that
+ * issues bulk copies and stores and initializes barriers. */
+Expr *tci_first_thread(Arena *arena, const PrimFunc *func);
 /* Bytes one bulk copy of the map delivers. */
 int64_t tci_tensor_map_copy_bytes(const TensorMap *map);
 /* Registers a tensor map with the function (a parameter of its kernel); NULL when full. */
@@ -581,7 +592,8 @@ void tci_print_prim_func(StrBuf *sb, const PrimFunc *func);
 void tci_print_copy_async(StrBuf *sb, const Stmt *s);
 void tci_print_barrier(StrBuf *sb, const Stmt *s);
 void tci_print_setmaxnreg(StrBuf *sb, const Stmt *s);
-void tci_print_bulk_copy(StrBuf *sb, const Stmt *s);
+/* bulk_copy, bulk_store and bulk_wait_read statements. */
+void tci_print_bulk(StrBuf *sb, const Stmt *s);
 void tci_print_mbarrier(StrBuf *sb, const Stmt *s);
 /* "mbarrier.init", "mbarrier.expect_tx", "mbarrier.wait". */
 const char *tci_mbarrier_op_name(MbarrierOp op);

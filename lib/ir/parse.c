@@ -553,6 +553,10 @@ static Stmt *parse_stmt(Parser *p)
     }
     if (tci_parse_word_is(at, n, "bulk_copy"))
         return tci_parse_bulk_copy(p);
+    if (tci_parse_word_is(at, n, "bulk_store"))
+        return tci_parse_bulk_store(p);
+    if (tci_parse_word_is(at, n, "bulk_wait_read"))
+        return tci_parse_bulk_wait(p);
     for (int op = MBARRIER_INIT; op <= MBARRIER_ARRIVE; op++)
         if (tci_parse_word_is(at, n, tci_mbarrier_op_name((MbarrierOp)op)))
             return tci_parse_mbarrier(p, (MbarrierOp)op);

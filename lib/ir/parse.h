@@ -122,6 +122,8 @@ void tci_parse_element(Parser *p, const char *what, Buffer **buffer, Expr **inde
 void tci_parse_tensor_maps(Parser *p);
 /* After `bulk_copy` or an mbarrier operation's name. */
 Stmt *tci_parse_bulk_copy(Parser *p);
+Stmt *tci_parse_bulk_store(Parser *p);
+Stmt *tci_parse_bulk_wait(Parser *p);
 Stmt *tci_parse_mbarrier(Parser *p, MbarrierOp op);
 /* After `barrier.sync`, `setmaxnreg.inc` or `setmaxnreg.dec`. */
 Stmt *tci_parse_named_barrier(Parser *p, bool arrive);

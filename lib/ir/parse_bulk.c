@@ -160,6 +160,29 @@ Stmt *tci_parse_bulk_copy(Parser *p)
     return s;
 }
 
+/* `bulk_store(tensor_map2{n, m, g}, &Out.shared[0])` */
+Stmt *tci_parse_bulk_store(Parser *p)
+{
+    Buffer *src;
+    Expr *src_index, *coords[TCI_MAX_MAP_RANK];
+    tci_parse_expect(p, "(", "after 'bulk_store'");
+    const TensorMap *map = expect_map_name(p);
+    parse_list(p, "coordinates", map->enc.rank, coords);
+    tci_parse_expect(p, ",", "after the store's coordinates");
+    tci_parse_address(p, "the shared source", &src, &src_index);
+    tci_parse_expect(p, ")", "after the store");
+    return tci_stmt_bulk_store(p->arena, src, src_index, map, coords);
+}
+
+/* `bulk_wait_read(0)` */
+Stmt *tci_parse_bulk_wait(Parser *p)
+{
+    tci_parse_expect(p, "(", "after 'bulk_wait_read'");
+    int pending = (int)tci_parse_expect_count(p, "the store groups left pending", 0, 8);
+    tci_parse_expect(p, ")", "after the groups left pending");
+    return tci_stmt_bulk_wait(p->arena, pending);
+}
+
 /* `mbarrier.init(&full[0], 1)`, `mbarrier.wait(&full[k % 4], parity k / 4 % 2)`,
  * `mbarrier.arrive(&empty[k % 4], blocks 2)` */
 Stmt *tci_parse_mbarrier(Parser *p, MbarrierOp op)

@@ -616,7 +616,9 @@ void tci_print_stmt(StrBuf *sb, const Stmt *s, int indent)
         tci_print_copy_async(sb, s);
         break;
     case STMT_BULK_COPY:
-        tci_print_bulk_copy(sb, s);
+    case STMT_BULK_STORE:
+    case STMT_BULK_WAIT:
+        tci_print_bulk(sb, s);
         break;
     case STMT_MBARRIER:
         tci_print_mbarrier(sb, s);

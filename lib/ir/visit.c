@@ -121,6 +121,7 @@ static Stmt *rewrite_bulk_copy(Rewriter *rw, Stmt *s)
     Stmt *out = tci_stmt_bulk_copy(rw->arena, s->bulk.dst, dst, s->bulk.map, coords, offsets,
                                    s->bulk.barrier, barrier);
     out->bulk.multicast = s->bulk.multicast;
+    out->kind = s->kind; /* a store's fields are a copy's */
     return out;
 }
 
@@ -195,12 +196,14 @@ Stmt *tci_rewrite_stmt_children(Rewriter *rw, Stmt *s)
     case STMT_BARRIER:
     case STMT_ASYNC_COMMIT:
     case STMT_ASYNC_WAIT:
+    case STMT_BULK_WAIT:
     case STMT_WGMMA_SYNC:
     case STMT_SETMAXNREG:
         return s;
     case STMT_WMMA:
         return rewrite_wmma(rw, s);
     case STMT_BULK_COPY:
+    case STMT_BULK_STORE:
         return rewrite_bulk_copy(rw, s);
     case STMT_MBARRIER: {
         Expr *index = tci_rewrite_expr(rw, s->mbarrier.index);
@@ -353,6 +356,7 @@ void tci_visit_stmt(Visitor *v, const Stmt *s)
         visit_wmma(v, &s->wmma);
         return;
     case STMT_BULK_COPY:
+    case STMT_BULK_STORE:
         tci_visit_expr(v, s->bulk.dst_index);
         visit_list(v, s->bulk.map->enc.rank, s->bulk.coords);
         for (int d = 0; d < 3; d++)
@@ -371,6 +375,7 @@ void tci_visit_stmt(Visitor *v, const Stmt *s)
     case STMT_BARRIER:
     case STMT_ASYNC_COMMIT:
     case STMT_ASYNC_WAIT:
+    case STMT_BULK_WAIT:
     case STMT_WGMMA_SYNC:
     case STMT_SETMAXNREG:
         return;

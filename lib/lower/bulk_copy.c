@@ -7,6 +7,13 @@
  * takes one. The map becomes a parameter of the kernel; software_pipeline gives the copies
  * their barrier.
  *
+ * A global stage marked tcc_bulk_store copies its shared tile out the other way, one store a
+ * column block, from the block's first thread: after a barrier that orders the block's
+ * writes of the tile before the copy engine's reads (wgmma_sync puts the proxy fence before
+ * it), and with a wait before the tile is written again, so that the engine has read the
+ * last tile's stores by then. In a persistent grid that wait comes at the next tile's first
+ * step, long after; codegen waits for the stores before the kernel ends.
+ *
  * In a grid of thread-block clusters (tcc_cluster), a tiled copy whose coordinates do not
  * depend on the clustered block index fetches the same box in every block of a cluster: each
  * block then copies 1/C of it (a slice of its outermost dimension, whole swizzle periods) and
@@ -71,26 +78,38 @@ static int multicast_dim(const TensorMap *map, int blocks)
     return d > 0 && e->box[d] % blocks == 0 && slice % period == 0 ? d : -1;
 }
 
+/* The map of `st`'s copies or stores of the shared tile `b`, one a column block
+ * (*copies of them, *row elements wide). */
+static tcc_status tile_map(Lowering *lw, const Stage *st, const Buffer *b, TensorMap *encoded,
+                           int64_t *copies, int64_t *row)
+{
+    const tcc_tensor_map *spec = &st->map;
+    int64_t size = (int64_t)tcc_dtype_size(b->type);
+    *row = b->swizzle.block ? b->swizzle.block : b->shape[b->ndim - 1];
+    if (!b->swizzle.bits || !tci_buffer_is_dense(b) ||
+        (*row * size != 32 && *row * size != 64 && *row * size != 128))
+        return fail(lw, st,
+                    "the copy engine moves swizzled rows of 32, 64 or 128 bytes: lay the "
+                    "tile out with storage_swizzle or storage_swizzle_blocks");
+    if (!spec->tensor->buffer)
+        return fail(lw, st, "the map's tensor is not among the kernel's parameters");
+    *encoded = encoded_map(spec, b->type, *row);
+    *copies = spec->box[0] / *row;
+    if (spec->box[0] % *row || (spec->mode == TCC_TENSOR_MAP_IM2COL && *copies != 1) ||
+        *copies * tci_tensor_map_copy_bytes(encoded) != tci_buffer_bytes(b))
+        return fail(lw, st, "the map's box is not the stage's tile");
+    return TCC_OK;
+}
+
 tcc_status tci_build_bulk_copy(Lowering *lw, const Stage *st, Stmt **out)
 {
     Arena *a = lw->arena;
     const Tensor *t = st->tensor;
     const tcc_tensor_map *spec = &st->map;
     Buffer *b = t->buffer;
-    int64_t size = (int64_t)tcc_dtype_size(t->type);
-    int64_t row = b->swizzle.block ? b->swizzle.block : b->shape[b->ndim - 1];
-    if (!b->swizzle.bits || !tci_buffer_is_dense(b) ||
-        (row * size != 32 && row * size != 64 && row * size != 128))
-        return fail(lw, st,
-                    "the copy engine writes swizzled rows of 32, 64 or 128 bytes: lay the "
-                    "tile out with storage_swizzle or storage_swizzle_blocks");
-    if (!spec->tensor->buffer)
-        return fail(lw, st, "the map's tensor is not among the kernel's parameters");
-    TensorMap encoded = encoded_map(spec, t->type, row);
-    int64_t copies = spec->box[0] / row;
-    if (spec->box[0] % row || (spec->mode == TCC_TENSOR_MAP_IM2COL && copies != 1) ||
-        copies * tci_tensor_map_copy_bytes(&encoded) != tci_buffer_bytes(b))
-        return fail(lw, st, "the map's box is not the stage's tile");
+    TensorMap encoded;
+    int64_t copies, row;
+    TRY(tile_map(lw, st, b, &encoded, &copies, &row));
 
     /* The coordinates at the tile's start: each root axis of the stage at its region's min. */
     Var *roots[TCI_MAX_DIMS];
@@ -140,5 +159,73 @@ tcc_status tci_build_bulk_copy(Lowering *lw, const Stage *st, Stmt **out)
         s = tci_stmt_seq2(a, s, copy);
     }
     *out = s;
+    return TCC_OK;
+}
+
+bool tci_bulk_store_source(const Lowering *lw, const Stage *st)
+{
+    for (int i = 0; i < lw->func->nstage; i++) {
+        const Stage *store = lw->func->stages[i];
+        if (store->bulk_store_at && store->tensor->body->access.tensor == st->tensor)
+            return true;
+    }
+    return false;
+}
+
+/* Thread 0 of the block, which issues the stores. threadIdx.x, which the elements' threads
+ * (tensorize) run along, is named here before tensorize makes it. */
+static Expr *issuer(Lowering *lw)
+{
+    if (!lw->prim->thread_var[TCC_THREAD_X])
+        lw->prim->thread_var[TCC_THREAD_X] = tci_prim_func_new_var(lw->prim, "threadIdx.x");
+    return tci_first_thread(lw->arena, lw->prim);
+}
+
+Stmt *tci_bulk_store_wait(Lowering *lw)
+{
+    Arena *a = lw->arena;
+    return tci_stmt_seq2(a, tci_stmt_if(a, issuer(lw), tci_stmt_bulk_wait(a, 0), NULL),
+                         tci_stmt_barrier(a));
+}
+
+tcc_status tci_build_bulk_store(Lowering *lw, const Stage *st, int at, Stmt **out)
+{
+    Arena *a = lw->arena;
+    const Tensor *t = st->tensor;
+    Buffer *b = t->body->access.tensor->buffer;
+    if (!b || b->scope != TCC_SCOPE_SHARED)
+        return fail(lw, st, "the copy engine stores a tile from shared memory");
+    TensorMap encoded;
+    int64_t copies, row;
+    TRY(tile_map(lw, st, b, &encoded, &copies, &row));
+    const TensorMap *map = tci_prim_func_add_tensor_map(lw->prim, &encoded);
+    if (!map)
+        return tci_fail(lw->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory while lowering");
+    /* The coordinates at the tile's start: the stage's root axes at their values with the
+     * loops from `at` in at zero. */
+    Var *roots[TCI_MAX_DIMS], *inner[TCI_MAX_DIMS * 2];
+    Expr *values[TCI_MAX_DIMS], *zeros[TCI_MAX_DIMS * 2];
+    int ninner = 0;
+    for (int i = at; i < st->nleaf && ninner < TCI_MAX_DIMS * 2; i++, ninner++) {
+        inner[ninner] = st->leaf[i]->loop_var;
+        zeros[ninner] = tci_ir_int(a, 0);
+    }
+    for (int d = 0; d < t->ndim; d++) {
+        roots[d] = t->axis[d]->var;
+        values[d] =
+            tci_expr_substitute(a, tci_axis_value(lw, st, t->axis[d]), ninner, inner, zeros);
+    }
+    Expr *coords[TCI_MAX_MAP_RANK];
+    for (int d = 0; d < map->enc.rank; d++)
+        coords[d] = tci_expr_substitute(a, st->map.coords[d], t->ndim, roots, values);
+    Stmt *s = NULL;
+    Expr *first = coords[0];
+    for (int64_t j = 0; j < copies; j++) {
+        coords[0] = tci_ir_binary(a, EXPR_ADD, first, tci_ir_int(a, j * row));
+        s = tci_stmt_seq2(
+            a, s,
+            tci_stmt_bulk_store(a, b, tci_ir_int(a, j * (b->elements / copies)), map, coords));
+    }
+    *out = tci_stmt_seq2(a, tci_stmt_barrier(a), tci_stmt_if(a, issuer(lw), s, NULL));
     return TCC_OK;
 }

@@ -266,6 +266,9 @@ tcc_status tci_build_stage(Lowering *lw, const Stage *st, Stmt **out)
     tcc_status status = make_body(lw, st, &s, &init);
     int first_reduce = first_reduce_leaf(st);
     int tensorized = tensorized_leaf(st);
+    int stored = st->bulk_store_at ? tci_stage_leaf_index(st, st->bulk_store_at) : -1;
+    /* The tile a bulk store reads is written once the last stores have read it. */
+    Stmt *wait = tci_bulk_store_source(lw, st) ? tci_bulk_store_wait(lw) : NULL;
     /* When the intrinsic covers every reduction loop, its init goes right before it. */
     if (tensorized >= 0 && first_reduce > tensorized)
         first_reduce = tensorized;
@@ -275,10 +278,16 @@ tcc_status tci_build_stage(Lowering *lw, const Stage *st, Stmt **out)
             return tci_fail(lw->ctx, TCC_ERROR_SCHEDULE,
                             "a stage is computed at %s of %s, inside its tensorized loops",
                             leaf->var->name, st->tensor->name);
-        if (tensorized >= 0 && i > tensorized)
+        if ((tensorized >= 0 && i > tensorized) || (stored >= 0 && i > stored))
             continue;
-        if (i == tensorized && leaf->intrinsic == TCC_WGMMA_ELEMENTS) {
+        if (i == stored) {
+            status = tci_build_bulk_store(lw, st, i, &s);
+        } else if (i == tensorized && leaf->intrinsic == TCC_WGMMA_ELEMENTS) {
+            /* Right before the elements are written: in a persistent grid, at the next
+             * tile's end, long after the stores. */
             status = tci_tensorize_elements(lw, st, i, s, &s);
+            s = tci_stmt_seq2(lw->arena, wait, s);
+            wait = NULL;
         } else if (i == tensorized) {
             status = tci_tensorize_stage(lw, st, i, false, &s);
         } else {
@@ -291,7 +300,7 @@ tcc_status tci_build_stage(Lowering *lw, const Stage *st, Stmt **out)
             s = tci_stmt_seq2(lw->arena, init_nest, s);
         }
     }
-    *out = s;
+    *out = tci_stmt_seq2(lw->arena, wait, s);
     return status;
 }
 

@@ -595,58 +595,6 @@ tcc_status tcc_storage_swizzle_blocks(tcc_stage *stage)
     return status;
 }
 
-/* Why a tensor map cannot describe the tiles, or NULL. */
-static const char *tensor_map_problem(const tcc_stage *stage, const tcc_tensor_map *map)
-{
-    bool im2col = map->mode == TCC_TENSOR_MAP_IM2COL;
-    if (map->mode != TCC_TENSOR_MAP_TILED && !im2col)
-        return "its mode is neither tiled nor im2col";
-    if (!map->tensor || map->tensor->is_compute || map->tensor->func != stage->func)
-        return "its tensor must be a placeholder of this function";
-    if (map->rank < (im2col ? 3 : 1) || map->rank > TCC_TENSOR_MAP_MAX_RANK)
-        return im2col ? "an im2col map has 3 to 5 dimensions" : "a map has 1 to 5 dimensions";
-    for (int d = 0; d < map->rank; d++) {
-        if (!map->coords[d] || map->dims[d] < 1 || (d && map->strides[d] < 1))
-            return "every dimension needs a coordinate, an extent and a stride";
-        if (map->element_strides[d] < 0 || map->element_strides[d] > 8)
-            return "element strides are 1 to 8";
-    }
-    for (int d = 0; im2col && d < map->rank - 2; d++)
-        if (!map->offsets[d])
-            return "an im2col map needs a filter offset for every spatial dimension";
-    for (int d = 0; d < (im2col ? 2 : map->rank); d++)
-        if (map->box[d] < 1 || map->box[d] > (d == 1 && im2col ? 1024 : 256))
-            return "its box must have 1 to 256 elements a dimension (im2col: 1 to 1024 pixels)";
-    if (map->tensor->type != stage->tensor->type)
-        return "the tensor and the stage must have one element type";
-    return NULL;
-}
-
-tcc_status tcc_storage_bulk_copy(tcc_stage *stage, const tcc_tensor_map *map)
-{
-    if (!stage)
-        return TCC_ERROR_INVALID_ARGUMENT;
-    if (map) {
-        tcc_status status =
-            TCI_CHECK_SIZE(stage->func->ctx, "storage_bulk_copy", tcc_tensor_map, map);
-        if (status != TCC_OK)
-            return status;
-    }
-    const char *problem = NULL;
-    if (!map)
-        problem = "the tensor map is NULL";
-    else if (!stage->tensor->is_compute || stage->scope != TCC_SCOPE_SHARED)
-        problem = "only a computed shared stage can be filled by bulk copies";
-    else
-        problem = tensor_map_problem(stage, map);
-    if (problem)
-        return tci_fail(stage->func->ctx, TCC_ERROR_SCHEDULE, "storage_bulk_copy %s: %s",
-                        stage->tensor->name, problem);
-    stage->bulk_copy = true;
-    stage->map = *map;
-    return TCC_OK;
-}
-
 tcc_status tcc_tensorize(tcc_stage *stage, tcc_iter_var *axis, tcc_intrinsic intrinsic, int m,
                          int n, int k)
 {

@@ -96,9 +96,10 @@ struct tcc_stage {
     Relation *rel;
     /* tcc_storage_align, by dimension of the tensor: factor 0 leaves it dense. */
     int64_t align_factor[TCI_MAX_DIMS], align_offset[TCI_MAX_DIMS];
-    bool swizzle;        /* tcc_storage_swizzle */
-    bool swizzle_blocks; /* tcc_storage_swizzle_blocks */
-    bool bulk_copy;      /* tcc_storage_bulk_copy, with its map */
+    bool swizzle;           /* tcc_storage_swizzle */
+    bool swizzle_blocks;    /* tcc_storage_swizzle_blocks */
+    bool bulk_copy;         /* tcc_storage_bulk_copy, with its map */
+    IterVar *bulk_store_at; /* tcc_bulk_store: its loops from here in, with its map */
     tcc_tensor_map map;
 };
 
