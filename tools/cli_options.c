@@ -258,7 +258,8 @@ static const NamedValue copy_names[] = {{"threads", TCC_GEMM_COPY_THREADS},
 static const NamedValue producer_names[] = {{"none", TCC_GEMM_PRODUCER_NONE},
                                             {"warpgroup", TCC_GEMM_PRODUCER_WARPGROUP}};
 static const NamedValue store_names[] = {{"shared", TCC_GEMM_STORE_SHARED},
-                                         {"registers", TCC_GEMM_STORE_REGISTERS}};
+                                         {"registers", TCC_GEMM_STORE_REGISTERS},
+                                         {"bulk", TCC_GEMM_STORE_BULK}};
 static const NamedValue grid_names[] = {{"tiles", TCC_GEMM_GRID_TILES},
                                         {"persistent", TCC_GEMM_GRID_PERSISTENT}};
 static const NamedValue consumers_names[] = {{"cooperative", TCC_GEMM_CONSUMERS_COOPERATIVE},
@@ -453,12 +454,14 @@ static const CliOpt schedule_rows[] = {
            "none|warpgroup: bulk copies issued by a thread that also computes, or by a warpgroup "
            "of their own that gives its registers to the others (warp specialization, sm_90a)"),
     CUSTOM("--store", schedule.store, set_enum,
-           "shared|registers: accumulators staged through a C tile in shared memory, or stored "
-           "by each thread from its registers, the epilogue applied on the way (wgmma)"),
+           "shared|registers|bulk: accumulators staged through a C tile in shared memory, or "
+           "stored by each thread from its registers, the epilogue applied on the way (wgmma), "
+           "or so written into an output tile in shared memory that the bulk tensor copy "
+           "engine stores (bulk copies, NHWC or row-major outputs)"),
     CUSTOM("--grid", schedule.grid, set_enum,
            "tiles|persistent: a block a tile, or a block a multiprocessor running every "
            "--grid-blocks-th tile, its pipeline carried from tile to tile (bulk copies, "
-           "--store registers)"),
+           "--store registers or bulk)"),
     INT("--grid-blocks", schedule.grid_blocks, 1,
         "N: a persistent grid's blocks (default: the device's multiprocessors with --run, "
         "else the target's)"),

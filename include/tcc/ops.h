@@ -170,6 +170,12 @@ typedef enum tcc_gemm_store {
      * to the output, two adjacent columns at a time (tcc_tensorize with TCC_WGMMA_ELEMENTS):
      * no C tile, no barrier. wgmma, float32 accumulators and registers to spare. */
     TCC_GEMM_STORE_REGISTERS,
+    /* Each thread applies the epilogue to the accumulators it holds and writes them into an
+     * output tile in shared memory, beside the stages; the bulk tensor copy engine stores
+     * it (tcc_bulk_store), while the block goes on with its next tile in a persistent grid.
+     * As registers, plus bulk copies and an output the engine can address (rows along n:
+     * NHWC, a row-major matrix), no split-K. */
+    TCC_GEMM_STORE_BULK,
 } tcc_gemm_store;
 
 /* How the blocks cover the output's tiles. */

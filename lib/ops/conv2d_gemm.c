@@ -181,6 +181,28 @@ static bool b_tensor_map(tcc_func *f, tcc_expr *const *axes, const int64_t *tile
     return tci_gemm_dense_map(f, op->gemm.b_source, view, axes, tile, map);
 }
 
+/* An NHWC output is the product's rows m of groups x kg channels: a map of (n, g, m). */
+static bool out_tensor_map(tcc_func *f, tcc_expr *const *axes, const int64_t *tile,
+                           tcc_tensor_map *map, void *user)
+{
+    (void)f;
+    const ConvOp *op = user;
+    int64_t size = (int64_t)tcc_dtype_size(op->d.output_type);
+    if (op->d.layout != TCC_LAYOUT_NHWC || op->kg * size % 16 != 0)
+        return false; /* the copy engine's strides are multiples of 16 bytes */
+    if (!map)
+        return true;
+    *map = (tcc_tensor_map){.size = sizeof *map,
+                            .mode = TCC_TENSOR_MAP_TILED,
+                            .tensor = op->gemm.output,
+                            .rank = 3,
+                            .dims = {op->kg, op->d.groups, op->gemm.m},
+                            .strides = {0, op->kg, op->d.groups * op->kg},
+                            .box = {tile[2], 1, tile[1]},
+                            .coords = {axes[2], axes[0], axes[1]}};
+    return true;
+}
+
 static void output_index(tcc_func *f, tcc_expr *g, tcc_expr *m, tcc_expr *n, tcc_expr **index,
                          void *user)
 {
@@ -306,6 +328,7 @@ tcc_status tci_conv2d_gemm(tcc_func *f, const void *desc, GemmOperator **out)
                         .output_index = output_index,
                         .a_tensor_map = a_tensor_map,
                         .b_tensor_map = b_tensor_map,
+                        .out_tensor_map = out_tensor_map,
                         .output_contiguous_in_m = d->layout == TCC_LAYOUT_NCHW,
                         .bias_per_group = true,
                         /* KRSC and KCRS filters run along k; the blocked one along n. */

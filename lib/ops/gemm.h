@@ -61,6 +61,10 @@ typedef struct GemmOperator {
                          tcc_tensor_map *map, void *op);
     bool (*b_tensor_map)(tcc_func *f, tcc_expr *const *axes, const int64_t *tile,
                          tcc_tensor_map *map, void *op);
+    /* The tensor map of the output's tiles (the schedule's store = bulk), as above along
+     * Out's axes (g, m, n); false where the output's rows do not run along n. */
+    bool (*out_tensor_map)(tcc_func *f, tcc_expr *const *axes, const int64_t *tile,
+                           tcc_tensor_map *map, void *op);
     bool bias_per_group; /* the bias has groups * n values (a convolution's
                             channels), else n shared by every group (a batch) */
     /* How tcc_kernel_param names the caller's operands and output and their layouts

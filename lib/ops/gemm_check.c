@@ -157,19 +157,25 @@ tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, 
         return tci_fail(ctx, TCC_ERROR_SCHEDULE,
                         "schedule: a producer warpgroup needs bulk copies (sm_90a) and the "
                         "block's warpgroups in one row or column, with room for one more");
-    if ((int)s->store < TCC_GEMM_STORE_SHARED || s->store > TCC_GEMM_STORE_REGISTERS)
+    if ((int)s->store < TCC_GEMM_STORE_SHARED || s->store > TCC_GEMM_STORE_BULK)
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: unknown store %d",
                         (int)s->store);
     if (s->store == TCC_GEMM_STORE_REGISTERS && !tci_gemm_registers_possible(op, s))
         return tci_fail(ctx, TCC_ERROR_SCHEDULE,
                         "schedule: storing from registers needs wgmma, 32-bit accumulators and "
                         "32 registers a thread to spare beside them");
+    if (s->store == TCC_GEMM_STORE_BULK && !tci_gemm_bulk_store_possible(op, s))
+        return tci_fail(ctx, TCC_ERROR_SCHEDULE,
+                        "schedule: storing by the copy engine needs what storing from registers "
+                        "needs, bulk copies, cooperative consumers, no split-K, and an output "
+                        "whose rows run along n (NHWC, a row-major matrix) in multiples of 16 "
+                        "bytes, the block's in multiples of 128");
     if ((int)s->grid < TCC_GEMM_GRID_TILES || s->grid > TCC_GEMM_GRID_PERSISTENT)
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: unknown grid %d", (int)s->grid);
     if (s->grid == TCC_GEMM_GRID_PERSISTENT && !tci_gemm_persistent_possible(s))
         return tci_fail(ctx, TCC_ERROR_SCHEDULE,
                         "schedule: a persistent grid needs bulk copies (sm_90a) and the epilogue "
-                        "from registers (store registers)");
+                        "from registers (store registers or bulk)");
     if (s->grid == TCC_GEMM_GRID_PERSISTENT &&
         (s->grid_blocks < 1 || s->grid_blocks > tci_device_limits.grid_dim[0]))
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,

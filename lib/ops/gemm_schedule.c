@@ -14,7 +14,8 @@
  * element-wise work come after the tensor cores without constraining them. With wgmma it may
  * instead read the accumulators where they are (store = registers): C is inlined, and Out,
  * split like the warpgroups' tiles, is tensorized into each thread's loop over the elements
- * it holds.
+ * it holds; or (store = bulk) Out's cache in shared memory is, and the copy engine stores
+ * that tile into the output.
  */
 #include "ops/gemm_tiles.h"
 
@@ -111,16 +112,14 @@ static tcc_status schedule_c(tcc_func *f, const Gemm *gemm, Tiles t, tcc_iter_va
     return TCC_OK;
 }
 
-/* Out from registers: the block's warpgroups over its tile as its accumulators lie, each
- * thread applying the epilogue to the elements it holds (TCC_WGMMA_ELEMENTS). Returns the
- * warpgroup axis, where its accumulator is computed. */
-static tcc_status schedule_out_from_registers(tcc_func *f, const Gemm *gemm,
-                                              const tcc_gemm_schedule *s, Tiles t,
-                                              tcc_iter_var **warp_axis)
+/* A block's tile (`stored`, rows mi and columns ni) from registers: the block's warpgroups
+ * over it as its accumulators lie, each thread applying the epilogue to the elements it holds
+ * (TCC_WGMMA_ELEMENTS). Returns the warpgroup axis, where its accumulator is computed. */
+static tcc_status split_as_accumulators(tcc_func *f, tcc_tensor *stored, tcc_iter_var *mi,
+                                        tcc_iter_var *ni, Tiles t, tcc_iter_var **warp_axis)
 {
-    tcc_stage *so = tcc_stage_of(f, gemm->out);
-    tcc_iter_var *mi, *ni, *block_axis, *wy, *mr, *wz, *nr, *tm, *tmi, *tn, *tni;
-    TRY(split_into_blocks(f, gemm, s, t, &mi, &ni, &block_axis));
+    tcc_stage *so = tcc_stage_of(f, stored);
+    tcc_iter_var *wy, *mr, *wz, *nr, *tm, *tmi, *tn, *tni;
     TRY(tcc_split_nparts(so, mi, t.warps_m, &wy, &mr));
     TRY(tcc_split_nparts(so, ni, t.warps_n, &wz, &nr));
     TRY(tcc_split(so, mr, t.mm, &tm, &tmi));
@@ -135,6 +134,34 @@ static tcc_status schedule_out_from_registers(tcc_func *f, const Gemm *gemm,
     TRY(tcc_unroll(so, tn));
     *warp_axis = wz;
     return TCC_OK;
+}
+
+/* Out from registers: stored by each thread (store = registers), or written into an output
+ * tile in shared memory (`staged`, Out's cache) that the copy engine stores (store = bulk).
+ * Returns the warpgroup axis, where its accumulator is computed. */
+static tcc_status schedule_out_from_registers(tcc_func *f, const GemmOperator *op, const Gemm *gemm,
+                                              const tcc_gemm_schedule *s, Tiles t,
+                                              tcc_tensor *staged, tcc_iter_var **warp_axis)
+{
+    tcc_iter_var *mi, *ni, *block_axis;
+    TRY(split_into_blocks(f, gemm, s, t, &mi, &ni, &block_axis));
+    if (!staged)
+        return split_as_accumulators(f, gemm->out, mi, ni, t, warp_axis);
+    tcc_stage *so = tcc_stage_of(f, gemm->out);
+    tcc_expr *axes[3];
+    for (int i = 0; i < 3; i++)
+        axes[i] = tcc_axis(f, tcc_tensor_axis(gemm->out, i));
+    const int64_t tile[3] = {1, t.bm, t.bn};
+    tcc_tensor_map map;
+    if (!op->out_tensor_map || !op->out_tensor_map(f, axes, tile, &map, op->op))
+        return tci_fail(f->ctx, TCC_ERROR_SCHEDULE,
+                        "schedule: the copy engine cannot store the tiles of %s",
+                        tcc_tensor_name(gemm->out));
+    TRY(tcc_bulk_store(so, mi, &map));
+    TRY(tcc_compute_at(tcc_stage_of(f, staged), so, block_axis));
+    TRY(tcc_storage_swizzle_blocks(tcc_stage_of(f, staged)));
+    return split_as_accumulators(f, staged, tcc_tensor_axis(staged, 1), tcc_tensor_axis(staged, 2),
+                                 t, warp_axis);
 }
 
 /* The warp's accumulator, computed at `warp_axis` of `parent` (C, or Out from registers), and
@@ -260,23 +287,25 @@ tcc_status tci_gemm_schedule_apply(tcc_func *f, const GemmOperator *op, const Ge
     bool fragments = t.intrinsic != TCC_GEMM_WGMMA;
     tcc_tensor *af = fragments ? tcc_cache_read(f, as, TCC_SCOPE_WMMA_MATRIX_A, 1, &c) : NULL;
     tcc_tensor *bf = fragments ? tcc_cache_read(f, bs, TCC_SCOPE_WMMA_MATRIX_B, 1, &c) : NULL;
-    bool from_registers = s->store == TCC_GEMM_STORE_REGISTERS;
+    bool bulk_store = s->store == TCC_GEMM_STORE_BULK;
+    bool from_registers = s->store == TCC_GEMM_STORE_REGISTERS || bulk_store;
+    tcc_tensor *staged = bulk_store ? tcc_cache_write(f, gemm->out, TCC_SCOPE_SHARED) : NULL;
     if (!from_registers)
         TRY(tcc_set_scope(tcc_stage_of(f, c), TCC_SCOPE_SHARED));
     tcc_tensor *acc = tcc_cache_write(f, c, TCC_SCOPE_WMMA_ACCUMULATOR);
-    if (!as || !bs || (fragments && (!af || !bf)) || !acc)
+    if (!as || !bs || (fragments && (!af || !bf)) || !acc || (bulk_store && !staged))
         return tci_func_status(f);
 
     tcc_iter_var *block_axis, *warp_axis, *step, *group;
     if (from_registers) {
         /* Out reads the accumulator itself. */
         TRY(tcc_compute_inline(tcc_stage_of(f, c)));
-        TRY(schedule_out_from_registers(f, gemm, s, t, &warp_axis));
+        TRY(schedule_out_from_registers(f, op, gemm, s, t, staged, &warp_axis));
     } else {
         TRY(schedule_out(f, op, gemm, s, t, &block_axis));
         TRY(schedule_c(f, gemm, t, block_axis, &warp_axis));
     }
-    tcc_stage *parent = tcc_stage_of(f, from_registers ? gemm->out : c);
+    tcc_stage *parent = tcc_stage_of(f, staged ? staged : from_registers ? gemm->out : c);
     TRY(schedule_accumulator(f, acc, parent, s, t, warp_axis, &step, &group));
     tcc_stage *sf = tcc_stage_of(f, acc);
     TRY(tcc_compute_at(tcc_stage_of(f, as), sf, step));

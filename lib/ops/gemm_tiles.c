@@ -66,7 +66,8 @@ bool tci_gemm_operands_swizzle(const GemmOperator *op, const tcc_gemm_schedule *
     return tci_swizzle_takes_rows(*a) && tci_swizzle_takes_rows(*b);
 }
 
-/* C takes the bytes of A's and B's stages once the reduction is over (plan_shared). */
+/* C takes the bytes of A's and B's stages once the reduction is over (plan_shared); the bulk
+ * store's output tile does not. */
 int64_t tci_gemm_shared_bytes(const GemmOperator *op, Tiles t, const tcc_gemm_schedule *s)
 {
     tcc_dtype in = op->input_type;
@@ -74,11 +75,13 @@ int64_t tci_gemm_shared_bytes(const GemmOperator *op, Tiles t, const tcc_gemm_sc
                                 : tile_bytes(t.bm, t.bk, in, s, false);
     int64_t b = op->b_col_major ? tile_bytes(t.bn, t.bk, in, s, false)
                                 : tile_bytes(t.bk, t.bn, in, s, false);
-    int64_t c = s->store == TCC_GEMM_STORE_REGISTERS
-                    ? 0
-                    : tile_bytes(t.bm, t.bn, op->accumulate_type, s, true);
+    bool c_tile = s->store != TCC_GEMM_STORE_REGISTERS && s->store != TCC_GEMM_STORE_BULK;
+    int64_t c = c_tile ? tile_bytes(t.bm, t.bn, op->accumulate_type, s, true) : 0;
     int64_t stages = s->stages * (a + b);
     int64_t tiles = stages > c ? stages : c;
+    /* The copy engine's output tile lives beside the stages, for the whole run. */
+    if (s->store == TCC_GEMM_STORE_BULK)
+        tiles += t.bm * t.bn * (int64_t)tcc_dtype_size(op->output_type);
     /* Bulk copies: two mbarriers of 8 bytes a stage, in two buffers that nothing shares. */
     if (s->copy == TCC_GEMM_COPY_BULK)
         tiles += 2 * ((s->stages * 8 + 127) / 128 * 128);

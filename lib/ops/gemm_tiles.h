@@ -45,6 +45,8 @@ bool tci_gemm_producer_possible(tcc_arch arch, const tcc_gemm_schedule *s);
 bool tci_gemm_wgmma_tiles_possible(const GemmOperator *op, const tcc_gemm_schedule *s);
 bool tci_gemm_pingpong_possible(const tcc_gemm_schedule *s);
 bool tci_gemm_registers_possible(const GemmOperator *op, const tcc_gemm_schedule *s);
+/* Whether the copy engine can store the block's output tile (store = bulk). */
+bool tci_gemm_bulk_store_possible(const GemmOperator *op, const tcc_gemm_schedule *s);
 bool tci_gemm_persistent_possible(const tcc_gemm_schedule *s);
 bool tci_gemm_cluster_possible(const GemmOperator *op, tcc_arch arch, const tcc_gemm_schedule *s,
                                int blocks);

@@ -132,6 +132,13 @@ static bool b_tensor_map(tcc_func *f, tcc_expr *const *axes, const int64_t *tile
     return tci_gemm_dense_map(f, t, t->shape, axes, tile, map);
 }
 
+static bool out_tensor_map(tcc_func *f, tcc_expr *const *axes, const int64_t *tile,
+                           tcc_tensor_map *map, void *user)
+{
+    tcc_tensor *t = ((const MatmulOp *)user)->gemm.output;
+    return tci_gemm_dense_map(f, t, t->shape, axes, tile, map);
+}
+
 static void output_index(tcc_func *f, tcc_expr *g, tcc_expr *m, tcc_expr *n, tcc_expr **index,
                          void *user)
 {
@@ -163,6 +170,7 @@ tcc_status tci_matmul_gemm(tcc_func *f, const void *desc, GemmOperator **out)
                         .output_index = output_index,
                         .a_tensor_map = a_tensor_map,
                         .b_tensor_map = b_tensor_map,
+                        .out_tensor_map = out_tensor_map,
                         .a_col_major = d->a_col_major,
                         .b_col_major = d->b_col_major,
                         .a_name = "A",

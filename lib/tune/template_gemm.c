@@ -147,9 +147,9 @@ static GemmKnobs define_knobs(Knobs *k, const tcc_workload *w, tcc_arch arch)
         g.producer = knob(
             k, "producer",
             VALUES(TCC_GEMM_PRODUCER_AUTO, TCC_GEMM_PRODUCER_NONE, TCC_GEMM_PRODUCER_WARPGROUP));
-        g.store =
-            knob(k, "store",
-                 VALUES(TCC_GEMM_STORE_AUTO, TCC_GEMM_STORE_SHARED, TCC_GEMM_STORE_REGISTERS));
+        g.store = knob(k, "store",
+                       VALUES(TCC_GEMM_STORE_AUTO, TCC_GEMM_STORE_SHARED, TCC_GEMM_STORE_REGISTERS,
+                              TCC_GEMM_STORE_BULK));
         g.grid = knob(k, "grid",
                       VALUES(TCC_GEMM_GRID_AUTO, TCC_GEMM_GRID_TILES, TCC_GEMM_GRID_PERSISTENT));
         g.cluster = knob(k, "cluster", VALUES(0, 1, 2));

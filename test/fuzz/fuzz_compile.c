@@ -126,7 +126,7 @@ static tcc_gemm_schedule fuzz_schedule(FuzzBytes *in)
     s.wgmma_steps = fuzz_knob(in, 2);
     s.copy = (tcc_gemm_copy)fuzz_enum(in, TCC_GEMM_COPY_BULK + 1);
     s.producer = (tcc_gemm_producer)fuzz_enum(in, TCC_GEMM_PRODUCER_WARPGROUP + 1);
-    s.store = (tcc_gemm_store)fuzz_enum(in, TCC_GEMM_STORE_REGISTERS + 1);
+    s.store = (tcc_gemm_store)fuzz_enum(in, TCC_GEMM_STORE_BULK + 1);
     s.grid = (tcc_gemm_grid)fuzz_enum(in, TCC_GEMM_GRID_PERSISTENT + 1);
     s.grid_blocks = fuzz_knob(in, 8);
     s.cluster = fuzz_knob(in, 4);
