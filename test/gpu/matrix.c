@@ -298,15 +298,26 @@ static bool is_wgmma_shape(const tcc_gemm_schedule *s)
     return s->mma_m == 64;
 }
 
-/* Where the copies may be bulk and the accumulators go out from registers, half the time a
- * persistent grid, mostly of 1 to 3 blocks so that each runs several tiles (refused, and drawn
- * again, where the copies are not bulk). */
+/* Where the copies may be bulk and the accumulators go out from registers (or through the copy
+ * engine), half the time a persistent grid, mostly of 1 to 3 blocks so that each runs several
+ * tiles (refused, and drawn again, where the copies are not bulk). */
 static void draw_grid(Rng *r, tcc_gemm_schedule *s)
 {
-    if (s->copy != TCC_GEMM_COPY_AUTO || s->store != TCC_GEMM_STORE_REGISTERS || chance(r, 0.5))
+    bool from_registers = s->store == TCC_GEMM_STORE_REGISTERS || s->store == TCC_GEMM_STORE_BULK;
+    if (s->copy != TCC_GEMM_COPY_AUTO || !from_registers || chance(r, 0.5))
         return;
     s->grid = TCC_GEMM_GRID_PERSISTENT;
     s->grid_blocks = chance(r, 0.25) ? 0 : (int)uniform(r, 1, 3);
+}
+
+/* The epilogue from registers half the time, a third of those through the copy engine
+ * (refused, and drawn again, for accumulators that are not float32, too few registers, an
+ * output the engine cannot address or copies that are not bulk). */
+static tcc_gemm_store draw_store(Rng *r)
+{
+    if (chance(r, 0.5))
+        return TCC_GEMM_STORE_AUTO;
+    return chance(r, 1.0 / 3) ? TCC_GEMM_STORE_BULK : TCC_GEMM_STORE_REGISTERS;
 }
 
 /* wgmma's knobs: one MMA tile a warpgroup, steps of rows of at most 128 bytes (1, 2 or 4
@@ -324,9 +335,7 @@ static void draw_wgmma_knobs(Rng *r, tcc_gemm_schedule *s)
      * they are not). */
     bool bulk = s->copy == TCC_GEMM_COPY_AUTO;
     s->producer = bulk && chance(r, 0.5) ? TCC_GEMM_PRODUCER_WARPGROUP : TCC_GEMM_PRODUCER_AUTO;
-    /* The epilogue from registers half the time (refused, and drawn again, for accumulators
-     * that are not float32 or leave too few registers). */
-    s->store = chance(r, 0.5) ? TCC_GEMM_STORE_REGISTERS : TCC_GEMM_STORE_AUTO;
+    s->store = draw_store(r);
     draw_grid(r, s);
 }
 
@@ -442,8 +451,7 @@ static void shape_for_bulk_copies(Rng *r, Config *c)
         c->schedule = (tcc_gemm_schedule){.size = sizeof(tcc_gemm_schedule),
                                           .producer = TCC_GEMM_PRODUCER_WARPGROUP};
         /* Storing from registers needs wgmma's float32 accumulators (redrawn where not). */
-        if (chance(r, 0.5))
-            c->schedule.store = TCC_GEMM_STORE_REGISTERS;
+        c->schedule.store = draw_store(r);
         draw_grid(r, &c->schedule);
         /* Half of the persistent ones ping-pong, a consumer's tile one or two m64 tiles. */
         if (c->schedule.grid == TCC_GEMM_GRID_PERSISTENT && chance(r, 0.5)) {
@@ -546,8 +554,8 @@ static void put_schedule(Text *t, const Config *c)
     put(t, " mma%dx%dx%d", s->mma_m, s->mma_n, s->mma_k);
     if (s->producer == TCC_GEMM_PRODUCER_WARPGROUP)
         put(t, " producer=warpgroup");
-    if (s->store == TCC_GEMM_STORE_REGISTERS)
-        put(t, " store=registers");
+    if (s->store == TCC_GEMM_STORE_REGISTERS || s->store == TCC_GEMM_STORE_BULK)
+        put(t, s->store == TCC_GEMM_STORE_BULK ? " store=bulk" : " store=registers");
     if (s->grid == TCC_GEMM_GRID_PERSISTENT)
         put(t, " grid=persistent:%d", s->grid_blocks);
     if (s->cluster > 1)

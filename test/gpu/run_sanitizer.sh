@@ -1,7 +1,8 @@
 #!/bin/sh
 # GPU test: compute-sanitizer's racecheck, memcheck, synccheck and initcheck on the seed layer with the
 # default schedule (on sm_90a a persistent grid; also with a producer warpgroup, a block a
-# tile storing from registers, and clusters of two blocks sharing B's tiles) and
+# tile storing from registers, clusters of two blocks sharing B's tiles, and a float16 output
+# stored by the copy engine) and
 # on a run of the randomized matrix, which draws the schedule's knobs. Passes when every tool
 # reports no error, and ends with each tool's summary (its runs, and those with errors).
 # Without a driver it prints "SKIP: no GPU" and exits 77.
@@ -70,6 +71,7 @@ for tool in $sanitizers; do
         seed_layer "$tool" producer --layout nhwc --producer warpgroup
         seed_layer "$tool" registers --layout nhwc --store registers --grid tiles
         seed_layer "$tool" cluster --layout nhwc --cluster 2
+        seed_layer "$tool" bulk-store --layout nhwc --out f16
     fi
     echo "== $tool: $count matrix configurations, seed $seed"
     if compute-sanitizer --tool "$tool" --error-exitcode 3 "$tools/tcc-matrix" --seed "$seed" \
