@@ -10,9 +10,9 @@
  * A global stage marked tcc_bulk_store copies its shared tile out the other way, one store a
  * column block, from the block's first thread: after a barrier that orders the block's
  * writes of the tile before the copy engine's reads (wgmma_sync puts the proxy fence before
- * it), and with a wait before the tile is written again, so that the engine has read the
- * last tile's stores by then. In a persistent grid that wait comes at the next tile's first
- * step, long after; codegen waits for the stores before the kernel ends.
+ * it), and with a wait right before the tile is written again, so that the engine has read
+ * the last tile's stores by then (in a persistent grid, a whole tile later); codegen waits for
+ * the stores before the kernel ends.
  *
  * In a grid of thread-block clusters (tcc_cluster), a tiled copy whose coordinates do not
  * depend on the clustered block index fetches the same box in every block of a cluster: each
