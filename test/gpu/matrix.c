@@ -450,8 +450,12 @@ static void shape_for_bulk_copies(Rng *r, Config *c)
         c->scheduled = true;
         c->schedule = (tcc_gemm_schedule){.size = sizeof(tcc_gemm_schedule),
                                           .producer = TCC_GEMM_PRODUCER_WARPGROUP};
-        /* Storing from registers needs wgmma's float32 accumulators (redrawn where not). */
-        c->schedule.store = draw_store(r);
+        /* Storing from registers needs wgmma's float32 accumulators (redrawn where not); a
+         * third of these through the copy engine, whose tiles run past the output's edges. */
+        c->schedule.store = chance(r, 1.0 / 3) ? TCC_GEMM_STORE_BULK : draw_store(r);
+        /* ...which addresses rows of a multiple of 16 bytes: channels a multiple of 8. */
+        if (c->schedule.store == TCC_GEMM_STORE_BULK && !c->matmul)
+            c->conv.out_channels = (c->conv.out_channels + 7) / 8 * 8;
         draw_grid(r, &c->schedule);
         /* Half of the persistent ones ping-pong, a consumer's tile one or two m64 tiles. */
         if (c->schedule.grid == TCC_GEMM_GRID_PERSISTENT && chance(r, 0.5)) {
