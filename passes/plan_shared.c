@@ -96,6 +96,7 @@ static void touch_exprs(Planner *p, const Stmt *s)
         touch(p, s->copy.dst);
         break;
     case STMT_BULK_COPY:
+    case STMT_BULK_STORE: /* a store's `dst` is the tile it reads */
         tci_visit_stmt(&v, s);
         touch(p, s->bulk.dst);
         if (s->bulk.barrier)

@@ -115,6 +115,8 @@ static void leaf_accesses(const Stmt *s, Accesses *acc)
         add_write(acc, s->copy.dst);
     } else if (s->kind == STMT_BULK_COPY) {
         add_write(acc, s->bulk.dst);
+    } else if (s->kind == STMT_BULK_STORE) {
+        add_read(acc, s->bulk.dst); /* the tile it stores */
     }
     if (s->kind == STMT_WMMA && tci_wmma_operands_in_memory(&s->wmma)) {
         add_read(acc, s->wmma.a);
