@@ -427,18 +427,15 @@ bool tci_gemm_registers_possible(const GemmOperator *op, const tcc_gemm_schedule
     return wgmma_accumulator_registers(op, s) + STORE_REGISTERS_SPARE <= per_thread;
 }
 
-/* The bytes of a row of the tile the copy engine stores: each store is a column block of them
- * (TCI_SWIZZLE_BLOCK_BYTES). */
-enum { BULK_STORE_ROW_BYTES = 128, BULK_STORE_MAX_ROWS = 256 };
-
 bool tci_gemm_bulk_store_possible(const GemmOperator *op, const tcc_gemm_schedule *s)
 {
     Tiles t = tci_gemm_tiles(s);
     int64_t tile[3] = {1, t.bm, t.bn};
-    /* Its barriers are the block's consumers': ping-pong's take their tiles apart. */
+    /* Its barriers are the block's consumers': ping-pong's take their tiles apart. Each store
+     * is a box of the tile's rows by a column block of its 128-byte lines. */
     return tci_gemm_registers_possible(op, s) && s->copy == TCC_GEMM_COPY_BULK && s->split_k <= 1 &&
-           s->consumers != TCC_GEMM_CONSUMERS_PINGPONG && t.bm <= BULK_STORE_MAX_ROWS &&
-           t.bn * (int64_t)tcc_dtype_size(op->output_type) % BULK_STORE_ROW_BYTES == 0 &&
+           s->consumers != TCC_GEMM_CONSUMERS_PINGPONG && t.bm <= TCI_MAP_MAX_BOX &&
+           t.bn * (int64_t)tcc_dtype_size(op->output_type) % TCI_SWIZZLE_BLOCK_BYTES == 0 &&
            op->out_tensor_map && op->out_tensor_map(NULL, NULL, tile, NULL, op->op);
 }
 
