@@ -150,10 +150,10 @@ typedef struct TuneSeenKernel {
     tcc_measure_result result;
 } TuneSeenKernel;
 
-/* A trial of the batch: the config whose result it copies (-1: none), the trial of this batch
- * it copies (-1: none), its kernel's identity (0: none built). */
+/* A trial of the batch: its config, the config whose result it copies (-1: none), the trial of
+ * this batch it copies (-1: none), its kernel's identity (0: none built). */
 typedef struct TuneSeenTrial {
-    int64_t same_as;
+    int64_t index, same_as;
     int same_slot;
     uint64_t identity;
 } TuneSeenTrial;
@@ -175,7 +175,8 @@ bool tune_seen_copies(TuneSeen *seen, int slot, int64_t index, uint64_t identity
                       tcc_measure_result *results);
 /* Every trial of the batch done: the kernels it measured keep their results (where the
  * result is the kernel's own: it ran, right or wrong, or the driver refused it), and the
- * trials that copy one of them get it. */
+ * trials that copy one of them get it. Of a kernel's trials in the batch, the first is named
+ * the measured one, whichever build ended first. */
 void tune_seen_end_batch(TuneSeen *seen, tcc_measure_result *results);
 /* Trial `slot` of the last batch: the config whose result it copies, or -1. */
 int64_t tune_seen_same_as(const TuneSeen *seen, int slot);

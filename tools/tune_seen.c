@@ -100,6 +100,7 @@ bool tune_seen_copies(TuneSeen *seen, int slot, int64_t index, uint64_t identity
                       tcc_measure_result *results)
 {
     TuneSeenTrial *trial = &seen->trials[slot];
+    trial->index = index;
     trial->identity = identity;
     bool claimed = false;
     TuneSeenKernel *k = identity ? claim(seen, identity, index, seen->batch, slot, &claimed) : NULL;
@@ -111,6 +112,31 @@ bool tune_seen_copies(TuneSeen *seen, int slot, int64_t index, uint64_t identity
     else
         trial->same_slot = k->slot;
     return true;
+}
+
+/* The builders end in any order, and the first of a kernel's trials to be built claims it. Its
+ * results now shared, the kernel's first trial in the batch is named the measured one (its
+ * config the one later trials copy), so that what is recorded does not depend on that race. */
+static void name_first_trials(TuneSeen *seen)
+{
+    for (int slot = 0; slot < seen->trial_count; slot++) {
+        TuneSeenTrial *first = &seen->trials[slot];
+        int claimant = first->same_slot;
+        TuneSeenKernel *k = claimant > slot ? find(seen, first->identity) : NULL;
+        if (!k || k->slot != claimant)
+            continue;
+        k->slot = slot;
+        k->index = first->index;
+        for (int other = slot + 1; other < seen->trial_count; other++) {
+            TuneSeenTrial *trial = &seen->trials[other];
+            if (other == claimant || trial->same_slot == claimant) {
+                trial->same_slot = slot;
+                trial->same_as = first->index;
+            }
+        }
+        first->same_slot = -1;
+        first->same_as = -1;
+    }
 }
 
 void tune_seen_end_batch(TuneSeen *seen, tcc_measure_result *results)
@@ -128,6 +154,7 @@ void tune_seen_end_batch(TuneSeen *seen, tcc_measure_result *results)
     for (int slot = 0; slot < seen->trial_count; slot++)
         if (seen->trials[slot].same_slot >= 0)
             copy_result(&results[slot], &results[seen->trials[slot].same_slot]);
+    name_first_trials(seen);
 }
 
 int64_t tune_seen_same_as(const TuneSeen *seen, int slot)

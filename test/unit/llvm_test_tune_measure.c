@@ -205,6 +205,33 @@ START_TEST(test_same_kernel_measured_once)
 }
 END_TEST
 
+/* Builders end in any order: where a kernel's later trial is built first and claims it, the
+ * batch's end still names its first trial the measured one, and both hold that result. */
+START_TEST(test_first_trial_named_measured)
+{
+    TuneSeen seen = {0};
+    tcc_measure_result results[3] = {{.error = TCC_MEASURE_UNKNOWN_ERROR}};
+    ck_assert(tune_seen_start_batch(&seen, 3));
+    ck_assert(!tune_seen_copies(&seen, 2, 72, 0x5eed, results)); /* built first: claims */
+    ck_assert(tune_seen_copies(&seen, 0, 70, 0x5eed, results));
+    ck_assert(!tune_seen_copies(&seen, 1, 71, 0x0dd, results));
+    results[2] = (tcc_measure_result){.error = TCC_MEASURE_OK, .ncost = 1, .costs = {2e-3}};
+    results[1] = (tcc_measure_result){.error = TCC_MEASURE_OK, .ncost = 1, .costs = {5e-3}};
+    tune_seen_end_batch(&seen, results);
+    int64_t expected[] = {-1, -1, 70};
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(tune_seen_same_as(&seen, i), expected[i]);
+    ck_assert_int_eq(results[0].error, TCC_MEASURE_OK);
+    ck_assert(results[0].costs[0] == 2e-3);
+    /* The next batch's trial of that kernel copies the config named, 70. */
+    ck_assert(tune_seen_start_batch(&seen, 1));
+    ck_assert(tune_seen_copies(&seen, 0, 73, 0x5eed, results));
+    ck_assert_int_eq(tune_seen_same_as(&seen, 0), 70);
+    ck_assert(results[0].costs[0] == 2e-3);
+    tune_seen_free(&seen);
+}
+END_TEST
+
 /* A runner that stops answering is killed at run_timeout (RUN_TIMEOUT) and one that exits is
  * restarted (RUNTIME_DEVICE); the trials after them are measured as before. */
 START_TEST(test_hang_and_crash_cost_one_trial)
@@ -460,6 +487,7 @@ static Suite *make_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_fake_driver_classifies);
     tcase_add_test(tc, test_same_kernel_measured_once);
+    tcase_add_test(tc, test_first_trial_named_measured);
     tcase_add_test(tc, test_hang_and_crash_cost_one_trial);
     tcase_add_test(tc, test_fault_kernels_load);
     tcase_add_test(tc, test_slow_build_given_up);
