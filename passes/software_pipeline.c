@@ -35,10 +35,10 @@
  * `warp_specialized` (bulk copies only) gets no prologue and
  * issues no copies: a `producer` loop in front of it fills stage i % S with iteration i once
  * the stage's use S iterations before was released, for warp_specialize to give to a
- * warpgroup of its own. Where its consumers take turns at tiles (`turns(T)`, ping-pong: a
- * persistent loop of `tile_steps` iterations a tile), each consumer releases only the stages
- * its tile used, the last ones at the tile's last iteration once its products are done, and
- * waits for its turn at named barriers (turn_order). The loop made is marked
+ * warpgroup of its own. In a persistent loop (`tile_steps` iterations a tile) its consumers
+ * release only the stages their tile used, the last ones at the tile's last iteration once its
+ * products are done (before the tile's epilogue); where they take turns at tiles (`turns(T)`,
+ * ping-pong) each also waits for its turn at named barriers (turn_order). The loop made is marked
  * `pipelined`: thread_sync leaves its body alone. Assumes flattened accesses (one index) and runs
  * before unroll.
  */
@@ -321,16 +321,22 @@ static Stmt *release(const Pipeline *p, Expr *stage)
     return tci_stmt_mbarrier(p->arena, MBARRIER_ARRIVE, p->empty, stage, p->multicast, NULL);
 }
 
-/* Consumers taking turns at tiles (ping-pong): the iterations of a tile, 0 for a loop
- * without turns, -1 after a failure. Each consumer releases the stages its tile used: those
- * of its own earlier iterations as usual, and at the tile's last iteration the ones still in
- * use (release_at_turn_end), since the next iterations are another consumer's. */
-static int64_t turns_of(Pipeline *p, const Stmt *loop)
+/* The iterations of a tile whose consumers release its stages themselves, 0 where each stage
+ * is released at the iteration after its use, -1 after a failure: a persistent loop (its
+ * `tile_steps`) with a producer warpgroup. Its consumers release the stages of their own earlier
+ * iterations as usual, and at the tile's last iteration the ones still in use
+ * (release_at_tile_end), before the tile's epilogue. Where they take turns at tiles (ping-pong)
+ * they must, since the next iterations are another consumer's. Cooperative consumers gain
+ * by it: the producer refills the tile's last stage while they store, before their bulk stores
+ * take the copy engine (on an H100 the seed layer with a float16 output ran 0.1636 ms against
+ * cuDNN's 0.1564, 0.1680 against 0.1562 with the stage released at the next tile's start). */
+static int64_t tile_release_steps(Pipeline *p, const Stmt *loop)
 {
-    if (loop->loop.turns < 2)
-        return 0;
     int64_t steps = loop->loop.tile_steps;
-    if (!loop->loop.warp_specialized || !p->full) {
+    bool specialized = loop->loop.warp_specialized && p->full;
+    if (loop->loop.turns < 2)
+        return specialized && steps > loop->loop.in_flight + 1 ? steps : 0;
+    if (!specialized) {
         fail(p, "consumers taking turns need a producer warpgroup (warp_specialized)");
         return -1;
     }
@@ -379,8 +385,8 @@ static Stmt *turn_order(const Pipeline *p, const Stmt *loop, Expr *i, int64_t tu
 
 /* At the last iteration of a consumer's tile, the stages of its last F + 1 iterations,
  * once their products are done (wgmma_sync waits for them before a release in a branch). */
-static Stmt *release_at_turn_end(const Pipeline *p, Expr *i, int stages, int in_flight,
-                                 int64_t turn_steps)
+static Stmt *release_at_tile_end(const Pipeline *p, Expr *i, int stages, int in_flight,
+                                 int64_t tile_steps)
 {
     Arena *a = p->arena;
     Stmt *releases = NULL;
@@ -389,8 +395,8 @@ static Stmt *release_at_turn_end(const Pipeline *p, Expr *i, int stages, int in_
         releases = tci_stmt_seq2(
             a, releases, release(p, tci_ir_binary(a, EXPR_MOD, use, tci_ir_int(a, stages))));
     }
-    Expr *last = tci_ir_binary(a, EXPR_EQ, tci_ir_binary(a, EXPR_MOD, i, tci_ir_int(a, turn_steps)),
-                               tci_ir_int(a, turn_steps - 1));
+    Expr *last = tci_ir_binary(a, EXPR_EQ, tci_ir_binary(a, EXPR_MOD, i, tci_ir_int(a, tile_steps)),
+                               tci_ir_int(a, tile_steps - 1));
     return tci_stmt_if(a, last, tci_stmt_if(a, releaser(p), releases, NULL), NULL);
 }
 
@@ -565,12 +571,13 @@ static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
      * waits for before refilling it in this one. */
     Expr *use = tci_ir_binary(a, EXPR_SUB, i, tci_ir_int(a, in_flight + 1));
     Expr *used = tci_ir_binary(a, EXPR_LE, tci_ir_int(a, in_flight + 1), i);
-    int64_t turn_steps = turns_of(p, loop);
-    if (turn_steps < 0)
+    int64_t tile_steps = tile_release_steps(p, loop);
+    if (tile_steps < 0)
         return NULL;
-    if (turn_steps) /* the stage of iteration i - F - 1 if this consumer's tile used it */
+    int64_t turn_steps = loop->loop.turns >= 2 ? tile_steps : 0;
+    if (tile_steps) /* the stage of iteration i - F - 1 if this tile used it */
         used = tci_ir_binary(a, EXPR_LE, tci_ir_int(a, in_flight + 1),
-                             tci_ir_binary(a, EXPR_MOD, i, tci_ir_int(a, turn_steps)));
+                             tci_ir_binary(a, EXPR_MOD, i, tci_ir_int(a, tile_steps)));
     Stmt *sync = p->full ? tci_stmt_if(a, tci_ir_binary(a, EXPR_AND, used, releaser(p)),
                                        release(p, next_stage), NULL)
                          : tci_stmt_barrier(a);
@@ -585,7 +592,7 @@ static Stmt *pipeline_loop(Pipeline *p, Stmt *loop)
                     tci_ir_binary(a, EXPR_ADD, tci_ir_var(a, loop->loop.var), ahead), next_stage,
                     tci_ir_binary(a, EXPR_LT, next, extent), async, p->full ? used : NULL, use),
         turn_steps ? turn_order(p, loop, i, turn_steps, true) : NULL,
-        turn_steps ? release_at_turn_end(p, i, stages, in_flight, turn_steps) : NULL,
+        tile_steps ? release_at_tile_end(p, i, stages, in_flight, tile_steps) : NULL,
         tail,
     };
     Stmt *main = tci_stmt_for(a, loop->loop.var, min, extent, FOR_SERIAL,
