@@ -171,8 +171,12 @@ typedef enum StmtKind {
 /* A tensor map (CUtensorMap): how the bulk tensor copy engine (sm_90) finds the tiles of a
  * global tensor. The kernel takes one per map as a parameter after its buffers, which the
  * launcher encodes from the tensor's device address and `enc`. A box spans at most
- * TCI_MAP_MAX_BOX elements a dimension (im2col: its pixels, 1024). */
-enum { TCI_MAX_MAP_RANK = TCC_TENSOR_MAP_MAX_RANK, TCI_MAP_MAX_BOX = 256 };
+ * TCI_MAP_MAX_BOX elements a dimension (an im2col box: TCI_MAP_MAX_IM2COL_PIXELS pixels). */
+enum {
+    TCI_MAX_MAP_RANK = TCC_TENSOR_MAP_MAX_RANK,
+    TCI_MAP_MAX_BOX = 256,
+    TCI_MAP_MAX_IM2COL_PIXELS = 1024
+};
 typedef struct TensorMap {
     tcc_tensor_map_encoding enc; /* enc.param: the tensor's position among the parameters */
     Buffer *tensor;              /* the global parameter the tiles come from */

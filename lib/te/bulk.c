@@ -26,7 +26,8 @@ static const char *tensor_map_problem(const tcc_stage *stage, const tcc_tensor_m
         if (!map->offsets[d])
             return "an im2col map needs a filter offset for every spatial dimension";
     for (int d = 0; d < (im2col ? 2 : map->rank); d++)
-        if (map->box[d] < 1 || map->box[d] > (d == 1 && im2col ? 1024 : TCI_MAP_MAX_BOX))
+        if (map->box[d] < 1 ||
+            map->box[d] > (d == 1 && im2col ? TCI_MAP_MAX_IM2COL_PIXELS : TCI_MAP_MAX_BOX))
             return "its box must have 1 to 256 elements a dimension (im2col: 1 to 1024 pixels)";
     if (map->tensor->type != stage->tensor->type)
         return "the tensor and the stage must have one element type";

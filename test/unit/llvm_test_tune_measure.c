@@ -281,7 +281,6 @@ START_TEST(test_fault_kernels_load)
 }
 END_TEST
 
-/* Two runners (both on the fake's one device) measure at once. */
 /* A build past its time limit is given up: its trial is BUILD_TIMEOUT as soon as the limit
  * passes, the batch ends without waiting for it, and the next batch is measured while its
  * thread finishes it unused. The limit leaves an ordinary build room on a loaded machine under
@@ -308,6 +307,7 @@ START_TEST(test_slow_build_given_up)
 }
 END_TEST
 
+/* Two runners (both on the fake's one device) measure at once. */
 START_TEST(test_two_runners)
 {
     TuneMeasureOptions o = gpu_options("hang:0.2,seed:5");
