@@ -40,6 +40,28 @@ static bool mn_major(const Buffer *b)
     return b->swizzle.block > 0;
 }
 
+/* The descriptor's start field: the tile's shared-window address >> 4, which fits its 14 bits
+ * (shared memory is under 256 KB). Computed as the buffer's base >> 4 (loop-invariant) plus
+ * the tile's byte offset / 16, simplified as loop IR, so that the k16 slices of a step differ
+ * by constants and a step's descriptors cost an add each. Both are multiples of 16: buffers
+ * are aligned (plan_shared) and a tile starts a 16-byte chunk. */
+static LLVMValueRef start_address(Codegen *cg, const Buffer *b, Expr *index)
+{
+    LLVMValueRef base = tci_cg_shared_address(cg, b, tci_ir_int(cg->func->arena, 0));
+    Arena *a = cg->func->arena;
+    Expr *bytes =
+        tci_ir_binary(a, EXPR_MUL, index, tci_ir_int(a, (int64_t)tcc_dtype_size(b->type)));
+    Expr *chunks = tci_simplify(a, tci_ir_binary(a, EXPR_DIV, bytes, tci_ir_int(a, 16)), 0, NULL);
+    LLVMValueRef offset = base ? tci_cg_gen_expr(cg, chunks) : NULL;
+    if (!offset)
+        return NULL;
+    LLVMBuilderRef bd = cg->builder;
+    LLVMTypeRef i32 = tci_cg_i32_type(cg);
+    LLVMValueRef base16 =
+        LLVMBuildLShr(bd, LLVMBuildTrunc(bd, base, i32, ""), LLVMConstInt(i32, 4, false), "");
+    return LLVMBuildAdd(bd, base16, LLVMBuildTrunc(bd, offset, i32, ""), "");
+}
+
 /* The descriptor of the tile of `b` that starts at element `index`. A k-major tile: rows of
  * k, 8-row groups SBO apart. An MN-major one: 128-byte rows of m or n, 8 rows of k SBO apart,
  * and its column blocks LBO apart; its start is where the blocks put it. */
@@ -63,12 +85,11 @@ static LLVMValueRef descriptor(Codegen *cg, const Buffer *b, Expr *index)
         index = tci_ir_binary(a, EXPR_ADD, tci_swizzle_block_index(a, b, rest), aligned);
         lbo = b->shape[b->ndim - 2] * row;
     }
-    LLVMValueRef address = tci_cg_shared_address(cg, b, index);
-    if (!address)
+    LLVMValueRef start = start_address(cg, b, index);
+    if (!start)
         return NULL;
     LLVMBuilderRef bd = cg->builder;
-    LLVMValueRef start =
-        LLVMBuildLShr(bd, LLVMBuildAnd(bd, address, i64(cg, 0x3ffff), ""), i64(cg, 4), "");
+    start = LLVMBuildZExt(bd, start, LLVMInt64TypeInContext(cg->llctx), "");
     uint64_t fixed = ((uint64_t)(lbo >> 4) << 16) | ((uint64_t)(8 * row >> 4) << 32) | (mode << 62);
     return LLVMBuildOr(bd, start, i64(cg, fixed), "wgmma.desc");
 }
