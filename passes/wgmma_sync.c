@@ -49,12 +49,14 @@ static bool find_release(Visitor *v, const Stmt *s)
 {
     if (s->kind == STMT_MBARRIER && s->mbarrier.op == MBARRIER_ARRIVE)
         v->done = true;
+    if (s->kind == STMT_WMMA && (s->wmma.op == WMMA_FILL || s->wmma.op == WMMA_STORE))
+        v->done = true;
     return !v->done;
 }
 
-/* Whether `s` reads accumulators element by element (the epilogue from registers), or
- * releases a stage (a consumer's last ones at the end of its turn): either needs the
- * products done. */
+/* Whether `s` reads accumulators element by element (the epilogue from registers), writes or
+ * stores them whole, or releases a stage (a consumer's last ones at the end of its turn): each
+ * needs the products done. */
 static bool needs_products(const Stmt *s)
 {
     Visitor v = {.expr = find_register_read, .stmt = find_release};
@@ -82,8 +84,10 @@ static bool uniform_branch(const Placer *p, const Stmt *s)
     return true;
 }
 
-/* The items of a sequence with the protocol placed among them (and inside them). */
-static Stmt *place_in_seq(Rewriter *rw, Stmt *const *items, int count)
+/* The items of a sequence with the protocol placed among them (and inside them). Where
+ * `carried`, the sequence is a pipelined loop's body: the products of the iteration before are
+ * still running when it starts, and its own are left running at its end. */
+static Stmt *place_in_seq(Rewriter *rw, Stmt *const *items, int count, bool carried)
 {
     Arena *a = rw->arena;
     /* Each item can gain two statements: a fence and a commit around a product, a wait and a
@@ -94,7 +98,7 @@ static Stmt *place_in_seq(Rewriter *rw, Stmt *const *items, int count)
         return NULL;
     }
     int n = 0, pending = ((Placer *)rw->user)->pending;
-    bool waiting = false; /* a group was committed and not yet waited for */
+    bool waiting = carried; /* a group was committed and not yet waited for */
     for (int i = 0; i < count; i++) {
         Stmt *s = items[i];
         if (is_wgmma_product(s)) {
@@ -129,7 +133,7 @@ static Stmt *place_in_seq(Rewriter *rw, Stmt *const *items, int count)
         }
         out[n++] = tci_rewrite_stmt(rw, s);
     }
-    if (waiting)
+    if (waiting && !carried)
         out[n++] = tci_stmt_wgmma_sync(a, WGMMA_WAIT, pending);
     Stmt *seq = tci_stmt_seq(a, n, out);
     free(out);
@@ -148,15 +152,47 @@ static Stmt *place_in_flight(Rewriter *rw, Stmt *s)
     return tci_stmt_seq2(rw->arena, loop, tci_stmt_wgmma_sync(rw->arena, WGMMA_WAIT, 0));
 }
 
+/* A pipelined loop of bulk copies whose step waits for its own products (in_flight(0)): the
+ * wait moves from the end of step k to step k+1, after the wait for its stage and before the
+ * release of step k's, so that the loop's own work (its index arithmetic, the stage's
+ * mbarrier) runs under step k's products rather than between them and the next ones. The
+ * stages are released when they were, so the copies run as far ahead. (Ping-pong consumers,
+ * whose turns are barriers in branches, keep the wait at the step's end.) */
+static Stmt *place_carried(Rewriter *rw, Stmt *s)
+{
+    Stmt *body = s->loop.body;
+    Stmt *placed = place_in_seq(rw, body->seq.items, body->seq.count, true);
+    if (!placed)
+        return NULL;
+    Stmt *loop = tci_arena_alloc(rw->arena, sizeof *loop);
+    *loop = *s;
+    loop->loop.body = placed;
+    return tci_stmt_seq2(rw->arena, loop, tci_stmt_wgmma_sync(rw->arena, WGMMA_WAIT, 0));
+}
+
+static bool first_is_stage_wait(const Stmt *seq)
+{
+    const Stmt *first = seq->seq.count ? seq->seq.items[0] : NULL;
+    return first && first->kind == STMT_MBARRIER && first->mbarrier.op == MBARRIER_WAIT;
+}
+
+static bool carries_its_wait(const Stmt *s)
+{
+    return s->kind == STMT_FOR && s->loop.pipelined && s->loop.in_flight == 0 &&
+           s->loop.turns < 2 && s->loop.body->kind == STMT_SEQ && first_is_stage_wait(s->loop.body);
+}
+
 /* Sequences, and lone products (a body of one statement is a sequence of one). */
 static Stmt *place(Rewriter *rw, Stmt *s)
 {
     if (s->kind == STMT_FOR && s->loop.pipelined && s->loop.in_flight > 0)
         return place_in_flight(rw, s);
+    if (carries_its_wait(s))
+        return place_carried(rw, s);
     if (s->kind == STMT_SEQ)
-        return place_in_seq(rw, s->seq.items, s->seq.count);
+        return place_in_seq(rw, s->seq.items, s->seq.count, false);
     if (is_wgmma_product(s) || (s->kind == STMT_BARRIER && !s->barrier.arrive))
-        return place_in_seq(rw, &s, 1);
+        return place_in_seq(rw, &s, 1, false);
     return NULL;
 }
 
