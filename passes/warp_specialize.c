@@ -41,8 +41,9 @@
 
 #include "target/target.h"
 
+#define WARPGROUP (tci_device_limits.warpgroup_size)
+
 enum {
-    WARPGROUP = 128,
     /* The producer's registers: its loop's addresses and barrier phases (CUTLASS's 40). */
     PRODUCER_REGISTERS = 40,
     MAX_PATH = 64,

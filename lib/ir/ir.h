@@ -457,6 +457,9 @@ typedef enum TciBarrierId {
     /* Consumers taking turns at tiles: TCI_BARRIER_TURNS + g is where consumer g waits for
      * the one before it to have started its last step (software_pipeline). */
     TCI_BARRIER_TURNS = 2,
+    /* The warpgroups that write a tile the copy engine stores, each storing its own block:
+     * TCI_BARRIER_WRITERS + w is where warpgroup w's threads meet (lower/bulk_copy.c). */
+    TCI_BARRIER_WRITERS = 4,
     TCI_BARRIER_LAST = 15,
 } TciBarrierId;
 /* bar.arrive at named barrier `id` of `threads` threads: signals without waiting. */

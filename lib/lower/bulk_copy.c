@@ -12,7 +12,9 @@
  * writes of the tile before the copy engine's reads (wgmma_sync puts the proxy fence before
  * it), and with a wait right before the tile is written again, so that the engine has read
  * the last tile's stores by then (in a persistent grid, a whole tile later); codegen waits for
- * the stores before the kernel ends.
+ * the stores before the kernel ends. In a persistent grid whose warpgroups write the tile from
+ * their accumulators, each warpgroup does all of this for its own block of the tile, at a
+ * barrier of its own (tile_writers).
  *
  * In a grid of thread-block clusters (tcc_cluster), a tiled copy whose coordinates do not
  * depend on the clustered block index fetches the same box in every block of a cluster: each
@@ -162,14 +164,20 @@ tcc_status tci_build_bulk_copy(Lowering *lw, const Stage *st, Stmt **out)
     return TCC_OK;
 }
 
-bool tci_bulk_store_source(const Lowering *lw, const Stage *st)
+/* The stage marked tcc_bulk_store that stores the tile `src` computes, or NULL. */
+static const Stage *store_of(const Lowering *lw, const Stage *src)
 {
     for (int i = 0; i < lw->func->nstage; i++) {
         const Stage *store = lw->func->stages[i];
-        if (store->bulk_store_at && store->tensor->body->access.tensor == st->tensor)
-            return true;
+        if (store->bulk_store_at && store->tensor->body->access.tensor == src->tensor)
+            return store;
     }
-    return false;
+    return NULL;
+}
+
+bool tci_bulk_store_source(const Lowering *lw, const Stage *st)
+{
+    return store_of(lw, st) != NULL;
 }
 
 /* Thread 0 of the block, which issues the stores. threadIdx.x, which the elements' threads
@@ -181,11 +189,138 @@ static Expr *issuer(Lowering *lw)
     return tci_first_thread(lw->arena, lw->prim);
 }
 
-Stmt *tci_bulk_store_wait(Lowering *lw)
+/* ---- a store a warpgroup ------------------------------------------------------------------ */
+
+/* The warpgroups that write a tile from their accumulators (TCC_WGMMA_ELEMENTS), `rows` x
+ * `cols` of them along threadIdx.y and threadIdx.z, each its block of the tile; 1 x 1 where
+ * the block's threads store the tile together. Where each warpgroup's block is whole swizzle
+ * periods of rows and whole column blocks, each stores its own block after a barrier of its
+ * own, and goes on without waiting for the others: one warpgroup's epilogue then runs under
+ * the other's products instead of all of them meeting at the tile's end. */
+typedef struct Writers {
+    int64_t rows, cols;
+} Writers;
+
+static int64_t writers_along(const Stage *src, int axis, tcc_thread_tag tag)
+{
+    for (int r = 0; r < src->nrel; r++) {
+        const Relation *rel = &src->rel[r];
+        if (rel->kind == REL_SPLIT && rel->parent == src->tensor->axis[axis] && rel->outer->bound &&
+            rel->outer->tag == tag && rel->nparts > 0)
+            return rel->nparts;
+    }
+    return 1;
+}
+
+static bool written_from_accumulators(const Stage *src)
+{
+    for (int i = 0; i < src->nleaf; i++)
+        if (src->leaf[i]->tensorized && src->leaf[i]->intrinsic == TCC_WGMMA_ELEMENTS)
+            return true;
+    return false;
+}
+
+/* Whether the grid is persistent (tcc_persistent): where a block goes on with a next tile,
+ * whose products can run under a warpgroup's epilogue. A block a tile ends with its stores. */
+static bool persistent_grid(const Func *func)
+{
+    for (int i = 0; i < func->nstage; i++)
+        for (int j = 0; j < func->stages[i]->nleaf; j++)
+            if (func->stages[i]->leaf[j]->persistent_blocks)
+                return true;
+    return false;
+}
+
+/* `b` is the tile, `src` the stage that writes it, `box` the store map's box. */
+static Writers tile_writers(const Stage *src, const Buffer *b, const tcc_tensor_map_encoding *box)
+{
+    Writers one = {1, 1};
+    int n = src->tensor->ndim;
+    if (n < 2 || b->ndim != n || !written_from_accumulators(src) || !persistent_grid(src->func))
+        return one;
+    Writers w = {writers_along(src, n - 2, TCC_THREAD_Y), writers_along(src, n - 1, TCC_THREAD_Z)};
+    int64_t rows = b->shape[n - 2];
+    int64_t blocks = b->swizzle.block ? b->shape[n - 1] / b->swizzle.block : 1;
+    int spanned = 0; /* the box's dimensions past the row of more than one element: rows */
+    for (int d = 1; d < box->rank; d++)
+        spanned += box->box[d] > 1 ? (box->box[d] == rows ? 1 : 2) : 0;
+    if (w.rows * w.cols < 2 || spanned != 1 || rows % w.rows || blocks % w.cols ||
+        rows / w.rows % SWIZZLE_PERIOD_ROWS ||
+        TCI_BARRIER_WRITERS + w.rows * w.cols - 1 > TCI_BARRIER_LAST)
+        return one;
+    return w;
+}
+
+static Writers store_writers(Lowering *lw, const Stage *store)
+{
+    const Stage *src = store->tensor->body->access.tensor->stage;
+    const Buffer *b = store->tensor->body->access.tensor->buffer;
+    TensorMap encoded;
+    int64_t copies, row;
+    Writers one = {1, 1};
+    if (!src || !b || tile_map(lw, store, b, &encoded, &copies, &row) != TCC_OK)
+        return one;
+    return tile_writers(src, b, &encoded.enc);
+}
+
+/* The writers' index along threadIdx.y or .z: 0 where `count` is 1. */
+static Expr *writer_index(Lowering *lw, tcc_thread_tag tag, int64_t count)
 {
     Arena *a = lw->arena;
-    return tci_stmt_seq2(a, tci_stmt_if(a, issuer(lw), tci_stmt_bulk_wait(a, 0), NULL),
-                         tci_stmt_barrier(a));
+    if (count == 1)
+        return tci_ir_int(a, 0);
+    if (!lw->prim->thread_var[tag])
+        lw->prim->thread_var[tag] =
+            tci_prim_func_new_var(lw->prim, tag == TCC_THREAD_Y ? "threadIdx.y" : "threadIdx.z");
+    return tci_ir_var(a, lw->prim->thread_var[tag]);
+}
+
+static Expr *thread_is(Lowering *lw, tcc_thread_tag tag, int64_t value, int64_t count)
+{
+    Arena *a = lw->arena;
+    if (count == 1)
+        return tci_ir_bool(a, true);
+    return tci_ir_binary(a, EXPR_EQ, writer_index(lw, tag, count), tci_ir_int(a, value));
+}
+
+/* Where the tile's writers meet: the block, or each warpgroup at a barrier of its own. */
+static Stmt *writers_barrier(Lowering *lw, Writers w)
+{
+    Arena *a = lw->arena;
+    if (w.rows * w.cols == 1)
+        return tci_stmt_barrier(a);
+    Stmt *s = NULL;
+    for (int64_t y = 0; y < w.rows; y++)
+        for (int64_t z = 0; z < w.cols; z++) {
+            Expr *is = tci_ir_binary(a, EXPR_AND, thread_is(lw, TCC_THREAD_Y, y, w.rows),
+                                     thread_is(lw, TCC_THREAD_Z, z, w.cols));
+            int id = TCI_BARRIER_WRITERS + (int)(y * w.cols + z);
+            s = tci_stmt_seq2(
+                a, s,
+                tci_stmt_if(a, tci_simplify(a, is, 0, NULL),
+                            tci_stmt_named_barrier(a, id, tci_device_limits.warpgroup_size), NULL));
+        }
+    return s;
+}
+
+/* Who issues the stores: the block's first thread, or each warpgroup's. */
+static Expr *store_issuer(Lowering *lw, Writers w)
+{
+    Arena *a = lw->arena;
+    Expr *first = issuer(lw);
+    if (w.rows * w.cols == 1)
+        return first;
+    return tci_ir_binary(a, EXPR_EQ, tci_ir_var(a, lw->prim->thread_var[TCC_THREAD_X]),
+                         tci_ir_int(a, 0));
+}
+
+Stmt *tci_bulk_store_wait(Lowering *lw, const Stage *src)
+{
+    Arena *a = lw->arena;
+    const Stage *store = store_of(lw, src);
+    Writers w = store ? store_writers(lw, store) : (Writers){1, 1};
+    return tci_stmt_seq2(a, tci_stmt_if(a, store_issuer(lw, w), tci_stmt_bulk_wait(a, 0), NULL),
+                         writers_barrier(lw, w));
 }
 
 tcc_status tci_build_bulk_store(Lowering *lw, const Stage *st, int at, Stmt **out)
@@ -198,6 +333,12 @@ tcc_status tci_build_bulk_store(Lowering *lw, const Stage *st, int at, Stmt **ou
     TensorMap encoded;
     int64_t copies, row;
     TRY(tile_map(lw, st, b, &encoded, &copies, &row));
+    const Stage *src = t->body->access.tensor->stage;
+    Writers w = src ? tile_writers(src, b, &encoded.enc) : (Writers){1, 1};
+    int rows_dim = 1; /* the box's dimension of the tile's rows */
+    while (w.rows > 1 && encoded.enc.box[rows_dim] != b->shape[b->ndim - 2])
+        rows_dim++;
+    encoded.enc.box[rows_dim] /= w.rows;
     const TensorMap *map = tci_prim_func_add_tensor_map(lw->prim, &encoded);
     if (!map)
         return tci_fail(lw->ctx, TCC_ERROR_OUT_OF_MEMORY, "out of memory while lowering");
@@ -218,14 +359,32 @@ tcc_status tci_build_bulk_store(Lowering *lw, const Stage *st, int at, Stmt **ou
     Expr *coords[TCI_MAX_MAP_RANK];
     for (int d = 0; d < map->enc.rank; d++)
         coords[d] = tci_expr_substitute(a, st->map.coords[d], t->ndim, roots, values);
+    /* Warpgroup (y, z) stores rows y of its column blocks z: box rows from row y * box, at
+     * y * box rows into each block of the tile. */
+    int64_t per_copy = b->elements / copies, mine = copies / w.cols;
+    Expr *y = writer_index(lw, TCC_THREAD_Y, w.rows), *z = writer_index(lw, TCC_THREAD_Z, w.cols);
+    coords[rows_dim] =
+        tci_ir_binary(a, EXPR_ADD, coords[rows_dim],
+                      tci_ir_binary(a, EXPR_MUL, y, tci_ir_int(a, map->enc.box[rows_dim])));
+    Expr *rows_at = tci_ir_binary(a, EXPR_MUL, y, tci_ir_int(a, per_copy / w.rows));
     Stmt *s = NULL;
     Expr *first = coords[0];
-    for (int64_t j = 0; j < copies; j++) {
-        coords[0] = tci_ir_binary(a, EXPR_ADD, first, tci_ir_int(a, j * row));
-        s = tci_stmt_seq2(
-            a, s,
-            tci_stmt_bulk_store(a, b, tci_ir_int(a, j * (b->elements / copies)), map, coords));
+    for (int64_t j = 0; j < mine; j++) {
+        Expr *block = tci_ir_binary(a, EXPR_ADD, tci_ir_binary(a, EXPR_MUL, z, tci_ir_int(a, mine)),
+                                    tci_ir_int(a, j));
+        coords[0] =
+            tci_simplify(a,
+                         tci_ir_binary(a, EXPR_ADD, first,
+                                       tci_ir_binary(a, EXPR_MUL, block, tci_ir_int(a, row))),
+                         0, NULL);
+        Expr *dst = tci_ir_binary(
+            a, EXPR_ADD, tci_ir_binary(a, EXPR_MUL, block, tci_ir_int(a, per_copy)), rows_at);
+        Expr *at_coords[TCI_MAX_MAP_RANK];
+        for (int d = 0; d < map->enc.rank; d++)
+            at_coords[d] = d ? tci_simplify(a, coords[d], 0, NULL) : coords[0];
+        s = tci_stmt_seq2(a, s,
+                          tci_stmt_bulk_store(a, b, tci_simplify(a, dst, 0, NULL), map, at_coords));
     }
-    *out = tci_stmt_seq2(a, tci_stmt_barrier(a), tci_stmt_if(a, issuer(lw), s, NULL));
+    *out = tci_stmt_seq2(a, writers_barrier(lw, w), tci_stmt_if(a, store_issuer(lw, w), s, NULL));
     return TCC_OK;
 }

@@ -268,7 +268,7 @@ tcc_status tci_build_stage(Lowering *lw, const Stage *st, Stmt **out)
     int tensorized = tensorized_leaf(st);
     int stored = st->bulk_store_at ? tci_stage_leaf_index(st, st->bulk_store_at) : -1;
     /* The tile a bulk store reads is written once the last stores have read it. */
-    Stmt *wait = tci_bulk_store_source(lw, st) ? tci_bulk_store_wait(lw) : NULL;
+    Stmt *wait = tci_bulk_store_source(lw, st) ? tci_bulk_store_wait(lw, st) : NULL;
     /* When the intrinsic covers every reduction loop, its init goes right before it. */
     if (tensorized >= 0 && first_reduce > tensorized)
         first_reduce = tensorized;

@@ -11,12 +11,14 @@ tcc_status tci_build_stage(Lowering *lw, const Stage *stage, Stmt **out);
 tcc_status tci_build_bulk_copy(Lowering *lw, const Stage *stage, Stmt **out);
 
 /* The bulk stores that replace leaf `at` of a stage marked tcc_bulk_store and the loops inside
- * it, after a barrier, from the block's first thread (bulk_copy.c). */
+ * it, after a barrier, from the block's first thread; in a persistent grid, each warpgroup's
+ * block of the tile from its own first thread, after its own barrier (bulk_copy.c). */
 tcc_status tci_build_bulk_store(Lowering *lw, const Stage *stage, int at, Stmt **out);
-/* Whether `stage` is the shared tile a bulk store reads; what goes before its writes: the
- * issuing thread waits until the last stores have read the tile, then a barrier. */
+/* Whether `stage` is the shared tile a bulk store reads; what goes before its writes (`src`
+ * the stage): the issuing threads wait until their last stores have read the tile, then the
+ * writers meet at their barrier. */
 bool tci_bulk_store_source(const Lowering *lw, const Stage *stage);
-Stmt *tci_bulk_store_wait(Lowering *lw);
+Stmt *tci_bulk_store_wait(Lowering *lw, const Stage *src);
 
 /* Replaces leaf `at` of `stage` and the loops inside it by a tensor-core operation;
  * `init` selects the initialization of a reduction (fill_fragment) over the update. */

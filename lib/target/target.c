@@ -41,6 +41,7 @@ static const TargetArch archs[] = {
 
 const DeviceLimits tci_device_limits = {
     .warp_size = 32,
+    .warpgroup_size = 128,
     .threads_per_block = 1024,
     .block_dim = {1024, 1024, 64},
     .grid_dim = {2147483647, 65535, 65535},

@@ -66,6 +66,7 @@ const TargetArch *tci_target_arch_at(int index);
 
 typedef struct DeviceLimits {
     int warp_size;
+    int warpgroup_size; /* threads of a warpgroup (wgmma, sm_90a): four warps */
     int64_t threads_per_block;
     int64_t block_dim[3];         /* threadIdx.x, .y, .z */
     int64_t grid_dim[3];          /* blockIdx.x, .y, .z */
