@@ -240,7 +240,10 @@ tcc_status tcc_storage_bulk_copy(tcc_stage *stage, const tcc_tensor_map *map);
  * stores through `map` (tiled; coordinates over the stage's own axes, evaluated at the tile's
  * start): the thread that issues them waits until the previous tile's stores have read the
  * shared tile before the block writes it again, and the kernel waits for them before it
- * ends. The shared tile lies as the map's box (tcc_storage_swizzle_blocks). sm_90a. */
+ * ends. In a persistent grid (tcc_persistent) whose warpgroups write the tile from their
+ * accumulators (TCC_WGMMA_ELEMENTS), each warpgroup does so for its own block of the tile,
+ * after a barrier of its own. The shared tile lies as the map's box
+ * (tcc_storage_swizzle_blocks). sm_90a. */
 tcc_status tcc_bulk_store(tcc_stage *stage, tcc_iter_var *axis, const tcc_tensor_map *map);
 /* What a launcher encodes into one tensor-map parameter of a built kernel, from the device
  * address of the kernel's parameter `param` (cuTensorMapEncodeTiled, or
