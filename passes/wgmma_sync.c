@@ -9,12 +9,15 @@
  *     that follows the commit in the same sequence: past that barrier the step's tiles may be
  *     overwritten, and the accumulators read. With no barrier after it, at the sequence's end.
  *     The copies issued between the commit and the wait overlap the products. A statement
- *     that reads the accumulators element by element, or releases a stage (mbarrier.arrive,
- *     at a ping-pong consumer's turn end), waits for all before it (inside a branch that every
- *     thread takes alike). bar.arrive waits for nothing and gets nothing. In a pipelined
- *     loop whose work stays `in_flight(F)` (software_pipeline then copies into stages F steps
- *     older), the wait leaves F groups running across the barrier, and the loop is followed
- *     by a wait for all;
+ *     that reads the accumulators element by element (or fills or stores them whole), or
+ *     releases a stage (mbarrier.arrive, at a ping-pong consumer's turn end), waits for all
+ *     before it (inside a branch that every thread takes alike). bar.arrive waits for
+ *     nothing and gets nothing. In a pipelined loop whose work stays `in_flight(F)`
+ *     (software_pipeline then copies into stages F steps older), the wait leaves F groups
+ *     running across the barrier, and the loop is followed by a wait for all. A pipelined
+ *     loop of bulk copies whose step waits for its own products (in_flight(0)) carries that
+ *     wait into the next step, after the wait for its stage and before its first release
+ *     (place_carried), and is followed by a wait for all;
  *   - before each barrier, fence.proxy.async makes what the thread wrote to shared memory
  *     (the tiles, by cp.async or by stores: the generic proxy) visible to wgmma's reads (the
  *     async proxy) once the barrier publishes it to the other warps.
