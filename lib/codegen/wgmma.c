@@ -47,8 +47,8 @@ static bool mn_major(const Buffer *b)
  * are aligned (plan_shared) and a tile starts a 16-byte chunk. */
 static LLVMValueRef start_address(Codegen *cg, const Buffer *b, Expr *index)
 {
-    LLVMValueRef base = tci_cg_shared_address(cg, b, tci_ir_int(cg->func->arena, 0));
     Arena *a = cg->func->arena;
+    LLVMValueRef base = tci_cg_shared_address(cg, b, tci_ir_int(a, 0));
     Expr *bytes =
         tci_ir_binary(a, EXPR_MUL, index, tci_ir_int(a, (int64_t)tcc_dtype_size(b->type)));
     Expr *chunks = tci_simplify(a, tci_ir_binary(a, EXPR_DIV, bytes, tci_ir_int(a, 16)), 0, NULL);

@@ -366,6 +366,8 @@ tcc_status tci_build_bulk_store(Lowering *lw, const Stage *st, int at, Stmt **ou
     coords[rows_dim] =
         tci_ir_binary(a, EXPR_ADD, coords[rows_dim],
                       tci_ir_binary(a, EXPR_MUL, y, tci_ir_int(a, map->enc.box[rows_dim])));
+    for (int d = 1; d < map->enc.rank; d++)
+        coords[d] = tci_simplify(a, coords[d], 0, NULL);
     Expr *rows_at = tci_ir_binary(a, EXPR_MUL, y, tci_ir_int(a, per_copy / w.rows));
     Stmt *s = NULL;
     Expr *first = coords[0];
@@ -379,11 +381,8 @@ tcc_status tci_build_bulk_store(Lowering *lw, const Stage *st, int at, Stmt **ou
                          0, NULL);
         Expr *dst = tci_ir_binary(
             a, EXPR_ADD, tci_ir_binary(a, EXPR_MUL, block, tci_ir_int(a, per_copy)), rows_at);
-        Expr *at_coords[TCI_MAX_MAP_RANK];
-        for (int d = 0; d < map->enc.rank; d++)
-            at_coords[d] = d ? tci_simplify(a, coords[d], 0, NULL) : coords[0];
         s = tci_stmt_seq2(a, s,
-                          tci_stmt_bulk_store(a, b, tci_simplify(a, dst, 0, NULL), map, at_coords));
+                          tci_stmt_bulk_store(a, b, tci_simplify(a, dst, 0, NULL), map, coords));
     }
     *out = tci_stmt_seq2(a, writers_barrier(lw, w), tci_stmt_if(a, store_issuer(lw, w), s, NULL));
     return TCC_OK;
