@@ -296,6 +296,34 @@ static void divide_linear(Simplifier *s, const Linear *l, int64_t c, bool modulo
     linear_add_term(s, out, atom, 1);
 }
 
+/* xor(x, y) with y in [0, 2^k) changes x's low k bits only, so the multiples of 2^k in x pass
+ * through it: xor(A + B, y) = A + xor(B, y), A the terms of x (and the part of its constant)
+ * that are multiples of 2^k. A swizzled tile's accesses (offset ^ row * 8) so differ by
+ * constants outside the xor, which address arithmetic folds into its instructions. */
+static bool xor_split(Simplifier *s, Expr *e, Linear *out)
+{
+    Expr *y = simplify(s, e->bin.b);
+    Linear ly = {0}, x = {0}, rest = {0};
+    linear_of(s, y, &ly);
+    int64_t lo, hi, p = 1;
+    if (!linear_bounds(s, &ly, &lo, &hi) || lo < 0 || hi >= ((int64_t)1 << 30))
+        return false;
+    while (p <= hi)
+        p *= 2;
+    linear_of(s, e->bin.a, &x);
+    int64_t aligned = mul(s, floor_div(x.constant, p), p);
+    out->constant = add(s, out->constant, aligned);
+    rest.constant = x.constant - aligned;
+    for (int i = 0; i < x.count; i++)
+        linear_add_term(s, x.terms[i].coef % p == 0 ? out : &rest, x.terms[i].atom,
+                        x.terms[i].coef);
+    if (linear_is_const(&rest) && rest.constant == 0) /* xor(0, y) = y */
+        linear_add(s, out, &ly, 1);
+    else
+        linear_add_term(s, out, tci_ir_binary(s->arena, EXPR_XOR, linear_to_expr(s, &rest), y), 1);
+    return true;
+}
+
 static void linear_of(Simplifier *s, Expr *e, Linear *out)
 {
     switch (e->kind) {
@@ -341,6 +369,13 @@ static void linear_of(Simplifier *s, Expr *e, Linear *out)
         linear_add_term(s, out, atom, 1);
         return;
     }
+    case EXPR_XOR:
+        if (e->type == TCC_INT32 && e->lanes == 1 && xor_split(s, e, out))
+            return;
+        linear_add_term(
+            s, out, tci_ir_binary(s->arena, EXPR_XOR, simplify(s, e->bin.a), simplify(s, e->bin.b)),
+            1);
+        return;
     default:
         linear_add_term(s, out, simplify(s, e), 1);
         return;
@@ -524,6 +559,7 @@ static Expr *simplify_rewrite(Rewriter *rw, Expr *e)
     case EXPR_MUL:
     case EXPR_DIV:
     case EXPR_MOD:
+    case EXPR_XOR:
         if (e->type == TCC_INT32 && e->lanes == 1)
             return fold_checked(s, simplify_int, e);
         return NULL;
