@@ -182,12 +182,12 @@ static bool is_tensorized(const Stage *st)
  * reach past its own domain (a split that does not divide, a read at i - 1). There its
  * elements are zero rather than computed: nothing out of range is read, and a tile fed
  * to the tensor cores stays whole, zero-padded. (TVM skips such elements instead.) */
-static Expr *inside_domain(Lowering *lw, const Stage *st, Expr *const *index)
+static Expr *domain_test(Lowering *lw, const Stage *st, Expr *const *index)
 {
     Arena *a = lw->arena;
     const Tensor *t = st->tensor;
     Expr *cond = tci_ir_bool(a, true);
-    if (st->attach != ATTACH_AT || is_tensorized(st))
+    if (st->attach != ATTACH_AT)
         return cond;
     for (int d = 0; d < t->ndim; d++) {
         const IterVar *axis = t->axis[d];
@@ -202,10 +202,38 @@ static Expr *inside_domain(Lowering *lw, const Stage *st, Expr *const *index)
     return tci_simplify(a, cond, lw->nrange, lw->ranges);
 }
 
+static Expr *inside_domain(Lowering *lw, const Stage *st, Expr *const *index)
+{
+    return is_tensorized(st) ? tci_ir_bool(lw->arena, true) : domain_test(lw, st, index);
+}
+
 static Expr *zero_of(Arena *a, tcc_dtype type)
 {
     return type == TCC_INT32 || type == TCC_INT8 ? tci_ir_cast(a, type, tci_ir_int(a, 0))
                                                  : tci_ir_float(a, 0, type);
+}
+
+static Expr *guard_global_load(Rewriter *rw, Expr *e)
+{
+    if (e->kind != EXPR_LOAD || e->load.buffer->scope != TCC_SCOPE_GLOBAL)
+        return NULL;
+    return tci_ir_select(rw->arena, rw->user, tci_rewrite_expr_children(rw, e),
+                         zero_of(rw->arena, e->type));
+}
+
+/* A tensorized stage (the accumulators written, through an epilogue, into an output tile) is
+ * computed whole, past its domain's edges too, where nothing of the tile is stored: the global
+ * tensors its value reads (the output's previous values, a residual, a bias) are read inside
+ * the domain only. */
+static Expr *guard_global_loads(Lowering *lw, const Stage *st, Expr *const *index, Expr *value)
+{
+    if (!is_tensorized(st))
+        return value;
+    Expr *inside = domain_test(lw, st, index);
+    if (tci_expr_is_int(inside, 1))
+        return value;
+    Rewriter rw = {.arena = lw->arena, .expr = guard_global_load, .user = inside};
+    return tci_rewrite_expr(&rw, value);
 }
 
 static tcc_status make_body(Lowering *lw, const Stage *st, Stmt **update, Stmt **init)
@@ -214,7 +242,7 @@ static tcc_status make_body(Lowering *lw, const Stage *st, Stmt **update, Stmt *
     Tensor *t = st->tensor;
     Expr *index[TCI_MAX_DIMS];
     store_index(lw, st, index);
-    Expr *value = lowered_value(lw, st, t->lowered_body);
+    Expr *value = guard_global_loads(lw, st, index, lowered_value(lw, st, t->lowered_body));
     Expr *inside = inside_domain(lw, st, index);
     if (!tci_expr_is_int(inside, 1)) {
         if (value->kind == EXPR_REDUCE) {
