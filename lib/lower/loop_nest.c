@@ -178,10 +178,8 @@ static bool is_tensorized(const Stage *st)
     return false;
 }
 
-/* A stage computed inside another covers the region its consumers read, which can
- * reach past its own domain (a split that does not divide, a read at i - 1). There its
- * elements are zero rather than computed: nothing out of range is read, and a tile fed
- * to the tensor cores stays whole, zero-padded. (TVM skips such elements instead.) */
+/* Whether the element at `index` of a stage computed inside another lies in the stage's
+ * domain: true where the ranges of the loops prove it. */
 static Expr *domain_test(Lowering *lw, const Stage *st, Expr *const *index)
 {
     Arena *a = lw->arena;
@@ -202,6 +200,11 @@ static Expr *domain_test(Lowering *lw, const Stage *st, Expr *const *index)
     return tci_simplify(a, cond, lw->nrange, lw->ranges);
 }
 
+/* A stage computed inside another covers the region its consumers read, which can
+ * reach past its own domain (a split that does not divide, a read at i - 1). There its
+ * elements are zero rather than computed: nothing out of range is read, and a tile fed
+ * to the tensor cores stays whole, zero-padded. (TVM skips such elements instead.) A
+ * tensorized stage is computed whole: see guard_global_loads. */
 static Expr *inside_domain(Lowering *lw, const Stage *st, Expr *const *index)
 {
     return is_tensorized(st) ? tci_ir_bool(lw->arena, true) : domain_test(lw, st, index);
