@@ -204,13 +204,9 @@ static int consumer_registers(int consumers)
     return regs > 256 ? 256 : regs;
 }
 
-/* The kernel's variable of thread index `tag`, made where no code read it yet. */
 static Expr *thread_index(Specializer *w, tcc_thread_tag tag)
 {
-    Var *v = w->func->thread_var[tag];
-    if (!v)
-        v = w->func->thread_var[tag] = tci_prim_func_new_var(w->func, tci_thread_tag_name(tag));
-    return tci_ir_var(w->arena, v);
+    return tci_ir_var(w->arena, tci_prim_func_thread_var(w->func, tag));
 }
 
 static Expr *thread_is(Specializer *w, tcc_thread_tag tag, int64_t value)

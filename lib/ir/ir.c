@@ -16,6 +16,13 @@ Var *tci_prim_func_new_var(PrimFunc *func, const char *name)
     return tci_var(func->arena, name, func->next_var_id++);
 }
 
+Var *tci_prim_func_thread_var(PrimFunc *func, tcc_thread_tag tag)
+{
+    if (!func->thread_var[tag])
+        func->thread_var[tag] = tci_prim_func_new_var(func, tci_thread_tag_name(tag));
+    return func->thread_var[tag];
+}
+
 static Expr *new_expr(Arena *arena, ExprKind kind, tcc_dtype type)
 {
     Expr *e = tci_arena_alloc(arena, sizeof *e);

@@ -417,6 +417,8 @@ static inline int64_t tci_cluster_blocks(const PrimFunc *func)
 
 Var *tci_var(Arena *arena, const char *name, int id);
 Var *tci_prim_func_new_var(PrimFunc *func, const char *name);
+/* The kernel's variable of thread index `tag` (thread_var), made where no code read it yet. */
+Var *tci_prim_func_thread_var(PrimFunc *func, tcc_thread_tag tag);
 
 Expr *tci_ir_int(Arena *arena, int64_t value);
 Expr *tci_ir_bool(Arena *arena, bool value);

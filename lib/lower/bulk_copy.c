@@ -184,8 +184,7 @@ bool tci_bulk_store_source(const Lowering *lw, const Stage *st)
  * (tensorize) run along, is named here before tensorize makes it. */
 static Expr *issuer(Lowering *lw)
 {
-    if (!lw->prim->thread_var[TCC_THREAD_X])
-        lw->prim->thread_var[TCC_THREAD_X] = tci_prim_func_new_var(lw->prim, "threadIdx.x");
+    tci_prim_func_thread_var(lw->prim, TCC_THREAD_X);
     return tci_first_thread(lw->arena, lw->prim);
 }
 
@@ -269,10 +268,7 @@ static Expr *writer_index(Lowering *lw, tcc_thread_tag tag, int64_t count)
     Arena *a = lw->arena;
     if (count == 1)
         return tci_ir_int(a, 0);
-    if (!lw->prim->thread_var[tag])
-        lw->prim->thread_var[tag] =
-            tci_prim_func_new_var(lw->prim, tag == TCC_THREAD_Y ? "threadIdx.y" : "threadIdx.z");
-    return tci_ir_var(a, lw->prim->thread_var[tag]);
+    return tci_ir_var(a, tci_prim_func_thread_var(lw->prim, tag));
 }
 
 static Expr *thread_is(Lowering *lw, tcc_thread_tag tag, int64_t value, int64_t count)

@@ -441,9 +441,7 @@ tcc_status tci_tensorize_elements(Lowering *lw, const Stage *st, int at, Stmt *b
      * (the lower rows, as pair 1's) and p / 2 (the next m16n8 tile, as pair 2's). */
     int lanes = tci_target_family_threads(leaf->family);
     int regs = tci_target_accumulator_regs(acc, leaf->family, (int)tile.rows, (int)tile.cols);
-    Var *x = lw->prim->thread_var[TCC_THREAD_X];
-    if (!x)
-        x = lw->prim->thread_var[TCC_THREAD_X] = tci_prim_func_new_var(lw->prim, "threadIdx.x");
+    Var *x = tci_prim_func_thread_var(lw->prim, TCC_THREAD_X);
     if (lw->prim->launch[TCC_THREAD_X] < lanes)
         lw->prim->launch[TCC_THREAD_X] = lanes;
     int lower_rows, tile_cols, unused;
