@@ -66,6 +66,10 @@ tcc_status tci_pass_thread_sync(const PassContext *pc, PrimFunc *func);
  * memory; allocations never live at once share bytes (the C tile reuses the stages of A and
  * B). Assumes thread_sync runs after it (it orders accesses to overlapping buffers). */
 tcc_status tci_pass_plan_shared(const PassContext *pc, PrimFunc *func);
+/* wgmma_zero_init.c: a fill of wgmma accumulators with zeros that products follow at once
+ * becomes the first product's scale-d (it starts from zero where the fill ran). Assumes
+ * unrolled products; leaves any other fill as it is. */
+tcc_status tci_pass_wgmma_zero_init(const PassContext *pc, PrimFunc *func);
 /* wgmma_sync.c: wgmma's fences, commits and waits, and a proxy fence before every barrier,
  * waits, around the wgmma products. Assumes the barriers are placed (after thread_sync). */
 tcc_status tci_pass_wgmma_sync(const PassContext *pc, PrimFunc *func);

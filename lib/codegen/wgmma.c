@@ -113,10 +113,23 @@ static const char *mma_types(const WmmaStmt *w, char *tail, size_t size)
     }
 }
 
+/* Scale-d, how the product treats the accumulators it reads: "1" (adds them), "0" (starts
+ * from zero), or "p", a predicate set from the asm's last operand (w->accumulate, where it is
+ * not a constant). */
+static const char *scale_d(const WmmaStmt *w)
+{
+    if (!w->accumulate)
+        return "1";
+    if (w->accumulate->kind == EXPR_INT)
+        return w->accumulate->int_value ? "1" : "0";
+    return "p";
+}
+
 /* "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {$0, ..., $63}, $64, $65, 1, 1, 1, 0, 1;"
- * and its constraints: the accumulators out and tied in, then the two descriptors. Scale-d
- * is 1 (the accumulators start filled with zeros); an MN-major operand is transposed (16-bit
- * types only: tf32 and int8 take neither transposes nor, for int8, scales). */
+ * and its constraints: the accumulators out and tied in, then the two descriptors, then where
+ * scale-d is a predicate its operand ("{ .reg .pred p; setp.ne.b32 p, $192, 0; wgmma ... p,
+ * ...; }"). An MN-major operand is transposed (16-bit types only: tf32 and int8 take neither
+ * transposes nor, for int8, scales). */
 static bool mma_asm(Codegen *cg, const WmmaStmt *w, int regs, char *text, size_t text_size,
                     char *constraints, size_t constraints_size)
 {
@@ -128,19 +141,28 @@ static bool mma_asm(Codegen *cg, const WmmaStmt *w, int regs, char *text, size_t
     char tail[32];
     const char *types = mma_types(w, tail, sizeof tail);
     const char *out = w->c->type == TCC_INT32 ? "=r," : "=f,";
-    size_t t = (size_t)snprintf(text, text_size, "wgmma.mma_async.sync.aligned.m%dn%dk%d.%s {",
-                                w->m, w->n, w->k, types);
+    const char *scale = scale_d(w);
+    bool predicate = scale[0] == 'p';
+    size_t t = 0;
+    if (predicate)
+        t = (size_t)snprintf(text, text_size, "{ .reg .pred p; setp.ne.b32 p, $%d, 0; ",
+                             2 * regs + 2);
+    t += (size_t)snprintf(text + t, text_size - t, "wgmma.mma_async.sync.aligned.m%dn%dk%d.%s {",
+                          w->m, w->n, w->k, types);
     size_t c = 0;
     for (int r = 0; r < regs && t < text_size && c < constraints_size; r++) {
         t += (size_t)snprintf(text + t, text_size - t, "%s$%d", r ? ", " : "", r);
         c += (size_t)snprintf(constraints + c, constraints_size - c, "%s", out);
     }
     if (t < text_size)
-        t += (size_t)snprintf(text + t, text_size - t, "}, $%d, $%d, 1%s;", regs, regs + 1, tail);
+        t += (size_t)snprintf(text + t, text_size - t, "}, $%d, $%d, %s%s;%s", regs, regs + 1,
+                              scale, tail, predicate ? " }" : "");
     if (c < constraints_size)
         c += (size_t)snprintf(constraints + c, constraints_size - c, "l,l");
     for (int r = 0; r < regs && c < constraints_size; r++)
         c += (size_t)snprintf(constraints + c, constraints_size - c, ",%d", r);
+    if (predicate && c < constraints_size)
+        c += (size_t)snprintf(constraints + c, constraints_size - c, ",r");
     if (t >= text_size || c >= constraints_size)
         return tci_cg_fail(cg, TCC_ERROR_INVALID_ARGUMENT, "codegen: wgmma m%dn%dk%d is too wide",
                            w->m, w->n, w->k);
@@ -149,7 +171,7 @@ static bool mma_asm(Codegen *cg, const WmmaStmt *w, int regs, char *text, size_t
 
 static bool gen_mma(Codegen *cg, const WmmaStmt *w)
 {
-    LLVMValueRef args[2 + TCI_CG_MAX_ACC_REGS];
+    LLVMValueRef args[3 + TCI_CG_MAX_ACC_REGS];
     int nacc = 0;
     const BufferBinding *acc = tci_cg_lookup_fragment(cg, w->c);
     if (!acc)
@@ -171,16 +193,24 @@ static bool gen_mma(Codegen *cg, const WmmaStmt *w)
     if (!tci_cg_load_fragment(cg, w->c, w->c_index, args + nargs, &nacc))
         return false;
     nargs += nacc;
+    if (scale_d(w)[0] == 'p') { /* the condition, as the 32-bit operand setp reads */
+        LLVMValueRef accumulate = tci_cg_gen_expr(cg, w->accumulate);
+        if (!accumulate)
+            return false;
+        args[nargs++] = LLVMBuildZExtOrBitCast(cg->builder, accumulate, tci_cg_i32_type(cg), "");
+    }
     char text[4096], constraints[1024];
     if (!mma_asm(cg, w, nacc, text, sizeof text, constraints, sizeof constraints))
         return false;
     LLVMTypeRef element =
                     integer ? LLVMInt32TypeInContext(cg->llctx) : LLVMFloatTypeInContext(cg->llctx),
                 i64_type = LLVMInt64TypeInContext(cg->llctx);
-    LLVMTypeRef params[2 + TCI_CG_MAX_ACC_REGS], fields[TCI_CG_MAX_ACC_REGS];
+    LLVMTypeRef params[3 + TCI_CG_MAX_ACC_REGS], fields[TCI_CG_MAX_ACC_REGS];
     params[0] = params[1] = i64_type;
     for (int r = 0; r < nacc; r++)
         params[2 + r] = fields[r] = element;
+    if (nargs > 2 + nacc)
+        params[2 + nacc] = tci_cg_i32_type(cg);
     LLVMTypeRef result = LLVMStructTypeInContext(cg->llctx, fields, (unsigned)nacc, false);
     LLVMValueRef out = tci_cg_call_asm(cg, result, params, args, nargs, text, constraints);
     return tci_cg_store_fragment(cg, w->fragment, w->fragment_index, out);

@@ -36,6 +36,8 @@ static const Pass passes[] = {
     {"plan_shared", tci_pass_plan_shared,
      "shared buffers placed in dynamic shared memory, reusing bytes no longer live"},
     {"thread_sync", tci_pass_thread_sync, "__syncthreads() where threads share memory"},
+    {"wgmma_zero_init", tci_pass_wgmma_zero_init,
+     "a fill of zeros that wgmma products follow becomes the first product's scale-d"},
     {"wgmma_sync", tci_pass_wgmma_sync,
      "wgmma's fences, commits and waits around its products; a proxy fence before every barrier"},
     {"warp_specialize", tci_pass_warp_specialize,

@@ -231,6 +231,9 @@ typedef struct WmmaStmt {
     Expr *fragment_index;
     Buffer *a, *b, *c; /* MMA operands; c is the accumulator read */
     Expr *a_index, *b_index, *c_index;
+    /* wgmma: where it holds the product adds c, where not it starts from zero (PTX's scale-d;
+     * NULL: always adds). wgmma_zero_init sets it in place of a fill of zeros. */
+    Expr *accumulate;
     Buffer *memory; /* LOAD/STORE: global or shared */
     int nindex;
     Expr **memory_index; /* first element of the tile (one per dim until flattened) */

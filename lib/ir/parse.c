@@ -448,6 +448,12 @@ static Stmt *parse_wmma(Parser *p, TensorFamily family, WmmaOp op, const char *n
             tci_parse_expect(p, ",", "between the fragments of '%s'", name);
             parse_fragment(p, operand[i], index[i]);
         }
+        if (family == TENSOR_WGMMA && tci_parse_accept(p, ",")) {
+            tci_parse_expect(p, "scale_d", "after the fragments of '%s'", name);
+            tci_parse_expect(p, "(", "after 'scale_d'");
+            w->accumulate = tci_parse_expr(p);
+            tci_parse_expect(p, ")", "after the condition of 'scale_d'");
+        }
         tci_parse_expect(p, ")", "after the fragments of '%s'", name);
     } else {
         if (op != WMMA_STORE) {

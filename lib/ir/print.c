@@ -348,14 +348,12 @@ static void print_range(StrBuf *sb, const Expr *min, const Expr *extent)
 {
     bool min_int = min && min->kind == EXPR_INT;
     bool extent_int = extent && extent->kind == EXPR_INT;
+    tci_print_expr(sb, min);
+    put(sb, "..");
     if (min_int && min->int_value == 0) {
-        tci_print_expr(sb, min);
-        put(sb, "..");
         tci_print_expr(sb, extent);
         return;
     }
-    tci_print_expr(sb, min);
-    put(sb, "..");
     if (min_int && extent_int) {
         tci_strbuf_printf(sb, "%lld", (long long)(min->int_value + extent->int_value));
         return;
@@ -563,6 +561,11 @@ static void print_wmma(StrBuf *sb, const WmmaStmt *w)
         print_fragment(sb, w->b, w->b_index);
         put(sb, ", ");
         print_fragment(sb, w->c, w->c_index);
+        if (w->accumulate) { /* `scale_d(cond)`: c added where cond holds, else zero */
+            put(sb, ", scale_d(");
+            tci_print_expr(sb, w->accumulate);
+            put(sb, ")");
+        }
         put(sb, ")");
         break;
     case WMMA_STORE:

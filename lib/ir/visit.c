@@ -133,10 +133,11 @@ static Stmt *rewrite_wmma(Rewriter *rw, Stmt *s)
     w.a_index = tci_rewrite_expr(rw, w.a_index);
     w.b_index = tci_rewrite_expr(rw, w.b_index);
     w.c_index = tci_rewrite_expr(rw, w.c_index);
+    w.accumulate = tci_rewrite_expr(rw, w.accumulate);
     w.memory_index = rewrite_list(rw, w.nindex, w.memory_index, &changed);
     changed = changed || w.fragment_index != s->wmma.fragment_index ||
               w.a_index != s->wmma.a_index || w.b_index != s->wmma.b_index ||
-              w.c_index != s->wmma.c_index;
+              w.c_index != s->wmma.c_index || w.accumulate != s->wmma.accumulate;
     if (!changed)
         return s;
     Stmt *copy = copy_stmt(rw->arena, s);
@@ -322,6 +323,7 @@ static void visit_wmma(Visitor *v, const WmmaStmt *w)
     tci_visit_expr(v, w->a_index);
     tci_visit_expr(v, w->b_index);
     tci_visit_expr(v, w->c_index);
+    tci_visit_expr(v, w->accumulate);
     visit_list(v, w->nindex, w->memory_index);
 }
 

@@ -33,7 +33,7 @@ tcc_context *test_context(void)
 void capture_print(const char *pass, const char *loop_ir, void *user)
 {
     PrintCapture *capture = user;
-    if (capture->calls < 16)
+    if (capture->calls < CAPTURED_PASSES)
         snprintf(capture->passes[capture->calls], sizeof capture->passes[0], "%s", pass);
     capture->calls++;
     free(capture->last);

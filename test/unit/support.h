@@ -47,11 +47,12 @@ tcc_context *test_context(void);
     } while (0)
 
 /* What a tcc_build_options print_callback received, as capture_print (the callback, with
- * the PrintCapture as print_user) records it: the calls, the first 16 passes' names, and
- * the last loop IR (free() it). */
+ * the PrintCapture as print_user) records it: the calls, the first CAPTURED_PASSES passes'
+ * names, and the last loop IR (free() it). */
+enum { CAPTURED_PASSES = 24 }; /* more than the pipeline has */
 typedef struct PrintCapture {
     int calls;
-    char passes[16][32];
+    char passes[CAPTURED_PASSES][32];
     char *last;
 } PrintCapture;
 

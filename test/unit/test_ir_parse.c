@@ -644,14 +644,14 @@ END_TEST
 
 typedef struct Texts {
     int count;
-    char pass[16][32];
-    char *text[16];
+    char pass[CAPTURED_PASSES][32];
+    char *text[CAPTURED_PASSES];
 } Texts;
 
 static void collect(const char *pass, const char *loop_ir, void *user)
 {
     Texts *t = user;
-    ck_assert_int_lt(t->count, 16);
+    ck_assert_int_lt(t->count, CAPTURED_PASSES);
     snprintf(t->pass[t->count], sizeof t->pass[0], "%s", pass);
     t->text[t->count++] = strdup(loop_ir);
 }
