@@ -169,6 +169,17 @@ static bool mma_asm(Codegen *cg, const WmmaStmt *w, int regs, char *text, size_t
     return true;
 }
 
+/* The condition of a predicated scale-d as the 32-bit integer setp reads (1 where it holds). */
+static LLVMValueRef scale_operand(Codegen *cg, const Expr *accumulate)
+{
+    if (accumulate->type != TCC_BOOL || accumulate->lanes != 1) {
+        tci_cg_fail(cg, TCC_ERROR_INVALID_ARGUMENT, "codegen: wgmma's scale_d takes a condition");
+        return NULL;
+    }
+    LLVMValueRef value = tci_cg_gen_expr(cg, accumulate);
+    return value ? LLVMBuildZExt(cg->builder, value, tci_cg_i32_type(cg), "") : NULL;
+}
+
 static bool gen_mma(Codegen *cg, const WmmaStmt *w)
 {
     LLVMValueRef args[3 + TCI_CG_MAX_ACC_REGS];
@@ -193,12 +204,8 @@ static bool gen_mma(Codegen *cg, const WmmaStmt *w)
     if (!tci_cg_load_fragment(cg, w->c, w->c_index, args + nargs, &nacc))
         return false;
     nargs += nacc;
-    if (scale_d(w)[0] == 'p') { /* the condition, as the 32-bit operand setp reads */
-        LLVMValueRef accumulate = tci_cg_gen_expr(cg, w->accumulate);
-        if (!accumulate)
-            return false;
-        args[nargs++] = LLVMBuildZExtOrBitCast(cg->builder, accumulate, tci_cg_i32_type(cg), "");
-    }
+    if (scale_d(w)[0] == 'p' && !(args[nargs++] = scale_operand(cg, w->accumulate)))
+        return false;
     char text[4096], constraints[1024];
     if (!mma_asm(cg, w, nacc, text, sizeof text, constraints, sizeof constraints))
         return false;
