@@ -12,8 +12,8 @@
  *
  * A persistent loop fills at each tile's first step: the fill is a register move an
  * accumulator (CS2R, 64 a warp for m64n256), all of them before the tile's first product can
- * issue, while the tensor cores wait (on an H100 the seed layer ran 0.6% faster without it).
- * CUTLASS and cuDNN start a tile's products the same way.
+ * issue, while the tensor cores wait (on an H100 the seed layer ran 0.1618 ms against 0.1622
+ * with the fill, 8192^3 1.527 against 1.532). CUTLASS and cuDNN start a tile's products so.
  *
  * Only products that come right after the fill, in the same sequence, take it over, and only
  * where every filled fragment has one (the fill of a fragment that something else reads
