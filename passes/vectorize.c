@@ -2,8 +2,11 @@
  * vectorize: a loop marked vectorized whose body stores a contiguous run of elements
  * (index = base + v) becomes one vector store of ramp(base, 1, lanes), its loads of
  * contiguous elements become vector loads, values the same in every lane stay scalars,
- * and an if_then_else whose condition is the same in every lane selects whole vectors.
- * Anything else becomes a serial loop: a vector is a speed-up, never a change of meaning.
+ * arithmetic, comparisons and casts of vectors are vector ones (lane by lane, the same
+ * operations in the same order), and an if_then_else selects whole vectors where its
+ * condition is the same in every lane, or where its sides load only what the condition
+ * loads (a fused epilogue's relu: `x < 0 ? 0 : x`). Anything else becomes a serial loop: a
+ * vector is a speed-up, never a change of meaning.
  * Assumes flattened accesses (one index each), so that contiguity is a question about one
  * expression.
  */
@@ -28,6 +31,25 @@ static Expr *contiguous_base(Vectorizer *v, Expr *e)
     return base;
 }
 
+static bool find_int_division(Visitor *v, const Expr *e)
+{
+    bool divides = e->kind == EXPR_DIV || e->kind == EXPR_MOD;
+    bool by_constant = divides && e->bin.b->kind == EXPR_INT && e->bin.b->int_value != 0;
+    v->done = v->done || (divides && !by_constant && (e->type == TCC_INT8 || e->type == TCC_INT32));
+    return !v->done;
+}
+
+/* Whether both sides of an if_then_else whose condition differs between lanes may run: they
+ * load only what the condition loads, and divide integers by nonzero constants only (not by a
+ * zero the condition was there to avoid). */
+static bool both_sides_may_run(const Expr *select)
+{
+    Visitor v = {.expr = find_int_division};
+    tci_visit_expr(&v, select->select.then_value);
+    tci_visit_expr(&v, select->select.else_value);
+    return !v.done && tci_select_sides_load_as_cond(select);
+}
+
 static Expr *vectorize_expr(Rewriter *rw, Expr *e)
 {
     Vectorizer *v = rw->user;
@@ -45,18 +67,32 @@ static Expr *vectorize_expr(Rewriter *rw, Expr *e)
         return tci_ir_load(rw->arena, e->load.buffer, 1, &ramp);
     }
     case EXPR_CAST:
+    case EXPR_NOT:
         return NULL; /* recurse: a cast of a vector is a vector cast */
     case EXPR_SELECT:
         /* A range test shared by all lanes (an aligned group of channels) guards the
-         * whole vector; one that differs between lanes cannot. */
-        if (tci_expr_uses_var(e->select.cond, v->var)) {
+         * whole vector; one that differs between lanes chooses lane by lane between both
+         * sides evaluated, where they may run. */
+        if (tci_expr_uses_var(e->select.cond, v->var) && !both_sides_may_run(e)) {
             v->ok = false;
             return e;
         }
-        return tci_ir_select(rw->arena, e->select.cond, tci_rewrite_expr(rw, e->select.then_value),
-                             tci_rewrite_expr(rw, e->select.else_value));
+        return NULL;
+    case EXPR_ADD:
+    case EXPR_SUB:
+    case EXPR_MUL:
+    case EXPR_DIV:
+    case EXPR_MIN:
+    case EXPR_MAX:
+    case EXPR_EQ:
+    case EXPR_NE:
+    case EXPR_LT:
+    case EXPR_LE:
+    case EXPR_AND:
+    case EXPR_OR:
+        return NULL; /* recurse: lane by lane */
     default:
-        /* Arithmetic on lanes would need vector arithmetic: keep it scalar. */
+        /* The lane itself as a value, a modulo, a ramp: kept scalar. */
         v->ok = false;
         return e;
     }

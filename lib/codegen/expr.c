@@ -319,7 +319,10 @@ static LLVMValueRef gen_select(Codegen *cg, const Expr *e)
     LLVMValueRef cond = tci_cg_gen_expr(cg, e->select.cond);
     if (!cond)
         return NULL;
-    if (contains_load(e->select.then_value) || contains_load(e->select.else_value))
+    /* Both sides evaluated: only where they load nothing, or nothing the condition did not
+     * (the one way a vector condition can choose, vectorize's). */
+    bool loads = contains_load(e->select.then_value) || contains_load(e->select.else_value);
+    if (loads && !(tci_cg_value_lanes(cond) > 1 && tci_select_sides_load_as_cond(e)))
         return gen_select_branches(cg, e, cond);
     int lanes = select_lanes(e);
     LLVMValueRef then_value =

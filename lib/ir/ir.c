@@ -204,6 +204,7 @@ Expr *tci_ir_not(Arena *arena, Expr *a)
     if (a->kind == EXPR_INT)
         return tci_ir_bool(arena, !a->int_value);
     Expr *e = new_expr(arena, EXPR_NOT, TCC_BOOL);
+    e->lanes = a->lanes;
     e->bin.a = a;
     return e;
 }
@@ -213,7 +214,10 @@ Expr *tci_ir_select(Arena *arena, Expr *cond, Expr *then_value, Expr *else_value
     if (cond->kind == EXPR_INT)
         return cond->int_value ? then_value : else_value;
     Expr *e = new_expr(arena, EXPR_SELECT, then_value->type);
-    e->lanes = then_value->lanes;
+    /* A scalar side (or condition) meets the vector others: the select is the vector's. */
+    e->lanes = then_value->lanes > else_value->lanes ? then_value->lanes : else_value->lanes;
+    if (cond->lanes > e->lanes)
+        e->lanes = cond->lanes;
     e->select.cond = cond;
     e->select.then_value = then_value;
     e->select.else_value = else_value;

@@ -545,6 +545,10 @@ bool tci_expr_equal(const Expr *a, const Expr *b);
 Expr *tci_expr_substitute(Arena *arena, Expr *e, int n, Var *const *vars, Expr *const *map);
 Stmt *tci_stmt_substitute(Arena *arena, Stmt *s, int n, Var *const *vars, Expr *const *map);
 bool tci_expr_uses_var(const Expr *e, const Var *var);
+/* Whether every load on the sides of an if_then_else is also one its condition makes (as
+ * relu's `x < 0 ? 0 : x` with x a load): evaluating both sides then reads nothing the
+ * condition did not, and a select of whole vectors may stand for it. */
+bool tci_select_sides_load_as_cond(const Expr *select);
 /* Whether `body` allocates a buffer whose region starts at an index made of `var`. Buffers are
  * shared between the statements that name them, so substituting a value for the variable
  * cannot reach their region starts: a pass that would (unrolling, removing a loop of one

@@ -133,11 +133,16 @@ static Expr *parse_select(Parser *p)
     next_argument(p, "if_then_else", false);
     Expr *then_value = tci_parse_expr(p);
     next_argument(p, "if_then_else", false);
-    Expr *e = new_expr(p, EXPR_SELECT, then_value->type, then_value->lanes); /* as tci_ir_select */
+    Expr *e = new_expr(p, EXPR_SELECT, then_value->type, then_value->lanes);
     e->select.cond = cond;
     e->select.then_value = then_value;
     e->select.else_value = tci_parse_expr(p);
     next_argument(p, "if_then_else", true);
+    /* The lanes tci_ir_select gives: the widest of the sides and the condition. */
+    if (e->select.else_value->lanes > e->lanes)
+        e->lanes = e->select.else_value->lanes;
+    if (cond->lanes > e->lanes)
+        e->lanes = cond->lanes;
     return e;
 }
 
@@ -275,8 +280,9 @@ static Expr *parse_unary(Parser *p)
     if (!tci_parse_accept(p, "!"))
         return parse_primary(p);
     tci_parse_enter(p);
-    Expr *e = new_expr(p, EXPR_NOT, TCC_BOOL, 1); /* one lane, as tci_ir_not */
+    Expr *e = new_expr(p, EXPR_NOT, TCC_BOOL, 1);
     e->bin.a = parse_unary(p);
+    e->lanes = e->bin.a->lanes; /* as tci_ir_not */
     p->depth--;
     return e;
 }

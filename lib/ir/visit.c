@@ -400,6 +400,43 @@ bool tci_expr_uses_var(const Expr *e, const Var *var)
     return v.done;
 }
 
+typedef struct LoadSearch {
+    const Expr *cond; /* where each load of the sides must also be */
+    const Expr *load; /* the load looked for in it */
+    bool missing;
+} LoadSearch;
+
+static bool find_equal(Visitor *v, const Expr *e)
+{
+    LoadSearch *search = v->user;
+    v->done = v->done || tci_expr_equal(e, search->load);
+    return !v->done;
+}
+
+static bool load_in_cond(Visitor *v, const Expr *e)
+{
+    LoadSearch *search = v->user;
+    if (e->kind != EXPR_LOAD && e->kind != EXPR_ACCESS && e->kind != EXPR_REDUCE)
+        return true;
+    search->load = e;
+    Visitor inner = {.expr = find_equal, .user = search};
+    tci_visit_expr(&inner, search->cond);
+    if (!inner.done) {
+        search->missing = true;
+        v->done = true;
+    }
+    return false; /* a load's index loads nothing the load itself did not */
+}
+
+bool tci_select_sides_load_as_cond(const Expr *select)
+{
+    LoadSearch search = {.cond = select->select.cond};
+    Visitor v = {.expr = load_in_cond, .user = &search};
+    tci_visit_expr(&v, select->select.then_value);
+    tci_visit_expr(&v, select->select.else_value);
+    return !search.missing;
+}
+
 static bool region_uses_var(Visitor *v, const Stmt *s)
 {
     if (s->kind != STMT_ALLOCATE)

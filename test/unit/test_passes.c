@@ -242,20 +242,32 @@ START_TEST(vectorize_non_contiguous_stays_scalar)
     Stmt *strided = loop(vj, 8, FOR_VECTORIZED, store1(b, mul(j, 2), load1(a, mul(j, 2))));
     /* A contiguous store of a strided load. */
     Stmt *gather = loop(vj, 8, FOR_VECTORIZED, store1(b, j, load1(a, mul(j, 8))));
-    /* Arithmetic on the loaded value would need broadcasts: scalar too. */
-    Stmt *scaled =
-        loop(vj, 8, FOR_VECTORIZED,
-             store1(b, j, bin(EXPR_MUL, load1(a, j), tci_ir_float(arena, 2, TCC_FLOAT32))));
+    /* The lane itself as a value. */
+    Stmt *lane = loop(vj, 8, FOR_VECTORIZED, store1(b, j, tci_ir_cast(arena, TCC_FLOAT32, j)));
     /* A loop not starting at 0. */
     Stmt *offset =
         tci_stmt_for(arena, vj, num(4), num(8), FOR_VECTORIZED, store1(b, j, load1(a, j)));
-    Stmt *items[4] = {strided, gather, scaled, offset};
+    Stmt *items[4] = {strided, gather, lane, offset};
     PrimFunc *k = after_pass("vectorize", tci_stmt_seq(arena, 4, items), 0);
     /* Each stays a loop, now an ordinary one: a vector is a speed-up, never a change. */
     check_stmt(k->body, "for j in 0..8 {\n  B[j * 2] = A[j * 2]\n}\n"
                         "for j in 0..8 {\n  B[j] = A[j * 8]\n}\n"
-                        "for j in 0..8 {\n  B[j] = A[j] * 2f\n}\n"
+                        "for j in 0..8 {\n  B[j] = float32(j)\n}\n"
                         "for j in 4..12 {\n  B[j] = A[j]\n}\n");
+}
+END_TEST
+
+START_TEST(vectorize_arithmetic_lane_by_lane)
+{
+    /* Arithmetic on loaded lanes is vector arithmetic; the constant stays a scalar, which the
+     * code generator broadcasts. */
+    Buffer *b = f32_buffer("B", TCC_SCOPE_GLOBAL, 64);
+    Buffer *a = f32_buffer("A", TCC_SCOPE_GLOBAL, 64);
+    Stmt *scaled =
+        loop(vj, 8, FOR_VECTORIZED,
+             store1(b, j, bin(EXPR_MUL, load1(a, j), tci_ir_float(arena, 2, TCC_FLOAT32))));
+    PrimFunc *k = after_pass("vectorize", scaled, 0);
+    check_stmt(k->body, "B[ramp(0, 1, 8)] = A[ramp(0, 1, 8)] * 2f\n");
 }
 END_TEST
 
@@ -904,6 +916,7 @@ static Suite *passes_suite(void)
     tcase_add_test(vectorize, vectorize_contiguous_store_becomes_ramp);
     tcase_add_test(vectorize, vectorize_through_a_cast);
     tcase_add_test(vectorize, vectorize_non_contiguous_stays_scalar);
+    tcase_add_test(vectorize, vectorize_arithmetic_lane_by_lane);
     tcase_add_test(vectorize, vectorize_ignores_other_loops);
     tcase_add_test(vectorize, vectorize_select_with_a_shared_condition);
     tcase_add_test(vectorize, vectorize_select_whose_condition_differs_between_lanes_stays_scalar);
