@@ -406,26 +406,37 @@ typedef struct LoadSearch {
     bool missing;
 } LoadSearch;
 
+/* The load looked for, among what the condition evaluates whatever its values: not on the
+ * sides of an if_then_else inside it, which may not run. */
 static bool find_equal(Visitor *v, const Expr *e)
 {
     LoadSearch *search = v->user;
     v->done = v->done || tci_expr_equal(e, search->load);
+    if (e->kind == EXPR_SELECT && !v->done) {
+        tci_visit_expr(v, e->select.cond);
+        return false;
+    }
     return !v->done;
 }
 
+/* A load on a side, or an if_then_else there (a guarded load), is fine where the condition
+ * evaluates the same whatever its values; a load not so is missing. */
 static bool load_in_cond(Visitor *v, const Expr *e)
 {
     LoadSearch *search = v->user;
-    if (e->kind != EXPR_LOAD && e->kind != EXPR_ACCESS && e->kind != EXPR_REDUCE)
+    bool load = e->kind == EXPR_LOAD || e->kind == EXPR_ACCESS || e->kind == EXPR_REDUCE;
+    if (!load && e->kind != EXPR_SELECT)
         return true;
     search->load = e;
     Visitor inner = {.expr = find_equal, .user = search};
     tci_visit_expr(&inner, search->cond);
-    if (!inner.done) {
+    if (inner.done)
+        return false; /* evaluated by the condition already, indices and all */
+    if (load) {
         search->missing = true;
         v->done = true;
     }
-    return false; /* a load's index loads nothing the load itself did not */
+    return !v->done; /* a select the condition does not make: its own sides are looked at */
 }
 
 bool tci_select_sides_load_as_cond(const Expr *select)
