@@ -63,14 +63,6 @@ static int filled_operand(const Fills *fills, const WmmaStmt *product)
     return -1;
 }
 
-/* Where `cond` does not hold: `a != b` for `a == b`, else !cond. */
-static Expr *negate(Arena *a, Expr *cond)
-{
-    if (cond->kind == EXPR_EQ)
-        return tci_ir_binary(a, EXPR_NE, cond->bin.a, cond->bin.b);
-    return tci_ir_not(a, cond);
-}
-
 /* Where item `at` fills accumulators (under `cond`, NULL: always) that the products after it
  * all start on: those products become scale-d products, their indices in `first`. */
 static bool take_over(Arena *a, Stmt **items, int count, int at, const Fills *fills, Expr *cond)
@@ -93,7 +85,7 @@ static bool take_over(Arena *a, Stmt **items, int count, int at, const Fills *fi
     }
     if (found < fills->count)
         return false;
-    Expr *accumulate = cond ? negate(a, cond) : tci_ir_bool(a, false);
+    Expr *accumulate = cond ? tci_ir_not(a, cond) : tci_ir_bool(a, false);
     for (int f = 0; f < fills->count; f++) {
         Stmt *product = tci_stmt_new(a, STMT_WMMA);
         product->wmma = items[first[f]]->wmma;

@@ -113,6 +113,7 @@ uint16_t tcc_f32_to_bf16(float value); /* round to nearest even */
 float tcc_bf16_to_f32(uint16_t bits);
 float tcc_f32_to_tf32(float value); /* keeps 10 mantissa bits: nearest, ties away (cvt.rna) */
 size_t tcc_dtype_size(tcc_dtype type);
+bool tcc_dtype_is_float(tcc_dtype type); /* float16, bfloat16 or float32 */
 
 #ifdef __cplusplus
 }

@@ -7,11 +7,6 @@
 
 #include <string.h>
 
-static bool is_float(tcc_dtype type)
-{
-    return type == TCC_FLOAT16 || type == TCC_BFLOAT16 || type == TCC_FLOAT32;
-}
-
 LLVMTypeRef tci_cg_i32_type(Codegen *cg)
 {
     return LLVMInt32TypeInContext(cg->llctx);
@@ -112,27 +107,13 @@ int tci_cg_value_lanes(LLVMValueRef value)
     return (int)LLVMGetVectorSize(type);
 }
 
-static bool find_load(Visitor *v, const Expr *e)
-{
-    if (e->kind == EXPR_LOAD || e->kind == EXPR_ACCESS || e->kind == EXPR_REDUCE)
-        v->done = true;
-    return true;
-}
-
-static bool contains_load(const Expr *e)
-{
-    Visitor v = {.expr = find_load};
-    tci_visit_expr(&v, e);
-    return v.done;
-}
-
 static LLVMValueRef gen_constant(Codegen *cg, const Expr *e)
 {
     LLVMTypeRef type = tci_cg_scalar_type(cg, e->type);
     if (!type)
         return NULL;
     LLVMValueRef value;
-    if (is_float(e->type))
+    if (tcc_dtype_is_float(e->type))
         value = LLVMConstReal(type, e->kind == EXPR_FLOAT ? e->float_value : (double)e->int_value);
     else if (e->kind == EXPR_FLOAT)
         value = LLVMConstInt(type, (unsigned long long)(int64_t)e->float_value, 1);
@@ -185,7 +166,7 @@ static LLVMValueRef gen_compare(Codegen *cg, ExprKind kind, tcc_dtype type, LLVM
                                 LLVMValueRef b)
 {
     LLVMBuilderRef bd = cg->builder;
-    if (is_float(type)) {
+    if (tcc_dtype_is_float(type)) {
         static const LLVMRealPredicate preds[] = {LLVMRealOEQ, LLVMRealUNE, LLVMRealOLT,
                                                   LLVMRealOLE};
         return LLVMBuildFCmp(bd, preds[kind - EXPR_EQ], a, b, "");
@@ -201,8 +182,8 @@ static LLVMValueRef gen_min_max(Codegen *cg, ExprKind kind, tcc_dtype type, LLVM
                                 LLVMValueRef b)
 {
     LLVMBuilderRef bd = cg->builder;
-    LLVMValueRef less = is_float(type) ? LLVMBuildFCmp(bd, LLVMRealOLT, a, b, "")
-                                       : LLVMBuildICmp(bd, LLVMIntSLT, a, b, "");
+    LLVMValueRef less = tcc_dtype_is_float(type) ? LLVMBuildFCmp(bd, LLVMRealOLT, a, b, "")
+                                                 : LLVMBuildICmp(bd, LLVMIntSLT, a, b, "");
     return kind == EXPR_MIN ? LLVMBuildSelect(bd, less, a, b, "")
                             : LLVMBuildSelect(bd, less, b, a, "");
 }
@@ -219,7 +200,7 @@ static LLVMValueRef gen_binary(Codegen *cg, const Expr *e)
     a = tci_cg_broadcast(cg, a, lanes);
     b = tci_cg_broadcast(cg, b, lanes);
     tcc_dtype type = e->bin.a->type;
-    bool fp = is_float(type);
+    bool fp = tcc_dtype_is_float(type);
     bool nsw = type == TCC_INT32; /* index arithmetic: the lowering checked it fits */
     LLVMBuilderRef bd = cg->builder;
     switch (e->kind) {
@@ -321,7 +302,8 @@ static LLVMValueRef gen_select(Codegen *cg, const Expr *e)
         return NULL;
     /* Both sides evaluated: only where they load nothing, or nothing the condition did not
      * (the one way a vector condition can choose, vectorize's). */
-    bool loads = contains_load(e->select.then_value) || contains_load(e->select.else_value);
+    bool loads =
+        tci_expr_reads_memory(e->select.then_value) || tci_expr_reads_memory(e->select.else_value);
     if (loads && !(tci_cg_value_lanes(cond) > 1 && tci_select_sides_load_as_cond(e)))
         return gen_select_branches(cg, e, cond);
     int lanes = select_lanes(e);
@@ -347,19 +329,19 @@ static LLVMValueRef gen_cast(Codegen *cg, const Expr *e)
         return value;
     if (to_type == TCC_BOOL) {
         LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(value));
-        return is_float(from_type) ? LLVMBuildFCmp(bd, LLVMRealUNE, value, zero, "")
-                                   : LLVMBuildICmp(bd, LLVMIntNE, value, zero, "");
+        return tcc_dtype_is_float(from_type) ? LLVMBuildFCmp(bd, LLVMRealUNE, value, zero, "")
+                                             : LLVMBuildICmp(bd, LLVMIntNE, value, zero, "");
     }
     if (from_type == TCC_BOOL)
-        return is_float(to_type) ? LLVMBuildUIToFP(bd, value, to, "")
-                                 : LLVMBuildZExt(bd, value, to, "");
-    if (!is_float(from_type) && !is_float(to_type))
+        return tcc_dtype_is_float(to_type) ? LLVMBuildUIToFP(bd, value, to, "")
+                                           : LLVMBuildZExt(bd, value, to, "");
+    if (!tcc_dtype_is_float(from_type) && !tcc_dtype_is_float(to_type))
         return (int64_t)tcc_dtype_size(to_type) > (int64_t)tcc_dtype_size(from_type)
                    ? LLVMBuildSExt(bd, value, to, "")
                    : LLVMBuildTrunc(bd, value, to, "");
-    if (!is_float(from_type))
+    if (!tcc_dtype_is_float(from_type))
         return LLVMBuildSIToFP(bd, value, to, "");
-    if (!is_float(to_type))
+    if (!tcc_dtype_is_float(to_type))
         return LLVMBuildFPToSI(bd, value, to, "");
     if ((int64_t)tcc_dtype_size(to_type) > (int64_t)tcc_dtype_size(from_type))
         return LLVMBuildFPExt(bd, value, to, "");

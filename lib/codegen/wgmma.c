@@ -113,16 +113,20 @@ static const char *mma_types(const WmmaStmt *w, char *tail, size_t size)
     }
 }
 
+/* Whether scale-d is a predicate set from the asm's last operand: w->accumulate is a
+ * condition, not a constant. */
+static bool scale_predicated(const WmmaStmt *w)
+{
+    return w->accumulate && w->accumulate->kind != EXPR_INT;
+}
+
 /* Scale-d, how the product treats the accumulators it reads: "1" (adds them), "0" (starts
- * from zero), or "p", a predicate set from the asm's last operand (w->accumulate, where it is
- * not a constant). */
+ * from zero), or "p", the predicate (scale_predicated). */
 static const char *scale_d(const WmmaStmt *w)
 {
-    if (!w->accumulate)
-        return "1";
-    if (w->accumulate->kind == EXPR_INT)
-        return w->accumulate->int_value ? "1" : "0";
-    return "p";
+    if (scale_predicated(w))
+        return "p";
+    return !w->accumulate || w->accumulate->int_value ? "1" : "0";
 }
 
 /* "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {$0, ..., $63}, $64, $65, 1, 1, 1, 0, 1;"
@@ -142,7 +146,7 @@ static bool mma_asm(Codegen *cg, const WmmaStmt *w, int regs, char *text, size_t
     const char *types = mma_types(w, tail, sizeof tail);
     const char *out = w->c->type == TCC_INT32 ? "=r," : "=f,";
     const char *scale = scale_d(w);
-    bool predicate = scale[0] == 'p';
+    bool predicate = scale_predicated(w);
     size_t t = 0;
     if (predicate)
         t = (size_t)snprintf(text, text_size, "{ .reg .pred p; setp.ne.b32 p, $%d, 0; ",
@@ -204,7 +208,7 @@ static bool gen_mma(Codegen *cg, const WmmaStmt *w)
     if (!tci_cg_load_fragment(cg, w->c, w->c_index, args + nargs, &nacc))
         return false;
     nargs += nacc;
-    if (scale_d(w)[0] == 'p' && !(args[nargs++] = scale_operand(cg, w->accumulate)))
+    if (scale_predicated(w) && !(args[nargs++] = scale_operand(cg, w->accumulate)))
         return false;
     char text[4096], constraints[1024];
     if (!mma_asm(cg, w, nacc, text, sizeof text, constraints, sizeof constraints))

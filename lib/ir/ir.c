@@ -203,6 +203,12 @@ Expr *tci_ir_not(Arena *arena, Expr *a)
 {
     if (a->kind == EXPR_INT)
         return tci_ir_bool(arena, !a->int_value);
+    /* == and != are each other's negation for floats too (ordered ==, unordered !=); < and
+     * <= swap operands, for integers only (a NaN makes both false). */
+    if (a->kind == EXPR_EQ || a->kind == EXPR_NE)
+        return tci_ir_binary(arena, a->kind == EXPR_EQ ? EXPR_NE : EXPR_EQ, a->bin.a, a->bin.b);
+    if ((a->kind == EXPR_LT || a->kind == EXPR_LE) && !tcc_dtype_is_float(a->bin.a->type))
+        return tci_ir_binary(arena, a->kind == EXPR_LT ? EXPR_LE : EXPR_LT, a->bin.b, a->bin.a);
     Expr *e = new_expr(arena, EXPR_NOT, TCC_BOOL);
     e->lanes = a->lanes;
     e->bin.a = a;

@@ -545,6 +545,10 @@ bool tci_expr_equal(const Expr *a, const Expr *b);
 Expr *tci_expr_substitute(Arena *arena, Expr *e, int n, Var *const *vars, Expr *const *map);
 Stmt *tci_stmt_substitute(Arena *arena, Stmt *s, int n, Var *const *vars, Expr *const *map);
 bool tci_expr_uses_var(const Expr *e, const Var *var);
+/* Whether `e` itself reads memory (a load, an access or a reduction), and whether `e` or any
+ * expression inside it does. */
+bool tci_expr_is_memory_read(const Expr *e);
+bool tci_expr_reads_memory(const Expr *e);
 /* Whether every load on the sides of an if_then_else is also one its condition makes (as
  * relu's `x < 0 ? 0 : x` with x a load): evaluating both sides then reads nothing the
  * condition did not, and a select of whole vectors may stand for it. */

@@ -424,7 +424,7 @@ static bool find_equal(Visitor *v, const Expr *e)
 static bool load_in_cond(Visitor *v, const Expr *e)
 {
     LoadSearch *search = v->user;
-    bool load = e->kind == EXPR_LOAD || e->kind == EXPR_ACCESS || e->kind == EXPR_REDUCE;
+    bool load = tci_expr_is_memory_read(e);
     if (!load && e->kind != EXPR_SELECT)
         return true;
     search->load = e;
@@ -437,6 +437,24 @@ static bool load_in_cond(Visitor *v, const Expr *e)
         v->done = true;
     }
     return !v->done; /* a select the condition does not make: its own sides are looked at */
+}
+
+bool tci_expr_is_memory_read(const Expr *e)
+{
+    return e->kind == EXPR_LOAD || e->kind == EXPR_ACCESS || e->kind == EXPR_REDUCE;
+}
+
+static bool find_memory_read(Visitor *v, const Expr *e)
+{
+    v->done = v->done || tci_expr_is_memory_read(e);
+    return !v->done;
+}
+
+bool tci_expr_reads_memory(const Expr *e)
+{
+    Visitor v = {.expr = find_memory_read};
+    tci_visit_expr(&v, e);
+    return v.done;
 }
 
 bool tci_select_sides_load_as_cond(const Expr *select)

@@ -17,11 +17,6 @@ static bool known_dtype(tcc_dtype type)
     return type >= TCC_VOID && type <= TCC_FLOAT32;
 }
 
-static bool is_float(tcc_dtype type)
-{
-    return type == TCC_FLOAT16 || type == TCC_BFLOAT16 || type == TCC_FLOAT32;
-}
-
 static tcc_status validate_types(tcc_context *ctx, tcc_dtype input_type, tcc_dtype accumulate_type,
                                  tcc_dtype output_type)
 {
@@ -41,7 +36,7 @@ static tcc_status validate_types(tcc_context *ctx, tcc_dtype input_type, tcc_dty
         return status;
     bool output_ok = accumulate_type == TCC_INT32
                          ? output_type == TCC_INT32 || output_type == TCC_FLOAT32
-                         : is_float(output_type);
+                         : tcc_dtype_is_float(output_type);
     if (!output_ok)
         return tci_fail(ctx, TCC_ERROR_UNSUPPORTED,
                         "output_type must be %s for %s accumulation "

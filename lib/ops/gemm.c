@@ -11,11 +11,6 @@ typedef struct Bodies {
     GemmSplit split;
 } Bodies;
 
-static bool is_float(tcc_dtype type)
-{
-    return type == TCC_FLOAT16 || type == TCC_BFLOAT16 || type == TCC_FLOAT32;
-}
-
 /* The operands are defined over exactly (m, k) and (k, n): where a whole tile reaches past
  * M, N or K, the shared-memory copy that reads them evaluates to zero there (a stage's
  * domain guard, schedule_ops.c), so an element is only ever built inside the range. */
@@ -67,7 +62,7 @@ static tcc_expr *c_body(tcc_func *f, tcc_expr *const *ax, void *user)
 /* Epilogue arithmetic happens in float32, or in int32 for an integer output. */
 static tcc_dtype math_type(const GemmOperator *op)
 {
-    return is_float(op->output_type) ? TCC_FLOAT32 : TCC_INT32;
+    return tcc_dtype_is_float(op->output_type) ? TCC_FLOAT32 : TCC_INT32;
 }
 
 static tcc_expr *constant(tcc_func *f, double value, tcc_dtype type)

@@ -1,6 +1,6 @@
 /*
  * IEEE 754 binary16, bfloat16 and tf32 conversions from and to binary32, on the bits,
- * and the sizes of the element types.
+ * and the sizes and kinds of the element types.
  *
  * Done by hand rather than with _Float16 or __bf16 so the results do not depend on the
  * compiler, the target or the floating-point environment: the reference and the tests need
@@ -135,6 +135,11 @@ float tcc_f32_to_tf32(float value)
     }
     memcpy(&value, &bits, sizeof value);
     return value;
+}
+
+bool tcc_dtype_is_float(tcc_dtype type)
+{
+    return type == TCC_FLOAT16 || type == TCC_BFLOAT16 || type == TCC_FLOAT32;
 }
 
 size_t tcc_dtype_size(tcc_dtype type)

@@ -110,7 +110,17 @@ START_TEST(unary_constructors_fold)
 {
     check_int(tci_ir_not(arena, tci_ir_bool(arena, true)), TCC_BOOL, 0);
     check_int(tci_ir_not(arena, num(0)), TCC_BOOL, 1);
-    check_expr(tci_ir_not(arena, bin(EXPR_LT, x, y)), "!(x < y)");
+    /* A comparison negates into its opposite: == and != for any type, < and <= with their
+     * operands swapped for integers only (a NaN makes x < y and y <= x both false). */
+    check_expr(tci_ir_not(arena, bin(EXPR_LT, x, y)), "y <= x");
+    check_expr(tci_ir_not(arena, bin(EXPR_LE, x, y)), "y < x");
+    check_expr(tci_ir_not(arena, bin(EXPR_EQ, x, y)), "x != y");
+    check_expr(tci_ir_not(arena, bin(EXPR_NE, x, y)), "x == y");
+    Expr *fx = tci_ir_cast(arena, TCC_FLOAT32, x), *fy = tci_ir_cast(arena, TCC_FLOAT32, y);
+    check_expr(tci_ir_not(arena, bin(EXPR_LT, fx, fy)), "!(float32(x) < float32(y))");
+    check_expr(tci_ir_not(arena, bin(EXPR_EQ, fx, fy)), "float32(x) != float32(y)");
+    check_expr(tci_ir_not(arena, bin(EXPR_AND, bin(EXPR_LT, x, y), bin(EXPR_LT, y, x))),
+               "!(x < y && y < x)");
     /* A constant condition picks its side; only the chosen side would be evaluated. */
     ck_assert_ptr_eq(tci_ir_select(arena, tci_ir_bool(arena, true), x, y), x);
     ck_assert_ptr_eq(tci_ir_select(arena, tci_ir_bool(arena, false), x, y), y);
