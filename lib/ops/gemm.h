@@ -53,6 +53,9 @@ typedef struct GemmOperator {
      * the copies read consecutive addresses: A column-major is k x m (m contiguous), B
      * column-major is n x k (k contiguous, a KRSC filter's own order). */
     bool a_col_major, b_col_major;
+    /* A's elements are gathered from a smaller tensor that every tile rereads from L2 (a
+     * convolution's im2col): clusters sharing B do not pay there (choose_producer_and_cluster). */
+    bool a_gathered;
     /* The tensor map of A's (B's) tiles for the bulk copy engine, or false where the
      * operand's memory cannot be described so (a gather, a layout, a misaligned row). `tile`
      * is the shared tile's extent along A's (B's) own axes (g, m, k), `axes` those axes'

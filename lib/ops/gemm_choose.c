@@ -548,7 +548,11 @@ enum { DEEP_PIPELINE_K = 4096 };
  * layer (K = 2304) ran 0.1895 ms with both against 0.1818, clusters alone 0.1926 against
  * 0.1811 (a block's copies wait for the other block's consumers too), a producer warpgroup
  * alone 0.1793 against 0.1805 (a block a tile 1-4% slower with one, on an H200); clusters of 4
- * ran the seed layer 0.35 ms and 8192^3 2.90. */
+ * ran the seed layer 0.35 ms and 8192^3 2.90. A convolution as deep keeps the producer but not
+ * the clusters: the seed layer with 512 and 1024 input channels (K = 4608, 9216) ran 0.3105 and
+ * 0.6100 ms without them against 0.3177 and 0.6206 with (H100, cuDNN 0.2999 and 0.5842); its
+ * filter, which they share, stays in L2, and a block's copies would wait for the other's
+ * consumers. */
 static void choose_producer_and_cluster(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s)
 {
     bool deep = s->intrinsic == TCC_GEMM_WGMMA && s->grid == TCC_GEMM_GRID_PERSISTENT &&
@@ -557,7 +561,7 @@ static void choose_producer_and_cluster(const GemmOperator *op, tcc_arch arch, t
     if (s->producer == TCC_GEMM_PRODUCER_AUTO)
         s->producer = deep ? TCC_GEMM_PRODUCER_WARPGROUP : TCC_GEMM_PRODUCER_NONE;
     if (!s->cluster)
-        s->cluster = deep && tci_gemm_cluster_possible(op, arch, s, 2) ? 2 : 1;
+        s->cluster = deep && !op->a_gathered && tci_gemm_cluster_possible(op, arch, s, 2) ? 2 : 1;
 }
 
 /* Cooperative unless asked for; ping-pong asks for what it needs of what is left open. */
