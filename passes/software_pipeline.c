@@ -201,6 +201,7 @@ static Stmt *restage_stmt(Rewriter *rw, Stmt *s)
         Stmt *copy = tci_stmt_bulk_copy(rw->arena, b, index, x->bulk.map, x->bulk.coords,
                                         x->bulk.offsets, r->p->full, r->stage);
         copy->bulk.multicast = x->bulk.multicast;
+        copy->bulk.cache = x->bulk.cache;
         return copy;
     }
     return NULL;

@@ -213,6 +213,14 @@ typedef enum tcc_tensor_map_mode {
     TCC_TENSOR_MAP_IM2COL
 } tcc_tensor_map_mode;
 #define TCC_TENSOR_MAP_MAX_RANK 5
+/* How long the L2 cache keeps the lines a bulk copy reads or a bulk store writes
+ * (createpolicy, PTX's .L2::cache_hint): as any (normal), among the first evicted (a stream
+ * read or written once), or among the last (an operand every tile reads again). */
+typedef enum tcc_cache_hint {
+    TCC_CACHE_NORMAL = 0,
+    TCC_CACHE_EVICT_FIRST,
+    TCC_CACHE_EVICT_LAST
+} tcc_cache_hint;
 typedef struct tcc_tensor_map {
     size_t size; /* sizeof(tcc_tensor_map) (tcc/tcc.h, "ABI") */
     tcc_tensor_map_mode mode;
@@ -233,6 +241,7 @@ typedef struct tcc_tensor_map {
      * im2col: also the filter offsets, innermost first. */
     tcc_expr *coords[TCC_TENSOR_MAP_MAX_RANK];
     tcc_expr *offsets[3];
+    tcc_cache_hint cache; /* added after the first release: a map of that size has none */
 } tcc_tensor_map;
 tcc_status tcc_storage_bulk_copy(tcc_stage *stage, const tcc_tensor_map *map);
 /* The loops of a global stage from `axis` in, which copy a shared tile into the map's tensor

@@ -29,17 +29,42 @@ static LLVMValueRef barrier_address(Codegen *cg, const Buffer *b, Expr *index)
     return shared_u32(cg, b, tci_ir_binary(a, EXPR_MUL, index, tci_ir_int(a, TCI_MBARRIER_WORDS)));
 }
 
+/* A copy or store with an L2 policy other than normal: the policy made in a scope of its own
+ * ("{ .reg .b64 policy; createpolicy.fractional.L2::evict_last.b64 policy, 1.0; "), and the
+ * instruction then takes ".L2::cache_hint" and the policy as its last operand. */
+static size_t open_cache_policy(tcc_cache_hint cache, char *text, size_t size)
+{
+    if (cache == TCC_CACHE_NORMAL)
+        return 0;
+    return (size_t)snprintf(text, size,
+                            "{ .reg .b64 policy; createpolicy.fractional.L2::%s.b64 policy, 1.0; ",
+                            tci_cache_hint_name(cache));
+}
+
+/* The instruction's end: ";", or with a policy ", policy; }". */
+static size_t end_instruction(tcc_cache_hint cache, char *text, size_t size)
+{
+    return (size_t)snprintf(text, size, "%s", cache == TCC_CACHE_NORMAL ? ";" : ", policy; }");
+}
+
+static const char *cache_hint_suffix(tcc_cache_hint cache)
+{
+    return cache == TCC_CACHE_NORMAL ? "" : ".L2::cache_hint";
+}
+
 /* "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
  *  [$0], [$1, {$3, $4}], [$2];", im2col copies with ", {$5, $6}" of offsets; a multicast one
- * adds ".multicast::cluster" and its mask of blocks as the last operand, $`mask`. */
-static void copy_text(const TensorMap *map, int mask, char *text, size_t size)
+ * adds ".multicast::cluster" and its mask of blocks as an operand, $`mask`; an L2 policy its
+ * own (open_cache_policy). */
+static void copy_text(const TensorMap *map, tcc_cache_hint cache, int mask, char *text, size_t size)
 {
     bool im2col = map->enc.mode == TCC_TENSOR_MAP_IM2COL;
-    size_t n = (size_t)snprintf(text, size,
-                                "cp.async.bulk.tensor.%dd.shared::cluster.global.%s.mbarrier::"
-                                "complete_tx::bytes%s [$0], [$1, {",
-                                map->enc.rank, im2col ? "im2col" : "tile",
-                                mask ? ".multicast::cluster" : "");
+    size_t n = open_cache_policy(cache, text, size);
+    n += (size_t)snprintf(text + n, size - n,
+                          "cp.async.bulk.tensor.%dd.shared::cluster.global.%s.mbarrier::"
+                          "complete_tx::bytes%s%s [$0], [$1, {",
+                          map->enc.rank, im2col ? "im2col" : "tile",
+                          mask ? ".multicast::cluster" : "", cache_hint_suffix(cache));
     for (int d = 0; d < map->enc.rank && n < size; d++)
         n += (size_t)snprintf(text + n, size - n, "%s$%d", d ? ", " : "", 3 + d);
     if (n < size)
@@ -51,7 +76,7 @@ static void copy_text(const TensorMap *map, int mask, char *text, size_t size)
     if (mask && n < size)
         n += (size_t)snprintf(text + n, size - n, ", $%d", mask);
     if (n < size)
-        snprintf(text + n, size - n, ";");
+        end_instruction(cache, text + n, size - n);
 }
 
 bool tci_cg_gen_bulk_copy(Codegen *cg, const Stmt *s)
@@ -96,8 +121,8 @@ bool tci_cg_gen_bulk_copy(Codegen *cg, const Stmt *s)
             return false;
     snprintf(constraints + strlen(constraints), sizeof constraints - strlen(constraints),
              ",~{memory}");
-    char text[320];
-    copy_text(map, mask, text, sizeof text);
+    char text[448];
+    copy_text(map, s->bulk.cache, mask, text, sizeof text);
     tci_cg_call_asm(cg, LLVMVoidTypeInContext(cg->llctx), types, args, n, text, constraints);
     return true;
 }
@@ -115,17 +140,21 @@ bool tci_cg_gen_bulk_store(Codegen *cg, const Stmt *s)
     args[0] = shared_u32(cg, s->bulk.dst, s->bulk.dst_index);
     args[1] = LLVMBuildPtrToInt(cg->builder, param, i64, "");
     types[0] = i32, types[1] = i64;
-    char constraints[64] = "r,l", text[192];
-    int n = snprintf(text, sizeof text,
-                     "cp.async.bulk.tensor.%dd.global.shared::cta.tile.bulk_group [$1, {",
-                     map->enc.rank);
+    char constraints[64] = "r,l", text[320];
+    tcc_cache_hint cache = s->bulk.cache;
+    int n = (int)open_cache_policy(cache, text, sizeof text);
+    n += snprintf(text + n, sizeof text - (size_t)n,
+                  "cp.async.bulk.tensor.%dd.global.shared::cta.tile.bulk_group%s [$1, {",
+                  map->enc.rank, cache_hint_suffix(cache));
     for (int d = 0; d < map->enc.rank; d++) {
         args[2 + d] = tci_cg_gen_expr(cg, s->bulk.coords[d]);
         types[2 + d] = i32;
         strcat(constraints, ",r");
         n += snprintf(text + n, sizeof text - (size_t)n, "%s$%d", d ? ", " : "", 2 + d);
     }
-    snprintf(text + n, sizeof text - (size_t)n, "}], [$0]; cp.async.bulk.commit_group;");
+    n += snprintf(text + n, sizeof text - (size_t)n, "}], [$0]");
+    n += (int)end_instruction(cache, text + n, sizeof text - (size_t)n);
+    snprintf(text + n, sizeof text - (size_t)n, " cp.async.bulk.commit_group;");
     strcat(constraints, ",~{memory}");
     for (int i = 0; i < 2 + map->enc.rank; i++)
         if (!args[i])

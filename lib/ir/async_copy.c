@@ -158,7 +158,8 @@ static void print_list(StrBuf *sb, int n, Expr *const *items)
 }
 
 /* bulk_copy(&A.shared[0], tensor_map0{k, m}, barrier loop.full[s]); im2col copies add their
- * filter offsets: tensor_map0{c, w, h, n} offsets {s, r}. */
+ * filter offsets: tensor_map0{c, w, h, n} offsets {s, r}; a cluster's `, multicast 2` and an
+ * L2 policy's `, evict_last` follow. */
 void tci_print_bulk(StrBuf *sb, const Stmt *s)
 {
     if (s->kind == STMT_BULK_WAIT) {
@@ -187,7 +188,16 @@ void tci_print_bulk(StrBuf *sb, const Stmt *s)
     }
     if (s->bulk.multicast > 1)
         tci_strbuf_printf(sb, ", multicast %d", s->bulk.multicast);
+    if (s->bulk.cache != TCC_CACHE_NORMAL)
+        tci_strbuf_printf(sb, ", %s", tci_cache_hint_name(s->bulk.cache));
     tci_strbuf_printf(sb, ")    // %lld bytes", (long long)tci_tensor_map_copy_bytes(map));
+}
+
+const char *tci_cache_hint_name(tcc_cache_hint hint)
+{
+    static const char *const names[] = {"evict_normal", "evict_first", "evict_last"};
+    return hint >= TCC_CACHE_NORMAL && hint <= TCC_CACHE_EVICT_LAST ? names[hint]
+                                                                    : "evict_<unknown>";
 }
 
 const char *tci_mbarrier_op_name(MbarrierOp op)

@@ -333,6 +333,7 @@ struct Stmt {
              * box at dst and complete its bytes on their own barrier at barrier_index
              * (multicast::cluster); 0: the issuing block only. */
             int multicast;
+            tcc_cache_hint cache; /* the L2 policy of the lines it moves */
         } bulk;
         struct {
             MbarrierOp op;
@@ -618,6 +619,7 @@ void tci_print_bulk(StrBuf *sb, const Stmt *s);
 void tci_print_mbarrier(StrBuf *sb, const Stmt *s);
 /* "mbarrier.init", "mbarrier.expect_tx", "mbarrier.wait". */
 const char *tci_mbarrier_op_name(MbarrierOp op);
+const char *tci_cache_hint_name(tcc_cache_hint hint); /* "evict_last" */
 void tci_print_tensor_maps(StrBuf *sb, const PrimFunc *func);
 /* How a tensor-core statement prints: "wmma.load_matrix_a", "ldmatrix.a" ...; NULL for an
  * unknown op. */

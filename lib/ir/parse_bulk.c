@@ -126,8 +126,21 @@ static void parse_list(Parser *p, const char *what, int n, Expr **out)
     tci_parse_expect(p, "}", "after %d %s", n, what);
 }
 
-/* `bulk_copy(&A.shared[0], tensor_map0{c, w, h, n} offsets {s, r}, barrier full[0])`, and
- * `, multicast 2` after the barrier for a copy into every block of the cluster */
+/* An L2 policy after `, `: `evict_first` or `evict_last` (`evict_normal`, the default, is
+ * never written); else a failure naming what `expected` lists. */
+static tcc_cache_hint expect_cache_hint(Parser *p, const char *expected)
+{
+    for (tcc_cache_hint h = TCC_CACHE_EVICT_FIRST; h <= TCC_CACHE_EVICT_LAST; h++)
+        if (tci_parse_accept(p, tci_cache_hint_name(h)))
+            return h;
+    const char *at = tci_parse_peek(p);
+    tci_parse_fail_at(p, at, "expected %s after ', ', found %s", expected,
+                      tci_parse_describe(p, at));
+}
+
+/* `bulk_copy(&A.shared[0], tensor_map0{c, w, h, n} offsets {s, r}, barrier full[0])`, then
+ * `, multicast 2` for a copy into every block of the cluster and `, evict_last` for an L2
+ * policy, each where it applies */
 Stmt *tci_parse_bulk_copy(Parser *p)
 {
     Buffer *dst, *barrier = NULL;
@@ -142,25 +155,28 @@ Stmt *tci_parse_bulk_copy(Parser *p)
         parse_list(p, "offsets", map->enc.rank - 2, offsets);
     }
     int multicast = 0;
+    tcc_cache_hint cache = TCC_CACHE_NORMAL;
     bool more = tci_parse_accept(p, ",");
-    if (more && !tci_parse_accept(p, "multicast")) {
-        tci_parse_expect(p, "barrier", "or 'multicast' after ', '");
+    if (more && tci_parse_accept(p, "barrier")) {
         tci_parse_element(p, "the copy's barrier", &barrier, &barrier_index);
         more = tci_parse_accept(p, ",");
-        if (more)
-            tci_parse_expect(p, "multicast", "after the copy's barrier");
     }
-    if (more)
+    if (more && tci_parse_accept(p, "multicast")) {
         multicast = (int)tci_parse_expect_count(p, "the blocks a copy multicasts to", 2,
                                                 TCI_MAX_CLUSTER_BLOCKS);
+        more = tci_parse_accept(p, ",");
+    }
+    if (more)
+        cache = expect_cache_hint(p, "'barrier', 'multicast', 'evict_first' or 'evict_last'");
     tci_parse_expect(p, ")", "after the copy");
     Stmt *s =
         tci_stmt_bulk_copy(p->arena, dst, dst_index, map, coords, offsets, barrier, barrier_index);
     s->bulk.multicast = multicast;
+    s->bulk.cache = cache;
     return s;
 }
 
-/* `bulk_store(tensor_map2{n, m, g}, &Out.shared[0])` */
+/* `bulk_store(tensor_map2{n, m, g}, &Out.shared[0])`, `, evict_first` for an L2 policy */
 Stmt *tci_parse_bulk_store(Parser *p)
 {
     Buffer *src;
@@ -170,8 +186,13 @@ Stmt *tci_parse_bulk_store(Parser *p)
     parse_list(p, "coordinates", map->enc.rank, coords);
     tci_parse_expect(p, ",", "after the store's coordinates");
     tci_parse_address(p, "the shared source", &src, &src_index);
+    tcc_cache_hint cache = TCC_CACHE_NORMAL;
+    if (tci_parse_accept(p, ","))
+        cache = expect_cache_hint(p, "'evict_first' or 'evict_last'");
     tci_parse_expect(p, ")", "after the store");
-    return tci_stmt_bulk_store(p->arena, src, src_index, map, coords);
+    Stmt *s = tci_stmt_bulk_store(p->arena, src, src_index, map, coords);
+    s->bulk.cache = cache;
+    return s;
 }
 
 /* `bulk_wait_read(0)` */

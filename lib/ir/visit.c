@@ -121,6 +121,7 @@ static Stmt *rewrite_bulk_copy(Rewriter *rw, Stmt *s)
     Stmt *out = tci_stmt_bulk_copy(rw->arena, s->bulk.dst, dst, s->bulk.map, coords, offsets,
                                    s->bulk.barrier, barrier);
     out->bulk.multicast = s->bulk.multicast;
+    out->bulk.cache = s->bulk.cache;
     out->kind = s->kind; /* a store's fields are a copy's */
     return out;
 }

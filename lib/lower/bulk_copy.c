@@ -158,6 +158,7 @@ tcc_status tci_build_bulk_copy(Lowering *lw, const Stage *st, Stmt **out)
         Stmt *copy = tci_stmt_bulk_copy(a, b, tci_simplify(a, dst, 0, NULL), map, coords, offsets,
                                         NULL, NULL);
         copy->bulk.multicast = sliced > 0 ? blocks : 0;
+        copy->bulk.cache = spec->cache;
         s = tci_stmt_seq2(a, s, copy);
     }
     *out = s;
@@ -377,8 +378,9 @@ tcc_status tci_build_bulk_store(Lowering *lw, const Stage *st, int at, Stmt **ou
                          0, NULL);
         Expr *dst = tci_ir_binary(
             a, EXPR_ADD, tci_ir_binary(a, EXPR_MUL, block, tci_ir_int(a, per_copy)), rows_at);
-        s = tci_stmt_seq2(a, s,
-                          tci_stmt_bulk_store(a, b, tci_simplify(a, dst, 0, NULL), map, coords));
+        Stmt *store = tci_stmt_bulk_store(a, b, tci_simplify(a, dst, 0, NULL), map, coords);
+        store->bulk.cache = st->map.cache;
+        s = tci_stmt_seq2(a, s, store);
     }
     *out = tci_stmt_seq2(a, writers_barrier(lw, w), tci_stmt_if(a, store_issuer(lw, w), s, NULL));
     return TCC_OK;

@@ -33,6 +33,7 @@ tcc_status tci_gemm_plan(tcc_context *ctx, GemmMaker make, const void *desc, tcc
     if (status == TCC_OK)
         status = tci_gemm_complete_schedule(ctx, op, arch, &out->schedule);
     if (status == TCC_OK) {
+        out->operand_cache = tci_gemm_operand_cache(op, arch);
         out->nstaged = op->nstaged;
         for (int i = 0; i < op->nstaged; i++)
             snprintf(out->staged_names[i], sizeof out->staged_names[i], "%s",
@@ -142,7 +143,8 @@ static tcc_status schedule_gemm(void *program, int k, tcc_func *func, tcc_arch a
     if (status != TCC_OK)
         return status;
     if (role(p, k) == KERNEL_PRODUCT)
-        return tci_gemm_schedule_apply(func, p->op, &p->gemm, &p->plan.schedule);
+        return tci_gemm_schedule_apply(func, p->op, &p->gemm, &p->plan.schedule,
+                                       p->plan.operand_cache);
     return tci_gemm_schedule_elementwise(func, p->op, &p->gemm);
 }
 

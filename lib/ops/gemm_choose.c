@@ -564,6 +564,20 @@ static void choose_producer_and_cluster(const GemmOperator *op, tcc_arch arch, t
         s->cluster = deep && !op->a_gathered && tci_gemm_cluster_possible(op, arch, s, 2) ? 2 : 1;
 }
 
+static int64_t tensor_bytes(const tcc_tensor *t)
+{
+    int64_t elements = 1;
+    for (int d = 0; d < t->ndim; d++)
+        elements *= t->shape[d];
+    return elements * (int64_t)tcc_dtype_size(t->type);
+}
+
+tcc_cache_hint tci_gemm_operand_cache(const GemmOperator *op, tcc_arch arch)
+{
+    int64_t bytes = tensor_bytes(op->a_source) + tensor_bytes(op->b_source);
+    return bytes <= tci_target_arch(arch)->l2_bytes ? TCC_CACHE_EVICT_LAST : TCC_CACHE_NORMAL;
+}
+
 /* Cooperative unless asked for; ping-pong asks for what it needs of what is left open. */
 static void choose_consumers(tcc_gemm_schedule *s)
 {

@@ -257,11 +257,12 @@ static tcc_status schedule_shared(tcc_func *f, tcc_tensor *shared, Tiles t)
     return spread_over_threads(s, groups, t);
 }
 
-/* A shared tile filled by the bulk copy engine, through the operand's tensor map. */
+/* A shared tile filled by the bulk copy engine, through the operand's tensor map, its lines
+ * kept in L2 as `cache` says. */
 static tcc_status bulk_copy(tcc_func *f, const GemmOperator *op, tcc_tensor *shared,
                             bool (*tensor_map)(tcc_func *, tcc_expr *const *, const int64_t *,
                                                tcc_tensor_map *, void *),
-                            const int64_t *tile)
+                            const int64_t *tile, tcc_cache_hint cache)
 {
     tcc_expr *axes[3];
     for (int i = 0; i < 3; i++)
@@ -271,11 +272,12 @@ static tcc_status bulk_copy(tcc_func *f, const GemmOperator *op, tcc_tensor *sha
         return tci_fail(f->ctx, TCC_ERROR_SCHEDULE,
                         "schedule: the copy engine cannot fetch the tiles of %s",
                         tcc_tensor_name(shared));
+    map.cache = cache;
     return tcc_storage_bulk_copy(tcc_stage_of(f, shared), &map);
 }
 
 tcc_status tci_gemm_schedule_apply(tcc_func *f, const GemmOperator *op, const Gemm *gemm,
-                                   const tcc_gemm_schedule *s)
+                                   const tcc_gemm_schedule *s, tcc_cache_hint operand_cache)
 {
     Tiles t = tci_gemm_tiles(s);
     tcc_tensor *c = gemm->c;
@@ -315,8 +317,8 @@ tcc_status tci_gemm_schedule_apply(tcc_func *f, const GemmOperator *op, const Ge
     if (s->copy == TCC_GEMM_COPY_BULK) {
         int64_t a_tile[3], b_tile[3];
         tci_gemm_operand_tiles(op, s, a_tile, b_tile);
-        TRY(bulk_copy(f, op, as, op->a_tensor_map, a_tile));
-        TRY(bulk_copy(f, op, bs, op->b_tensor_map, b_tile));
+        TRY(bulk_copy(f, op, as, op->a_tensor_map, a_tile, operand_cache));
+        TRY(bulk_copy(f, op, bs, op->b_tensor_map, b_tile, operand_cache));
     } else {
         TRY(schedule_shared(f, as, t));
         TRY(schedule_shared(f, bs, t));

@@ -36,8 +36,9 @@ typedef struct TargetArch {
     /* The multiprocessors of the arch's data-center part (V100, T4, A100, A10, L40S, H100 SXM
      * and H200): a persistent grid's blocks unless the schedule says. */
     int multiprocessors;
-    bool async_copy; /* cp.async from global to shared memory, with commit and wait groups */
-    bool wgmma;      /* warpgroup products from shared memory (sm_90a's wgmma.mma_async) */
+    int64_t l2_bytes; /* the L2 cache of that part */
+    bool async_copy;  /* cp.async from global to shared memory, with commit and wait groups */
+    bool wgmma;       /* warpgroup products from shared memory (sm_90a's wgmma.mma_async) */
     /* The bulk tensor copy engine (cp.async.bulk.tensor) with its mbarriers: an sm_90
      * feature, emitted only for sm_90a, whose PTX ISA (8.0) has every form tcc uses. */
     bool bulk_copy;

@@ -6,6 +6,27 @@
  */
 #include "te/te.h"
 
+#include <stddef.h>
+#include <string.h>
+
+/* The size of tcc_tensor_map in its first release, before `cache` (tcc/tcc.h, "ABI"). */
+#define TENSOR_MAP_FIRST_SIZE offsetof(tcc_tensor_map, cache)
+
+/* The caller's map, of any size this library knows, as this release's (what it lacks zero);
+ * else a failure saying `what`. */
+static tcc_status read_map(tcc_context *ctx, const char *what, const tcc_tensor_map *map,
+                           tcc_tensor_map *out)
+{
+    tcc_status status = tci_check_struct_size(ctx, what, "tcc_tensor_map", map->size,
+                                              TENSOR_MAP_FIRST_SIZE, sizeof *map);
+    if (status != TCC_OK)
+        return status;
+    memset(out, 0, sizeof *out);
+    memcpy(out, map, map->size);
+    out->size = sizeof *out;
+    return TCC_OK;
+}
+
 /* Why a tensor map cannot describe the tiles, or NULL. */
 static const char *tensor_map_problem(const tcc_stage *stage, const tcc_tensor_map *map)
 {
@@ -31,18 +52,21 @@ static const char *tensor_map_problem(const tcc_stage *stage, const tcc_tensor_m
             return "its box must have 1 to 256 elements a dimension (im2col: 1 to 1024 pixels)";
     if (map->tensor->type != stage->tensor->type)
         return "the tensor and the stage must have one element type";
+    if (map->cache < TCC_CACHE_NORMAL || map->cache > TCC_CACHE_EVICT_LAST)
+        return "its cache hint is none of normal, evict-first and evict-last";
     return NULL;
 }
 
-tcc_status tcc_storage_bulk_copy(tcc_stage *stage, const tcc_tensor_map *map)
+tcc_status tcc_storage_bulk_copy(tcc_stage *stage, const tcc_tensor_map *given)
 {
     if (!stage)
         return TCC_ERROR_INVALID_ARGUMENT;
-    if (map) {
-        tcc_status status =
-            TCI_CHECK_SIZE(stage->func->ctx, "storage_bulk_copy", tcc_tensor_map, map);
+    tcc_tensor_map copy, *map = NULL;
+    if (given) {
+        tcc_status status = read_map(stage->func->ctx, "storage_bulk_copy", given, &copy);
         if (status != TCC_OK)
             return status;
+        map = &copy;
     }
     const char *problem = NULL;
     if (!map)
@@ -59,14 +83,16 @@ tcc_status tcc_storage_bulk_copy(tcc_stage *stage, const tcc_tensor_map *map)
     return TCC_OK;
 }
 
-tcc_status tcc_bulk_store(tcc_stage *stage, tcc_iter_var *axis, const tcc_tensor_map *map)
+tcc_status tcc_bulk_store(tcc_stage *stage, tcc_iter_var *axis, const tcc_tensor_map *given)
 {
     if (!stage)
         return TCC_ERROR_INVALID_ARGUMENT;
-    if (map) {
-        tcc_status status = TCI_CHECK_SIZE(stage->func->ctx, "bulk_store", tcc_tensor_map, map);
+    tcc_tensor_map copy, *map = NULL;
+    if (given) {
+        tcc_status status = read_map(stage->func->ctx, "bulk_store", given, &copy);
         if (status != TCC_OK)
             return status;
+        map = &copy;
     }
     const Tensor *t = stage->tensor;
     const char *problem = NULL;

@@ -598,6 +598,64 @@ START_TEST(test_records_tensor_maps)
 }
 END_TEST
 
+/* `text` with `, evict_first` before the `)` that ends each bulk store (a tile's last `])` on
+ * its line), in a string of its own. */
+static char *hint_stores(const char *text)
+{
+    size_t n = strlen(text);
+    char *out = malloc(n * 2 + 1), *o = out;
+    ck_assert_ptr_nonnull(out);
+    for (const char *line = text; *line;) {
+        const char *end = strchr(line, '\n');
+        end = end ? end + 1 : line + strlen(line);
+        const char *close = strstr(line, "bulk_store(");
+        close = close && close < end ? strstr(close, "])") : NULL;
+        if (close && close < end) {
+            memcpy(o, line, (size_t)(close + 1 - line)), o += close + 1 - line;
+            o += sprintf(o, ", evict_first");
+            line = close + 1;
+        }
+        memcpy(o, line, (size_t)(end - line)), o += end - line;
+        line = end;
+    }
+    *o = '\0';
+    return out;
+}
+
+/* The L2 policies of bulk copies: a convolution whose operands fit in sm_90a's L2 copies them
+ * evict-last (createpolicy and .L2::cache_hint); its loop IR with its bulk stores marked
+ * evict_first reads back and stores so. */
+START_TEST(test_cache_hints)
+{
+    tcc_conv2d_desc desc = conv3x3(256, 14, 1); /* enough tiles for a persistent grid */
+    desc.output_type = TCC_FLOAT16;
+    tcc_build_options options = sm90a_options();
+    tcc_kernel *kernel = NULL;
+    ck_assert_msg(tcc_conv2d_compile(ctx, &desc, NULL, &options, &kernel) == TCC_OK, "%s",
+                  tcc_last_error(ctx));
+    const char *loops = tcc_kernel_loop_ir(kernel);
+    ck_assert_ptr_nonnull(strstr(loops, "bulk_store("));
+    ck_assert_ptr_nonnull(strstr(loops, ", evict_last)"));
+    ck_assert_ptr_null(strstr(loops, "evict_first"));
+    char *hinted = hint_stores(loops);
+    tcc_kernel_destroy(kernel);
+    PrimFunc *func = NULL;
+    ck_assert_msg(tci_parse_prim_func(ctx, arena, hinted, &func) == TCC_OK, "%s",
+                  tcc_last_error(ctx));
+    free(hinted);
+    Output out = generate(ctx, func, TCC_SM_90A);
+    ck_assert_msg(out.status == TCC_OK, "%s", tcc_last_error(ctx));
+    ck_assert_ptr_nonnull(strstr(out.llvm_ir, "createpolicy.fractional.L2::evict_last.b64 policy, "
+                                              "1.0; cp.async.bulk.tensor.4d.shared::cluster"));
+    ck_assert_ptr_nonnull(strstr(out.llvm_ir, "createpolicy.fractional.L2::evict_first.b64 "
+                                              "policy, 1.0; cp.async.bulk.tensor.3d.global."
+                                              "shared::cta.tile.bulk_group.L2::cache_hint [$1, "));
+    ck_assert_ptr_nonnull(strstr(out.llvm_ir, "], [$0], policy; } cp.async.bulk.commit_group;"));
+    ck_assert_ptr_nonnull(strstr(out.ptx, ".L2::cache_hint"));
+    output_free(&out);
+}
+END_TEST
+
 /* Clusters of two blocks along m: the launch records them, and the filter's map fetches half
  * its tile (each block's share of the multicast). */
 START_TEST(test_records_clusters)
@@ -792,6 +850,7 @@ static Suite *codegen_suite(void)
     tcase_add_test(tc, test_null_descriptors_say_so);
     tcase_add_test(tc, test_records_tensor_maps);
     tcase_add_test(tc, test_records_clusters);
+    tcase_add_test(tc, test_cache_hints);
     tcase_add_test(tc, test_bfloat16_needs_sm80);
     tcase_add_test(tc, test_reads_accumulator_registers);
     tcase_add_test(tc, test_two_threads);

@@ -709,7 +709,9 @@ static void check_gemm_round_trips(GemmMaker make, const void *desc)
                   tcc_last_error(ctx));
     ck_assert_int_eq(tci_gemm_define(func, op, tci_gemm_split(op, &schedule), &gemm), TCC_OK);
     ck_assert_int_eq(tcc_schedule_create(func, 1, &gemm.out), TCC_OK);
-    ck_assert_int_eq(tci_gemm_schedule_apply(func, op, &gemm, &schedule), TCC_OK);
+    ck_assert_int_eq(
+        tci_gemm_schedule_apply(func, op, &gemm, &schedule, tci_gemm_operand_cache(op, TCC_SM_80)),
+        TCC_OK);
     check_passes_round_trip(func, gemm.nparam, gemm.params);
     tcc_func_destroy(func);
 }
