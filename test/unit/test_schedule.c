@@ -8,6 +8,7 @@
 
 #include <check.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -617,6 +618,38 @@ START_TEST(cache_read_shared_copies_a_tile_per_block)
 }
 END_TEST
 
+/* A tensor map as its first release knew it (no cache hint) is taken as one with a normal
+ * policy; one from newer headers, or with a hint this library does not know, is refused. */
+START_TEST(bulk_copy_takes_every_known_map_size)
+{
+    Matmul m;
+    matmul(&m);
+    tcc_tensor *shared = tcc_cache_read(func, m.a, TCC_SCOPE_SHARED, 1, &m.c);
+    ck_assert_ptr_nonnull(shared);
+    tcc_tensor_map map = {.size = offsetof(tcc_tensor_map, cache),
+                          .mode = TCC_TENSOR_MAP_TILED,
+                          .tensor = m.a,
+                          .rank = 2,
+                          .dims = {16, 64},
+                          .strides = {0, 16},
+                          .box = {16, 16}};
+    for (int d = 0; d < 2; d++)
+        map.coords[d] = tcc_axis(func, tcc_tensor_axis(shared, 1 - d));
+    tcc_stage *stage = tcc_stage_of(func, shared);
+    ck_assert_msg(tcc_storage_bulk_copy(stage, &map) == TCC_OK, "%s", tcc_last_error(ctx));
+    map.size = sizeof map;
+    map.cache = TCC_CACHE_EVICT_LAST;
+    ck_assert_msg(tcc_storage_bulk_copy(stage, &map) == TCC_OK, "%s", tcc_last_error(ctx));
+    map.cache = (tcc_cache_hint)7;
+    ck_assert_int_eq(tcc_storage_bulk_copy(stage, &map), TCC_ERROR_SCHEDULE);
+    assert_contains(tcc_last_error(ctx), "its cache hint is none of");
+    map.cache = TCC_CACHE_NORMAL;
+    map.size = sizeof map + 8;
+    ck_assert_int_eq(tcc_storage_bulk_copy(stage, &map), TCC_ERROR_INVALID_ARGUMENT);
+    assert_contains(tcc_last_error(ctx), "tcc_tensor_map.size is");
+}
+END_TEST
+
 START_TEST(cache_write_local_accumulates_then_copies)
 {
     Matmul m;
@@ -1215,6 +1248,7 @@ static Suite *schedule_suite(void)
     tcase_add_test(effect, compute_at_the_innermost_loop_is_one_element);
     tcase_add_test(effect, compute_inline_substitutes_the_body);
     tcase_add_test(effect, cache_read_shared_copies_a_tile_per_block);
+    tcase_add_test(effect, bulk_copy_takes_every_known_map_size);
     tcase_add_test(effect, cache_write_local_accumulates_then_copies);
     tcase_add_test(effect, vectorize_marks_the_loop_then_becomes_a_ramp);
     tcase_add_test(effect, unroll_marks_the_loop_then_replicates_it);
