@@ -156,18 +156,22 @@ Stmt *tci_parse_bulk_copy(Parser *p)
     }
     int multicast = 0;
     tcc_cache_hint cache = TCC_CACHE_NORMAL;
+    /* What may still follow a `, `, in this order. */
+    const char *expected = "'barrier', 'multicast', 'evict_first' or 'evict_last'";
     bool more = tci_parse_accept(p, ",");
     if (more && tci_parse_accept(p, "barrier")) {
         tci_parse_element(p, "the copy's barrier", &barrier, &barrier_index);
         more = tci_parse_accept(p, ",");
+        expected = "'multicast', 'evict_first' or 'evict_last'";
     }
     if (more && tci_parse_accept(p, "multicast")) {
         multicast = (int)tci_parse_expect_count(p, "the blocks a copy multicasts to", 2,
                                                 TCI_MAX_CLUSTER_BLOCKS);
         more = tci_parse_accept(p, ",");
+        expected = "'evict_first' or 'evict_last'";
     }
     if (more)
-        cache = expect_cache_hint(p, "'barrier', 'multicast', 'evict_first' or 'evict_last'");
+        cache = expect_cache_hint(p, expected);
     tci_parse_expect(p, ")", "after the copy");
     Stmt *s =
         tci_stmt_bulk_copy(p->arena, dst, dst_index, map, coords, offsets, barrier, barrier_index);

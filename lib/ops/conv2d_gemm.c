@@ -330,7 +330,6 @@ tcc_status tci_conv2d_gemm(tcc_func *f, const void *desc, GemmOperator **out)
                         .b_tensor_map = b_tensor_map,
                         .out_tensor_map = out_tensor_map,
                         .output_contiguous_in_m = d->layout == TCC_LAYOUT_NCHW,
-                        .a_gathered = true,
                         .bias_per_group = true,
                         /* KRSC and KCRS filters run along k; the blocked one along n. */
                         .b_col_major = d->filter_layout != TCC_FILTER_BLOCKED,

@@ -53,9 +53,6 @@ typedef struct GemmOperator {
      * the copies read consecutive addresses: A column-major is k x m (m contiguous), B
      * column-major is n x k (k contiguous, a KRSC filter's own order). */
     bool a_col_major, b_col_major;
-    /* A's elements are gathered from a smaller tensor that every tile rereads from L2 (a
-     * convolution's im2col): clusters sharing B do not pay there (choose_producer_and_cluster). */
-    bool a_gathered;
     /* The tensor map of A's (B's) tiles for the bulk copy engine, or false where the
      * operand's memory cannot be described so (a gather, a layout, a misaligned row). `tile`
      * is the shared tile's extent along A's (B's) own axes (g, m, k), `axes` those axes'
@@ -141,16 +138,14 @@ typedef tcc_status (*GemmMaker)(tcc_func *func, const void *desc, GemmOperator *
 tcc_status tci_conv2d_gemm(tcc_func *func, const void *desc, GemmOperator **out);
 tcc_status tci_matmul_gemm(tcc_func *func, const void *desc, GemmOperator **out);
 
-/* What an operator's compile function knows before it builds: the schedule (`given`,
- * NULL for none, with its zero fields chosen from the shape and checked against the
- * target) and the kernels it makes. */
 /* The L2 policy of the bulk copies of A and B: evict-last where both operands fit in the
- * target's L2 together, since every tile reads them again (H100, against normal: the seed
- * layer with float16 output 0.1648 ms against 0.1653, bfloat16 0.1587 against 0.1595, with
- * bias and relu 0.1689 against 0.1704), else normal (8192^3: 1.5058 ms evict-last against
- * 1.5016). */
+ * target's L2 together, since every tile reads them again (0.3-0.9% on the seed layer, an H100;
+ * bench/NOTES.md, twelfth session), else normal (8192^3 gained nothing). */
 tcc_cache_hint tci_gemm_operand_cache(const GemmOperator *op, tcc_arch arch);
 
+/* What an operator's compile function knows before it builds: the schedule (`given`,
+ * NULL for none, with its zero fields chosen from the shape and checked against the
+ * target), the copies' L2 policy and the kernels it makes. */
 typedef struct GemmPlan {
     tcc_gemm_schedule schedule;
     tcc_cache_hint operand_cache; /* tci_gemm_operand_cache */

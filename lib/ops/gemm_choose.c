@@ -537,6 +537,15 @@ bool tci_gemm_cluster_possible(const GemmOperator *op, tcc_arch arch, const tcc_
            tci_ceil_div(op->m, t.bm) % blocks == 0;
 }
 
+/* An operand's bytes (its placeholder's, staged or not). */
+static int64_t tensor_bytes(const tcc_tensor *t)
+{
+    int64_t elements = 1;
+    for (int d = 0; d < t->ndim; d++)
+        elements *= t->shape[d];
+    return elements * (int64_t)tcc_dtype_size(t->type);
+}
+
 /* A reduction slice at least this deep, in a persistent grid, takes a producer warpgroup and
  * clusters of two blocks along m (choose_producer_and_cluster). */
 enum { DEEP_PIPELINE_K = 4096 };
@@ -548,11 +557,10 @@ enum { DEEP_PIPELINE_K = 4096 };
  * layer (K = 2304) ran 0.1895 ms with both against 0.1818, clusters alone 0.1926 against
  * 0.1811 (a block's copies wait for the other block's consumers too), a producer warpgroup
  * alone 0.1793 against 0.1805 (a block a tile 1-4% slower with one, on an H200); clusters of 4
- * ran the seed layer 0.35 ms and 8192^3 2.90. A convolution as deep keeps the producer but not
- * the clusters: the seed layer with 512 and 1024 input channels (K = 4608, 9216) ran 0.3105 and
- * 0.6100 ms without them against 0.3177 and 0.6206 with (H100, cuDNN 0.2999 and 0.5842); its
- * filter, which they share, stays in L2, and a block's copies would wait for the other's
- * consumers. */
+ * ran the seed layer 0.35 ms and 8192^3 2.90. Clusters only where B does not fit in the L2:
+ * sharing a B the L2 holds saves nothing and makes a block's copies wait for the other's
+ * consumers (the seed layer with 512 and 1024 input channels, a filter of 4.5 and 9 MB, ran 2%
+ * slower in them; bench/NOTES.md, twelfth session). */
 static void choose_producer_and_cluster(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s)
 {
     bool deep = s->intrinsic == TCC_GEMM_WGMMA && s->grid == TCC_GEMM_GRID_PERSISTENT &&
@@ -561,15 +569,10 @@ static void choose_producer_and_cluster(const GemmOperator *op, tcc_arch arch, t
     if (s->producer == TCC_GEMM_PRODUCER_AUTO)
         s->producer = deep ? TCC_GEMM_PRODUCER_WARPGROUP : TCC_GEMM_PRODUCER_NONE;
     if (!s->cluster)
-        s->cluster = deep && !op->a_gathered && tci_gemm_cluster_possible(op, arch, s, 2) ? 2 : 1;
-}
-
-static int64_t tensor_bytes(const tcc_tensor *t)
-{
-    int64_t elements = 1;
-    for (int d = 0; d < t->ndim; d++)
-        elements *= t->shape[d];
-    return elements * (int64_t)tcc_dtype_size(t->type);
+        s->cluster = deep && tensor_bytes(op->b_source) > tci_target_arch(arch)->l2_bytes &&
+                             tci_gemm_cluster_possible(op, arch, s, 2)
+                         ? 2
+                         : 1;
 }
 
 tcc_cache_hint tci_gemm_operand_cache(const GemmOperator *op, tcc_arch arch)

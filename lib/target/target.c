@@ -28,25 +28,26 @@ static void append_listed(char *out, size_t size, const char *name, int index, i
  * 6.1; sm_89 and sm_90 need 7.8. Memory limits are the CUDA programming guide's
  * "Technical Specifications per Compute Capability"; the L2 caches the parts' data sheets
  * (V100, T4, A100, A10, L40S, H100 SXM and H200). */
-#define MB (1024 * 1024)
+#define MIB (1024 * 1024)
 static const TargetArch archs[] = {
     /* arch      name     PTX  shared/block  shared/SM  threads/SM SMs L2 cp.async wgmma bulk
      * setmaxnreg clusters */
-    {TCC_SM_70, "sm_70", 61, 96 * 1024, 96 * 1024, 2048, 80, 6 * MB, false, false, false, false,
+    {TCC_SM_70, "sm_70", 61, 96 * 1024, 96 * 1024, 2048, 80, 6 * MIB, false, false, false, false,
      false},
-    {TCC_SM_75, "sm_75", 63, 64 * 1024, 64 * 1024, 1024, 40, 4 * MB, false, false, false, false,
+    {TCC_SM_75, "sm_75", 63, 64 * 1024, 64 * 1024, 1024, 40, 4 * MIB, false, false, false, false,
      false},
-    {TCC_SM_80, "sm_80", 70, 163 * 1024, 164 * 1024, 2048, 108, 40 * MB, true, false, false, false,
+    {TCC_SM_80, "sm_80", 70, 163 * 1024, 164 * 1024, 2048, 108, 40 * MIB, true, false, false, false,
      false},
-    {TCC_SM_86, "sm_86", 71, 99 * 1024, 100 * 1024, 1536, 72, 6 * MB, true, false, false, false,
+    {TCC_SM_86, "sm_86", 71, 99 * 1024, 100 * 1024, 1536, 72, 6 * MIB, true, false, false, false,
      false},
-    {TCC_SM_89, "sm_89", 78, 99 * 1024, 100 * 1024, 1536, 142, 96 * MB, true, false, false, false,
+    {TCC_SM_89, "sm_89", 78, 99 * 1024, 100 * 1024, 1536, 142, 96 * MIB, true, false, false, false,
      false},
-    {TCC_SM_90, "sm_90", 78, 227 * 1024, 228 * 1024, 2048, 132, 50 * MB, true, false, false, false,
+    {TCC_SM_90, "sm_90", 78, 227 * 1024, 228 * 1024, 2048, 132, 50 * MIB, true, false, false, false,
      true},
-    {TCC_SM_90A, "sm_90a", 80, 227 * 1024, 228 * 1024, 2048, 132, 50 * MB, true, true, true, true,
+    {TCC_SM_90A, "sm_90a", 80, 227 * 1024, 228 * 1024, 2048, 132, 50 * MIB, true, true, true, true,
      true},
 };
+#undef MIB
 
 const DeviceLimits tci_device_limits = {
     .warp_size = 32,

@@ -598,8 +598,8 @@ START_TEST(test_records_tensor_maps)
 }
 END_TEST
 
-/* `text` with `, evict_first` before the `)` that ends each bulk store (a tile's last `])` on
- * its line), in a string of its own. */
+/* `text` with `, evict_first` before the `)` that ends each bulk store (the first `])` after
+ * `bulk_store(` on its line: its shared source's), in a string of its own. */
 static char *hint_stores(const char *text)
 {
     size_t n = strlen(text);

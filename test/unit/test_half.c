@@ -413,6 +413,19 @@ START_TEST(test_dtype_size)
 }
 END_TEST
 
+START_TEST(test_dtype_is_float)
+{
+    ck_assert(tcc_dtype_is_float(TCC_FLOAT16));
+    ck_assert(tcc_dtype_is_float(TCC_BFLOAT16));
+    ck_assert(tcc_dtype_is_float(TCC_FLOAT32));
+    ck_assert(!tcc_dtype_is_float(TCC_INT8));
+    ck_assert(!tcc_dtype_is_float(TCC_INT32));
+    ck_assert(!tcc_dtype_is_float(TCC_BOOL));
+    ck_assert(!tcc_dtype_is_float(TCC_VOID));
+    ck_assert(!tcc_dtype_is_float((tcc_dtype)99));
+}
+END_TEST
+
 static Suite *half_suite(void)
 {
     Suite *suite = suite_create("half");
@@ -443,6 +456,7 @@ static Suite *half_suite(void)
 
     TCase *sizes = test_case(suite, "sizes", NULL, NULL);
     tcase_add_test(sizes, test_dtype_size);
+    tcase_add_test(sizes, test_dtype_is_float);
     return suite;
 }
 
