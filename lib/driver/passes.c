@@ -101,12 +101,10 @@ tcc_status tci_build_options(tcc_context *ctx, const tcc_build_options *options,
 {
     tcc_build_options_init(out);
     if (options) {
-        tcc_status status = tci_check_build_options_size(ctx, "build options", options);
+        tcc_status status = tci_read_struct(ctx, "build options", "tcc_build_options", options,
+                                            TCI_BUILD_OPTIONS_FIRST_SIZE, sizeof *out, out);
         if (status != TCC_OK)
             return status;
-        /* A caller built against older headers: the fields it has, the defaults after. */
-        memcpy(out, options, options->size);
-        out->size = sizeof *out;
     }
     if (!tci_target_arch(out->arch))
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "unknown arch %d", (int)out->arch);

@@ -70,6 +70,19 @@ void tci_init_struct(void *out, size_t size, const void *defaults, size_t oldest
     memcpy(out, &size, sizeof size);
 }
 
+tcc_status tci_read_struct(tcc_context *ctx, const char *what, const char *type, const void *given,
+                           size_t oldest, size_t current, void *out)
+{
+    size_t size;
+    memcpy(&size, given, sizeof size);
+    tcc_status status = tci_check_struct_size(ctx, what, type, size, oldest, current);
+    if (status != TCC_OK)
+        return status;
+    memcpy(out, given, size);
+    memcpy(out, &current, sizeof current);
+    return TCC_OK;
+}
+
 const char *tcc_dtype_name(tcc_dtype type)
 {
     switch (type) {

@@ -39,6 +39,12 @@ tcc_status tci_check_struct_size(tcc_context *ctx, const char *what, const char 
  * only the size field, so that every call taking the struct refuses it in one line. Nothing
  * for NULL or a size too small to hold the field. */
 void tci_init_struct(void *out, size_t size, const void *defaults, size_t oldest, size_t current);
+/* A caller's struct `given` read into `out` (of the current size, holding the defaults): its
+ * size checked as tci_check_struct_size does, then its first `size` bytes copied over the
+ * defaults (a caller built against older headers keeps the defaults of what it lacks), and
+ * out's size set to `current`. */
+tcc_status tci_read_struct(tcc_context *ctx, const char *what, const char *type, const void *given,
+                           size_t oldest, size_t current, void *out);
 /* Whether a struct's size is one this library knows (calls that take no context). */
 #define TCI_KNOWN_SIZE(type, pointer) ((pointer) && (pointer)->size == sizeof(type))
 /* The check for a struct of this release, whose first and current sizes are the same. */

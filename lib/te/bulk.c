@@ -7,7 +7,6 @@
 #include "te/te.h"
 
 #include <stddef.h>
-#include <string.h>
 
 /* The size of tcc_tensor_map in its first release, before `cache` (tcc/tcc.h, "ABI"). */
 #define TENSOR_MAP_FIRST_SIZE offsetof(tcc_tensor_map, cache)
@@ -17,14 +16,9 @@
 static tcc_status read_map(tcc_context *ctx, const char *what, const tcc_tensor_map *map,
                            tcc_tensor_map *out)
 {
-    tcc_status status = tci_check_struct_size(ctx, what, "tcc_tensor_map", map->size,
-                                              TENSOR_MAP_FIRST_SIZE, sizeof *map);
-    if (status != TCC_OK)
-        return status;
-    memset(out, 0, sizeof *out);
-    memcpy(out, map, map->size);
-    out->size = sizeof *out;
-    return TCC_OK;
+    *out = (tcc_tensor_map){0};
+    return tci_read_struct(ctx, what, "tcc_tensor_map", map, TENSOR_MAP_FIRST_SIZE, sizeof *out,
+                           out);
 }
 
 /* Why a tensor map cannot describe the tiles, or NULL. */
