@@ -215,15 +215,19 @@ Expr *tci_ir_not(Arena *arena, Expr *a)
     return e;
 }
 
+int tci_select_lanes(const Expr *cond, const Expr *then_value, const Expr *else_value)
+{
+    /* A scalar side (or condition) meets the vector others: the select is the vector's. */
+    int lanes = then_value->lanes > else_value->lanes ? then_value->lanes : else_value->lanes;
+    return cond->lanes > lanes ? cond->lanes : lanes;
+}
+
 Expr *tci_ir_select(Arena *arena, Expr *cond, Expr *then_value, Expr *else_value)
 {
     if (cond->kind == EXPR_INT)
         return cond->int_value ? then_value : else_value;
     Expr *e = new_expr(arena, EXPR_SELECT, then_value->type);
-    /* A scalar side (or condition) meets the vector others: the select is the vector's. */
-    e->lanes = then_value->lanes > else_value->lanes ? then_value->lanes : else_value->lanes;
-    if (cond->lanes > e->lanes)
-        e->lanes = cond->lanes;
+    e->lanes = tci_select_lanes(cond, then_value, else_value);
     e->select.cond = cond;
     e->select.then_value = then_value;
     e->select.else_value = else_value;

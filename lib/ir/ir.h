@@ -433,6 +433,8 @@ Expr *tci_ir_var(Arena *arena, Var *var);
 Expr *tci_ir_binary(Arena *arena, ExprKind kind, Expr *a, Expr *b);
 Expr *tci_ir_not(Arena *arena, Expr *a);
 Expr *tci_ir_select(Arena *arena, Expr *cond, Expr *then_value, Expr *else_value);
+/* The lanes of an if_then_else: the widest of its condition and sides (the parser's too). */
+int tci_select_lanes(const Expr *cond, const Expr *then_value, const Expr *else_value);
 Expr *tci_ir_cast(Arena *arena, tcc_dtype type, Expr *value);
 Expr *tci_ir_load(Arena *arena, Buffer *buffer, int nindex, Expr *const *index);
 Expr *tci_ir_ramp(Arena *arena, Expr *base, int64_t stride, int lanes);

@@ -138,11 +138,7 @@ static Expr *parse_select(Parser *p)
     e->select.then_value = then_value;
     e->select.else_value = tci_parse_expr(p);
     next_argument(p, "if_then_else", true);
-    /* The lanes tci_ir_select gives: the widest of the sides and the condition. */
-    if (e->select.else_value->lanes > e->lanes)
-        e->lanes = e->select.else_value->lanes;
-    if (cond->lanes > e->lanes)
-        e->lanes = cond->lanes;
+    e->lanes = tci_select_lanes(cond, then_value, e->select.else_value);
     return e;
 }
 
