@@ -28,6 +28,9 @@
 
 /* ---- descriptors -------------------------------------------------------------------------- */
 
+/* The bits of a shared-memory address that the descriptor's start field (>> 4) reads. */
+enum { TCI_WGMMA_ADDRESS_BITS = 18 };
+
 static LLVMValueRef i64(Codegen *cg, uint64_t value)
 {
     return LLVMConstInt(LLVMInt64TypeInContext(cg->llctx), value, false);
@@ -40,11 +43,14 @@ static bool mn_major(const Buffer *b)
     return b->swizzle.block > 0;
 }
 
-/* The descriptor's start field: the tile's shared-window address >> 4, which fits its 14 bits
- * (shared memory is under 256 KB). Computed as the buffer's base >> 4 (loop-invariant) plus
- * the tile's byte offset / 16, simplified as loop IR, so that the k16 slices of a step differ
- * by constants and a step's descriptors cost an add each. Both are multiples of 16: buffers
- * are aligned (plan_shared) and a tile starts a 16-byte chunk. */
+/* The descriptor's start field: the tile's address in the block's shared memory >> 4, which
+ * fits its 14 bits (shared memory is under 256 KB). Computed as the buffer's base >> 4
+ * (loop-invariant) plus the tile's byte offset / 16, simplified as loop IR, so that the k16
+ * slices of a step differ by constants and a step's descriptors cost an add each. Both are
+ * multiples of 16: buffers are aligned (plan_shared) and a tile starts a 16-byte chunk. The
+ * base keeps only its low 18 bits (TCI_WGMMA_ADDRESS_BITS): in a kernel launched in clusters
+ * the shared-window address carries more above them, which would spill into the leading
+ * dimension's field (a 8192^3 product with B row-major then gave wrong results). */
 static LLVMValueRef start_address(Codegen *cg, const Buffer *b, Expr *index)
 {
     Arena *a = cg->func->arena;
@@ -57,8 +63,10 @@ static LLVMValueRef start_address(Codegen *cg, const Buffer *b, Expr *index)
         return NULL;
     LLVMBuilderRef bd = cg->builder;
     LLVMTypeRef i32 = tci_cg_i32_type(cg);
-    LLVMValueRef base16 =
-        LLVMBuildLShr(bd, LLVMBuildTrunc(bd, base, i32, ""), LLVMConstInt(i32, 4, false), "");
+    LLVMValueRef low =
+        LLVMBuildAnd(bd, LLVMBuildTrunc(bd, base, i32, ""),
+                     LLVMConstInt(i32, (1u << TCI_WGMMA_ADDRESS_BITS) - 1, false), "");
+    LLVMValueRef base16 = LLVMBuildLShr(bd, low, LLVMConstInt(i32, 4, false), "");
     return LLVMBuildAdd(bd, base16, LLVMBuildTrunc(bd, offset, i32, ""), "");
 }
 
