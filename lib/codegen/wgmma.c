@@ -50,7 +50,7 @@ static bool mn_major(const Buffer *b)
  * multiples of 16: buffers are aligned (plan_shared) and a tile starts a 16-byte chunk. The
  * base keeps only its low 18 bits (TCI_WGMMA_ADDRESS_BITS): in a kernel launched in clusters
  * the shared-window address carries more above them, which would spill into the leading
- * dimension's field (a 8192^3 product with B row-major then gave wrong results). */
+ * dimension's field (an 8192^3 product with B row-major then gave wrong results). */
 static LLVMValueRef start_address(Codegen *cg, const Buffer *b, Expr *index)
 {
     Arena *a = cg->func->arena;
