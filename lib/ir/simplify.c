@@ -148,6 +148,22 @@ static bool atom_bounds(Simplifier *s, const Expr *atom, int64_t *lo, int64_t *h
         *hi = floor_div(nhi, c);
         return true;
     }
+    if (atom->kind == EXPR_XOR) {
+        /* Of two non-negative values below 2^k, the xor is too (a swizzled column). */
+        Linear x = {0}, y = {0};
+        linear_of(s, atom->bin.a, &x);
+        linear_of(s, atom->bin.b, &y);
+        int64_t xlo, xhi, ylo, yhi;
+        if (!linear_bounds(s, &x, &xlo, &xhi) || !linear_bounds(s, &y, &ylo, &yhi) || xlo < 0 ||
+            ylo < 0)
+            return false;
+        int64_t below = 1;
+        while (below <= xhi || below <= yhi)
+            below *= 2;
+        *lo = 0;
+        *hi = below - 1;
+        return true;
+    }
     return false;
 }
 
