@@ -58,6 +58,11 @@ tcc_status tci_pass_prefetch_fragments(const PassContext *pc, PrimFunc *func);
  * vectors of at most 16 bytes, and fragments loaded from swizzled tiles only by ldmatrix;
  * refuses any other. */
 tcc_status tci_pass_swizzle_shared(const PassContext *pc, PrimFunc *func);
+/* store_ring.c: an output tile marked a ring (Swizzle.ring) keeps that many column blocks,
+ * written and stored one block at a time, each waiting for the copy engine to have read its
+ * slot. Assumes swizzle_shared ran (the tile in blocks) and plan_shared runs after it; a
+ * marked tile whose accesses are not the lowering's write-then-store sequence is unmarked. */
+tcc_status tci_pass_store_ring(const PassContext *pc, PrimFunc *func);
 /* thread_sync.c: __syncthreads() between conflicting accesses to shared memory. Assumes
  * every barrier it needs can be placed where all of the block's threads reach it, and
  * refuses the function otherwise. */

@@ -33,6 +33,8 @@ static const Pass passes[] = {
      "fragments loaded a group of passes ahead, across the pipelined loop's barrier"},
     {"swizzle_shared", tci_pass_swizzle_shared,
      "accesses to swizzled shared tiles at their elements' places (xor of the index)"},
+    {"store_ring", tci_pass_store_ring,
+     "an output tile the copy engine stores a column block at a time kept as a ring of blocks"},
     {"plan_shared", tci_pass_plan_shared,
      "shared buffers placed in dynamic shared memory, reusing bytes no longer live"},
     {"thread_sync", tci_pass_thread_sync, "__syncthreads() where threads share memory"},

@@ -95,6 +95,11 @@ Stmt *tci_stmt_setmaxnreg(Arena *arena, bool increase, int registers)
     return s;
 }
 
+int tci_store_ring(int64_t blocks, int64_t writer_cols)
+{
+    return writer_cols == 1 && blocks > TCI_STORE_RING_BLOCKS ? TCI_STORE_RING_BLOCKS : 0;
+}
+
 int64_t tci_tensor_map_copy_bytes(const TensorMap *map)
 {
     int64_t elements = 1;

@@ -128,7 +128,17 @@ typedef struct Swizzle {
     int bits; /* 0: not swizzled */
     int base, shift;
     int block; /* 0: rows as they are */
+    /* > 0: an output tile in column blocks that the copy engine stores a block at a time,
+     * which store_ring makes a ring of this many blocks (tci_store_ring). */
+    int ring;
 } Swizzle;
+
+/* The column blocks that an output tile of `blocks` column blocks keeps in shared memory when
+ * the copy engine stores it a block at a time, its writers `writer_cols` side by side along
+ * its columns: TCI_STORE_RING_BLOCKS (a block written while the one before is stored) where
+ * one writer spans the columns and the tile has more blocks, else 0 (the whole tile). */
+enum { TCI_STORE_RING_BLOCKS = 2 };
+int tci_store_ring(int64_t blocks, int64_t writer_cols);
 
 struct Buffer {
     const char *name;

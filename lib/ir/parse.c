@@ -221,7 +221,7 @@ static Stmt *parse_if(Parser *p)
 /* `strides [2560, 40, 1]`: a padded buffer's strides, each dimension at least as far apart
  * as the next one spans. */
 /* `swizzled`, or `swizzled blocks N` (column blocks of N elements, 128 bytes), after which
- * the buffer is laid out so. */
+ * the buffer is laid out so; `ring R` after the blocks marks an output tile for store_ring. */
 static void parse_swizzle(Parser *p, Buffer *b, const char *at)
 {
     bool shared = b->scope == TCC_SCOPE_SHARED;
@@ -233,6 +233,9 @@ static void parse_swizzle(Parser *p, Buffer *b, const char *at)
                               "%s cannot lie in swizzled blocks of %lld columns: only shared "
                               "tiles of 128-byte blocks, rows a multiple of 8, dense, can",
                               tci_parse_describe(p, b->name), (long long)block);
+        if (tci_parse_accept(p, "ring"))
+            b->swizzle.ring =
+                (int)tci_parse_expect_count(p, "the ring's blocks", 1, TCI_STORE_RING_BLOCKS);
         return;
     }
     if (!shared || !tci_buffer_swizzle(b))

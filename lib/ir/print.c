@@ -1,16 +1,13 @@
 /*
- * The printer of the loop IR.
- *
- * Its text is what `tcc-conv --emit=loops` and `--print-after=PASS` show and what the lit
- * tests match with FileCheck, so it is line-oriented (one statement a line, two spaces
- * of indentation a level) and deterministic (nothing depends on addresses or time).
+ * The printer of the loop IR. Its text is what `tcc-conv --emit=loops` and `--print-after=PASS`
+ * show and what the lit tests match with FileCheck, so it is line-oriented (one statement a
+ * line, two spaces of indentation a level) and deterministic (nothing depends on addresses).
  * Expressions are infix with the fewest parentheses the precedence allows:
  *
  *   ||  <  &&  <  == != < <=  <  + -  <  * / %  <  !  <  atoms (calls, loads, names)
  *
- * Binary operators associate to the left, so a right operand of equal precedence keeps
- * its parentheses: the text always shows the tree as it is, never a re-association.
- * The one cosmetic rewrite: `a + -5` prints as `a - 5`, as TVM prints it.
+ * Binary operators associate to the left, so a right operand of equal precedence keeps its
+ * parentheses: the text shows the tree as it is. One cosmetic rewrite: `a + -5` as `a - 5`.
  */
 #include "ir/ir.h"
 
@@ -461,6 +458,8 @@ static void print_allocate(StrBuf *sb, const Stmt *s, int indent)
             put(sb, " swizzled");
         if (b->swizzle.block)
             tci_strbuf_printf(sb, " blocks %d", b->swizzle.block);
+        if (b->swizzle.ring) /* store_ring's mark */
+            tci_strbuf_printf(sb, " ring %d", b->swizzle.ring);
         if (b->shared_offset >= 0)
             tci_strbuf_printf(sb, " offset %lld", (long long)b->shared_offset);
         bool any_min = false;

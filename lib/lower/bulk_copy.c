@@ -332,6 +332,7 @@ tcc_status tci_build_bulk_store(Lowering *lw, const Stage *st, int at, Stmt **ou
     TRY(tile_map(lw, st, b, &encoded, &copies, &row));
     const Stage *src = t->body->access.tensor->stage;
     Writers w = src ? tile_writers(src, b, &encoded.enc) : (Writers){1, 1};
+    b->swizzle.ring = b->swizzle.block ? tci_store_ring(copies, w.cols) : 0;
     int rows_dim = 1; /* the box's dimension of the tile's rows */
     while (w.rows > 1 && encoded.enc.box[rows_dim] != b->shape[b->ndim - 2])
         rows_dim++;

@@ -325,10 +325,14 @@ static void choose_wgmma(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedul
      * steps ahead and the loop is long: on an H200 the seed layer (36 steps) ran 0.1999 ms
      * against 0.2052, the 8192^3 product 1.777 against 1.883; r50_res3_1x1_b256 (8 steps)
      * 0.1177 against 0.1064; on an H100 r50_res3_3x3s2_b32 (18 steps, 64x128 blocks) 0.0246
-     * with one step at once against 0.0256 or more with two. */
+     * with one step at once against 0.0256 or more with two. Not where the copy engine
+     * stores the output: there a step releases its stage before it waits for the next
+     * (wgmma_sync), and the seed layer with 4 stages ran 0.1570 ms with one step against 0.1601
+     * with two (H100). */
     if (!s->wgmma_steps) {
         int64_t steps = tci_ceil_div(tci_gemm_split(op, s).slice, tci_gemm_tiles(s).bk);
-        s->wgmma_steps = s->stages >= 4 && steps >= LONG_LOOP_STEPS ? 2 : 1;
+        s->wgmma_steps =
+            s->stages >= 4 && steps >= LONG_LOOP_STEPS && s->store != TCC_GEMM_STORE_BULK ? 2 : 1;
     }
 }
 

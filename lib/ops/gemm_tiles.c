@@ -79,9 +79,14 @@ int64_t tci_gemm_shared_bytes(const GemmOperator *op, Tiles t, const tcc_gemm_sc
     int64_t c = c_tile ? tile_bytes(t.bm, t.bn, op->accumulate_type, s, true) : 0;
     int64_t stages = s->stages * (a + b);
     int64_t tiles = stages > c ? stages : c;
-    /* The copy engine's output tile lives beside the stages, for the whole run. */
-    if (s->store == TCC_GEMM_STORE_BULK)
-        tiles += t.bm * t.bn * (int64_t)tcc_dtype_size(op->output_type);
+    /* The copy engine's output tile lives beside the stages, for the whole run: a ring of
+     * column blocks where one warpgroup spans its columns (store_ring). */
+    if (s->store == TCC_GEMM_STORE_BULK) {
+        int64_t size = (int64_t)tcc_dtype_size(op->output_type);
+        int64_t block = TCI_SWIZZLE_BLOCK_BYTES / size;
+        int ring = tci_store_ring(tci_ceil_div(t.bn, block), t.warps_n);
+        tiles += t.bm * (ring ? ring * block : t.bn) * size;
+    }
     /* Bulk copies: two mbarriers of 8 bytes a stage, in two buffers that nothing shares. */
     if (s->copy == TCC_GEMM_COPY_BULK)
         tiles += 2 * ((s->stages * 8 + 127) / 128 * 128);

@@ -567,8 +567,8 @@ START_TEST(pass_names_in_pipeline_order)
         "schedule_ops",      "flatten",         "simplify",           "inject_virtual_thread",
         "vectorize",         "persistent_grid", "fold_grid",          "software_pipeline",
         "inject_async_copy", "unroll",          "prefetch_fragments", "swizzle_shared",
-        "plan_shared",       "thread_sync",     "wgmma_zero_init",    "wgmma_sync",
-        "warp_specialize"};
+        "store_ring",        "plan_shared",     "thread_sync",        "wgmma_zero_init",
+        "wgmma_sync",        "warp_specialize"};
     enum { COUNT = sizeof expected / sizeof expected[0] };
     ck_assert_int_eq(tcc_pass_count(), COUNT);
     for (int p = 0; p < COUNT; p++) {
