@@ -90,8 +90,8 @@ static Expr *shifted(Ring *r, Expr *index, int64_t shift)
     return index->kind == EXPR_RAMP ? tci_ir_ramp(a, base, index->ramp.stride, index->lanes) : base;
 }
 
-/* The pattern in items[first..last] (the wait, barriers, writes, barriers, the stores) as
- * the ring's blocks, one after the other; NULL where it does not hold. */
+/* The sequence in a block of statements, items[first..end]: the wait, the barriers, the
+ * writes, the barriers, the stores (find_pattern). */
 typedef struct Pattern {
     int first; /* the wait's position */
     Stmt *wait, *stores;
