@@ -39,9 +39,8 @@ static Buffer *stored_tile(const Stmt *s, int *nstores)
 {
     if (s->kind != STMT_IF || s->branch.else_body)
         return NULL;
-    const Stmt *body = s->branch.then_body;
-    Stmt *const *items = body->kind == STMT_SEQ ? body->seq.items : (Stmt *const *)&body;
-    int n = body->kind == STMT_SEQ ? body->seq.count : 1;
+    int n;
+    Stmt *const *items = tci_stmt_items(&s->branch.then_body, &n);
     Buffer *tile = NULL;
     for (int i = 0; i < n; i++) {
         if (items[i]->kind != STMT_BULK_STORE || (tile && items[i]->bulk.dst != tile))
@@ -123,8 +122,8 @@ static bool count_store(Visitor *v, const Stmt *s)
 /* Blocks j of the stores in order, and writes in equal runs of each block in that order. */
 static bool blocks_line_up(Ring *r, Pattern *p)
 {
-    const Stmt *body = p->stores->branch.then_body;
-    Stmt *const *stores = body->kind == STMT_SEQ ? body->seq.items : (Stmt *const *)&body;
+    int n;
+    Stmt *const *stores = tci_stmt_items(&p->stores->branch.then_body, &n);
     int64_t elements = block_elements(p->tile), blocks = tile_blocks(p->tile);
     if (p->nstores != blocks || blocks <= p->tile->swizzle.ring || p->nwrites % p->nstores)
         return false;
@@ -186,8 +185,8 @@ static Stmt *ring_block(Ring *r, const Pattern *p, int j)
         Expr *index = shifted(r, w->store.index[0], shift);
         writes[i] = tci_stmt_store(a, p->tile, 1, &index, w->store.value);
     }
-    const Stmt *stores = p->stores->branch.then_body;
-    const Stmt *store = stores->kind == STMT_SEQ ? stores->seq.items[j] : stores;
+    int n;
+    const Stmt *store = tci_stmt_items(&p->stores->branch.then_body, &n)[j];
     Stmt *moved = tci_stmt_bulk_store(a, p->tile, shifted(r, store->bulk.dst_index, shift),
                                       store->bulk.map, store->bulk.coords);
     moved->bulk.cache = store->bulk.cache;
@@ -251,9 +250,7 @@ tcc_status tci_pass_store_ring(const PassContext *pc, PrimFunc *func)
 {
     (void)pc;
     Ring r = {.arena = func->arena, .body = func->body};
-    for (int tag = TCC_THREAD_X; tag <= TCC_THREAD_Z; tag++)
-        if (func->thread_var[tag])
-            r.threads[r.nthread++] = (VarRange){func->thread_var[tag], 0, func->launch[tag]};
+    r.nthread = tci_prim_func_thread_ranges(func, r.threads);
     Rewriter rw = {.arena = func->arena, .stmt = ring_seq, .user = &r};
     func->body = tci_rewrite_stmt(&rw, func->body);
     Visitor v = {.stmt = unmark_unringed};

@@ -116,9 +116,7 @@ static Stmt *swizzle_stmt(Rewriter *rw, Stmt *s)
 tcc_status tci_pass_swizzle_shared(const PassContext *pc, PrimFunc *func)
 {
     Swizzler z = {.pc = pc, .arena = func->arena};
-    for (int tag = TCC_THREAD_X; tag <= TCC_THREAD_Z; tag++)
-        if (func->thread_var[tag])
-            z.threads[z.nthread++] = (VarRange){func->thread_var[tag], 0, func->launch[tag]};
+    z.nthread = tci_prim_func_thread_ranges(func, z.threads);
     Rewriter rw = {.arena = func->arena, .expr = swizzle_expr, .stmt = swizzle_stmt, .user = &z};
     Stmt *body = tci_rewrite_stmt(&rw, func->body);
     if (z.failed)

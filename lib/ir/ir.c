@@ -23,6 +23,15 @@ Var *tci_prim_func_thread_var(PrimFunc *func, tcc_thread_tag tag)
     return func->thread_var[tag];
 }
 
+int tci_prim_func_thread_ranges(const PrimFunc *func, VarRange ranges[3])
+{
+    int n = 0;
+    for (int tag = TCC_THREAD_X; tag <= TCC_THREAD_Z; tag++)
+        if (func->thread_var[tag])
+            ranges[n++] = (VarRange){func->thread_var[tag], 0, func->launch[tag]};
+    return n;
+}
+
 static Expr *new_expr(Arena *arena, ExprKind kind, tcc_dtype type)
 {
     Expr *e = tci_arena_alloc(arena, sizeof *e);

@@ -609,6 +609,9 @@ typedef struct VarRange {
     int64_t min, extent;
 } VarRange;
 Expr *tci_simplify(Arena *arena, Expr *e, int nrange, const VarRange *ranges);
+/* The ranges of the kernel's thread indices that its code reads (0 to the launch's size),
+ * for tci_simplify; returns how many (at most 3). */
+int tci_prim_func_thread_ranges(const PrimFunc *func, VarRange ranges[3]);
 /* Simplify every expression of a statement, using the ranges of the enclosing loops. */
 Stmt *tci_simplify_stmt(Arena *arena, Stmt *s);
 /* The largest power of two (at most 1<<30) that provably divides e, given that the
