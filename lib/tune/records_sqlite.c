@@ -180,6 +180,23 @@ static tcc_status create_schema(tcc_record_store *store)
     return sqlite_end(store, status);
 }
 
+/* sqlite3_step, again after a pause while it answers SQLITE_BUSY, for BUSY_TIMEOUT_MS at most.
+ * The busy timeout does not cover a statement that holds a read lock and needs the write lock
+ * (switching a new database to WAL while another process does the same): SQLite answers
+ * SQLITE_BUSY at once there, since waiting could deadlock, and the statement must be run
+ * again. */
+static int step_retrying_busy(sqlite3_stmt *stmt)
+{
+    enum { PAUSE_MS = 10 };
+    int result = sqlite3_step(stmt);
+    for (int waited = 0; result == SQLITE_BUSY && waited < BUSY_TIMEOUT_MS; waited += PAUSE_MS) {
+        sqlite3_reset(stmt);
+        sqlite3_sleep(PAUSE_MS);
+        result = sqlite3_step(stmt);
+    }
+    return result;
+}
+
 /* WAL lets readers and one writer at a time work at once. synchronous=NORMAL syncs the WAL at
  * checkpoints only: a committed record survives the process being killed (what a tuner
  * faces), though not the machine losing power, at far less cost a record. */
@@ -188,8 +205,8 @@ static tcc_status set_journal(tcc_record_store *store)
     sqlite3_stmt *stmt = NULL;
     tcc_status status = prepare(store, "PRAGMA journal_mode=WAL", &stmt);
     if (status == TCC_OK) {
-        const unsigned char *mode =
-            sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_text(stmt, 0) : NULL;
+        int step = step_retrying_busy(stmt);
+        const unsigned char *mode = step == SQLITE_ROW ? sqlite3_column_text(stmt, 0) : NULL;
         if (!mode)
             status = db_fail(store, "setting WAL mode");
         else if (strcmp((const char *)mode, "wal") != 0)
