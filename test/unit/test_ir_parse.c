@@ -1,13 +1,10 @@
 /*
- * The parser of the loop IR: every construct the printer writes reads back into IR that
- * prints the same text, with the types, lanes and bindings the constructors would give;
- * malformed text is one error line with its line:column; and the text after every pass
- * of real kernels (the tutorial's convolution, implicit GEMMs) round-trips.
+ * The parser of the loop IR on hand-written text: every construct the printer writes reads
+ * back into IR that prints the same text, with the types, lanes and bindings the
+ * constructors would give. Malformed text: test_ir_parse_errors.c; the text after every
+ * pass of real kernels: test_ir_parse_kernels.c.
  */
-#include "driver/driver.h"
-#include "ir/ir.h"
-#include "ir_support.h"
-#include "ops/gemm.h"
+#include "ir_parse_support.h"
 
 #include <check.h>
 #include <math.h>
@@ -16,14 +13,6 @@
 #include <string.h>
 
 /* ---- helpers -------------------------------------------------------------------------- */
-
-#define HEADER "// \"/\" and \"%\" are floor division and modulo\n"
-/* A kernel of three parameters around `body` (statements at one level of indentation). */
-#define KERNEL_OPEN                                                                                \
-    HEADER "kernel k(float32 A[64], float16 H[8, 8], int32 I[16])\n"                               \
-           "  grid(2, 1, 1) block(32, 4, 1)\n"                                                     \
-           "{\n"
-#define KERNEL(body) KERNEL_OPEN body "}\n"
 
 static PrimFunc *parse(const char *text)
 {
@@ -55,32 +44,10 @@ static void check_round_trip(const char *text)
     check_prints(text, text);
 }
 
-/* The kernel's one statement: `A[i] = EXPR` inside `for i` inside `launch threadIdx.x`. */
-static const char *expr_kernel(const char *expr)
-{
-    return tci_arena_printf(arena,
-                            "%s  launch threadIdx.x in 0..32 {\n"
-                            "    for i in 0..8 {\n"
-                            "      A[i] = %s\n"
-                            "    }\n"
-                            "  }\n"
-                            "}\n",
-                            KERNEL_OPEN, expr);
-}
-
 /* The stored value of expr_kernel's statement. */
 static const Expr *parse_expr_of(const char *expr)
 {
     return parse(expr_kernel(expr))->body->loop.body->loop.body->store.value;
-}
-
-static void check_error(const char *text, const char *expected)
-{
-    PrimFunc *kernel = NULL;
-    ck_assert_int_eq(tci_parse_prim_func(ctx, arena, text, &kernel), TCC_ERROR_INVALID_ARGUMENT);
-    ck_assert_ptr_null(kernel);
-    ck_assert_str_eq(tcc_last_error(ctx), expected);
-    assert_one_line(ctx);
 }
 
 /* ---- every construct reads back as printed ---------------------------------------------- */
@@ -521,242 +488,6 @@ START_TEST(wmma_fields)
 }
 END_TEST
 
-/* ---- errors --------------------------------------------------------------------------- */
-
-START_TEST(errors_say_where_and_what)
-{
-    check_error(KERNEL("  A[0, 1) = 0f\n"),
-                "5:9: expected ']' after the indices of 'A', found ')'");
-    check_error(KERNEL("  for i in 0..8 {\n    A[j] = 0f\n  }\n"), "6:7: unknown variable 'j'");
-    check_error(KERNEL("  for i in 0..8 {\n  }\n  A[i] = 0f\n"), "7:5: unknown variable 'i'");
-    check_error(KERNEL("  B[0] = 0f\n"), "5:3: unknown buffer 'B'");
-    check_error(KERNEL("  A[0] = C[1]\n"), "5:10: unknown buffer 'C'");
-    check_error(HEADER "kernel k(float17 A[4])\n", "2:10: expected a type such as 'float16' for a "
-                                                   "parameter, found 'float17'");
-    check_error(KERNEL("  A[0] = float16x8(1h)\n"),
-                "5:20: wrong lanes: the cast to 'float16x8' needs a value of 8 lanes, found 1");
-    check_error(KERNEL("  A[0] = float16x1(1h)\n"),
-                "5:10: wrong lanes in the type 'float16x1': expected 2 to 65536 after the 'x'");
-    check_error(KERNEL("  A[0] = broadcast(1f, 1)\n"),
-                "5:24: expected the lanes of 'broadcast' from 2 to 65536, found 1");
-    check_error(KERNEL("  allocate F: float32 wmma.accumulator [16, 16] {\n"
-                       "    wmma.fill_fragment(F[0], 0)\n"
-                       "  }\n"),
-                "6:32: expected the MMA shape '// mMnNkK' after the wmma statement, found end "
-                "of line");
-    check_error(KERNEL("  A[0] = 0f\n") "}\n",
-                "7:1: expected the end of the input after the kernel's '}', found '}'");
-    check_error(KERNEL("  A[0] = 0f 1\n"), "5:13: expected a statement, found '1'");
-    check_error(KERNEL("  for i in 0..8 {\n"),
-                "7:1: expected '}' to close the '{' of 4:1, found end of input");
-    check_error(KERNEL("  A[0] = 1.5\n"), "5:13: expected the suffix 'f', 'h' or 'bf' of the "
-                                          "float literal '1.5', found end of line");
-    check_error(KERNEL("  A[0] = if_then_else(1 < 2 < 3, 1f, 0f)\n"),
-                "5:29: comparisons do not chain: parenthesize the left one before '<'");
-    check_error(KERNEL("  for i in 0..8 {\n    for j in i..1 + 8 {\n    }\n  }\n"),
-                "6:17: expected the end of the range as 'START + extent', START being what "
-                "precedes '..', found '1'");
-    check_error(KERNEL("  A[0] = sqrt(2f)\n"), "5:10: unknown function 'sqrt'");
-    check_error(KERNEL("  A[0] = 99999999999999999999\n"),
-                "5:10: an integer '99999999999999999999' does not fit in 64 bits");
-    check_error(KERNEL("  A[0] == 1f\n"), "5:8: expected '=' after the indices of 'A', found '=='");
-    check_error(KERNEL("  launch threadIdx.w in 0..2 {\n  }\n"),
-                "5:10: expected a thread index such as 'threadIdx.x', found 'threadIdx.w'");
-    check_error(KERNEL("  allocate S: float16 texture [2] {\n  }\n"),
-                "5:23: expected a memory scope such as 'shared' for 'S', found 'texture'");
-    check_error("", "1:1: expected 'kernel' at the start, found end of input");
-    check_error(HEADER "kernel k(float32 A[4])\n  grid(1, 1) block(1, 1, 1)\n{\n}\n",
-                "3:12: expected ',' between the sizes of 'grid', found ')'");
-}
-END_TEST
-
-START_TEST(long_names_are_clipped_in_errors)
-{
-    size_t n = 5000;
-    char *name = tci_arena_alloc(arena, n + 1);
-    memset(name, 'x', n);
-    check_error(tci_arena_printf(arena, "%s  A[0] = %s\n}\n", KERNEL_OPEN, name),
-                "5:10: unknown variable 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...'");
-}
-END_TEST
-
-/* An expression nested far deeper than the bound: `piece` 100000 times. */
-static void check_too_deep(const char *piece, const char *expected)
-{
-    StrBuf sb;
-    tci_strbuf_init(&sb);
-    for (int d = 0; d < 100000; d++)
-        tci_strbuf_printf(&sb, "%s", piece);
-    ck_assert(!sb.failed);
-    check_error(expr_kernel(sb.data), expected);
-    tci_strbuf_free(&sb);
-}
-
-START_TEST(nesting_is_bounded)
-{
-    /* Parentheses, and the paths with the most stack frames a level: casts, loads and
-     * calls (the sanitizer build runs them too, with its larger frames). */
-    check_too_deep("(", "7:10011: nesting deeper than 10000 levels");
-    check_too_deep("float32(", "7:79990: nesting deeper than 10000 levels");
-    check_too_deep("A[", "7:20008: nesting deeper than 10000 levels");
-    check_too_deep("min(1, ", "7:69990: nesting deeper than 10000 levels");
-    check_too_deep("!", "7:10011: nesting deeper than 10000 levels");
-    StrBuf sb;
-    tci_strbuf_init(&sb);
-    tci_strbuf_printf(&sb, "%s", HEADER "kernel k()\n  grid(1, 1, 1) block(1, 1, 1)\n");
-    for (int d = 0; d < 100000; d++)
-        tci_strbuf_printf(&sb, "{if(true)");
-    check_error(sb.data, "4:89996: nesting deeper than 10000 levels");
-    tci_strbuf_free(&sb);
-}
-END_TEST
-
-START_TEST(input_ends_anywhere)
-{
-    /* Every prefix of a kernel that uses every construct: an error, never a read past
-     * the end (the sanitizer build checks), and a complete kernel only at the end. */
-    const char *text =
-        KERNEL("  launch threadIdx.x in 0..32 {\n"
-               "    for i in 0..8 {\n"
-               "      allocate F: float32 wmma.accumulator [2, 16, 16] min [0, i, 0] {\n"
-               "        if (i < 4 && !false) {\n"
-               "          wmma.load_matrix_a(F[0], &H[0, 0], stride 8, row_major)    // m16n16k16\n"
-               "        } else {\n"
-               "          A[ramp(i, 1, 2)] = float32x2(broadcast(1h, 2)) + float32(-inf)\n"
-               "        }\n"
-               "      }\n"
-               "    }\n"
-               "  }\n");
-    size_t n = strlen(text);
-    for (size_t cut = 0; cut < n; cut++) {
-        char *prefix = strndup(text, cut);
-        PrimFunc *kernel = NULL;
-        tcc_status status = tci_parse_prim_func(ctx, arena, prefix, &kernel);
-        /* Only the final newline may be missing. */
-        ck_assert_int_eq(status, cut == n - 1 ? TCC_OK : TCC_ERROR_INVALID_ARGUMENT);
-        assert_one_line(ctx);
-        free(prefix);
-    }
-}
-END_TEST
-
-/* ---- real kernels: the text after every pass reads back ----------------------------------- */
-
-typedef struct Texts {
-    int count;
-    char pass[CAPTURED_PASSES][32];
-    char *text[CAPTURED_PASSES];
-} Texts;
-
-static void collect(const char *pass, const char *loop_ir, void *user)
-{
-    Texts *t = user;
-    ck_assert_int_lt(t->count, CAPTURED_PASSES);
-    snprintf(t->pass[t->count], sizeof t->pass[0], "%s", pass);
-    t->text[t->count++] = strdup(loop_ir);
-}
-
-/* Lowers func printing after every pass, and checks prim_func_text(parse(text)) == text for each.
- */
-static void check_passes_round_trip(tcc_func *func, int nparam, tcc_tensor *const *params)
-{
-    Texts texts = {0};
-    tcc_build_options options;
-    memset(&options, 0, sizeof options);
-    options.arch = TCC_SM_80;
-    options.auto_unroll_max_step = 16;
-    options.print_after_pass = "all";
-    options.print_callback = collect;
-    options.print_user = &texts;
-    Lowered lowered = lower(func, nparam, params, &options);
-    ck_assert_msg(lowered.status == TCC_OK, "%s", tcc_last_error(ctx));
-    ck_assert_int_eq(texts.count, tcc_pass_count());
-    for (int p = 0; p < texts.count; p++) {
-        PrimFunc *parsed = NULL;
-        ck_assert_msg(tci_parse_prim_func(ctx, arena, texts.text[p], &parsed) == TCC_OK,
-                      "after %s: %s", texts.pass[p], tcc_last_error(ctx));
-        char *printed = prim_func_text(parsed);
-        ck_assert_msg(strcmp(printed, texts.text[p]) == 0, "after %s: got\n%s\nexpected\n%s",
-                      texts.pass[p], printed, texts.text[p]);
-        ck_assert_int_eq(parsed->nparam, nparam);
-        free(printed);
-        free(texts.text[p]);
-    }
-    lowered_free(&lowered);
-}
-
-START_TEST(tutorial_convolution_round_trips_after_every_pass)
-{
-    tcc_func *func;
-    ck_assert_int_eq(tcc_func_create(ctx, "conv2d", &func), TCC_OK);
-    tcc_tensor *params[3];
-    test_tutorial_conv2d(func, params);
-    check_passes_round_trip(func, 3, params);
-    tcc_func_destroy(func);
-}
-END_TEST
-
-static void check_gemm_round_trips(GemmMaker make, const void *desc)
-{
-    tcc_func *func;
-    ck_assert_int_eq(tcc_func_create(ctx, "gemm", &func), TCC_OK);
-    /* compile.c's steps: that file also builds, which needs LLVM. */
-    GemmOperator *op;
-    Gemm gemm;
-    tcc_gemm_schedule schedule = {.size = sizeof(tcc_gemm_schedule)};
-    ck_assert_msg(make(func, desc, &op) == TCC_OK, "%s", tcc_last_error(ctx));
-    ck_assert_msg(tci_gemm_complete_schedule(ctx, op, TCC_SM_80, &schedule) == TCC_OK, "%s",
-                  tcc_last_error(ctx));
-    ck_assert_int_eq(tci_gemm_define(func, op, tci_gemm_split(op, &schedule), &gemm), TCC_OK);
-    ck_assert_int_eq(tcc_schedule_create(func, 1, &gemm.out), TCC_OK);
-    ck_assert_int_eq(
-        tci_gemm_schedule_apply(func, op, &gemm, &schedule, tci_gemm_operand_cache(op, TCC_SM_80)),
-        TCC_OK);
-    check_passes_round_trip(func, gemm.nparam, gemm.params);
-    tcc_func_destroy(func);
-}
-
-START_TEST(implicit_gemm_convolutions_round_trip_after_every_pass)
-{
-    tcc_conv2d_desc desc;
-    tcc_conv2d_desc_init(&desc);
-    desc.batch = 2, desc.height = desc.width = 14, desc.in_channels = 32;
-    desc.out_channels = 64, desc.kernel_h = desc.kernel_w = 3;
-    desc.pad_top = desc.pad_bottom = desc.pad_left = desc.pad_right = 1;
-    desc.epilogue.bias = desc.epilogue.relu = true;
-    check_gemm_round_trips(tci_conv2d_gemm, &desc);
-    /* NCHW, strided, dilated, grouped, bfloat16 with a clamp: guards at every edge. */
-    tcc_conv2d_desc_init(&desc);
-    desc.batch = 3, desc.height = 17, desc.width = 11, desc.in_channels = 12;
-    desc.out_channels = 20, desc.kernel_h = 3, desc.kernel_w = 2, desc.groups = 2;
-    desc.stride_h = 2, desc.dilation_w = 2, desc.pad_top = 1, desc.pad_left = 2;
-    desc.layout = TCC_LAYOUT_NCHW, desc.filter_layout = TCC_FILTER_KCRS;
-    desc.input_type = TCC_BFLOAT16, desc.output_type = TCC_BFLOAT16;
-    desc.epilogue.clamp = true, desc.epilogue.clamp_min = -1.5, desc.epilogue.clamp_max = 6;
-    check_gemm_round_trips(tci_conv2d_gemm, &desc);
-}
-END_TEST
-
-START_TEST(implicit_gemm_matmuls_round_trip_after_every_pass)
-{
-    tcc_matmul_desc desc;
-    tcc_matmul_desc_init(&desc);
-    desc.batch = 3, desc.m = 100, desc.n = 72, desc.k = 40, desc.a_col_major = true;
-    desc.accumulate_type = desc.output_type = TCC_FLOAT16;
-    desc.epilogue.alpha = 0.5, desc.epilogue.beta = 1, desc.epilogue.residual = true;
-    check_gemm_round_trips(tci_matmul_gemm, &desc);
-    tcc_matmul_desc_init(&desc);
-    desc.m = 64, desc.n = 32, desc.k = 48, desc.b_col_major = true;
-    desc.input_type = TCC_FLOAT32; /* tf32: m16n16k8 */
-    desc.epilogue.prologue = TCC_PROLOGUE_SCALE, desc.epilogue.prologue_arg = 0.25;
-    check_gemm_round_trips(tci_matmul_gemm, &desc);
-    tcc_matmul_desc_init(&desc);
-    desc.m = 48, desc.n = 48, desc.k = 64;
-    desc.input_type = TCC_INT8, desc.accumulate_type = desc.output_type = TCC_INT32;
-    check_gemm_round_trips(tci_matmul_gemm, &desc);
-}
-END_TEST
-
 static Suite *parse_suite(void)
 {
     Suite *suite = suite_create("ir_parse");
@@ -781,18 +512,6 @@ static Suite *parse_suite(void)
     tcase_add_test(structure, thread_variables);
     tcase_add_test(structure, nameless_variables_keep_their_number);
     tcase_add_test(structure, wmma_fields);
-
-    TCase *errors = test_case(suite, "errors", ir_context_setup, ir_context_teardown);
-    tcase_add_test(errors, errors_say_where_and_what);
-    tcase_add_test(errors, long_names_are_clipped_in_errors);
-    tcase_add_test(errors, nesting_is_bounded);
-    tcase_add_test(errors, input_ends_anywhere);
-
-    TCase *kernels = test_case(suite, "kernels", ir_context_setup, ir_context_teardown);
-    tcase_set_timeout(kernels, 60);
-    tcase_add_test(kernels, tutorial_convolution_round_trips_after_every_pass);
-    tcase_add_test(kernels, implicit_gemm_convolutions_round_trip_after_every_pass);
-    tcase_add_test(kernels, implicit_gemm_matmuls_round_trip_after_every_pass);
     return suite;
 }
 
