@@ -2,8 +2,8 @@
 """check_layout.py SOURCE_DIR
 
 The layout rules README's "Layout" states, checked: a header of one stage includes only
-headers of earlier stages (so no include climbs back up the pipeline), and no file in lib/,
-passes/ or tools/ is longer than 700 lines. Prints each violation and exits 1 if there is
+headers of earlier stages (so no include climbs back up the pipeline), and no C file in lib/,
+passes/, tools/ or test/ is longer than 700 lines. Prints each violation and exits 1 if there is
 one. Run by ctest as layout/rules.
 """
 import glob
@@ -41,7 +41,8 @@ def main(root):
                 problems.append("%s includes %s, which is in no stage" % (path, included))
             elif STAGES.index(target) > STAGES.index(stage):
                 problems.append("%s (%s) includes %s, a later stage" % (path, stage, included))
-    for path in sorted(sources + glob.glob("tools/*.[ch]")):
+    tests = glob.glob("test/**/*.[ch]", recursive=True)
+    for path in sorted(sources + glob.glob("tools/*.[ch]") + tests):
         with open(path) as f:
             lines = sum(1 for _ in f)
         if lines > MAX_LINES:
