@@ -217,13 +217,24 @@ static double seconds_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Types the device's tensor cores lack are skipped, not failed. */
+/* Knobs of sm_90a alone: wgmma, and the bulk copy engine with what builds on it (a producer
+ * warpgroup, a persistent grid, clusters, ping-pong consumers, stores from wgmma's registers
+ * or through the engine). */
+static bool needs_sm90a(const tcc_gemm_schedule *s)
+{
+    return s->intrinsic == TCC_GEMM_WGMMA || s->copy == TCC_GEMM_COPY_BULK ||
+           s->producer == TCC_GEMM_PRODUCER_WARPGROUP || s->store == TCC_GEMM_STORE_BULK ||
+           s->store == TCC_GEMM_STORE_REGISTERS || s->grid == TCC_GEMM_GRID_PERSISTENT ||
+           s->cluster > 1 || s->consumers == TCC_GEMM_CONSUMERS_PINGPONG;
+}
+
+/* What the device's tensor cores or copy engines lack is skipped, not failed. */
 static bool arch_supports(tcc_arch arch, const Config *c)
 {
     tcc_dtype input = input_type(c);
     tcc_dtype output = c->matmul ? c->mm.output_type : c->conv.output_type;
     bool mma_sync = c->scheduled && c->schedule.intrinsic == TCC_GEMM_MMA_SYNC;
-    if (c->scheduled && c->schedule.intrinsic == TCC_GEMM_WGMMA)
+    if (c->scheduled && needs_sm90a(&c->schedule))
         return arch == TCC_SM_90A;
     if (input == TCC_BFLOAT16 || input == TCC_FLOAT32 || output == TCC_BFLOAT16 || mma_sync)
         return arch >= TCC_SM_80;
