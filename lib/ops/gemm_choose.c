@@ -443,17 +443,21 @@ bool tci_gemm_bulk_store_possible(const GemmOperator *op, const tcc_gemm_schedul
            op->out_tensor_map && op->out_tensor_map(NULL, NULL, tile, NULL, op->op);
 }
 
-/* Two-byte outputs (float16, bfloat16) of a persistent grid: stored by the copy engine from an
- * output tile beside three stages, which a producer warpgroup keeps filled, where a block
- * holds a multiprocessor and the tiles outnumber them. On an H100 the seed layer with a
- * float16 output ran 0.1684 ms against 0.1718 (a block a tile through a C tile; cuDNN 0.1557),
- * bfloat16 0.1641; from registers, 4-byte stores, 0.1902. Float32 outputs keep the stores
- * from registers: their tile leaves room for two stages only (0.2229 ms). */
+/* A persistent grid's outputs stored by the copy engine from an output tile beside the
+ * stages, which a producer warpgroup keeps filled, where a block holds a multiprocessor, the
+ * tiles outnumber them and the output tile fits (a ring of two column blocks where one
+ * warpgroup spans its columns, passes/store_ring.c). On an H100 the seed layer with a float16
+ * output ran 0.1684 ms against 0.1718 (a block a tile through a C tile; cuDNN 0.1557),
+ * bfloat16 0.1641; from registers, 4-byte stores, 0.1902. Four-byte outputs (float32, int32)
+ * once left room for two stages only (0.2229 ms); in the ring they keep four, and the seed
+ * layer ran 0.1661 ms against 0.1760 from registers, bfloat16 in 0.1604 against 0.1716, int8
+ * 0.0894 against 0.1053, 8192^3 1.5073 against 1.5314 (r50_res3_1x1_b256, eight k steps a
+ * tile, 0.1162 against 0.1141). */
 static void choose_bulk_store(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s)
 {
     if (s->store != TCC_GEMM_STORE_AUTO || s->grid == TCC_GEMM_GRID_TILES ||
         s->producer == TCC_GEMM_PRODUCER_NONE || s->copy == TCC_GEMM_COPY_THREADS ||
-        s->consumers == TCC_GEMM_CONSUMERS_PINGPONG || tcc_dtype_size(op->output_type) != 2)
+        s->consumers == TCC_GEMM_CONSUMERS_PINGPONG)
         return;
     tcc_gemm_schedule bulk = *s;
     bulk.store = TCC_GEMM_STORE_BULK, bulk.copy = TCC_GEMM_COPY_BULK;
