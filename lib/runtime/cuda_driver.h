@@ -64,6 +64,7 @@ enum {
     CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,     /* static shared memory */
     CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
     CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+    CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14,
 };
 
 /* A tensor map: 128 opaque bytes, 64-byte aligned (CUtensorMap). */
@@ -159,6 +160,8 @@ typedef CUresult (*PFN_cuLaunchKernel)(CUfunction function, unsigned int grid_x,
                                        CUstream stream, void **params, void **extra);
 typedef CUresult (*PFN_cuLaunchKernelEx)(const CUlaunchConfig *config, CUfunction function,
                                          void **params, void **extra);
+typedef CUresult (*PFN_cuOccupancyMaxActiveClusters)(int *clusters, CUfunction function,
+                                                     const CUlaunchConfig *config);
 typedef CUresult (*PFN_cuTensorMapEncodeTiled)(CUtensorMap *map, int type, unsigned int rank,
                                                void *address, const unsigned long long *dims,
                                                const unsigned long long *strides,
@@ -208,7 +211,8 @@ typedef struct CudaDriver {
     PFN_cuFuncGetAttribute cuFuncGetAttribute;
     PFN_cuFuncSetAttribute cuFuncSetAttribute;
     PFN_cuLaunchKernel cuLaunchKernel;
-    PFN_cuLaunchKernelEx cuLaunchKernelEx;               /* optional: clusters */
+    PFN_cuLaunchKernelEx cuLaunchKernelEx;                         /* optional: clusters */
+    PFN_cuOccupancyMaxActiveClusters cuOccupancyMaxActiveClusters; /* optional: clusters */
     PFN_cuTensorMapEncodeTiled cuTensorMapEncodeTiled;   /* optional: bulk tensor copies */
     PFN_cuTensorMapEncodeIm2col cuTensorMapEncodeIm2col; /* optional: their im2col form */
     PFN_cuEventCreate cuEventCreate;

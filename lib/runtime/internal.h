@@ -2,8 +2,8 @@
  * What the runtime's files share (runtime.c: the driver, devices and buffers; kernels.c:
  * loading and timing kernels; launch.c: launching them, on buffers or on the caller's
  * addresses and stream; limits.c: what the device and the driver allow a kernel, checked
- * before it loads; tensor_maps.c): the objects behind the public handles and the
- * checked-call helpers.
+ * before it loads; occupancy.c: the clusters a device runs at once; tensor_maps.c): the
+ * objects behind the public handles and the checked-call helpers.
  */
 #ifndef TCI_RUNTIME_INTERNAL_H
 #define TCI_RUNTIME_INTERNAL_H

@@ -116,6 +116,7 @@ static const TciSymbol driver_symbols[] = {
     SYMBOL(cuFuncSetAttribute, "cuFuncSetAttribute", NULL),
     SYMBOL(cuLaunchKernel, "cuLaunchKernel", NULL),
     OPTIONAL_SYMBOL(cuLaunchKernelEx, "cuLaunchKernelEx"),
+    OPTIONAL_SYMBOL(cuOccupancyMaxActiveClusters, "cuOccupancyMaxActiveClusters"),
     OPTIONAL_SYMBOL(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled"),
     OPTIONAL_SYMBOL(cuTensorMapEncodeIm2col, "cuTensorMapEncodeIm2col"),
     SYMBOL(cuEventCreate, "cuEventCreate", NULL),

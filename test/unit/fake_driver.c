@@ -24,6 +24,10 @@ void fake_reset(void)
     fake.function_max_threads = 1024;
     fake.function_registers = 32;
     fake.free_bytes = fake.total_bytes = (size_t)80 << 30;
+    /* GPCs that give what an H100 SXM's driver says: 66, 30, 15 and 7 clusters of 2, 4, 8
+     * and 16 blocks. */
+    static const int gpcs[] = {18, 18, 18, 18, 18, 16, 16, 10};
+    memcpy(fake.gpc_multiprocessors, gpcs, sizeof gpcs);
 }
 
 static CUresult fake_cuDriverGetVersion(int *version)
@@ -277,6 +281,20 @@ static CUresult fake_cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f
     return fake.launch_result;
 }
 
+static CUresult fake_cuOccupancyMaxActiveClusters(int *clusters, CUfunction function,
+                                                  const CUlaunchConfig *config)
+{
+    (void)function;
+    if (!fake.current)
+        return FAKE_INVALID_CONTEXT;
+    unsigned int size = config->numAttrs ? config->attrs[0].value.clusterDim.x : 1;
+    fake.occupancy_shared = config->sharedMemBytes;
+    *clusters = 0;
+    for (int i = 0; i < 8 && fake.gpc_multiprocessors[i]; i++)
+        *clusters += fake.gpc_multiprocessors[i] / (int)size;
+    return CUDA_SUCCESS;
+}
+
 static CUresult fake_cuTensorMapEncodeTiled(CUtensorMap *map, int type, unsigned int rank,
                                             void *address, const unsigned long long *dims,
                                             const unsigned long long *strides,
@@ -376,6 +394,7 @@ static CUresult fake_cuEventElapsedTime(float *ms, CUevent start, CUevent end)
     X(cuFuncSetAttribute, fake_cuFuncSetAttribute)                                                 \
     X(cuLaunchKernel, fake_cuLaunchKernel)                                                         \
     X(cuLaunchKernelEx, fake_cuLaunchKernelEx)                                                     \
+    X(cuOccupancyMaxActiveClusters, fake_cuOccupancyMaxActiveClusters)                             \
     X(cuTensorMapEncodeTiled, fake_cuTensorMapEncodeTiled)                                         \
     X(cuTensorMapEncodeIm2col, fake_cuTensorMapEncodeIm2col)                                       \
     X(cuEventCreate, fake_cuEventCreate)                                                           \

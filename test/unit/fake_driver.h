@@ -54,6 +54,10 @@ typedef struct FakeDriver {
     CUcontext launch_context;
     unsigned long long launch_values[8];
     unsigned long long encode_address; /* the last tensor map's global address */
+    /* cuOccupancyMaxActiveClusters counts whole clusters in each GPC of these
+     * multiprocessors (0 ends the list); the last query's dynamic shared memory. */
+    int gpc_multiprocessors[8];
+    unsigned int occupancy_shared;
 } FakeDriver;
 
 /* The driver's state, which the tests read and bend. */

@@ -234,6 +234,48 @@ START_TEST(test_optional_entry_points_used)
 }
 END_TEST
 
+/* A persistent grid's blocks in clusters: the clusters the driver counts for a probe that
+ * takes a multiprocessor's shared memory (the fake's GPCs give an H100 SXM's 132, 120, 120
+ * and 112 blocks), times their size; refused for a bad size, without the entry point, before
+ * sm_90 or when the probe does not load. The probe's module is unloaded (close_fake). */
+START_TEST(test_persistent_blocks)
+{
+    static const int sizes[] = {1, 2, 4, 8, 16}, expected[] = {132, 132, 120, 120, 112};
+    for (int i = 0; i < 5; i++) {
+        int blocks = 0;
+        ck_assert_msg(tcc_device_persistent_blocks(device, sizes[i], &blocks) == TCC_OK, "%s",
+                      tcc_last_error(ctx));
+        ck_assert_int_eq(blocks, expected[i]);
+    }
+    ck_assert_uint_eq(fake.occupancy_shared, 232448);
+    ck_assert_uint_eq(fake.dynamic_shared, 232448);
+    int blocks = -1;
+    ck_assert_int_eq(tcc_device_persistent_blocks(device, 17, &blocks), TCC_ERROR_INVALID_ARGUMENT);
+    assert_contains(tcc_last_error(ctx), "a cluster's blocks must be 1 to 16, not 17");
+    ck_assert_int_eq(tcc_device_persistent_blocks(device, 0, &blocks), TCC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tcc_device_persistent_blocks(device, 2, NULL), TCC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tcc_device_persistent_blocks(NULL, 2, &blocks), TCC_ERROR_INVALID_ARGUMENT);
+
+    fake.load_result = FAKE_INVALID_PTX;
+    ck_assert_int_eq(tcc_device_persistent_blocks(device, 2, &blocks), TCC_ERROR_CUDA);
+    assert_contains(tcc_last_error(ctx), "cuModuleLoadDataEx failed (the cluster probe)");
+    fake.load_result = CUDA_SUCCESS;
+
+    fake.missing[0] = "cuOccupancyMaxActiveClusters";
+    reopen_fake();
+    ck_assert_int_eq(tcc_device_persistent_blocks(device, 2, &blocks), TCC_ERROR_UNSUPPORTED);
+    assert_contains(tcc_last_error(ctx), "lacks cuOccupancyMaxActiveClusters");
+    ck_assert_int_eq(tcc_device_persistent_blocks(device, 1, &blocks), TCC_OK);
+    ck_assert_int_eq(blocks, 132);
+
+    fake.missing[0] = NULL;
+    fake.arch = 80;
+    reopen_fake();
+    ck_assert_int_eq(tcc_device_persistent_blocks(device, 2, &blocks), TCC_ERROR_UNSUPPORTED);
+    assert_contains(tcc_last_error(ctx), "clusters of blocks need compute capability 9.0");
+}
+END_TEST
+
 /* Device memory exhausted: the error says what was asked and what is free; nothing of a
  * kernel whose workspace did not fit stays loaded; smaller requests then succeed. */
 START_TEST(test_out_of_device_memory)
@@ -460,6 +502,7 @@ static Suite *runtime_fake_suite(void)
     tcase_add_test(driver, test_missing_required_entry_point);
     tcase_add_test(driver, test_old_driver_without_optional_entry_points);
     tcase_add_test(driver, test_optional_entry_points_used);
+    tcase_add_test(driver, test_persistent_blocks);
     tcase_add_test(driver, test_out_of_device_memory);
     tcase_add_test(driver, test_launch_limits);
     tcase_add_test(driver, test_ptx_newer_than_driver);
