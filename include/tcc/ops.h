@@ -233,10 +233,11 @@ typedef struct tcc_gemm_schedule {
     tcc_gemm_producer producer;
     tcc_gemm_store store;
     tcc_gemm_grid grid;
-    /* A persistent grid's blocks: 0 for the target's multiprocessors (132 for sm_90a, an H100
+    /* A persistent grid's blocks: 0 for the build options' multiprocessors where they are
+     * given (tcc_build_options.multiprocessors), else the target's (132 for sm_90a, an H100
      * SXM's or an H200's; fewer run when there are fewer tiles). A kernel for another part
-     * should say its own (tcc_device_multiprocessors): more blocks than it has run in two
-     * waves. */
+     * should say its own (tcc_device_multiprocessors), here or in the build options: more
+     * blocks than it has run in two waves. */
     int grid_blocks;
     /* Thread-block clusters (tcc_cluster): blocks along m that run as one cluster and share
      * their tiles of B, each fetching a slice for all of them (bulk copies, sm_90a; with a

@@ -26,15 +26,16 @@ typedef struct Pass {
 const Pass *tci_find_pass(const char *name);
 
 /* The size of tcc_build_options in its first release, before machine_code: what a caller
- * built against those headers passes, which the library still takes (tcc/tcc.h, "ABI"). */
+ * built against those headers passes, which the library still takes (tcc/tcc.h, "ABI"); the
+ * fields added since (machine_code, multiprocessors) keep their defaults for such a caller. */
 #define TCI_BUILD_OPTIONS_FIRST_SIZE offsetof(tcc_build_options, machine_code)
 /* Refuses, in one line saying `what`, a tcc_build_options whose size this library does not
  * know: it knows the first release's to its own. */
 tcc_status tci_check_build_options_size(tcc_context *ctx, const char *what,
                                         const tcc_build_options *options);
 /* `options`, or the defaults when it is NULL, into *out (the fields past an older caller's
- * size defaulted), its arch checked against the target table (before anything else: the
- * build is the slow part). */
+ * size defaulted), its arch checked against the target table and its multiprocessors not
+ * negative (before anything else: the build is the slow part). */
 tcc_status tci_build_options(tcc_context *ctx, const tcc_build_options *options,
                              tcc_build_options *out);
 /* The PassContext of a build with `options` (NULL: the defaults) on `ctx`. */

@@ -85,7 +85,8 @@ void tcc_build_options_init_size(tcc_build_options *options, size_t size)
 }
 
 /* The symbol a program built before the macro calls: the first release's size, which a
- * program built against the headers of that release has (no machine_code). */
+ * program built against the headers of that release has (no machine_code, no
+ * multiprocessors). */
 void(tcc_build_options_init)(tcc_build_options *options)
 {
     tcc_build_options_init_size(options, TCI_BUILD_OPTIONS_FIRST_SIZE);
@@ -110,6 +111,10 @@ tcc_status tci_build_options(tcc_context *ctx, const tcc_build_options *options,
     }
     if (!tci_target_arch(out->arch))
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "unknown arch %d", (int)out->arch);
+    if (out->multiprocessors < 0)
+        return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT,
+                        "build options: multiprocessors must be 0 (the target's) or more, not %d",
+                        out->multiprocessors);
     return TCC_OK;
 }
 

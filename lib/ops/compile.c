@@ -10,9 +10,11 @@
 #include <stdio.h>
 
 /* The operator in a scratch function, its input type checked against the target, then the
- * schedule completed for it. */
+ * schedule completed for it: a persistent grid's blocks, where not given, the GPU's
+ * multiprocessors when they are known (before the choices that weigh the tiles against them),
+ * else the target's. */
 tcc_status tci_gemm_plan(tcc_context *ctx, GemmMaker make, const void *desc, tcc_arch arch,
-                         const tcc_gemm_schedule *given, GemmPlan *out)
+                         int multiprocessors, const tcc_gemm_schedule *given, GemmPlan *out)
 {
     if (!ctx || !desc || !out)
         return TCC_ERROR_INVALID_ARGUMENT;
@@ -22,6 +24,8 @@ tcc_status tci_gemm_plan(tcc_context *ctx, GemmMaker make, const void *desc, tcc
             return status;
     }
     *out = (GemmPlan){.schedule = given ? *given : (tcc_gemm_schedule){0}};
+    if (!out->schedule.grid_blocks && multiprocessors > 0)
+        out->schedule.grid_blocks = multiprocessors;
     tcc_func *func;
     tcc_status status = tcc_func_create(ctx, "schedule", &func);
     if (status != TCC_OK)
@@ -72,7 +76,7 @@ static tcc_status default_schedule(tcc_context *ctx, const char *op, GemmMaker m
     if (status != TCC_OK)
         return status;
     GemmPlan plan;
-    status = tci_gemm_plan(ctx, make, desc, arch, NULL, &plan);
+    status = tci_gemm_plan(ctx, make, desc, arch, 0, NULL, &plan);
     *out = status == TCC_OK ? plan.schedule : (tcc_gemm_schedule){0};
     out->size = sizeof *out;
     return status;
@@ -162,7 +166,8 @@ static tcc_status compile(tcc_context *ctx, const char *name, GemmMaker make, co
     if (status != TCC_OK)
         return status;
     GemmProgram gemm = {.make = make, .desc = desc};
-    status = tci_gemm_plan(ctx, make, desc, resolved.arch, schedule, &gemm.plan);
+    status = tci_gemm_plan(ctx, make, desc, resolved.arch, resolved.multiprocessors, schedule,
+                           &gemm.plan);
     if (status != TCC_OK)
         return status;
     bool split = gemm.plan.schedule.split_k > 1;

@@ -145,7 +145,8 @@ tcc_cache_hint tci_gemm_operand_cache(const GemmOperator *op, tcc_arch arch);
 
 /* What an operator's compile function knows before it builds: the schedule (`given`,
  * NULL for none, with its zero fields chosen from the shape and checked against the
- * target), the copies' L2 policy and the kernels it makes. */
+ * target; a zero grid_blocks is `multiprocessors` where that is not 0, the GPU's of
+ * tcc_build_options, else the target's), the copies' L2 policy and the kernels it makes. */
 typedef struct GemmPlan {
     tcc_gemm_schedule schedule;
     tcc_cache_hint operand_cache; /* tci_gemm_operand_cache */
@@ -153,6 +154,6 @@ typedef struct GemmPlan {
     char staged_names[TCI_MAX_STAGED][64]; /* of the staged workspaces */
 } GemmPlan;
 tcc_status tci_gemm_plan(tcc_context *ctx, GemmMaker make, const void *desc, tcc_arch arch,
-                         const tcc_gemm_schedule *given, GemmPlan *out);
+                         int multiprocessors, const tcc_gemm_schedule *given, GemmPlan *out);
 
 #endif

@@ -13,6 +13,7 @@
  */
 #include "tune/templates.h"
 
+#include "driver/driver.h"
 #include "ops/gemm.h"
 #include "support/context.h"
 
@@ -207,15 +208,17 @@ static tcc_gemm_schedule schedule_of(const GemmKnobs *g, tcc_gemm_intrinsic chos
     return s;
 }
 
-/* The schedule the library completes `given` to for the workload (NULL: the default). */
+/* The schedule the library completes `given` to for the workload (NULL: the default) on a GPU
+ * of `multiprocessors` (0: the target's). */
 static tcc_status complete(tcc_context *ctx, const tcc_workload *w, tcc_arch arch,
-                           const tcc_gemm_schedule *given, tcc_gemm_schedule *out)
+                           int multiprocessors, const tcc_gemm_schedule *given,
+                           tcc_gemm_schedule *out)
 {
     bool matmul = w->kind == TCC_WORKLOAD_MATMUL;
     GemmPlan plan;
     tcc_status status = tci_gemm_plan(ctx, matmul ? tci_matmul_gemm : tci_conv2d_gemm,
                                       matmul ? (const void *)&w->matmul : (const void *)&w->conv2d,
-                                      arch, given, &plan);
+                                      arch, multiprocessors, given, &plan);
     if (status == TCC_OK)
         *out = plan.schedule;
     return status;
@@ -263,7 +266,10 @@ static bool same_schedule(const tcc_gemm_schedule *a, const tcc_gemm_schedule *b
  * completes unchanged, together: a knob the kernel's intrinsic does not have, or one
  * set to what would be chosen. Settings that differ only in what the library then reads the
  * same (the MMA order of a wgmma kernel) are not seen here; the measurer measures their one
- * kernel once all the same. */
+ * kernel once all the same. The schedules are completed for the target's multiprocessors:
+ * the space is made for an arch, not a GPU (tcc_config_space_create), so on a part with fewer
+ * a knob set to what the target's count would choose (the grid, the store) may be called
+ * redundant where the GPU's count chooses otherwise. */
 uint64_t tci_template_gemm_redundant_knobs(tcc_context *ctx, tcc_config *cfg, const tcc_workload *w,
                                            tcc_arch arch)
 {
@@ -271,10 +277,10 @@ uint64_t tci_template_gemm_redundant_knobs(tcc_context *ctx, tcc_config *cfg, co
     GemmKnobs g = define_knobs(&k, w, arch);
     tcc_gemm_schedule chosen, full, trial;
     tcc_gemm_schedule_init(&chosen);
-    if (k.status != TCC_OK || complete(ctx, w, arch, NULL, &chosen) != TCC_OK)
+    if (k.status != TCC_OK || complete(ctx, w, arch, 0, NULL, &chosen) != TCC_OK)
         return 0;
     tcc_gemm_schedule given = schedule_of(&g, chosen.intrinsic);
-    if (complete(ctx, w, arch, &given, &full) != TCC_OK)
+    if (complete(ctx, w, arch, 0, &given, &full) != TCC_OK)
         return 0;
     uint64_t redundant = 0;
     /* Until none moves: one knob may go only once another has (passes, then fused ones). */
@@ -286,7 +292,8 @@ uint64_t tci_template_gemm_redundant_knobs(tcc_context *ctx, tcc_config *cfg, co
                 continue;
             *field = 0;
             given = schedule_of(&g, chosen.intrinsic);
-            if (complete(ctx, w, arch, &given, &trial) == TCC_OK && same_schedule(&trial, &full)) {
+            if (complete(ctx, w, arch, 0, &given, &trial) == TCC_OK &&
+                same_schedule(&trial, &full)) {
                 redundant |= 1ull << i;
                 moved = true;
             } else {
@@ -308,17 +315,18 @@ tcc_status tci_template_gemm(tcc_context *ctx, tcc_config *cfg, const tcc_worklo
     if (k.status != TCC_OK || tcc_config_is_defining(cfg))
         return k.status;
     bool matmul = w->kind == TCC_WORKLOAD_MATMUL;
+    /* The caller's options read as far as their size reaches (an older caller's are shorter). */
+    tcc_build_options build;
+    tcc_status status = tci_build_options(ctx, options, &build);
+    if (status != TCC_OK)
+        return status;
+    build.arch = arch;
     tcc_gemm_schedule chosen;
     tcc_gemm_schedule_init(&chosen);
-    tcc_status status = complete(ctx, w, arch, NULL, &chosen);
+    status = complete(ctx, w, arch, build.multiprocessors, NULL, &chosen);
     if (status != TCC_OK)
         return status;
     tcc_gemm_schedule s = schedule_of(&g, chosen.intrinsic);
-    tcc_build_options build;
-    tcc_build_options_init(&build);
-    if (options)
-        build = *options;
-    build.arch = arch;
     return matmul ? tcc_matmul_compile(ctx, &w->matmul, &s, &build, kernel)
                   : tcc_conv2d_compile(ctx, &w->conv2d, &s, &build, kernel);
 }

@@ -69,8 +69,9 @@ static void plan_gemm(CliSession *s, const CliCommon *common, GemmMaker make, co
     fuzz_check_status(s->ctx, "the default schedule", status);
     tcc_gemm_schedule given = cli_gemm_schedule(s, common);
     GemmPlan plan;
-    fuzz_check_status(s->ctx, "tci_gemm_plan",
-                      tci_gemm_plan(s->ctx, make, desc, s->build.arch, &given, &plan));
+    fuzz_check_status(
+        s->ctx, "tci_gemm_plan",
+        tci_gemm_plan(s->ctx, make, desc, s->build.arch, s->build.multiprocessors, &given, &plan));
 }
 #endif
 
