@@ -1,11 +1,12 @@
 /*
  * What a builder thread of the measurer (tune_pipeline.c) does with one config: the template
- * instantiated at it, the kernel compiled to machine code where nvJitLink is there (so that the
- * runner loads it without the driver's JIT, which would otherwise run one kernel at a time in
- * the runner), and serialized for the runner. A failure is classified as AutoTVM's
- * MeasureErrorNo: what the template or tcc's validation refuses (shared memory, threads,
- * registers after ptxas) is refused, not measured. A kernel built is named by its identity
- * (kernel_identity), so that the measurer measures each distinct kernel once.
+ * instantiated at it (a persistent grid's blocks one a multiprocessor of the runners' GPU), the
+ * kernel compiled to machine code where nvJitLink is there (so that the runner loads it without
+ * the driver's JIT, which would otherwise run one kernel at a time in the runner), and
+ * serialized for the runner. A failure is classified as AutoTVM's MeasureErrorNo: what the
+ * template or tcc's validation refuses (shared memory, threads, registers after ptxas) is
+ * refused, not measured. A kernel built is named by its identity (kernel_identity), so that the
+ * measurer measures each distinct kernel once.
  */
 #include "tune_measure.h"
 
@@ -101,7 +102,8 @@ static tcc_measure_error build_error(tcc_status status)
 }
 
 bool tune_build(const TuneMeasureOptions *o, const tcc_workload *workload, bool machine_code,
-                tcc_context *ctx, int64_t index, TuneBuilt *built, tcc_measure_result *result)
+                int multiprocessors, tcc_context *ctx, int64_t index, TuneBuilt *built,
+                tcc_measure_result *result)
 {
     double start = tune_monotonic_s();
     tcc_config *cfg = NULL;
@@ -114,6 +116,9 @@ bool tune_build(const TuneMeasureOptions *o, const tcc_workload *workload, bool 
         tcc_build_options_init(&options);
         options.arch = o->arch;
         options.machine_code = machine_code;
+        /* The runners' GPU's: a persistent grid of the target's 132 blocks on an H100 PCIe's
+         * 114 multiprocessors would run 18 of them in a second round. */
+        options.multiprocessors = multiprocessors;
         status = tcc_config_instantiate(ctx, o->tmpl, cfg, workload, o->arch, &options, &kernel);
         error = tcc_config_rejected(cfg) ? TCC_MEASURE_INSTANTIATION_ERROR : build_error(status);
     }

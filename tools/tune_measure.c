@@ -152,6 +152,7 @@ bool tune_runner_start(TuneMeasurer *m, Runner *r)
         return false;
     }
     r->compute_capability = hello.compute_capability;
+    r->multiprocessors = hello.multiprocessors;
     if (!m->device_name[0])
         snprintf(m->device_name, sizeof m->device_name, "%s", hello.name);
     return true;
@@ -192,6 +193,7 @@ static bool setup(TuneMeasurer *m, const TuneMeasureOptions *o)
     for (int i = 0; i < m->nrunner; i++)
         if (!tune_runner_start(m, &m->runners[i]))
             return false;
+    m->multiprocessors = m->runners[0].multiprocessors; /* as tune_measurer_arch's */
     return !o->space || tune_builders_start(m);
 }
 
@@ -305,6 +307,11 @@ tcc_arch tune_measurer_arch(const TuneMeasurer *m)
         return TCC_SM_90A;
     tcc_arch arch = m->nrunner > 0 ? tcc_arch_for_device(m->runners[0].compute_capability) : 0;
     return arch ? arch : m->options.arch;
+}
+
+int tune_measurer_multiprocessors(const TuneMeasurer *m)
+{
+    return m ? m->multiprocessors : 0;
 }
 
 const char *tune_measurer_machine_code(const TuneMeasurer *m)

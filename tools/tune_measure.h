@@ -101,6 +101,9 @@ int64_t tune_measurer_same_as(const TuneMeasurer *measurer, int slot);
 const char *tune_measurer_device_name(const TuneMeasurer *measurer);
 /* The newest arch the first device runs (tcc_arch_for_device), or the options' arch. */
 tcc_arch tune_measurer_arch(const TuneMeasurer *measurer);
+/* The first device's multiprocessors, which the builders compile a persistent grid's blocks for
+ * (tcc_build_options.multiprocessors), or 0 (the target's) when synthetic. */
+int tune_measurer_multiprocessors(const TuneMeasurer *measurer);
 /* Who compiles the PTX, in words ("machine code from nvJitLink 13.0 in the build threads"). */
 const char *tune_measurer_machine_code(const TuneMeasurer *measurer);
 /* Runners restarted so far (after a death or a timeout). */
@@ -130,9 +133,11 @@ typedef struct TuneBuilt {
 } TuneBuilt;
 
 /* tune_build.c: the config at `index` built (and compiled to machine code where asked) into
- * *built, or false with *result saying why (its error class and message). */
+ * *built, for a GPU of `multiprocessors` (0: the target's), or false with *result saying why
+ * (its error class and message). */
 bool tune_build(const TuneMeasureOptions *options, const tcc_workload *workload, bool machine_code,
-                tcc_context *ctx, int64_t index, TuneBuilt *built, tcc_measure_result *result);
+                int multiprocessors, tcc_context *ctx, int64_t index, TuneBuilt *built,
+                tcc_measure_result *result);
 /* *use: whether the builders compile machine code for `wanted` (nvJitLink opened once to see);
  * `description`: who compiles it, in words. False, with `error`, where nvJitLink was required
  * and does not open. */

@@ -27,6 +27,7 @@ typedef struct Runner {
     pid_t pid; /* 0: not running */
     int fd;
     int compute_capability;
+    int multiprocessors;
     bool busy;
     Built trial;
     double deadline;
@@ -41,6 +42,10 @@ struct TuneMeasurer {
     char device_name[128];
     bool machine_code;         /* the builders compile it (nvJitLink) */
     char machine_code_by[256]; /* who compiles it, in words */
+    /* The first runner's GPU's multiprocessors, which the builders compile a persistent grid's
+     * blocks for (tcc_build_options.multiprocessors); 0 (the target's) when synthetic. Set
+     * before the builders start, never changed after. */
+    int multiprocessors;
     TuneFaultShares faults;
     uint64_t trials; /* every trial so far, numbering the fault draws */
     int restarts;

@@ -74,8 +74,8 @@ static void *builder_main(void *arg)
         pthread_mutex_unlock(&m->lock);
         TuneBuilt made;
         tcc_measure_result result;
-        bool ok =
-            tune_build(&m->options, &m->workload, m->machine_code, ctx, index, &made, &result);
+        bool ok = tune_build(&m->options, &m->workload, m->machine_code, m->multiprocessors, ctx,
+                             index, &made, &result);
         Built built = {
             .slot = slot, .bytes = made.bytes, .size = made.size, .build_s = made.build_s};
         pthread_mutex_lock(&m->lock);

@@ -303,6 +303,7 @@ static int open_device(Runner *r, int ordinal)
     if (status == TCC_OK) {
         hello.ok = 1;
         hello.compute_capability = tcc_device_arch(r->device);
+        hello.multiprocessors = tcc_device_multiprocessors(r->device);
         snprintf(hello.name, sizeof hello.name, "%s", tcc_device_name(r->device));
     } else {
         snprintf(hello.message, sizeof hello.message, "device %d: %s", ordinal,

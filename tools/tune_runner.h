@@ -48,6 +48,7 @@ TuneFault tune_faults_draw(const TuneFaultShares *faults, uint64_t trial);
 typedef struct TuneHello {
     int ok;
     int compute_capability; /* major * 10 + minor */
+    int multiprocessors;    /* tcc_device_multiprocessors: what the builders compile for */
     char name[128];
     char message[256]; /* why not, when !ok */
 } TuneHello;

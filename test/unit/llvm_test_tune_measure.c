@@ -5,13 +5,15 @@
  * and found WRONG_ANSWER, which exercises the runner process, the protocol and the
  * classification end to end. Also: build errors classified, a runner that hangs killed at the time
  * limit (RUN_TIMEOUT) and one that dies restarted (RUNTIME_DEVICE) with the batch going on, several
- * runners at once, a stream of trials, and the synthetic cost's determinism.
+ * runners at once, a stream of trials, the builders compiling for the runners' multiprocessors,
+ * and the synthetic cost's determinism.
  *
  * This program is its own runner: main diverts to tune_runner_main on --runner, as tcc-tune.
  */
 #include "support.h"
 #include "tune_measure.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -326,6 +328,87 @@ START_TEST(test_two_runners)
 }
 END_TEST
 
+/* A template of one point that builds the seed layer's convolution (a persistent grid on
+ * sm_90a) with the options the builder gives it, and refuses the config saying what they and
+ * the kernel's grid were: what the builders compile for, seen in the trial's message. */
+static tcc_status grid_instantiate(tcc_context *ctx, tcc_config *cfg, const tcc_workload *workload,
+                                   tcc_arch arch, const tcc_build_options *options,
+                                   tcc_kernel **kernel)
+{
+    (void)arch, (void)kernel;
+    static const int64_t only[] = {1};
+    int64_t value = 0;
+    tcc_status status = tcc_define_knob(cfg, "only", 1, only, &value);
+    if (status != TCC_OK || tcc_config_is_defining(cfg))
+        return status;
+    tcc_kernel *built = NULL;
+    status = tcc_conv2d_compile(ctx, &workload->conv2d, NULL, options, &built);
+    if (status != TCC_OK)
+        return status;
+    int64_t grid[3];
+    tcc_kernel_launch_grid(built, 0, grid);
+    tcc_kernel_destroy(built);
+    char seen[96];
+    snprintf(seen, sizeof seen, "multiprocessors %d, grid %lld", options->multiprocessors,
+             (long long)grid[0]);
+    return tcc_config_reject(ctx, cfg, seen);
+}
+
+static const tcc_template grid_template = {.size = sizeof(tcc_template),
+                                           .name = "grid",
+                                           .summary = "the builders' options, seen",
+                                           .kind = TCC_WORKLOAD_CONV2D,
+                                           .instantiate = grid_instantiate};
+
+/* The trial of the grid template's one point, measured with the runners' fake GPU of
+ * `multiprocessors` (NULL: the fake's own, an H100 SXM's 132); its measurer's count in *count. */
+static tcc_measure_result grid_trial(const char *multiprocessors, bool synthetic, int *count)
+{
+    if (multiprocessors)
+        ck_assert_int_eq(setenv("TCC_FAKE_CUDA_MULTIPROCESSORS", multiprocessors, 1), 0);
+    else
+        ck_assert_int_eq(unsetenv("TCC_FAKE_CUDA_MULTIPROCESSORS"), 0);
+    tcc_workload seed;
+    tcc_workload_init(&seed, TCC_WORKLOAD_CONV2D);
+    tcc_conv2d_desc *d = &seed.conv2d;
+    d->batch = 256, d->height = d->width = 14, d->in_channels = 256, d->out_channels = 512;
+    d->kernel_h = d->kernel_w = 3;
+    d->pad_top = d->pad_bottom = d->pad_left = d->pad_right = 1;
+    tcc_config_space *one = NULL;
+    ck_assert_int_eq(tcc_config_space_create(ctx, &grid_template, &seed, TCC_SM_90A, &one), TCC_OK);
+    TuneMeasureOptions o = gpu_options(NULL);
+    o.tmpl = &grid_template, o.workload = &seed, o.space = one, o.arch = TCC_SM_90A;
+    o.devices = "0,0"; /* the first runner's count */
+    o.synthetic = synthetic;
+    TuneMeasurer *m = create(&o);
+    *count = tune_measurer_multiprocessors(m);
+    tcc_measure_result result;
+    measure(m, 1, (int64_t[]){0}, &result);
+    tune_measurer_destroy(m);
+    tcc_config_space_destroy(one);
+    ck_assert_int_eq(unsetenv("TCC_FAKE_CUDA_MULTIPROCESSORS"), 0);
+    return result;
+}
+
+/* The builders compile a persistent grid's blocks for the runners' GPU (its HELLO says how many
+ * multiprocessors it has): an H100 PCIe's 114 run the seed layer's 784 tiles in 7 rounds of
+ * 112 blocks, not sm_90a's 6 rounds of 131, which on it would wait for a second wave. Without
+ * a GPU (synthetic) nothing is known: the target's. */
+START_TEST(test_builders_compile_for_the_runners_gpu)
+{
+    int count = -1;
+    tcc_measure_result r = grid_trial("114", false, &count);
+    ck_assert_int_eq(count, 114);
+    assert_class(r, TCC_MEASURE_INSTANTIATION_ERROR);
+    ck_assert_str_eq(r.message, "multiprocessors 114, grid 112");
+    r = grid_trial(NULL, false, &count);
+    ck_assert_int_eq(count, 132);
+    ck_assert_str_eq(r.message, "multiprocessors 132, grid 131");
+    r = grid_trial("114", true, &count);
+    ck_assert_int_eq(count, 0);
+}
+END_TEST
+
 START_TEST(test_refusals)
 {
     char error[512];
@@ -493,6 +576,7 @@ static Suite *make_suite(void)
     tcase_add_test(tc, test_fault_kernels_load);
     tcase_add_test(tc, test_slow_build_given_up);
     tcase_add_test(tc, test_two_runners);
+    tcase_add_test(tc, test_builders_compile_for_the_runners_gpu);
     tcase_add_test(tc, test_refusals);
     tcase_add_test(tc, test_synthetic_deterministic);
     tcase_add_test(tc, test_stream);
