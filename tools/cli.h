@@ -236,9 +236,9 @@ CliExit cli_emit(const CliSession *s, const CliCommon *common);
  * knobs given are, the fields the library completes for them 0 ("auto"). */
 void cli_record_gemm_schedule(CliSession *s, const CliCommon *common,
                               const tcc_gemm_schedule *chosen);
-/* The knobs given, with --run a persistent grid's blocks (unless given) one a multiprocessor
- * of the device rather than of the target's largest part. */
-tcc_gemm_schedule cli_gemm_schedule(const CliSession *s, const CliCommon *common);
+/* The knobs given, as a schedule (with --run, a persistent grid's blocks that are not given
+ * are the device's through the build options: cli_session_open). */
+tcc_gemm_schedule cli_gemm_schedule(const CliCommon *common);
 
 /* ---- --run (cli_run.c) ----------------------------------------------------------------- */
 

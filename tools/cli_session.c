@@ -151,6 +151,9 @@ CliExit cli_session_open(CliSession *s, const CliCommon *c)
         CliExit rc = open_device(s, c->device);
         if (rc != CLI_EXIT_OK)
             return rc;
+        /* A persistent grid's blocks (unless --grid-blocks) one a multiprocessor of this GPU
+         * rather than of the target's largest part: the operators', and --tuned's. */
+        s->build.multiprocessors = tcc_device_multiprocessors(s->device);
     }
     if (native || (c->run && !c->arch_name))
         return device_arch(s, &s->build.arch);
@@ -294,12 +297,10 @@ static void print_knob(const char *name, const char *option, int value)
     fprintf(stderr, " %s=%s", name, spelled ? spelled : "auto");
 }
 
-tcc_gemm_schedule cli_gemm_schedule(const CliSession *s, const CliCommon *c)
+tcc_gemm_schedule cli_gemm_schedule(const CliCommon *c)
 {
     tcc_gemm_schedule schedule = c->schedule;
     schedule.size = sizeof schedule; /* the options hold the knobs alone */
-    if (s->device && !schedule.grid_blocks)
-        schedule.grid_blocks = tcc_device_multiprocessors(s->device);
     return schedule;
 }
 
@@ -340,12 +341,12 @@ void cli_record_gemm_schedule(CliSession *session, const CliCommon *c,
                               const tcc_gemm_schedule *chosen)
 {
     /* Without knobs the schedule is the library's default, every field known (a persistent
-     * grid's blocks the device's, as cli_gemm_schedule compiles it). With some, the library
-     * completes the others for the knobs given, which the API does not return: they stay 0
-     * ("auto"). */
+     * grid's blocks the device's, as the build options compile it: cli_session_open). With
+     * some, the library completes the others for the knobs given, which the API does not
+     * return: they stay 0 ("auto"). */
     bool knobs = cli_gemm_knobs_given(c);
     tcc_gemm_schedule shown = knobs ? c->schedule : *chosen;
-    int blocks = cli_gemm_schedule(session, c).grid_blocks;
+    int blocks = c->schedule.grid_blocks ? c->schedule.grid_blocks : session->build.multiprocessors;
     if (shown.grid == TCC_GEMM_GRID_PERSISTENT && blocks)
         shown.grid_blocks = blocks;
     session->schedule = shown;

@@ -40,7 +40,7 @@ static CliExit compile(CliSession *s, const void *options)
     if (status != TCC_OK)
         return cli_library_error(s, status);
     cli_record_gemm_schedule(s, &o->common, &chosen);
-    tcc_gemm_schedule schedule = cli_gemm_schedule(s, &o->common);
+    tcc_gemm_schedule schedule = cli_gemm_schedule(&o->common);
     status = tcc_matmul_compile(s->ctx, &o->desc, &schedule, &s->build, &s->kernel);
     return status == TCC_OK ? CLI_EXIT_OK : cli_library_error(s, status);
 }

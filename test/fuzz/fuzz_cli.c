@@ -67,7 +67,7 @@ static void plan_gemm(CliSession *s, const CliCommon *common, GemmMaker make, co
                             ? tcc_conv2d_default_schedule(s->ctx, desc, s->build.arch, &chosen)
                             : tcc_matmul_default_schedule(s->ctx, desc, s->build.arch, &chosen);
     fuzz_check_status(s->ctx, "the default schedule", status);
-    tcc_gemm_schedule given = cli_gemm_schedule(s, common);
+    tcc_gemm_schedule given = cli_gemm_schedule(common);
     GemmPlan plan;
     fuzz_check_status(
         s->ctx, "tci_gemm_plan",
