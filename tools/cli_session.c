@@ -152,8 +152,14 @@ CliExit cli_session_open(CliSession *s, const CliCommon *c)
         if (rc != CLI_EXIT_OK)
             return rc;
         /* A persistent grid's blocks (unless --grid-blocks) one a multiprocessor of this GPU
-         * rather than of the target's largest part: the operators', and --tuned's. */
+         * rather than of the target's largest part: the operators', and --tuned's. In
+         * clusters of --cluster blocks, those that fill at once (an H100 SXM's 132 hold 30
+         * clusters of 4); where the device has no clusters, the compile says so. */
         s->build.multiprocessors = tcc_device_multiprocessors(s->device);
+        int in_clusters = 0;
+        if (c->schedule.cluster > 1 &&
+            tcc_device_persistent_blocks(s->device, c->schedule.cluster, &in_clusters) == TCC_OK)
+            s->build.multiprocessors = in_clusters;
     }
     if (native || (c->run && !c->arch_name))
         return device_arch(s, &s->build.arch);
