@@ -1,8 +1,8 @@
 /*
  * The implicit GEMM's tiles (what a tcc_gemm_schedule makes of the block, the warps and the
  * k step) and the shared memory they take: what choosing a schedule (gemm_choose.c) and
- * applying it (gemm_schedule.c) both ask; and what a schedule may be, which choosing asks and
- * checking (gemm_check.c) enforces (gemm_choose.c says why of each).
+ * applying it (gemm_schedule.c) both ask; and what a schedule may be (gemm_possible.c, which
+ * says why of each), which choosing asks and checking (gemm_check.c) enforces.
  */
 #ifndef TCI_OPS_GEMM_TILES_H
 #define TCI_OPS_GEMM_TILES_H
@@ -36,7 +36,7 @@ bool tci_gemm_operands_swizzle(const GemmOperator *op, const tcc_gemm_schedule *
 /* Shared memory a block takes: the stages of A and B, or C where it is larger. */
 int64_t tci_gemm_shared_bytes(const GemmOperator *op, Tiles t, const tcc_gemm_schedule *s);
 
-/* ---- what a schedule may be (gemm_choose.c) ------------------------------------------- */
+/* ---- what a schedule may be (gemm_possible.c; the mma.sync row: gemm_choose.c) ---------- */
 
 const TensorShape *tci_gemm_mma_sync_row(const GemmOperator *op, const tcc_gemm_schedule *s);
 bool tci_gemm_operands_readable(const GemmOperator *op);
