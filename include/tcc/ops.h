@@ -134,8 +134,11 @@ typedef enum tcc_gemm_intrinsic {
 
 /* How the tiles of A and B reach shared memory. */
 typedef enum tcc_gemm_copy {
-    TCC_GEMM_COPY_AUTO = 0, /* chosen: bulk where the target and both operands allow it */
-    TCC_GEMM_COPY_THREADS,  /* every thread copies 16 bytes at a time (cp.async on sm_80+) */
+    /* Chosen: bulk where the target and both operands allow it (a reduction of one 128-byte
+     * step in two 64-byte steps, so that the engine can take it, where the output has two
+     * bytes). */
+    TCC_GEMM_COPY_AUTO = 0,
+    TCC_GEMM_COPY_THREADS, /* every thread copies 16 bytes at a time (cp.async on sm_80+) */
     /* The bulk tensor copy engine (sm_90a, wgmma only): one thread copies each tile, through a
      * tensor map (im2col for a convolution's channels-last input) that the launcher encodes;
      * the copies complete on mbarriers. Dense row-major operands whose rows are a multiple of
@@ -145,9 +148,9 @@ typedef enum tcc_gemm_copy {
 
 /* Who issues the bulk copies. */
 typedef enum tcc_gemm_producer {
-    /* Chosen: a warpgroup where a persistent grid runs a reduction of 4096 or more (with
-     * clusters of two: the 8192^3 product 5% faster on an H100), else none (the seed layer
-     * and shallower products ran as fast or faster without). */
+    /* Chosen: a warpgroup where the copy engine stores a persistent grid's outputs
+     * (TCC_GEMM_STORE_BULK) or a persistent grid runs a reduction of 4096 or more (with
+     * clusters of two: the 8192^3 product 5% faster on an H100), else none. */
     TCC_GEMM_PRODUCER_AUTO = 0,
     TCC_GEMM_PRODUCER_NONE, /* one of the threads that compute, between its products */
     /* Warp specialization (tcc_warp_specialize): a warpgroup added to the block issues them,
@@ -158,10 +161,11 @@ typedef enum tcc_gemm_producer {
 
 /* How the accumulators reach the output. */
 typedef enum tcc_gemm_store {
-    /* Chosen: registers in a persistent grid (which needs them: the next tile's copies take
-     * the shared memory), else shared. A block a tile ran the seed layer and the 8192^3
-     * product alike both ways with float32 outputs on the H200, and registers 11% slower with
-     * float16 outputs (4-byte stores, so those keep a block a tile). */
+    /* Chosen: in a persistent grid (which needs the epilogue out of the stages' way), the
+     * copy engine's stores where the output tile fits beside the stages with a producer
+     * warpgroup (a ring of two column blocks; float16, bfloat16, float32 or int32), else
+     * registers; shared in a block a tile. On an H100 the seed layer ran 0.1661 ms through the
+     * engine against 0.1760 from registers with float32 output. */
     TCC_GEMM_STORE_AUTO = 0,
     /* Each warp stores its accumulator tiles into a C tile in shared memory; after a barrier
      * every thread applies the epilogue to 16 bytes at a time of it and stores them. */
@@ -180,15 +184,16 @@ typedef enum tcc_gemm_store {
 
 /* How the blocks cover the output's tiles. */
 typedef enum tcc_gemm_grid {
-    /* Chosen: persistent where it can be (wgmma's bulk copies), the stores from registers
-     * are 8-byte pairs (float32 outputs, rows along n), a multiprocessor holds one block and
-     * the tiles outnumber the multiprocessors; else a block a tile. */
+    /* Chosen: persistent where it can be (wgmma's bulk copies), a multiprocessor holds one
+     * block, the tiles outnumber the multiprocessors and the outputs go out through the copy
+     * engine or from registers as 8-byte pairs (float32 outputs, rows along n); else a block
+     * a tile. */
     TCC_GEMM_GRID_AUTO = 0,
     TCC_GEMM_GRID_TILES, /* a block a tile, as many as there are tiles */
     /* A persistent grid (tcc_persistent): a block a multiprocessor (grid_blocks), each running
      * every grid_blocks-th tile, its pipeline carried on from one tile into the next, so that
      * the next tile's first copies fly while this one stores. Bulk copies and the epilogue
-     * from registers. */
+     * from registers (or through the copy engine's output tile). */
     TCC_GEMM_GRID_PERSISTENT,
 } tcc_gemm_grid;
 
@@ -236,8 +241,9 @@ typedef struct tcc_gemm_schedule {
     /* A persistent grid's blocks: 0 for the build options' multiprocessors where they are
      * given (tcc_build_options.multiprocessors), else the target's (132 for sm_90a, an H100
      * SXM's or an H200's; fewer run when there are fewer tiles). A kernel for another part
-     * should say its own (tcc_device_multiprocessors), here or in the build options: more
-     * blocks than it has run in two waves. */
+     * should say its own (tcc_device_multiprocessors; in clusters of more than two blocks,
+     * tcc_device_persistent_blocks), here or in the build options: more blocks than it holds
+     * at once run in two waves. */
     int grid_blocks;
     /* Thread-block clusters (tcc_cluster): blocks along m that run as one cluster and share
      * their tiles of B, each fetching a slice for all of them (bulk copies, sm_90a; with a

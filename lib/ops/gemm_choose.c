@@ -493,27 +493,30 @@ static void choose_consumers(tcc_gemm_schedule *s)
 
 /* wgmma's blocks and steps, then the copies: by the copy engine where it can take them. It
  * needs two k steps or more (its barriers are the pipeline's), so a reduction that four
- * passes would make one step takes two steps of two passes (64-byte rows) where that lets
- * the engine copy it and the output is of two bytes. On an H100 r50_res2_1x1_b32 (64
- * channels) with float16 output ran 0.0280 ms so against 0.0355 in one step copied by every
- * thread (cuDNN 0.0291); with float32 output, whose stores dominate, 0.0484 against 0.0470. */
+ * passes make one step takes two steps of two passes (64-byte rows) where that lets the
+ * engine copy it (chosen, or asked for with --copy bulk) and the output is of two bytes. On
+ * an H100 r50_res2_1x1_b32 (64 channels) with float16 output ran 0.0280 ms so against 0.0355
+ * in one step copied by every thread (cuDNN 0.0291); with float32 output, whose stores
+ * dominate, 0.0484 against 0.0470. */
 static void choose_wgmma_and_copy(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s)
 {
     tcc_gemm_schedule given = *s;
     choose_wgmma(op, arch, s);
-    if (s->copy != TCC_GEMM_COPY_AUTO)
+    if (given.copy == TCC_GEMM_COPY_THREADS)
         return;
     bool bulk = tci_gemm_bulk_possible(op, arch, s);
-    if (!bulk && !given.num_total_passes && !given.num_fused_passes &&
-        tcc_dtype_size(op->output_type) <= 2) {
+    int64_t steps = tci_ceil_div(tci_gemm_split(op, s).slice, tci_gemm_tiles(s).bk);
+    if (!bulk && steps < 2 && !given.num_total_passes && !given.num_fused_passes &&
+        tcc_dtype_size(op->output_type) == 2) {
         tcc_gemm_schedule halves = given;
         halves.num_total_passes = 2;
         choose_wgmma(op, arch, &halves);
-        /* choose_bulk_store may have taken the copy engine for the stores already. */
-        if (halves.copy == TCC_GEMM_COPY_BULK || tci_gemm_bulk_possible(op, arch, &halves))
+        if (tci_gemm_bulk_possible(op, arch, &halves))
             *s = halves, bulk = true;
     }
-    s->copy = bulk ? TCC_GEMM_COPY_BULK : TCC_GEMM_COPY_THREADS;
+    /* choose_bulk_store may have taken the copy engine for the stores already. */
+    if (s->copy == TCC_GEMM_COPY_AUTO)
+        s->copy = bulk ? TCC_GEMM_COPY_BULK : TCC_GEMM_COPY_THREADS;
 }
 
 void tci_gemm_choose_defaults(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s)
