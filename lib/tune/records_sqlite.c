@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 /* The layout of the trials table; a database of another version is refused, not migrated. */
 enum { SCHEMA_VERSION = 1 };
@@ -180,16 +181,25 @@ static tcc_status create_schema(tcc_record_store *store)
     return sqlite_end(store, status);
 }
 
-/* sqlite3_step, again after a pause while it answers SQLITE_BUSY, for BUSY_TIMEOUT_MS at most.
- * The busy timeout does not cover a statement that holds a read lock and needs the write lock
- * (switching a new database to WAL while another process does the same): SQLite answers
- * SQLITE_BUSY at once there, since waiting could deadlock, and the statement must be run
- * again. */
+/* Seconds on a clock that only moves forward. */
+static double monotonic_seconds(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+}
+
+/* sqlite3_step, again after a pause while it answers SQLITE_BUSY, until BUSY_TIMEOUT_MS have
+ * passed. The busy timeout does not cover a statement that holds a read lock and needs the
+ * write lock (switching a new database to WAL while another process does the same): SQLite
+ * answers SQLITE_BUSY at once there, since waiting could deadlock, and the statement must be
+ * run again. */
 static int step_retrying_busy(sqlite3_stmt *stmt)
 {
     enum { PAUSE_MS = 10 };
+    double deadline = monotonic_seconds() + BUSY_TIMEOUT_MS / 1000.0;
     int result = sqlite3_step(stmt);
-    for (int waited = 0; result == SQLITE_BUSY && waited < BUSY_TIMEOUT_MS; waited += PAUSE_MS) {
+    while (result == SQLITE_BUSY && monotonic_seconds() < deadline) {
         sqlite3_reset(stmt);
         sqlite3_sleep(PAUSE_MS);
         result = sqlite3_step(stmt);
