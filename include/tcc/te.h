@@ -293,13 +293,15 @@ typedef struct tcc_build_options {
      * so that loading the kernel needs no JIT; default false. Added after the first release:
      * a caller built against older headers passes a size without it, read as false. */
     bool machine_code;
-    /* The GPU's multiprocessors (tcc_device_multiprocessors), which a persistent grid's blocks
-     * number where the operator's schedule leaves grid_blocks to the library (0), and which its
-     * choices of grid and store weigh the tiles against; 0 (the default): the target's (132
-     * for sm_90a, an H100 SXM's or an H200's); negative is refused. Added after machine_code:
-     * a caller built against the first release's headers passes a size without it, read as 0.
-     * Headers with machine_code had the same size (this field lies in what was their tail
-     * padding), which tcc_build_options_init writes whole: set the struct with it. */
+    /* machine_code's struct ended in 7 bytes of padding; a size that reached only them would
+     * leave a caller of those headers misread. Never read. */
+    char reserved[7];
+    /* The GPU's multiprocessors (tcc_device_multiprocessors; in clusters,
+     * tcc_device_persistent_blocks), which a persistent grid's blocks number where the
+     * operator's schedule leaves grid_blocks to the library (0), and which its choices of grid
+     * and store weigh the tiles against; 0 (the default): the target's (132 for sm_90a, an
+     * H100 SXM's or an H200's); negative is refused. Added after machine_code: a caller built
+     * against older headers passes a size without it, read as 0. */
     int multiprocessors;
 } tcc_build_options;
 

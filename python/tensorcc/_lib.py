@@ -94,7 +94,7 @@ class BuildOptions(ctypes.Structure):
     _fields_ = [("size", ctypes.c_size_t), ("arch", c_int), ("auto_unroll_max_step", c_int),
                 ("print_after_pass", ctypes.c_char_p), ("print_callback", ctypes.c_void_p),
                 ("print_user", ctypes.c_void_p), ("machine_code", c_bool),
-                ("multiprocessors", c_int)]
+                ("reserved", ctypes.c_char * 7), ("multiprocessors", c_int)]
 
 
 class GemmSchedule(ctypes.Structure):
