@@ -156,10 +156,15 @@ CliExit cli_session_open(CliSession *s, const CliCommon *c)
          * clusters of --cluster blocks, those that fill at once (an H100 SXM's 132 hold 30
          * clusters of 4); where the device has no clusters, the compile says so. */
         s->build.multiprocessors = tcc_device_multiprocessors(s->device);
-        int in_clusters = 0;
-        if (c->schedule.cluster > 1 &&
-            tcc_device_persistent_blocks(s->device, c->schedule.cluster, &in_clusters) == TCC_OK)
-            s->build.multiprocessors = in_clusters;
+        if (c->schedule.cluster > 1 && !c->schedule.grid_blocks) {
+            int in_clusters = 0;
+            tcc_status status =
+                tcc_device_persistent_blocks(s->device, c->schedule.cluster, &in_clusters);
+            if (status == TCC_OK)
+                s->build.multiprocessors = in_clusters;
+            else if (status != TCC_ERROR_UNSUPPORTED)
+                return cli_library_error(s, status);
+        }
     }
     if (native || (c->run && !c->arch_name))
         return device_arch(s, &s->build.arch);

@@ -30,13 +30,14 @@ int tcc_device_arch(const tcc_device *device);
  * (tcc_gemm_schedule.grid_blocks), 132 on an H100 SXM or H200, 114 on an H100 PCIe. */
 int tcc_device_multiprocessors(const tcc_device *device);
 /* What a persistent grid's blocks should number on it when they run in clusters of `cluster`
- * blocks (1 to 16; tcc_gemm_schedule.cluster), each block holding a multiprocessor: the
- * clusters that fit at once (cuOccupancyMaxActiveClusters) times `cluster`, the
- * multiprocessors for 1. A cluster stays inside a GPC, so where a GPC's multiprocessors are
- * not a multiple of it some stay idle: an H100 SXM fits 66 clusters of 2 (132 blocks) but 30
- * of 4 and 15 of 8 (120), and a grid of 132 blocks in clusters of 4 runs three of its
- * clusters after the others. TCC_ERROR_UNSUPPORTED for clusters before compute capability
- * 9.0 or on a driver before CUDA 12.0. */
+ * blocks (1 to TCC_MAX_CLUSTER_BLOCKS; tcc_gemm_schedule.cluster), each block holding a
+ * multiprocessor: the clusters that fit at once (cuOccupancyMaxActiveClusters) times
+ * `cluster`, the multiprocessors for 1. A cluster stays inside a GPC, so where a GPC's
+ * multiprocessors are not a multiple of it some stay idle: an H100 SXM fits 66 clusters of 2
+ * (132 blocks) but 30 of 4 and 15 of 8 (120), and a grid of 132 blocks in clusters of 4 runs
+ * three of its clusters after the others. Give it to tcc_build_options.multiprocessors for
+ * a schedule in such clusters. TCC_ERROR_UNSUPPORTED for clusters before compute capability
+ * 9.0, on a driver before CUDA 12.0, or where none fits; `blocks` is written on success only. */
 tcc_status tcc_device_persistent_blocks(tcc_device *device, int cluster, int *blocks);
 /* The CUDA version the driver supports, as cuDriverGetVersion says: 1000 * major + 10 * minor
  * (12040 for CUDA 12.4). It bounds the PTX the driver loads (PTX ISA 8.4 for 12.4; a kernel

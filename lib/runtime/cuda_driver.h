@@ -64,7 +64,6 @@ enum {
     CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,     /* static shared memory */
     CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
     CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
-    CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14,
 };
 
 /* A tensor map: 128 opaque bytes, 64-byte aligned (CUtensorMap). */

@@ -19,11 +19,7 @@ static const char PROBE_PTX[] = ".version 7.8\n"
                                 "{\n"
                                 "\tret;\n"
                                 "}\n";
-enum {
-    PROBE_THREADS = 128,
-    PORTABLE_CLUSTER = 8, /* larger clusters are non-portable (sm_90: up to 16) */
-    MAX_CLUSTER = 16,
-};
+enum { PROBE_THREADS = 128 };
 
 /* The clusters of `cluster` probe blocks, each with the most shared memory a block may have,
  * that run at once. */
@@ -33,9 +29,6 @@ static tcc_status count_clusters(tcc_device *device, CUfunction probe, int clust
     int shared = device->limits.shared_per_block;
     CUresult result =
         cu->cuFuncSetAttribute(probe, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared);
-    if (result == CUDA_SUCCESS && cluster > PORTABLE_CLUSTER)
-        result =
-            cu->cuFuncSetAttribute(probe, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
     if (result != CUDA_SUCCESS)
         return tci_cuda_fail(device, result, "cuFuncSetAttribute", " (the cluster probe)");
     CUlaunchAttribute dimension = {.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
@@ -64,13 +57,14 @@ tcc_status tcc_device_persistent_blocks(tcc_device *device, int cluster, int *bl
     if (!device || !blocks)
         return tci_fail(device ? device->ctx : NULL, TCC_ERROR_INVALID_ARGUMENT,
                         "tcc_device_persistent_blocks: device or blocks is NULL");
-    if (cluster < 1 || cluster > MAX_CLUSTER)
+    if (cluster < 1 || cluster > TCC_MAX_CLUSTER_BLOCKS)
         return tci_fail(device->ctx, TCC_ERROR_INVALID_ARGUMENT,
                         "tcc_device_persistent_blocks: a cluster's blocks must be 1 to %d, not %d",
-                        MAX_CLUSTER, cluster);
-    *blocks = device->multiprocessors;
-    if (cluster == 1)
+                        TCC_MAX_CLUSTER_BLOCKS, cluster);
+    if (cluster == 1) {
+        *blocks = device->multiprocessors;
         return TCC_OK;
+    }
     if (device->arch < 90)
         return tci_fail(device->ctx, TCC_ERROR_UNSUPPORTED,
                         "clusters of blocks need compute capability 9.0; %s has %d.%d",
@@ -97,7 +91,14 @@ tcc_status tcc_device_persistent_blocks(tcc_device *device, int cluster, int *bl
                  ? count_clusters(device, probe, cluster, &clusters)
                  : tci_cuda_fail(device, result, "cuModuleGetFunction", " (the cluster probe)");
     device->cu.cuModuleUnload(module);
+    if (status == TCC_OK && clusters < 1)
+        return tci_fail(device->ctx, TCC_ERROR_UNSUPPORTED,
+                        "no cluster of %d blocks, each with a multiprocessor's shared memory, fits "
+                        "on %s",
+                        cluster, device->name);
+    /* Never more than the multiprocessors, whatever the driver counts. */
     if (status == TCC_OK)
-        *blocks = clusters * cluster;
+        *blocks = clusters * cluster < device->multiprocessors ? clusters * cluster
+                                                               : device->multiprocessors;
     return status;
 }

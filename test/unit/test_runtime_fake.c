@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* ---- the device on it --------------------------------------------------------------------- */
 
@@ -235,13 +236,14 @@ START_TEST(test_optional_entry_points_used)
 END_TEST
 
 /* A persistent grid's blocks in clusters: the clusters the driver counts for a probe that
- * takes a multiprocessor's shared memory (the fake's GPCs give an H100 SXM's 132, 120, 120
- * and 112 blocks), times their size; refused for a bad size, without the entry point, before
- * sm_90 or when the probe does not load. The probe's module is unloaded (close_fake). */
+ * takes a multiprocessor's shared memory (the fake's GPCs give an H100 SXM's 132, 120 and 120
+ * blocks), times their size, never more than the multiprocessors; refused, `blocks` left as
+ * it was, for a bad size, where none fits, without the entry point, before sm_90 or when the
+ * probe does not load. The probe's module is unloaded (close_fake). */
 START_TEST(test_persistent_blocks)
 {
-    static const int sizes[] = {1, 2, 4, 8, 16}, expected[] = {132, 132, 120, 120, 112};
-    for (int i = 0; i < 5; i++) {
+    static const int sizes[] = {1, 2, 4, 8}, expected[] = {132, 132, 120, 120};
+    for (int i = 0; i < 4; i++) {
         int blocks = 0;
         ck_assert_msg(tcc_device_persistent_blocks(device, sizes[i], &blocks) == TCC_OK, "%s",
                       tcc_last_error(ctx));
@@ -250,8 +252,8 @@ START_TEST(test_persistent_blocks)
     ck_assert_uint_eq(fake.occupancy_shared, 232448);
     ck_assert_uint_eq(fake.dynamic_shared, 232448);
     int blocks = -1;
-    ck_assert_int_eq(tcc_device_persistent_blocks(device, 17, &blocks), TCC_ERROR_INVALID_ARGUMENT);
-    assert_contains(tcc_last_error(ctx), "a cluster's blocks must be 1 to 16, not 17");
+    ck_assert_int_eq(tcc_device_persistent_blocks(device, 9, &blocks), TCC_ERROR_INVALID_ARGUMENT);
+    assert_contains(tcc_last_error(ctx), "a cluster's blocks must be 1 to 8, not 9");
     ck_assert_int_eq(tcc_device_persistent_blocks(device, 0, &blocks), TCC_ERROR_INVALID_ARGUMENT);
     ck_assert_int_eq(tcc_device_persistent_blocks(device, 2, NULL), TCC_ERROR_INVALID_ARGUMENT);
     ck_assert_int_eq(tcc_device_persistent_blocks(NULL, 2, &blocks), TCC_ERROR_INVALID_ARGUMENT);
@@ -260,6 +262,18 @@ START_TEST(test_persistent_blocks)
     ck_assert_int_eq(tcc_device_persistent_blocks(device, 2, &blocks), TCC_ERROR_CUDA);
     assert_contains(tcc_last_error(ctx), "cuModuleLoadDataEx failed (the cluster probe)");
     fake.load_result = CUDA_SUCCESS;
+
+    /* GPCs of 3 multiprocessors hold no cluster of 4; more clusters than multiprocessors are
+     * held to them. */
+    static const int small[8] = {3, 3, 3};
+    memcpy(fake.gpc_multiprocessors, small, sizeof small);
+    ck_assert_int_eq(tcc_device_persistent_blocks(device, 4, &blocks), TCC_ERROR_UNSUPPORTED);
+    assert_contains(tcc_last_error(ctx), "no cluster of 4 blocks");
+    ck_assert_int_eq(blocks, -1);
+    static const int many[8] = {100, 100};
+    memcpy(fake.gpc_multiprocessors, many, sizeof many);
+    ck_assert_int_eq(tcc_device_persistent_blocks(device, 2, &blocks), TCC_OK);
+    ck_assert_int_eq(blocks, 132);
 
     fake.missing[0] = "cuOccupancyMaxActiveClusters";
     reopen_fake();
