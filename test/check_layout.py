@@ -41,15 +41,16 @@ def main(root):
                 problems.append("%s includes %s, which is in no stage" % (path, included))
             elif STAGES.index(target) > STAGES.index(stage):
                 problems.append("%s (%s) includes %s, a later stage" % (path, stage, included))
-    tests = glob.glob("test/**/*.[ch]", recursive=True)
-    for path in sorted(sources + glob.glob("tools/*.[ch]") + tests):
+    tools_and_tests = glob.glob("tools/*.[ch]") + glob.glob("test/**/*.[ch]", recursive=True)
+    for path in sorted(sources + tools_and_tests):
         with open(path) as f:
             lines = sum(1 for _ in f)
         if lines > MAX_LINES:
             problems.append("%s has %d lines (at most %d)" % (path, lines, MAX_LINES))
     for problem in problems:
         print(problem)
-    print("layout: %d files, %d problems" % (len(sources), len(problems)))
+    print("layout: %d files staged, %d sized, %d problems"
+          % (len(sources), len(sources) + len(tools_and_tests), len(problems)))
     return 1 if problems else 0
 
 

@@ -463,8 +463,9 @@ static const CliOpt schedule_rows[] = {
            "--grid-blocks-th tile, its pipeline carried from tile to tile (bulk copies, "
            "--store registers or bulk)"),
     INT("--grid-blocks", schedule.grid_blocks, 1,
-        "N: a persistent grid's blocks (default: with --run the device's multiprocessors, or "
-        "with --cluster those its clusters fill at once; else the target's)"),
+        "N: a persistent grid's blocks (default: with --run or --arch native the device's "
+        "multiprocessors, or with --cluster those its clusters fill at once; else the "
+        "target's)"),
     CUSTOM("--consumers", schedule.consumers, set_enum,
            "cooperative|pingpong: the consumer warpgroups of a producer warpgroup compute each "
            "tile together, or take the tiles in turns, each a tile of the block's size, one "
