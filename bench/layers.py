@@ -12,10 +12,14 @@ picks its fastest algorithm) timed the same way, its launches queued behind a sl
 that no host time falls between its events, all in one run: absolute times drift between
 runs, so compare numbers from one run only.
 
-Types: tcc reads float16 and accumulates in float32 (its default); cuDNN's float16
-convolution reads and writes float16 (PyTorch offers no float32 output for float16
-inputs), so the cuDNN column is "same input dtype", and its output is half the bytes; the
-"f16-out" columns are tcc with --out f16, cuDNN's output type.
+Types (--dtype): tcc reads float16 (or bfloat16, or int8) and accumulates in float32 (int32
+for int8), its default output; cuDNN's float16 (bfloat16) convolution reads and writes that
+type (PyTorch offers no float32 output for them), so the cuDNN column is "same input dtype",
+and its output is half the bytes; the "f16-out" ("bf16-out") columns are tcc with --out f16
+(bf16), cuDNN's output type. PyTorch has no int8 convolution on CUDA: with --dtype s8 the
+table has tcc's times only.
+
+Below the table: the geometric mean and the largest tcc/cuDNN of each layout and output type.
 
 Writes: the table on stdout; with --out, the table as markdown, and beside it (or where
 --results-csv and --plot say) every number as CSV and one plot of tcc/cuDNN per layer (PNG
@@ -24,6 +28,7 @@ through matplotlib where it is installed, else an SVG written here).
 import argparse
 import csv
 import json
+import math
 import os
 import re
 import statistics
@@ -40,6 +45,11 @@ SLEEP_CYCLES = 200_000_000
 # layers gets this much a layer.
 SECONDS_A_LAYER = 600
 LAYER_COLUMNS = ["N", "H", "W", "C", "K", "R", "S", "stride", "pad", "dilation", "groups"]
+# --dtype: its name; PyTorch's type for cuDNN (None: PyTorch has no such convolution on CUDA);
+# tcc-conv's --out for cuDNN's output type (None: only tcc's default output).
+DTYPES = {"f16": {"name": "float16", "torch": "float16", "narrow_out": "f16"},
+          "bf16": {"name": "bfloat16", "torch": "bfloat16", "narrow_out": "bf16"},
+          "s8": {"name": "int8", "torch": None, "narrow_out": None}}
 
 
 def parse_args():
@@ -61,6 +71,8 @@ def parse_args():
     parser.add_argument("--runs", type=int, default=50, help="timed launches (default 50)")
     parser.add_argument("--warmup", type=int, default=10, help="untimed launches first")
     parser.add_argument("--layouts", default="nhwc,nchw", help="comma-separated (nhwc,nchw)")
+    parser.add_argument("--dtype", default="f16", choices=sorted(DTYPES),
+                        help="inputs of tcc and cuDNN (default f16; s8: tcc only)")
     parser.add_argument("--layer", action="append", help="only these layers (repeatable)")
     parser.add_argument("--tcc-arg", action="append", default=[],
                         help="one more argument for tcc-conv (repeatable)")
@@ -119,6 +131,8 @@ def tcc_options(args, layout, output=None):
     """What every tcc-conv run takes after the layers: the layout, the implicit GEMM's
     default schedule, JSON records, the run."""
     command = ["--layout", layout, "--schedule", "default", "--format", "json"]
+    if args.dtype != "f16":  # f16 is tcc-conv's default; older tools lack --dtype
+        command += ["--dtype", args.dtype]
     if output:
         command += ["--out", output]
     command += ["--run", "--runs", str(args.runs), "--warmup", str(args.warmup)]
@@ -247,11 +261,16 @@ def median_ms(launch, warmup, runs):
     return statistics.median(start.elapsed_time(end) for start, end in zip(starts, ends))
 
 
-def time_cudnn(layer, layout, warmup, runs):
+def time_cudnn(layer, layout, dtype, warmup, runs):
+    """cuDNN's median ms, or None for a type PyTorch cannot convolve on CUDA."""
+    torch_type = DTYPES[dtype]["torch"]
+    if torch_type is None:
+        return None
     n, c, h, w, k = layer["N"], layer["C"], layer["H"], layer["W"], layer["K"]
     g = layer["groups"]
-    x = torch.randn(n, c, h, w, device="cuda", dtype=torch.float16)
-    weight = torch.randn(k, c // g, layer["R"], layer["S"], device="cuda", dtype=torch.float16)
+    kind = getattr(torch, torch_type)
+    x = torch.randn(n, c, h, w, device="cuda", dtype=kind)
+    weight = torch.randn(k, c // g, layer["R"], layer["S"], device="cuda", dtype=kind)
     if layout == "nhwc":
         x = x.to(memory_format=torch.channels_last)
         weight = weight.to(memory_format=torch.channels_last)
@@ -276,36 +295,69 @@ def ratio(a, b):
     return a / b if a and b else None
 
 
-HEADER = ["layer", "layout", "tcc ms", "cuDNN ms", "tcc/cuDNN", "tcc TFLOP/s", "max rel err",
-          "correct", "tcc f16-out ms", "f16-out/cuDNN", "f16-out correct"]
+def narrow_output(args):
+    """tcc-conv's --out for cuDNN's output type ("f16", "bf16"), or None (int8: none)."""
+    return DTYPES[args.dtype]["narrow_out"]
+
+
+def header(args):
+    rate = "tcc TOPS" if args.dtype == "s8" else "tcc TFLOP/s"
+    columns = ["layer", "layout", "tcc ms", "cuDNN ms", "tcc/cuDNN", rate, "max rel err",
+               "correct"]
+    narrow = narrow_output(args)
+    if narrow:
+        columns += [f"tcc {narrow}-out ms", f"{narrow}-out/cuDNN", f"{narrow}-out correct"]
+    return columns
 
 
 def tflops(flop_count, ms):
     return flop_count / ms / 1e9 if ms else None
 
 
-def table_rows(results):
+def table_rows(results, args):
     rows = []
     for r in results:
         half = r["half"]
-        rows.append([r["name"], r["layout"].upper(), fmt(r["tcc_ms"], ".4f"),
-                     fmt(r["cudnn_ms"], ".4f"), fmt(ratio(r["tcc_ms"], r["cudnn_ms"]), ".2f"),
-                     fmt(tflops(r["flops"], r["tcc_ms"]), ".1f"), fmt(r["error"], ".2e"),
-                     "yes" if r["correct"] else "no",
-                     fmt(half["ms"], ".4f"), fmt(ratio(half["ms"], r["cudnn_ms"]), ".2f"),
-                     verdict(half["correct"], "yes", "no")])
+        row = [r["name"], r["layout"].upper(), fmt(r["tcc_ms"], ".4f"),
+               fmt(r["cudnn_ms"], ".4f"), fmt(ratio(r["tcc_ms"], r["cudnn_ms"]), ".2f"),
+               fmt(tflops(r["flops"], r["tcc_ms"]), ".1f"), fmt(r["error"], ".2e"),
+               "yes" if r["correct"] else "no"]
+        if narrow_output(args):
+            row += [fmt(half["ms"], ".4f"), fmt(ratio(half["ms"], r["cudnn_ms"]), ".2f"),
+                    verdict(half["correct"], "yes", "no")]
+        rows.append(row)
     return rows
 
 
-def print_table(rows):
-    widths = [max(len(str(row[i])) for row in rows + [HEADER]) for i in range(len(HEADER))]
+def summary(results, args):
+    """One line a layout and output type: the geometric mean and the largest tcc/cuDNN over
+    the layers that both timed (the issue's yardsticks)."""
+    lines = []
+    outputs = [("", "tcc_ms")] + ([(f" {narrow_output(args)}-out", "half")]
+                                  if narrow_output(args) else [])
+    for layout in dict.fromkeys(r["layout"] for r in results):
+        for label, key in outputs:
+            ratios = [(ratio(r["half"]["ms"] if key == "half" else r["tcc_ms"], r["cudnn_ms"]),
+                       r["name"]) for r in results if r["layout"] == layout]
+            ratios = [(v, name) for v, name in ratios if v is not None]
+            if not ratios:
+                continue
+            geomean = math.exp(sum(math.log(v) for v, _ in ratios) / len(ratios))
+            worst, worst_name = max(ratios)
+            lines.append(f"{layout.upper()}{label}: geometric mean of tcc/cuDNN {geomean:.3f} "
+                         f"over {len(ratios)} layers, largest {worst:.2f} ({worst_name})")
+    return lines
+
+
+def print_table(rows, columns):
+    widths = [max(len(str(row[i])) for row in rows + [columns]) for i in range(len(columns))]
 
     def line(values):
         return "  ".join(str(v).ljust(widths[i]) if i < 2 else str(v).rjust(widths[i])
                          for i, v in enumerate(values))
 
-    print(line(HEADER))
-    print("-" * len(line(HEADER)))
+    print(line(columns))
+    print("-" * len(line(columns)))
     for row in rows:
         print(line(row))
 
@@ -318,49 +370,59 @@ def tcc_description(args):
 
 def markdown(rows, results, args):
     props = torch.cuda.get_device_properties(0)
+    columns, narrow, inputs = header(args), narrow_output(args), DTYPES[args.dtype]["name"]
+    accumulation = "int32" if args.dtype == "s8" else "float32"
+    tcc_text = (f"the implicit GEMM's default schedule, {inputs} inputs, {accumulation} "
+                "accumulation and output (\"tcc ms\")")
+    if narrow:
+        tcc_text += (f", and the same with `--out {narrow}` (\"tcc {narrow}-out ms\", cuDNN's "
+                     "output type)")
+    cudnn_text = (f"- cuDNN: PyTorch {torch.__version__} `torch.nn.functional.conv2d` (cuDNN "
+                  f"{torch.backends.cudnn.version()}, `cudnn.benchmark = True`), {inputs} in "
+                  f"and out (PyTorch has no float32 output for {inputs} inputs), channels_last "
+                  "tensors for NHWC, contiguous for NCHW." if DTYPES[args.dtype]["torch"] else
+                  f"- cuDNN: none (PyTorch {torch.__version__} has no {inputs} convolution on "
+                  "CUDA).")
     lines = [
         f"# tcc vs cuDNN on layers.csv ({torch.cuda.get_device_name(0)}, "
         f"sm_{props.major}{props.minor})",
         "",
         f"One run of `python3 bench/layers.py --tcc {args.tcc}`.",
         "",
-        f"- tcc: `{tcc_description(args)}` (one process a layout): the implicit GEMM's default "
-        "schedule, float16 inputs, float32 accumulation and output (\"tcc ms\"), and the same "
-        "with `--out f16` (\"tcc f16-out ms\", cuDNN's output type); each checked against the "
-        "double-precision CPU reference (max |got - ref| / max |ref|, all outputs up to 1M, "
-        "else a sample).",
-        f"- cuDNN: PyTorch {torch.__version__} `torch.nn.functional.conv2d` (cuDNN "
-        f"{torch.backends.cudnn.version()}, `cudnn.benchmark = True`), float16 in and out "
-        "(PyTorch has no float32 output for float16 inputs), channels_last tensors for NHWC, "
-        "contiguous for NCHW.",
+        f"- tcc: `{tcc_description(args)}` (one process a layout): {tcc_text}; each checked "
+        "against the double-precision CPU reference (max |got - ref| / max |ref|, all outputs "
+        "up to 1M, else a sample).",
+        cudnn_text,
         f"- Times: median of {args.runs} launches after {args.warmup} warm-up launches, CUDA "
         "events around each launch, the launches queued back to back (cuDNN's behind a sleep "
         "kernel, so that no host time falls inside its events); tcc/cuDNN below 1 means tcc "
         "is faster.",
         "",
-        "| " + " | ".join(HEADER) + " |",
-        "|" + "|".join(["---"] * 2 + ["---:"] * (len(HEADER) - 2)) + "|",
+        "| " + " | ".join(columns) + " |",
+        "|" + "|".join(["---"] * 2 + ["---:"] * (len(columns) - 2)) + "|",
     ]
     lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in rows]
+    lines += [""] + [f"- {line}" for line in summary(results, args)]
     schedules = [(r["name"], r["layout"].upper(), r["schedule"]) for r in results
                  if r["schedule"]]
     if schedules:
         lines += ["", "Default schedules (the records' schedule.gemm):", ""]
         lines += [f"- {name} {layout}: {schedule}" for name, layout, schedule in schedules]
     notes = [f"- {r['name']} {r['layout'].upper()}{tag}: {note}" for r in results
-             for tag, note in (("", r["note"]), (" f16-out", r["half"]["note"])) if note]
+             for tag, note in (("", r["note"]), (f" {narrow}-out", r["half"]["note"])) if note]
     if notes:
         lines += ["", "Failures:", ""] + notes
     return "\n".join(lines) + "\n"
 
 
-CSV_HEADER = (["layer", "layout"] + LAYER_COLUMNS +
+# half_out: tcc with cuDNN's (16-bit) output type, the dtype's --out.
+CSV_HEADER = (["layer", "layout", "dtype"] + LAYER_COLUMNS +
               ["flops", "tcc_ms", "tcc_tflops", "cudnn_ms", "cudnn_tflops", "tcc_over_cudnn",
-               "max_error", "tolerance", "correct", "tcc_f16_out_ms", "f16_out_over_cudnn",
-               "f16_out_correct", "arch", "device", "schedule", "note", "f16_out_note"])
+               "max_error", "tolerance", "correct", "tcc_half_out_ms", "half_out_over_cudnn",
+               "half_out_correct", "arch", "device", "schedule", "note", "half_out_note"])
 
 
-def write_csv(path, results):
+def write_csv(path, results, args):
     with open(path, "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(CSV_HEADER)
@@ -370,7 +432,8 @@ def write_csv(path, results):
             def cell(v):
                 return "" if v is None else str(v).lower() if isinstance(v, bool) else v
 
-            writer.writerow([r["name"], r["layout"]] + [r["shape"][c] for c in LAYER_COLUMNS] +
+            writer.writerow([r["name"], r["layout"], args.dtype] +
+                            [r["shape"][c] for c in LAYER_COLUMNS] +
                             [r["flops"], cell(r["tcc_ms"]), cell(tflops(r["flops"], r["tcc_ms"])),
                              cell(r["cudnn_ms"]), cell(tflops(r["flops"], r["cudnn_ms"])),
                              cell(ratio(r["tcc_ms"], r["cudnn_ms"])), cell(r["error"]),
@@ -380,12 +443,12 @@ def write_csv(path, results):
                              half["note"]])
 
 
-def plot_series(results):
+def plot_series(results, args):
     """The layers in order, and one series a (layout, output type): tcc/cuDNN a layer."""
     names = list(dict.fromkeys(r["name"] for r in results))
     series = []
     for layout in dict.fromkeys(r["layout"] for r in results):
-        for label, key in (("", "tcc_ms"), (" f16-out", "half")):
+        for label, key in (("", "tcc_ms"), (f" {narrow_output(args)}-out", "half")):
             values = {}
             for r in results:
                 if r["layout"] == layout:
@@ -482,8 +545,8 @@ def have_matplotlib():
         return False
 
 
-def write_plot(path, results):
-    names, series = plot_series(results)
+def write_plot(path, results, args):
+    names, series = plot_series(results, args)
     title = f"tcc / cuDNN per layer ({torch.cuda.get_device_name(0)})"
     if path.endswith(".png") and not have_matplotlib():
         path = path[:-4] + ".svg"
@@ -496,18 +559,18 @@ def write_plot(path, results):
 
 
 def measure(args, layer, layout, tcc, half):
-    """One layer and layout: tcc's records (float32 and float16 outputs) and cuDNN's time."""
+    """One layer and layout: tcc's records (default and 16-bit outputs) and cuDNN's time."""
     record, note = tcc[0].get(layer["name"]), tcc[1].get(layer["name"], "")
     tcc_ms, error, correct, note, schedule = outcome(record, note)
     half_ms, half_error, half_correct, half_note = None, None, None, ""
     if half is not None:  # an older tcc-conv writes float32 only
         half_ms, half_error, half_correct, half_note, _ = outcome(
             half[0].get(layer["name"]), half[1].get(layer["name"], ""))
-    cudnn_ms = time_cudnn(layer, layout, args.warmup, args.runs)
+    cudnn_ms = time_cudnn(layer, layout, args.dtype, args.warmup, args.runs)
+    narrow = (f", tcc {narrow_output(args)}-out {fmt(half_ms, '.4f')} ms (error "
+              f"{fmt(half_error, '.2e')}, {verdict(half_correct)})" if narrow_output(args) else "")
     print(f"{layer['name']} {layout}: tcc {fmt(tcc_ms, '.4f')} ms (error {fmt(error, '.2e')}, "
-          f"{verdict(correct)}), tcc f16-out {fmt(half_ms, '.4f')} ms "
-          f"(error {fmt(half_error, '.2e')}, {verdict(half_correct)}), "
-          f"cuDNN {cudnn_ms:.4f} ms", flush=True)
+          f"{verdict(correct)}){narrow}, cuDNN {fmt(cudnn_ms, '.4f')} ms", flush=True)
     run = record["run"] if record else None
     device = record["device"] if record else None
     return {"name": layer["name"], "layout": layout, "tcc_ms": tcc_ms, "cudnn_ms": cudnn_ms,
@@ -543,23 +606,26 @@ def main():
     layouts = args.layouts.split(",")
     # tcc first, one process a layout and output type; then cuDNN, layer by layer.
     tcc = {layout: run_tcc(args, layers, layout) for layout in layouts}
-    half = {layout: run_tcc(args, layers, layout, "f16") if "--out" in args.tool_options else None
+    narrow = narrow_output(args) if "--out" in args.tool_options else None
+    half = {layout: run_tcc(args, layers, layout, narrow) if narrow else None
             for layout in layouts}
     results = [measure(args, layer, layout, tcc[layout], half[layout]) for layer in layers
                for layout in layouts]
-    rows = table_rows(results)
+    rows = table_rows(results, args)
     print()
-    print_table(rows)
+    print_table(rows, header(args))
+    for line in summary(results, args):
+        print(line)
     results_csv, plot = output_paths(args)
     if args.out:
         with open(args.out, "w") as f:
             f.write(markdown(rows, results, args))
         print("wrote", args.out)
     if results_csv:
-        write_csv(results_csv, results)
+        write_csv(results_csv, results, args)
         print("wrote", results_csv)
-    if plot:
-        print("wrote", write_plot(plot, results))
+    if plot and DTYPES[args.dtype]["torch"]:  # without cuDNN there is no ratio to draw
+        print("wrote", write_plot(plot, results, args))
     return 0 if all(r["correct"] and r["half"]["correct"] is not False for r in results) else 1
 
 
