@@ -308,6 +308,8 @@ tcc_status tci_conv2d_gemm(tcc_func *f, const void *desc, GemmOperator **out)
     tcc_status status = tcc_conv2d_validate(f->ctx, d);
     if (status != TCC_OK)
         return status;
+    if (tci_conv2d_pointwise(d))
+        return tci_conv2d_pointwise_gemm(f, d, out);
     ConvOp *op = tci_arena_alloc(f->arena, sizeof *op);
     *op = (ConvOp){.d = *d};
     op->p = tcc_conv2d_out_height(d);
@@ -330,7 +332,7 @@ tcc_status tci_conv2d_gemm(tcc_func *f, const void *desc, GemmOperator **out)
                         .b_tensor_map = b_tensor_map,
                         .out_tensor_map = out_tensor_map,
                         .output_contiguous_in_m = d->layout == TCC_LAYOUT_NCHW,
-                        .bias_per_group = true,
+                        .bias = TCI_BIAS_PER_GROUP_COLUMN,
                         /* KRSC and KCRS filters run along k; the blocked one along n. */
                         .b_col_major = d->filter_layout != TCC_FILTER_BLOCKED,
                         .a_name = "input",

@@ -126,8 +126,10 @@ static tcc_expr *out_body(tcc_func *f, tcc_expr *const *ax, void *user)
     if (e->alpha != 1)
         v = tcc_mul(f, constant(f, e->alpha, type), v);
     if (e->bias) {
-        tcc_expr *channel =
-            op->bias_per_group ? tcc_add(f, tcc_mul(f, ax[0], tcc_int(f, op->n)), ax[2]) : ax[2];
+        tcc_expr *channel = op->bias == TCI_BIAS_PER_ROW ? ax[1]
+                            : op->bias == TCI_BIAS_PER_GROUP_COLUMN
+                                ? tcc_add(f, tcc_mul(f, ax[0], tcc_int(f, op->n)), ax[2])
+                                : ax[2];
         v = tcc_add(f, v, tcc_cast(f, type, tcc_access(f, b->gemm->bias, 1, &channel)));
     }
     if (e->beta != 0) {
@@ -169,12 +171,18 @@ static void declare_params(tcc_func *func, const GemmOperator *op, GemmSplit spl
 {
     const tcc_epilogue *e = &op->epilogue;
     *gemm = (Gemm){0};
-    add_param(gemm, op->a_param ? op->a_param : op->a_source, op->a_name, op->a_layout,
-              TCC_PARAM_INPUT);
-    add_param(gemm, op->b_param ? op->b_param : op->b_source, op->b_name, op->b_layout,
-              TCC_PARAM_INPUT);
+    for (int i = 0; i < 2; i++) {
+        if ((i == 0) != op->b_param_first)
+            add_param(gemm, op->a_param ? op->a_param : op->a_source, op->a_name, op->a_layout,
+                      TCC_PARAM_INPUT);
+        else
+            add_param(gemm, op->b_param ? op->b_param : op->b_source, op->b_name, op->b_layout,
+                      TCC_PARAM_INPUT);
+    }
     if (e->bias) {
-        const int64_t channels = op->bias_per_group ? op->groups * op->n : op->n;
+        const int64_t channels = op->bias == TCI_BIAS_PER_ROW            ? op->m
+                                 : op->bias == TCI_BIAS_PER_GROUP_COLUMN ? op->groups * op->n
+                                                                         : op->n;
         gemm->bias = tcc_placeholder(func, "bias", 1, &channels, op->output_type);
         add_param(gemm, gemm->bias, "bias", "vector", TCC_PARAM_INPUT);
     }

@@ -65,8 +65,15 @@ typedef struct GemmOperator {
      * Out's axes (g, m, n); false where the output's rows do not run along n. */
     bool (*out_tensor_map)(tcc_func *f, tcc_expr *const *axes, const int64_t *tile,
                            tcc_tensor_map *map, void *op);
-    bool bias_per_group; /* the bias has groups * n values (a convolution's
-                            channels), else n shared by every group (a batch) */
+    /* What the bias (the epilogue's, one value an output channel) runs along. */
+    enum {
+        TCI_BIAS_PER_COLUMN,       /* n values shared by every group (a batch) */
+        TCI_BIAS_PER_GROUP_COLUMN, /* groups * n values (a grouped convolution's channels) */
+        TCI_BIAS_PER_ROW           /* m values shared by every group (channels along m) */
+    } bias;
+    /* The caller passes B before A (a pointwise convolution's input, its B, comes first,
+     * as every convolution's does). */
+    bool b_param_first;
     /* How tcc_kernel_param names the caller's operands and output and their layouts
      * (static strings; the bias is "bias", a "vector"; the residual "residual", laid out as
      * the output). */
@@ -136,6 +143,11 @@ tcc_status tci_gemm_schedule_elementwise(tcc_func *func, const GemmOperator *op,
  * operator with its placeholders. */
 typedef tcc_status (*GemmMaker)(tcc_func *func, const void *desc, GemmOperator **out);
 tcc_status tci_conv2d_gemm(tcc_func *func, const void *desc, GemmOperator **out);
+/* Whether a convolution is a pointwise NCHW one that runs as a product per image, and that
+ * product's operator (conv2d_pointwise.c); tci_conv2d_gemm makes it where it applies. */
+bool tci_conv2d_pointwise(const tcc_conv2d_desc *desc);
+tcc_status tci_conv2d_pointwise_gemm(tcc_func *func, const tcc_conv2d_desc *desc,
+                                     GemmOperator **out);
 tcc_status tci_matmul_gemm(tcc_func *func, const void *desc, GemmOperator **out);
 
 /* The L2 policy of the bulk copies of A and B: evict-last where both operands fit in the

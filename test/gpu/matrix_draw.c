@@ -178,6 +178,16 @@ static void set_axes(tcc_conv2d_desc *d, Axis h, Axis w)
     d->pad_left = w.pad_lo, d->pad_right = w.pad_hi, d->dilation_w = w.dilation;
 }
 
+/* A pointwise window (1x1, stride 1, no padding) over rows of 8 to 24 pixels: an NCHW
+ * one of 16-bit inputs and one group is a product per image (conv2d_pointwise.c), which the
+ * draws above would make one time in hundreds. */
+static void draw_pointwise(Rng *r, tcc_conv2d_desc *d)
+{
+    Axis h = {.size = uniform(r, 1, 20), .kernel = 1, .stride = 1, .dilation = 1};
+    Axis w = {.size = 8 * uniform(r, 1, 3), .kernel = 1, .stride = 1, .dilation = 1};
+    set_axes(d, h, w);
+}
+
 /* The blocked layout holds whole 16 x 16 blocks: N = 16, C and K multiples of 16, one
  * group; its maps are kept small since the batch is 16. */
 static void draw_conv(Rng *r, tcc_conv2d_desc *d)
@@ -206,6 +216,8 @@ static void draw_conv(Rng *r, tcc_conv2d_desc *d)
     draw_groups(r, d);
     d->layout = chance(r, 0.5) ? TCC_LAYOUT_NHWC : TCC_LAYOUT_NCHW;
     d->filter_layout = chance(r, 0.5) ? TCC_FILTER_KRSC : TCC_FILTER_KCRS;
+    if (d->layout == TCC_LAYOUT_NCHW && chance(r, 0.25))
+        draw_pointwise(r, d);
 }
 
 static int64_t draw_extent(Rng *r)

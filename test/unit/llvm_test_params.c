@@ -1,11 +1,11 @@
 /*
  * What a built kernel says of its parameters (tcc_kernel_param), without a GPU: for conv2d
- * (NHWC, NCHW staged into workspaces, the tutorial's blocked layouts; bias, residual, an
- * epilogue that reads the output), matmul (row- and column-major operands, a batch, bias,
- * residual, split-K's workspace) and tcc_build (the placeholders, inputs, outputs and an
- * output read before it is written): names, roles, types, shapes in the layout's order,
- * element and byte counts, alignment and layout names, exactly what a dense tensor of that
- * layout has. Workspaces are not parameters.
+ * (NHWC, NCHW staged into workspaces, NCHW pointwise as a product per image, the tutorial's
+ * blocked layouts; bias, residual, an epilogue that reads the output), matmul (row- and
+ * column-major operands, a batch, bias, residual, split-K's workspace) and tcc_build (the
+ * placeholders, inputs, outputs and an output read before it is written): names, roles,
+ * types, shapes in the layout's order, element and byte counts, alignment and layout names,
+ * exactly what a dense tensor of that layout has. Workspaces are not parameters.
  */
 #include "support.h"
 
@@ -100,6 +100,41 @@ START_TEST(test_conv2d_nhwc_bias_residual)
     tcc_kernel_param_info out = {.size = sizeof out};
     ck_assert(tcc_kernel_param(kernel, 2, &out));
     ck_assert_int_eq(out.elements, tcc_conv2d_output_elements(&d));
+    tcc_kernel_destroy(kernel);
+    tcc_context_destroy(ctx);
+}
+END_TEST
+
+/* A pointwise NCHW convolution runs as a product per image whose A is the filter and B the
+ * input (conv2d_pointwise.c), but takes its parameters in every convolution's order, with the
+ * bias a vector of the output channels and no workspace. */
+START_TEST(test_conv2d_nchw_pointwise)
+{
+    tcc_context *ctx = test_context();
+    tcc_conv2d_desc d;
+    tcc_conv2d_desc_init(&d);
+    d.batch = 3, d.height = 4, d.width = 8, d.in_channels = 32, d.out_channels = 48;
+    d.layout = TCC_LAYOUT_NCHW;
+    d.filter_layout = TCC_FILTER_KCRS;
+    d.epilogue.bias = true;
+    d.epilogue.residual = true;
+    d.epilogue.beta = 1.0;
+    tcc_kernel *kernel = compile_conv(ctx, &d);
+    ck_assert_int_eq(tcc_kernel_param_count(kernel), 5);
+    ck_assert_int_eq(tcc_kernel_workspace_count(kernel), 0);
+    assert_param(kernel, 0, "input", TCC_PARAM_INPUT, TCC_FLOAT16, "NCHW", 4, SHAPE(3, 32, 4, 8));
+    assert_param(kernel, 1, "filter", TCC_PARAM_INPUT, TCC_FLOAT16, "KCRS", 4, SHAPE(48, 32, 1, 1));
+    assert_param(kernel, 2, "bias", TCC_PARAM_INPUT, TCC_FLOAT32, "vector", 1, SHAPE(48));
+    assert_param(kernel, 3, "residual", TCC_PARAM_INPUT, TCC_FLOAT32, "NCHW", 4,
+                 SHAPE(3, 48, 4, 8));
+    assert_param(kernel, 4, "output", TCC_PARAM_OUTPUT, TCC_FLOAT32, "NCHW", 4, SHAPE(3, 48, 4, 8));
+    tcc_kernel_destroy(kernel);
+
+    /* Rows of 4 x 7 pixels (56 bytes) stage the input NHWC instead: two workspaces. */
+    d.width = 7;
+    kernel = compile_conv(ctx, &d);
+    ck_assert_int_eq(tcc_kernel_workspace_count(kernel), 2);
+    assert_param(kernel, 1, "filter", TCC_PARAM_INPUT, TCC_FLOAT16, "KCRS", 4, SHAPE(48, 32, 1, 1));
     tcc_kernel_destroy(kernel);
     tcc_context_destroy(ctx);
 }
@@ -310,6 +345,7 @@ static Suite *params_suite(void)
     TCase *ops = test_case(suite, "operators", NULL, NULL);
     tcase_add_test(ops, test_conv2d_nhwc_bias_residual);
     tcase_add_test(ops, test_conv2d_nchw_reads_output);
+    tcase_add_test(ops, test_conv2d_nchw_pointwise);
     tcase_add_test(ops, test_conv2d_blocked);
     tcase_add_test(ops, test_matmul_batched_col_major_bias);
     tcase_add_test(ops, test_matmul_residual_split_k);
