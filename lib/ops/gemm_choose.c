@@ -238,11 +238,25 @@ enum { WGMMA_FEW_BLOCKS = 66, WGMMA_SPLIT_BLOCKS = 100, WGMMA_MANY_BLOCKS = 512 
 static const int wgmma_widths[] = {256, 128, 64};
 enum { NWGMMA_WIDTH = (int)(sizeof wgmma_widths / sizeof wgmma_widths[0]) };
 
-/* The widest of wgmma_widths (that the type has) that fits n, else the narrowest. */
+/* Whether the next narrower of wgmma_widths pads n by over an eighth less than width i: a
+ * 28x28 map's 784 pixels (an NCHW pointwise product's n) take 1024 columns in 256-wide blocks
+ * and 896 in 128-wide ones; r50_res3_1x1_b256 in NCHW (float16 out, an H100) ran 0.1017 ms in
+ * the first against 0.0916. */
+static bool narrower_pads_less(int64_t n, int i)
+{
+    if (i + 1 >= NWGMMA_WIDTH)
+        return false;
+    int64_t wide = tci_ceil_div(n, wgmma_widths[i]) * wgmma_widths[i];
+    int64_t narrow = tci_ceil_div(n, wgmma_widths[i + 1]) * wgmma_widths[i + 1];
+    return wide * 8 > narrow * 9;
+}
+
+/* The widest of wgmma_widths (that the type has) that fits n and pads it about as little as
+ * the next narrower, else the narrowest. */
 static int widest_wgmma_n(const GemmOperator *op, int k)
 {
     for (int i = 0; i < NWGMMA_WIDTH - 1; i++)
-        if (fits(op->n, wgmma_widths[i]) &&
+        if (fits(op->n, wgmma_widths[i]) && !narrower_pads_less(op->n, i) &&
             tci_target_family_shape(TENSOR_WGMMA, 64, wgmma_widths[i], k, op->input_type))
             return wgmma_widths[i];
     return wgmma_widths[NWGMMA_WIDTH - 1];
@@ -260,14 +274,15 @@ static int wgmma_split(int64_t blocks, int64_t steps)
 }
 
 /* wgmma's blocks: warpgroups of m64 x N, N the widest of 256, 128 and 64 that fits the product
- * and, with the reduction sliced (wgmma_split), still makes WGMMA_FEW_BLOCKS blocks, else the
- * narrowest; two warpgroups along m where they make WGMMA_MANY_BLOCKS. Steps of four k slices
- * (rows of 128 bytes, wgmma's widest swizzle) and as many stages as a block's shared memory
- * holds, up to 4. On an H100 (one run): r50_res5_3x3_b32 ran 0.0243 ms in 64x256 blocks
- * sliced twice against 0.0406 in 128x64 blocks sliced thrice, r50_res4_3x3_b32 0.0204 in 64x256
- * against 0.0269 in 128x64, r50_res4_3x3_b1 0.0092 in 64x64 against 0.0119 in 128x64, but
- * r50_res2_3x3_b32 (784 blocks of 128x64) 0.0314 against 0.0338 in 64x64; on an H200 the seed
- * layer 0.204 ms in 128x256 blocks against 0.262 in 128x128 and 0.274 in 64x128. */
+ * (narrower_pads_less too) and, with the reduction sliced (wgmma_split), still makes
+ * WGMMA_FEW_BLOCKS blocks, else the narrowest; two warpgroups along m where they make
+ * WGMMA_MANY_BLOCKS. Steps of four k slices (rows of 128 bytes, wgmma's widest swizzle) and as many
+ * stages as a block's shared memory holds, up to 4. On an H100 (one run): r50_res5_3x3_b32 ran
+ * 0.0243 ms in 64x256 blocks sliced twice against 0.0406 in 128x64 blocks sliced thrice,
+ * r50_res4_3x3_b32 0.0204 in 64x256 against 0.0269 in 128x64, r50_res4_3x3_b1 0.0092 in 64x64
+ * against 0.0119 in 128x64, but r50_res2_3x3_b32 (784 blocks of 128x64) 0.0314 against 0.0338 in
+ * 64x64; on an H200 the seed layer 0.204 ms in 128x256 blocks against 0.262 in 128x128 and 0.274 in
+ * 64x128. */
 static void choose_bulk_store(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s);
 
 static void choose_wgmma(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedule *s)
@@ -302,8 +317,8 @@ static void choose_wgmma(const GemmOperator *op, tcc_arch arch, tcc_gemm_schedul
         bool exists = tci_target_family_shape(TENSOR_WGMMA, 64, wgmma_widths[i], k, op->input_type);
         /* The narrowest is taken whatever its registers: check_wgmma refuses it in a line. */
         bool held = tci_gemm_wgmma_tiles_possible(op, &wide);
-        if (exists &&
-            ((held && fits(op->n, wgmma_widths[i]) && sliced >= WGMMA_FEW_BLOCKS) || last)) {
+        bool snug = fits(op->n, wgmma_widths[i]) && !narrower_pads_less(op->n, i);
+        if (exists && ((held && snug && sliced >= WGMMA_FEW_BLOCKS) || last)) {
             s->mma_m = 64, s->mma_n = wgmma_widths[i], s->mma_k = k;
             break;
         }
