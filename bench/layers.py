@@ -387,7 +387,8 @@ def markdown(rows, results, args):
         f"# tcc vs cuDNN on layers.csv ({torch.cuda.get_device_name(0)}, "
         f"sm_{props.major}{props.minor})",
         "",
-        f"One run of `python3 bench/layers.py --tcc {args.tcc}`.",
+        f"One run of `python3 bench/layers.py --tcc {args.tcc}"
+        + (f" --dtype {args.dtype}`." if args.dtype != "f16" else "`."),
         "",
         f"- tcc: `{tcc_description(args)}` (one process a layout): {tcc_text}; each checked "
         "against the double-precision CPU reference (max |got - ref| / max |ref|, all outputs "

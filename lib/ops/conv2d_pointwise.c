@@ -8,12 +8,12 @@
  *
  * The implicit GEMM of conv2d_gemm.c instead makes the pixels its rows: it first copies
  * an NCHW input to NHWC in a kernel of its own and then stores its tiles transposed. For a
- * 1x1 filter that copy moves as many bytes as the product itself: on an H100, the
- * r50_res3_1x1_b256 layer (fp16 out) ran 0.2804 ms that way and 0.1180 ms as tcc-matmul's
- * batched product of the same shapes (cuDNN 0.0949); r50_res2_1x1_b32 0.0658 against 0.0278
- * (cuDNN 0.0290). Where a row of pixels is not a multiple of 16 bytes (14x14, 7x7 maps) the
- * tiles cannot come through the copy engine or 16-byte copies, and the product ran 2.7 and
- * 1.5 times slower than the implicit GEMM: those keep it.
+ * 1x1 filter that copy moves as many bytes as the product itself: on an H100 (one call,
+ * fp16 out), r50_res3_1x1_b256 ran 0.2812 ms that way and 0.0916 ms as this product (cuDNN
+ * 0.0949), r50_res2_1x1_b32 0.0645 against 0.0276 (cuDNN 0.0289). Where a row of pixels is
+ * not a multiple of 16 bytes (14x14, 7x7 maps) the tiles can come neither through the copy
+ * engine nor in 16-byte copies: as tcc-matmul's batched products of those shapes they ran 2.7
+ * and 1.5 times slower than the implicit GEMM, which keeps them.
  */
 #include "ops/gemm.h"
 #include "ops/ops.h"
