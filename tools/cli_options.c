@@ -457,7 +457,7 @@ static const CliOpt schedule_rows[] = {
            "shared|registers|bulk: accumulators staged through a C tile in shared memory, or "
            "stored by each thread from its registers, the epilogue applied on the way (wgmma), "
            "or so written into an output tile in shared memory that the bulk tensor copy "
-           "engine stores (bulk copies, NHWC or row-major outputs)"),
+           "engine stores (bulk copies, NHWC, pointwise NCHW or row-major outputs)"),
     CUSTOM("--grid", schedule.grid, set_enum,
            "tiles|persistent: a block a tile, or a block a multiprocessor running every "
            "--grid-blocks-th tile, its pipeline carried from tile to tile (bulk copies, "

@@ -178,7 +178,7 @@ typedef enum tcc_gemm_store {
      * output tile in shared memory, beside the stages; the bulk tensor copy engine stores
      * it (tcc_bulk_store), while the block goes on with its next tile in a persistent grid.
      * As registers, plus bulk copies and an output the engine can address (rows along n:
-     * NHWC, a row-major matrix), no split-K. */
+     * NHWC, a pointwise NCHW convolution's, a row-major matrix), no split-K. */
     TCC_GEMM_STORE_BULK,
 } tcc_gemm_store;
 

@@ -260,8 +260,9 @@ static void stage(GemmOperator *g, tcc_tensor *from, tcc_tensor *to, bool channe
 /* The input and filter, copied channels-last (NHWC, KRSC) into workspaces by kernels of
  * their own, as cuDNN does, with `cr` channels (zeros past the real ones): the product then
  * reads both 16 bytes at a time. Two cases:
- * - an NCHW input with a KCRS filter: 2-byte gathers along the window otherwise (an input
- *   copy costs a read and a write of the input; the gathers, several times the product);
+ * - an NCHW input with a KCRS filter (but a pointwise one: conv2d_pointwise.c): 2-byte
+ *   gathers along the window otherwise (an input copy costs a read and a write of the input;
+ *   the gathers, several times the product);
  * - a few channels (a first layer's 3): each pixel's channels padded to 16 bytes, as
  *   CUTLASS's fixed-channel iterators want them, instead of one element a copy. */
 static void stage_channels_last(tcc_func *f, ConvOp *op, int64_t cr)

@@ -171,14 +171,13 @@ static void declare_params(tcc_func *func, const GemmOperator *op, GemmSplit spl
 {
     const tcc_epilogue *e = &op->epilogue;
     *gemm = (Gemm){0};
-    for (int i = 0; i < 2; i++) {
-        if ((i == 0) != op->b_param_first)
-            add_param(gemm, op->a_param ? op->a_param : op->a_source, op->a_name, op->a_layout,
-                      TCC_PARAM_INPUT);
-        else
-            add_param(gemm, op->b_param ? op->b_param : op->b_source, op->b_name, op->b_layout,
-                      TCC_PARAM_INPUT);
-    }
+    tcc_tensor *a = op->a_param ? op->a_param : op->a_source;
+    tcc_tensor *b = op->b_param ? op->b_param : op->b_source;
+    if (op->b_param_first)
+        add_param(gemm, b, op->b_name, op->b_layout, TCC_PARAM_INPUT);
+    add_param(gemm, a, op->a_name, op->a_layout, TCC_PARAM_INPUT);
+    if (!op->b_param_first)
+        add_param(gemm, b, op->b_name, op->b_layout, TCC_PARAM_INPUT);
     if (e->bias) {
         const int64_t channels = op->bias == TCI_BIAS_PER_ROW            ? op->m
                                  : op->bias == TCI_BIAS_PER_GROUP_COLUMN ? op->groups * op->n

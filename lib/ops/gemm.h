@@ -1,13 +1,14 @@
 /*
  * The implicit GEMM every convolution and matrix product becomes.
  *
- * Per group g (a convolution's group, a batched product's batch entry):
+ * Per group g (a convolution's group, a batched product's batch entry, a pointwise NCHW
+ * convolution's image):
  *   A[g, m, k]  the operand rows (a convolution's im2col, never stored: inlined into
  *               the shared-memory copy, which is zero where a tile passes M or K; the
- *               element itself is zero in the padding);
- *               A[g, k, m] when column-major
- *   B[g, k, n]  the operand columns (a convolution's filter); B[g, n, k] when
- *               column-major
+ *               element itself is zero in the padding; a pointwise NCHW convolution's
+ *               filter); A[g, k, m] when column-major
+ *   B[g, k, n]  the operand columns (a convolution's filter; a pointwise NCHW
+ *               convolution's image, channels x pixels); B[g, n, k] when column-major
  *   C[g, m, n]  = sum over k of A * B, on the tensor cores
  *   Out         the epilogue over (g, m, n), stored into the operator's output tensor at
  *               the index the operator maps (g, m, n) to, guarded at ragged edges.
@@ -31,6 +32,13 @@ typedef struct StagedOperand {
     int perm[TCI_MAX_DIMS];
 } StagedOperand;
 
+/* What the epilogue's bias (one value an output channel) runs along. */
+typedef enum GemmBias {
+    TCI_BIAS_PER_COLUMN,       /* n values shared by every group (a batch) */
+    TCI_BIAS_PER_GROUP_COLUMN, /* groups * n values (a grouped convolution's channels) */
+    TCI_BIAS_PER_ROW           /* m values shared by every group (channels along m) */
+} GemmBias;
+
 typedef struct GemmOperator {
     int64_t groups, m, n, k; /* per group */
     tcc_dtype input_type, accumulate_type, output_type;
@@ -48,7 +56,8 @@ typedef struct GemmOperator {
     /* The output index of (g, m, n), one expression per dimension of `output`. */
     void (*output_index)(tcc_func *f, tcc_expr *g, tcc_expr *m, tcc_expr *n, tcc_expr **index,
                          void *op);
-    bool output_contiguous_in_m; /* consecutive m are adjacent in memory (NCHW) */
+    /* Consecutive m are adjacent in memory (an NCHW output whose rows m are pixels). */
+    bool output_contiguous_in_m;
     /* How the operand tiles lie in shared memory, following the source tensors so that
      * the copies read consecutive addresses: A column-major is k x m (m contiguous), B
      * column-major is n x k (k contiguous, a KRSC filter's own order). */
@@ -65,12 +74,7 @@ typedef struct GemmOperator {
      * Out's axes (g, m, n); false where the output's rows do not run along n. */
     bool (*out_tensor_map)(tcc_func *f, tcc_expr *const *axes, const int64_t *tile,
                            tcc_tensor_map *map, void *op);
-    /* What the bias (the epilogue's, one value an output channel) runs along. */
-    enum {
-        TCI_BIAS_PER_COLUMN,       /* n values shared by every group (a batch) */
-        TCI_BIAS_PER_GROUP_COLUMN, /* groups * n values (a grouped convolution's channels) */
-        TCI_BIAS_PER_ROW           /* m values shared by every group (channels along m) */
-    } bias;
+    GemmBias bias;
     /* The caller passes B before A (a pointwise convolution's input, its B, comes first,
      * as every convolution's does). */
     bool b_param_first;
@@ -97,8 +101,8 @@ typedef struct Gemm {
     tcc_tensor *partial;         /* split-K's workspace placeholder, else NULL */
     tcc_iter_var *reduce;
     int nparam;
-    /* a_param, b_param, [bias], [residual], output, then the workspaces: [staged...],
-     * [partial] */
+    /* a_param and b_param (b_param first where the operator says), [bias], [residual],
+     * output, then the workspaces: [staged...], [partial] */
     tcc_tensor *params[7 + TCI_MAX_STAGED];
     /* The caller's parameters (those before the workspaces) as tcc_kernel_param describes
      * them; plain values and static strings, valid after the function is gone. */

@@ -168,8 +168,8 @@ tcc_status tci_gemm_complete_schedule(tcc_context *ctx, const GemmOperator *op, 
         return tci_fail(ctx, TCC_ERROR_SCHEDULE,
                         "schedule: storing by the copy engine needs what storing from registers "
                         "needs, bulk copies, cooperative consumers, no split-K, and an output "
-                        "whose rows run along n (NHWC, a row-major matrix) in multiples of 16 "
-                        "bytes, the block's in multiples of 128");
+                        "whose rows run along n (NHWC, pointwise NCHW, a row-major matrix) in "
+                        "multiples of 16 bytes, the block's in multiples of 128");
     if ((int)s->grid < TCC_GEMM_GRID_TILES || s->grid > TCC_GEMM_GRID_PERSISTENT)
         return tci_fail(ctx, TCC_ERROR_INVALID_ARGUMENT, "schedule: unknown grid %d", (int)s->grid);
     if (s->grid == TCC_GEMM_GRID_PERSISTENT && !tci_gemm_persistent_possible(s))

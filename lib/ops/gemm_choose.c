@@ -241,7 +241,9 @@ enum { NWGMMA_WIDTH = (int)(sizeof wgmma_widths / sizeof wgmma_widths[0]) };
 /* Whether the next narrower of wgmma_widths pads n by over an eighth less than width i: a
  * 28x28 map's 784 pixels (an NCHW pointwise product's n) take 1024 columns in 256-wide blocks
  * and 896 in 128-wide ones; r50_res3_1x1_b256 in NCHW (float16 out, an H100) ran 0.1017 ms in
- * the first against 0.0916. */
+ * the first against 0.0916. Also on an H100, float16 out, before -> after (one call): 8192 x
+ * 384 x 8192 0.1691 -> 0.1112 ms, n = 640 0.2399 -> 0.2012, a 3x3 NHWC convolution of 384
+ * channels (32 x 28x28 x 256) 0.1706 -> 0.0764. */
 static bool narrower_pads_less(int64_t n, int i)
 {
     if (i + 1 >= NWGMMA_WIDTH)

@@ -178,13 +178,16 @@ static void set_axes(tcc_conv2d_desc *d, Axis h, Axis w)
     d->pad_left = w.pad_lo, d->pad_right = w.pad_hi, d->dilation_w = w.dilation;
 }
 
-/* A pointwise window (1x1, stride 1, no padding) over rows of 8 to 24 pixels: an NCHW
- * one of 16-bit inputs and one group is a product per image (conv2d_pointwise.c), which the
- * draws above would make one time in hundreds. */
+/* A pointwise window (1x1, stride 1, no padding) over a map of a multiple of 8 pixels, its
+ * rows of any width (so that tiles of pixels start inside rows): an NCHW one of 16-bit
+ * inputs and one group is a product per image (conv2d_pointwise.c), which the draws above
+ * would make one time in hundreds. */
 static void draw_pointwise(Rng *r, tcc_conv2d_desc *d)
 {
-    Axis h = {.size = uniform(r, 1, 20), .kernel = 1, .stride = 1, .dilation = 1};
-    Axis w = {.size = 8 * uniform(r, 1, 3), .kernel = 1, .stride = 1, .dilation = 1};
+    Axis w = {.size = uniform(r, 1, 20), .kernel = 1, .stride = 1, .dilation = 1};
+    int64_t even = w.size & -w.size; /* the largest power of two dividing the width */
+    int64_t step = 8 / (even < 8 ? even : 8);
+    Axis h = {.size = step * uniform(r, 1, 20 / step), .kernel = 1, .stride = 1, .dilation = 1};
     set_axes(d, h, w);
 }
 
