@@ -56,9 +56,8 @@ static void decode_m(tcc_func *f, const ConvOp *op, tcc_expr *m, tcc_expr **n, t
     *q = tcc_mod(f, m, c_(f, op->q));
 }
 
-/* The element of an activation tensor (input or output) in the layout. */
-static tcc_expr *activation(tcc_func *f, tcc_tensor *t, tcc_layout layout, tcc_expr *n, tcc_expr *y,
-                            tcc_expr *x, tcc_expr *channel, tcc_expr **index_out)
+tcc_expr *tci_conv2d_activation(tcc_func *f, tcc_tensor *t, tcc_layout layout, tcc_expr *n,
+                                tcc_expr *y, tcc_expr *x, tcc_expr *channel, tcc_expr **index_out)
 {
     tcc_expr *index[6];
     int ndim = 4;
@@ -97,9 +96,28 @@ static tcc_expr *a_element(tcc_func *f, tcc_expr *g, tcc_expr *m, tcc_expr *k, v
     tcc_expr *x = tcc_add(f, tcc_sub(f, tcc_mul(f, q, c_(f, d->stride_w)), c_(f, d->pad_left)),
                           tcc_mul(f, s, c_(f, d->dilation_w)));
     tcc_expr *channel = tcc_add(f, tcc_mul(f, g, c_(f, op->cr)), c);
-    tcc_expr *value = activation(f, op->gemm.a_source, op->a_layout, n, y, x, channel, NULL);
+    tcc_expr *value =
+        tci_conv2d_activation(f, op->gemm.a_source, op->a_layout, n, y, x, channel, NULL);
     tcc_expr *inside = tcc_and(f, in_range(f, y, d->height), in_range(f, x, d->width));
     return tcc_select(f, inside, value, tcc_cast(f, d->input_type, c_(f, 0)));
+}
+
+tcc_expr *tci_conv2d_filter(tcc_func *f, tcc_tensor *t, tcc_filter_layout layout, tcc_expr *ko,
+                            tcc_expr *r, tcc_expr *s, tcc_expr *c)
+{
+    tcc_expr *index[6];
+    int ndim = 4;
+    if (layout == TCC_FILTER_KRSC) {
+        index[0] = ko, index[1] = r, index[2] = s, index[3] = c;
+    } else if (layout == TCC_FILTER_KCRS) {
+        index[0] = ko, index[1] = c, index[2] = r, index[3] = s;
+    } else {
+        ndim = 6;
+        index[0] = r, index[1] = s, index[2] = tcc_div(f, c, c_(f, 16));
+        index[3] = tcc_div(f, ko, c_(f, 16));
+        index[4] = tcc_mod(f, c, c_(f, 16)), index[5] = tcc_mod(f, ko, c_(f, 16));
+    }
+    return tcc_access(f, t, ndim, index);
 }
 
 static tcc_expr *b_element(tcc_func *f, tcc_expr *g, tcc_expr *k, tcc_expr *n, void *user)
@@ -108,19 +126,7 @@ static tcc_expr *b_element(tcc_func *f, tcc_expr *g, tcc_expr *k, tcc_expr *n, v
     tcc_expr *r, *s, *c;
     decode_k(f, op, k, &r, &s, &c);
     tcc_expr *ko = tcc_add(f, tcc_mul(f, g, c_(f, op->kg)), n);
-    tcc_expr *index[6];
-    int ndim = 4;
-    if (op->b_layout == TCC_FILTER_KRSC) {
-        index[0] = ko, index[1] = r, index[2] = s, index[3] = c;
-    } else if (op->b_layout == TCC_FILTER_KCRS) {
-        index[0] = ko, index[1] = c, index[2] = r, index[3] = s;
-    } else {
-        ndim = 6;
-        index[0] = r, index[1] = s, index[2] = tcc_div(f, c, c_(f, 16));
-        index[3] = tcc_div(f, ko, c_(f, 16));
-        index[4] = tcc_mod(f, c, c_(f, 16)), index[5] = tcc_mod(f, ko, c_(f, 16));
-    }
-    return tcc_access(f, op->gemm.b_source, ndim, index);
+    return tci_conv2d_filter(f, op->gemm.b_source, op->b_layout, ko, r, s, c);
 }
 
 /* A's tiles as the copy engine's im2col boxes: the tile's pixels (m, in the order an
@@ -210,12 +216,11 @@ static void output_index(tcc_func *f, tcc_expr *g, tcc_expr *m, tcc_expr *n, tcc
     tcc_expr *image, *p, *q;
     decode_m(f, op, m, &image, &p, &q);
     tcc_expr *ko = tcc_add(f, tcc_mul(f, g, c_(f, op->kg)), n);
-    activation(f, NULL, op->d.layout, image, p, q, ko, index);
+    tci_conv2d_activation(f, NULL, op->d.layout, image, p, q, ko, index);
 }
 
-/* The shapes of the tensors in their layouts. */
-static int activation_shape(tcc_layout layout, int64_t n, int64_t h, int64_t w, int64_t c,
-                            int64_t *shape)
+int tci_conv2d_activation_shape(tcc_layout layout, int64_t n, int64_t h, int64_t w, int64_t c,
+                                int64_t *shape)
 {
     if (layout == TCC_LAYOUT_NHWC) {
         shape[0] = n, shape[1] = h, shape[2] = w, shape[3] = c;
@@ -229,8 +234,8 @@ static int activation_shape(tcc_layout layout, int64_t n, int64_t h, int64_t w, 
     return 6;
 }
 
-static int filter_shape(const tcc_conv2d_desc *d, tcc_filter_layout layout, int64_t cg,
-                        int64_t *shape)
+int tci_conv2d_filter_shape(const tcc_conv2d_desc *d, tcc_filter_layout layout, int64_t cg,
+                            int64_t *shape)
 {
     int64_t k = d->out_channels, r = d->kernel_h, s = d->kernel_w;
     if (layout == TCC_FILTER_KRSC) {
@@ -272,9 +277,10 @@ static void stage_channels_last(tcc_func *f, ConvOp *op, int64_t cr)
     int64_t shape[6];
     g->a_param = g->a_source;
     g->b_param = g->b_source;
-    activation_shape(TCC_LAYOUT_NHWC, d->batch, d->height, d->width, cr * d->groups, shape);
+    tci_conv2d_activation_shape(TCC_LAYOUT_NHWC, d->batch, d->height, d->width, cr * d->groups,
+                                shape);
     g->a_source = tcc_placeholder(f, "input_nhwc", 4, shape, d->input_type);
-    filter_shape(d, TCC_FILTER_KRSC, cr, shape);
+    tci_conv2d_filter_shape(d, TCC_FILTER_KRSC, cr, shape);
     g->b_source = tcc_placeholder(f, "filter_krsc", 4, shape, d->input_type);
     stage(g, g->a_param, g->a_source, d->layout == TCC_LAYOUT_NCHW);
     stage(g, g->b_param, g->b_source, d->filter_layout == TCC_FILTER_KCRS);
@@ -344,11 +350,12 @@ tcc_status tci_conv2d_gemm(tcc_func *f, const void *desc, GemmOperator **out)
                         .output_layout = tci_conv2d_layout_name(d->layout),
                         .op = op};
     int64_t shape[6];
-    int n = activation_shape(d->layout, d->batch, d->height, d->width, d->in_channels, shape);
+    int n = tci_conv2d_activation_shape(d->layout, d->batch, d->height, d->width, d->in_channels,
+                                        shape);
     g->a_source = tcc_placeholder(f, "input", n, shape, d->input_type);
-    n = filter_shape(d, d->filter_layout, op->cg, shape);
+    n = tci_conv2d_filter_shape(d, d->filter_layout, op->cg, shape);
     g->b_source = tcc_placeholder(f, "filter", n, shape, d->input_type);
-    n = activation_shape(d->layout, d->batch, op->p, op->q, d->out_channels, shape);
+    n = tci_conv2d_activation_shape(d->layout, d->batch, op->p, op->q, d->out_channels, shape);
     g->output = tcc_placeholder(f, "output", n, shape, d->output_type);
     op->a_layout = d->layout;
     op->b_layout = d->filter_layout;

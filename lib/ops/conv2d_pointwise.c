@@ -51,32 +51,29 @@ static tcc_expr *a_element(tcc_func *f, tcc_expr *g, tcc_expr *m, tcc_expr *k, v
 {
     (void)g;
     const PointwiseOp *op = user;
-    bool kcrs = op->d.filter_layout == TCC_FILTER_KCRS;
-    tcc_expr *index[4] = {m, kcrs ? k : c_(f, 0), c_(f, 0), kcrs ? c_(f, 0) : k};
-    return tcc_access(f, op->gemm.a_source, 4, index);
+    return tci_conv2d_filter(f, op->gemm.a_source, op->d.filter_layout, m, c_(f, 0), c_(f, 0), k);
 }
 
-/* The element (image, channel, y, x) of an NCHW tensor at pixel p = y * width + x. */
-static void nchw_index(tcc_func *f, const PointwiseOp *op, tcc_expr *image, tcc_expr *channel,
-                       tcc_expr *pixel, tcc_expr **index)
+/* The element (or, with `index`, the index) of an NCHW tensor at (image, channel, pixel),
+ * pixel = y * width + x. */
+static tcc_expr *nchw(tcc_func *f, const PointwiseOp *op, tcc_tensor *t, tcc_expr *image,
+                      tcc_expr *channel, tcc_expr *pixel, tcc_expr **index)
 {
-    index[0] = image, index[1] = channel;
-    index[2] = tcc_div(f, pixel, c_(f, op->d.width));
-    index[3] = tcc_mod(f, pixel, c_(f, op->d.width));
+    tcc_expr *y = tcc_div(f, pixel, c_(f, op->d.width));
+    tcc_expr *x = tcc_mod(f, pixel, c_(f, op->d.width));
+    return tci_conv2d_activation(f, t, TCC_LAYOUT_NCHW, image, y, x, channel, index);
 }
 
 static tcc_expr *b_element(tcc_func *f, tcc_expr *g, tcc_expr *k, tcc_expr *n, void *user)
 {
     const PointwiseOp *op = user;
-    tcc_expr *index[4];
-    nchw_index(f, op, g, k, n, index);
-    return tcc_access(f, op->gemm.b_source, 4, index);
+    return nchw(f, op, op->gemm.b_source, g, k, n, NULL);
 }
 
 static void output_index(tcc_func *f, tcc_expr *g, tcc_expr *m, tcc_expr *n, tcc_expr **index,
                          void *user)
 {
-    nchw_index(f, user, g, m, n, index);
+    nchw(f, user, NULL, g, m, n, index);
 }
 
 /* The filter as a K x C matrix (no image axis: every image reads the same tiles). */
@@ -146,14 +143,15 @@ tcc_status tci_conv2d_pointwise_gemm(tcc_func *f, const tcc_conv2d_desc *d, Gemm
                         .b_layout = tci_conv2d_layout_name(d->layout),
                         .output_layout = tci_conv2d_layout_name(d->layout),
                         .op = op};
-    bool kcrs = d->filter_layout == TCC_FILTER_KCRS;
-    const int64_t input[4] = {d->batch, d->in_channels, d->height, d->width};
-    const int64_t filter[4] = {d->out_channels, kcrs ? d->in_channels : 1, 1,
-                               kcrs ? 1 : d->in_channels};
-    const int64_t output[4] = {d->batch, d->out_channels, d->height, d->width};
-    g->b_source = tcc_placeholder(f, "input", 4, input, d->input_type);
-    g->a_source = tcc_placeholder(f, "filter", 4, filter, d->input_type);
-    g->output = tcc_placeholder(f, "output", 4, output, d->output_type);
+    int64_t shape[4];
+    int rank = tci_conv2d_activation_shape(d->layout, d->batch, d->height, d->width, d->in_channels,
+                                           shape);
+    g->b_source = tcc_placeholder(f, "input", rank, shape, d->input_type);
+    rank = tci_conv2d_filter_shape(d, d->filter_layout, d->in_channels, shape);
+    g->a_source = tcc_placeholder(f, "filter", rank, shape, d->input_type);
+    rank = tci_conv2d_activation_shape(d->layout, d->batch, d->height, d->width, d->out_channels,
+                                       shape);
+    g->output = tcc_placeholder(f, "output", rank, shape, d->output_type);
     *out = g;
     return g->output && g->a_source && g->b_source ? TCC_OK : tci_func_status(f);
 }

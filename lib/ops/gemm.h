@@ -147,6 +147,18 @@ tcc_status tci_gemm_schedule_elementwise(tcc_func *func, const GemmOperator *op,
  * operator with its placeholders. */
 typedef tcc_status (*GemmMaker)(tcc_func *func, const void *desc, GemmOperator **out);
 tcc_status tci_conv2d_gemm(tcc_func *func, const void *desc, GemmOperator **out);
+/* A convolution's tensors in their layouts (conv2d_gemm.c; conv2d_pointwise.c reads them too):
+ * the element of an activation (input or output) at (n, y, x, channel), or with `index_out`
+ * its index written there instead (NULL returned); the filter's element at (output channel,
+ * r, s, input channel of the group); the shapes (their rank returned). */
+tcc_expr *tci_conv2d_activation(tcc_func *f, tcc_tensor *t, tcc_layout layout, tcc_expr *n,
+                                tcc_expr *y, tcc_expr *x, tcc_expr *channel, tcc_expr **index_out);
+tcc_expr *tci_conv2d_filter(tcc_func *f, tcc_tensor *t, tcc_filter_layout layout, tcc_expr *ko,
+                            tcc_expr *r, tcc_expr *s, tcc_expr *c);
+int tci_conv2d_activation_shape(tcc_layout layout, int64_t n, int64_t h, int64_t w, int64_t c,
+                                int64_t *shape);
+int tci_conv2d_filter_shape(const tcc_conv2d_desc *d, tcc_filter_layout layout, int64_t cg,
+                            int64_t *shape);
 /* Whether a convolution is a pointwise NCHW one that runs as a product per image, and that
  * product's operator (conv2d_pointwise.c); tci_conv2d_gemm makes it where it applies. */
 bool tci_conv2d_pointwise(const tcc_conv2d_desc *desc);
